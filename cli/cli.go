@@ -1,0 +1,68 @@
+// Package cli is the polyvol command-line application: it parses commands
+// and flags, calls the engine and model packages, and renders their results.
+// It holds no modelling logic of its own.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	ucli "github.com/urfave/cli/v2"
+)
+
+// Version is the polyvol release printed by `polyvol version`.
+const Version = "0.1.0-dev"
+
+// Exit codes returned by Run.
+const (
+	ExitOK       = 0 // success
+	ExitInternal = 1 // an internal failure (a bug or an environment problem)
+	ExitUsage    = 2 // a user error: bad flag, bad spec, unknown device
+)
+
+// UsageError marks an error the user caused, so Run exits with ExitUsage.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// newApp builds the urfave/cli application with all commands.
+func newApp(stdout, stderr io.Writer) *ucli.App {
+	return &ucli.App{
+		Name:                 "polyvol",
+		Usage:                "predict GPU memory-hierarchy data volumes and performance from address expressions",
+		Version:              Version,
+		EnableBashCompletion: true,
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		HideVersion:          true,
+		Commands: []*ucli.Command{
+			{
+				Name:      "version",
+				Usage:     "print the polyvol version",
+				UsageText: "polyvol version\n\nExample:\n   polyvol version",
+				Action: func(c *ucli.Context) error {
+					_, err := fmt.Fprintf(c.App.Writer, "polyvol %s\n", Version)
+					return err
+				},
+			},
+		},
+	}
+}
+
+// Run executes the polyvol command line args (args[0] is the program name)
+// and returns the process exit code. Errors are printed to stderr on one line.
+func Run(args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	app.ExitErrHandler = func(*ucli.Context, error) {} // Run decides the exit code
+	if err := app.Run(args); err != nil {
+		fmt.Fprintf(stderr, "polyvol: %v\n", err)
+		var ue *UsageError
+		if errors.As(err, &ue) || isFlagError(err) {
+			return ExitUsage
+		}
+		return ExitInternal
+	}
+	return ExitOK
+}
