@@ -1,0 +1,83 @@
+// Package device describes GPUs: the embedded device database, user device
+// files, their validation, and the occupancy calculator. It is pure Go data
+// and arithmetic; the engine and model packages receive what they need from
+// here (granularities, L1 model, blocks per SM) as plain values.
+package device
+
+// L1Model selects the L1 cycle-model variant of spec/metrics.md §3.8.
+type L1Model string
+
+// The L1 cycle-model variants.
+const (
+	L1NV   L1Model = "NV"   // NVIDIA: tag term ⌈(lines+2)/4⌉, LSU issue term
+	L1CDNA L1Model = "CDNA" // AMD CDNA: two tag banks, issue term 1 or 4, access fusion
+	L1RDNA L1Model = "RDNA" // AMD RDNA: two tag banks, no issue term, access fusion
+)
+
+// Device is one GPU as the engine and models see it. Sizes are in bytes,
+// clocks in GHz, bandwidths in GB/s (10^9 B/s), latencies in core cycles.
+// The YAML keys are the schema of device files.
+type Device struct {
+	Name        string   `yaml:"name"`         // canonical CLI name, e.g. "A100-40GB"
+	DisplayName string   `yaml:"display_name"` // marketing name, e.g. "NVIDIA A100-SXM4-40GB"
+	Aliases     []string `yaml:"aliases"`      // further accepted names
+	Vendor      string   `yaml:"vendor"`       // "nvidia" or "amd"
+	Arch        string   `yaml:"arch"`         // e.g. "sm_80", "gfx90a"
+	L1Model     L1Model  `yaml:"l1_model"`
+
+	SMs         int     `yaml:"sms"`           // streaming multiprocessors / compute units
+	ClockGHz    float64 `yaml:"clock_ghz"`     // core clock used for cycle→time conversion
+	WarpSize    int     `yaml:"warp_size"`     // threads per warp/wavefront
+	SubWarpSize int     `yaml:"sub_warp_size"` // lanes processed together by the L1 cycle model
+	LSUs        int     `yaml:"lsus"`          // load/store units per SM (NV only; 0 if unused)
+
+	L1Bytes      int64 `yaml:"l1_bytes"`      // L1 capacity per SM
+	L2Bytes      int64 `yaml:"l2_bytes"`      // effective L2 capacity seen by one SM
+	L2Partitions int   `yaml:"l2_partitions"` // L2 halves that duplicate lines (2 on A100/H100), else 1
+
+	L1BankWidth    int64 `yaml:"l1_bank_width"`     // bytes per cycle over all L1 banks
+	L1AllocBytes   int64 `yaml:"l1_alloc_bytes"`    // L1 allocation line (CLAllocationSize)
+	L1FetchBytes   int64 `yaml:"l1_fetch_bytes"`    // L2→L1 transfer granularity (CLFetchSize)
+	L1WriteBytes   int64 `yaml:"l1_write_bytes"`    // L1→L2 store granularity (CLWriteSize)
+	DRAMFetchBytes int64 `yaml:"dram_fetch_bytes"`  // DRAM→L2 load granularity
+	DRAMWriteBytes int64 `yaml:"dram_write_bytes"`  // L2→DRAM store granularity
+	TLBPageBytes   int64 `yaml:"tlb_page_bytes"`    // wave-level TLB page (2 MiB)
+	L1TLBPageBytes int64 `yaml:"l1_tlb_page_bytes"` // block-level TLB page (512 KiB)
+
+	FP32PerCycleSM float64 `yaml:"fp32_per_cycle_sm"` // FMA lanes per SM per cycle, single precision
+	FP64PerCycleSM float64 `yaml:"fp64_per_cycle_sm"` // FMA lanes per SM per cycle, double precision
+
+	L2BandwidthGBs   float64 `yaml:"l2_bandwidth_gbs"`
+	DRAMBandwidthGBs float64 `yaml:"dram_bandwidth_gbs"`
+
+	Limits    Limits    `yaml:"limits"`
+	Latencies Latencies `yaml:"latencies"`
+
+	// Sources records, per key, where its number comes from (spec sheet,
+	// paper table, measurement). Device files must give one for every number.
+	Sources map[string]string `yaml:"sources"`
+}
+
+// Limits are the per-SM occupancy resources of a device.
+type Limits struct {
+	RegistersPerSM         int   `yaml:"registers_per_sm"` // 32-bit registers in the register file
+	MaxRegistersPerThread  int   `yaml:"max_registers_per_thread"`
+	RegisterAllocUnit      int   `yaml:"register_alloc_unit"`    // registers allocated per warp in units of this many
+	WarpAllocGranularity   int   `yaml:"warp_alloc_granularity"` // warps per register-allocation group
+	MaxThreadsPerSM        int   `yaml:"max_threads_per_sm"`
+	MaxWarpsPerSM          int   `yaml:"max_warps_per_sm"`
+	MaxBlocksPerSM         int   `yaml:"max_blocks_per_sm"`
+	MaxThreadsPerBlock     int   `yaml:"max_threads_per_block"`
+	SharedPerSM            int64 `yaml:"shared_per_sm"`             // bytes usable by blocks on one SM
+	SharedPerBlock         int64 `yaml:"shared_per_block"`          // max bytes one block may use
+	SharedReservedPerBlock int64 `yaml:"shared_reserved_per_block"` // bytes the runtime reserves per block
+	SharedAllocUnit        int64 `yaml:"shared_alloc_unit"`         // shared memory allocation granularity
+}
+
+// Latencies are the unloaded latencies used by the latency-aware model.
+type Latencies struct {
+	DRAMCycles float64 `yaml:"dram_cycles"` // global load that misses L2
+	L2Cycles   float64 `yaml:"l2_cycles"`   // global load that hits L2
+	L1Cycles   float64 `yaml:"l1_cycles"`   // global load that hits L1
+	FPCycles   float64 `yaml:"fp_cycles"`   // dependent FP add/FMA
+}
