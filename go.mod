@@ -2,7 +2,10 @@ module github.com/polyvol/polyvol
 
 go 1.26.8
 
-require github.com/urfave/cli/v2 v2.27.7
+require (
+	github.com/urfave/cli/v2 v2.27.7
+	go.yaml.in/yaml/v3 v3.0.4
+)
 
 require (
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect

@@ -53,8 +53,11 @@ type Device struct {
 	Limits    Limits    `yaml:"limits"`
 	Latencies Latencies `yaml:"latencies"`
 
-	// Sources records, per key, where its number comes from (spec sheet,
-	// paper table, measurement). Device files must give one for every number.
+	// Sources records where the numbers come from (spec sheet, paper table,
+	// measurement; estimates say so). Each entry's key is a comma-separated
+	// list of numeric keys ("sms, clock_ghz", "latencies.l1_cycles") or of the
+	// groups "limits" and "latencies", which cover every key below them.
+	// Validate requires exactly one source for every non-zero number.
 	Sources map[string]string `yaml:"sources"`
 }
 

@@ -1,0 +1,161 @@
+package device
+
+import (
+	"cmp"
+	"embed"
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+//go:embed db/*.yaml
+var dbFiles embed.FS
+
+// database is the parsed embedded device database, keyed by the normalised
+// form of every canonical name, display name and alias.
+type database struct {
+	devices []*Device // sorted by canonical name
+	byName  map[string]*Device
+}
+
+// loadDatabase parses the embedded files. They are part of the program, and
+// the tests load every one of them, so a broken file is a programming error.
+var loadDatabase = sync.OnceValue(func() *database {
+	entries, err := dbFiles.ReadDir("db")
+	if err != nil {
+		panic(err)
+	}
+	db := &database{byName: map[string]*Device{}}
+	for _, e := range entries {
+		name := path.Join("db", e.Name())
+		data, err := dbFiles.ReadFile(name)
+		if err != nil {
+			panic(err)
+		}
+		d, err := Parse(data, "device/"+name)
+		if err != nil {
+			panic(fmt.Sprintf("embedded device database: %v", err))
+		}
+		for _, n := range d.names() {
+			if other, dup := db.byName[normalize(n)]; dup && other != d {
+				panic(fmt.Sprintf("embedded device database: name %q of %s is also a name of %s", n, d.Name, other.Name))
+			}
+			db.byName[normalize(n)] = d
+		}
+		db.devices = append(db.devices, d)
+	}
+	slices.SortFunc(db.devices, func(a, b *Device) int { return cmp.Compare(a.Name, b.Name) })
+	return db
+})
+
+// names lists every name a device answers to.
+func (d *Device) names() []string {
+	return append([]string{d.Name, d.DisplayName}, d.Aliases...)
+}
+
+// normalize folds a device name for matching: lower case, letters and digits
+// only, so "NVIDIA A100-SXM4-40GB" and "nvidia a100 sxm4 40gb" are equal.
+func normalize(name string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, name)
+}
+
+// Clone returns a deep copy of d, so that changing it leaves d untouched.
+func (d *Device) Clone() *Device {
+	c := *d
+	c.Aliases = slices.Clone(d.Aliases)
+	c.Sources = maps.Clone(d.Sources)
+	return &c
+}
+
+// All returns a copy of every device of the embedded database, sorted by
+// canonical name.
+func All() []*Device {
+	db := loadDatabase()
+	out := make([]*Device, len(db.devices))
+	for i, d := range db.devices {
+		out[i] = d.Clone()
+	}
+	return out
+}
+
+// Lookup finds a device of the embedded database by canonical name, display
+// (marketing) name or alias, ignoring case, spaces and punctuation. It returns
+// a copy; an unknown name gives an error listing the closest known names.
+func Lookup(name string) (*Device, error) {
+	db := loadDatabase()
+	if d, ok := db.byName[normalize(name)]; ok {
+		return d.Clone(), nil
+	}
+	return nil, fmt.Errorf("unknown device %q; closest known devices: %s (all: %s)",
+		name, strings.Join(db.closest(name, 3), ", "), strings.Join(db.canonicalNames(), ", "))
+}
+
+func (db *database) canonicalNames() []string {
+	names := make([]string, len(db.devices))
+	for i, d := range db.devices {
+		names[i] = d.Name
+	}
+	return names
+}
+
+// closest returns the canonical names of the n devices whose names are
+// nearest to query in edit distance (after normalisation); a name that
+// contains the query, or is contained in it, counts as distance zero.
+func (db *database) closest(query string, n int) []string {
+	q := normalize(query)
+	type scored struct {
+		name string
+		dist int
+	}
+	var all []scored
+	for _, d := range db.devices {
+		best := -1
+		for _, name := range d.names() {
+			m := normalize(name)
+			dist := editDistance(q, m)
+			if q != "" && (strings.Contains(m, q) || strings.Contains(q, m)) {
+				dist = 0
+			}
+			if best < 0 || dist < best {
+				best = dist
+			}
+		}
+		all = append(all, scored{d.Name, best})
+	}
+	slices.SortStableFunc(all, func(a, b scored) int { return cmp.Compare(a.dist, b.dist) })
+	out := make([]string, 0, n)
+	for _, s := range all[:min(n, len(all))] {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

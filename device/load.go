@@ -1,0 +1,298 @@
+package device
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// FieldError is one problem in a device description: the file and line where
+// it was found (when known), the YAML key it concerns and what was expected.
+type FieldError struct {
+	File string // device file name; empty for a Device built in Go
+	Line int    // 1-based line of the key; 0 when the key is absent or unknown
+	Key  string // dotted YAML key, e.g. "limits.shared_per_sm"
+	Msg  string // what is wrong and what was expected
+}
+
+// Error formats the problem as "file:line: key: message", leaving out the
+// parts that are not known.
+func (e *FieldError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
+	}
+	if e.Key != "" {
+		fmt.Fprintf(&b, "key %q: ", e.Key)
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// LoadFile reads and validates a user device file (the schema of Device).
+func LoadFile(path string) (*Device, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("device file: %w", err)
+	}
+	return Parse(data, path)
+}
+
+// Parse decodes and validates one device description in YAML. Unknown keys,
+// wrongly typed values and every validation problem are reported as
+// *FieldError values (joined) naming filename, line and key.
+func Parse(data []byte, filename string) (*Device, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlError(filename, err, nil)
+	}
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, &FieldError{File: filename, Line: max(root.Line, 1),
+			Msg: "expected a mapping of device keys (name, sms, l1_bytes, …)"}
+	}
+	lines := keyLines(root.Content[0])
+
+	var d Device
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&d); err != nil {
+		return nil, yamlError(filename, err, lines)
+	}
+	if errs := d.check(); len(errs) > 0 {
+		joined := make([]error, len(errs))
+		for i, e := range errs {
+			e.File = filename
+			e.Line = lines[e.Key]
+			if e.Line == 0 {
+				e.Msg = "missing; " + e.Msg
+			}
+			joined[i] = e
+		}
+		return nil, errors.Join(joined...)
+	}
+	return &d, nil
+}
+
+// keyLines maps every dotted key path of a device document to its line. It
+// descends into nested mappings (limits, latencies, sources).
+func keyLines(m *yaml.Node) map[string]int {
+	lines := map[string]int{}
+	var walk func(n *yaml.Node, prefix string)
+	walk = func(n *yaml.Node, prefix string) {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			path := prefix + k.Value
+			lines[path] = k.Line
+			if v.Kind == yaml.MappingNode {
+				walk(v, path+".")
+			}
+		}
+	}
+	walk(m, "")
+	return lines
+}
+
+var yamlLineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+var unknownFieldRE = regexp.MustCompile(`^field (\S+) not found in type`)
+
+// yamlError turns an error of the YAML decoder into *FieldError values with
+// the file name, the line and, where lines is known, the key at that line.
+func yamlError(filename string, err error, lines map[string]int) error {
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{err.Error()}
+	}
+	keyAt := map[int]string{}
+	for k, l := range lines {
+		if old, ok := keyAt[l]; !ok || len(k) > len(old) {
+			keyAt[l] = k
+		}
+	}
+	errs := make([]error, 0, len(msgs))
+	for _, m := range msgs {
+		fe := &FieldError{File: filename, Msg: strings.TrimPrefix(m, "yaml: ")}
+		if sub := yamlLineRE.FindStringSubmatch(m); sub != nil {
+			fe.Line, _ = strconv.Atoi(sub[1])
+			fe.Key = keyAt[fe.Line]
+			fe.Msg = sub[2]
+			if u := unknownFieldRE.FindStringSubmatch(sub[2]); u != nil {
+				fe.Msg = fmt.Sprintf("unknown key %q; expected a key of the device schema (see device.Device)", u[1])
+			}
+		}
+		errs = append(errs, fe)
+	}
+	return errors.Join(errs...)
+}
+
+// Validate checks a device description: names and model present, every
+// number non-negative and every required number positive, granularities
+// powers of two, consistent limits, and a source for every non-zero number.
+// The error joins one *FieldError per problem.
+func (d *Device) Validate() error {
+	errs := d.check()
+	joined := make([]error, len(errs))
+	for i, e := range errs {
+		joined[i] = e
+	}
+	return errors.Join(joined...)
+}
+
+// numField is one numeric key of the schema and the value it holds.
+type numField struct {
+	key string
+	v   reflect.Value
+}
+
+func (f numField) float() float64 {
+	if f.v.CanInt() {
+		return float64(f.v.Int())
+	}
+	return f.v.Float()
+}
+
+// numericFields lists every numeric key of d, with dotted paths for the
+// nested limits and latencies, in schema order.
+func numericFields(d *Device) []numField {
+	var out []numField
+	var walk func(v reflect.Value, prefix string)
+	walk = func(v reflect.Value, prefix string) {
+		t := v.Type()
+		for i := range t.NumField() {
+			key := prefix + strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+			switch fv := v.Field(i); fv.Kind() {
+			case reflect.Struct:
+				walk(fv, key+".")
+			case reflect.Int, reflect.Int64, reflect.Float64:
+				out = append(out, numField{key, fv})
+			}
+		}
+	}
+	walk(reflect.ValueOf(d).Elem(), "")
+	return out
+}
+
+// Keys that may be zero: lsus is unused outside the NV L1 model, and AMD
+// devices reserve no shared memory per block.
+var optionalKeys = map[string]bool{"lsus": true, "limits.shared_reserved_per_block": true}
+
+// Keys that must be powers of two.
+var powerOfTwoKeys = []string{
+	"warp_size", "sub_warp_size", "l1_bank_width", "l1_alloc_bytes",
+	"l1_fetch_bytes", "l1_write_bytes", "dram_fetch_bytes", "dram_write_bytes",
+	"tlb_page_bytes", "l1_tlb_page_bytes", "limits.register_alloc_unit",
+	"limits.warp_alloc_granularity", "limits.shared_alloc_unit",
+}
+
+// Source keys that stand for every number below them.
+var sourceGroups = []string{"limits", "latencies"}
+
+// sourceFor returns the source recorded for key: a sources entry whose
+// comma-separated key list names key itself or its group ("limits",
+// "latencies").
+func (d *Device) sourceFor(key string) string {
+	group, _, _ := strings.Cut(key, ".")
+	for names, src := range d.Sources {
+		for n := range strings.SplitSeq(names, ",") {
+			if n = strings.TrimSpace(n); n == key || n == group {
+				return src
+			}
+		}
+	}
+	return ""
+}
+
+func (d *Device) check() []*FieldError {
+	var errs []*FieldError
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, &FieldError{Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+	if d.Name == "" {
+		bad("name", "expected a non-empty canonical name, e.g. \"A100-40GB\"")
+	}
+	if d.Vendor != "nvidia" && d.Vendor != "amd" {
+		bad("vendor", "expected \"nvidia\" or \"amd\", got %q", d.Vendor)
+	}
+	if d.Arch == "" {
+		bad("arch", "expected an architecture name, e.g. \"sm_80\" or \"gfx90a\"")
+	}
+	if !slices.Contains([]L1Model{L1NV, L1CDNA, L1RDNA}, d.L1Model) {
+		bad("l1_model", "expected NV, CDNA or RDNA, got %q", d.L1Model)
+	}
+
+	fields := numericFields(d)
+	byKey := map[string]float64{}
+	for _, f := range fields {
+		x := f.float()
+		byKey[f.key] = x
+		required := !optionalKeys[f.key] || (f.key == "lsus" && d.L1Model == L1NV)
+		switch {
+		case math.IsNaN(x) || math.IsInf(x, 0):
+			bad(f.key, "expected a finite number, got %v", x)
+		case x < 0:
+			bad(f.key, "expected a non-negative number, got %v", x)
+		case x == 0 && required:
+			bad(f.key, "expected a positive number, got 0")
+		case x > 0 && d.sourceFor(f.key) == "":
+			bad("sources", "no source for %q; add it to a sources entry (key list → where the number comes from)", f.key)
+		}
+	}
+	for _, k := range powerOfTwoKeys {
+		if n := int64(byKey[k]); n > 0 && n&(n-1) != 0 {
+			bad(k, "expected a power of two, got %d", n)
+		}
+	}
+	if d.SubWarpSize > d.WarpSize && d.WarpSize > 0 {
+		bad("sub_warp_size", "must not exceed warp_size (%d), got %d", d.WarpSize, d.SubWarpSize)
+	}
+	if d.L1FetchBytes > d.L1AllocBytes && d.L1AllocBytes > 0 {
+		bad("l1_fetch_bytes", "must not exceed l1_alloc_bytes (%d), got %d", d.L1AllocBytes, d.L1FetchBytes)
+	}
+	l := d.Limits
+	if l.MaxThreadsPerBlock > l.MaxThreadsPerSM && l.MaxThreadsPerSM > 0 {
+		bad("limits.max_threads_per_block", "must not exceed limits.max_threads_per_sm (%d), got %d", l.MaxThreadsPerSM, l.MaxThreadsPerBlock)
+	}
+	if l.SharedPerBlock > l.SharedPerSM && l.SharedPerSM > 0 {
+		bad("limits.shared_per_block", "must not exceed limits.shared_per_sm (%d), got %d", l.SharedPerSM, l.SharedPerBlock)
+	}
+
+	known := map[string]bool{}
+	for _, f := range fields {
+		known[f.key] = true
+	}
+	for _, g := range sourceGroups {
+		known[g] = true
+	}
+	named := map[string]bool{}
+	for _, names := range slices.Sorted(maps.Keys(d.Sources)) {
+		if strings.TrimSpace(d.Sources[names]) == "" {
+			bad("sources."+names, "expected a non-empty source text")
+		}
+		for n := range strings.SplitSeq(names, ",") {
+			switch n = strings.TrimSpace(n); {
+			case !known[n]:
+				bad("sources."+names, "%q is not a numeric key or group (limits, latencies) of the schema", n)
+			case named[n]:
+				bad("sources."+names, "%q already has a source in another entry", n)
+			}
+			named[n] = true
+		}
+	}
+	return errs
+}
