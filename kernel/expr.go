@@ -1,0 +1,781 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"strconv"
+	"strings"
+)
+
+// Point is a lattice point (x, y, z) in global coordinates, x fastest.
+type Point [3]int64
+
+// varNames are the canonical names of the three coordinates, in order.
+var varNames = [3]string{"x", "y", "z"}
+
+// Expr is a quasi-affine integer expression over the coordinates x, y and z
+// in canonical form: integer coefficients on x, y and z, a constant, and a
+// sorted list of floor-division and modulo terms whose arguments are
+// canonical too. Two expressions that differ only by reordering, brackets or
+// constant folding compare equal with Equal and print the same String. The
+// zero value is the constant 0. Expr values are immutable.
+type Expr struct {
+	lin   [3]int64
+	konst int64
+	divs  []divTerm // sorted by atom key, non-zero coefficients, unique atoms
+}
+
+// divTerm is coef·atom for a floor or modulo atom.
+type divTerm struct {
+	coef int64
+	atom *divAtom
+}
+
+// divAtom is floor(arg/d) or arg mod d with d ≥ 2 and arg canonical and
+// reduced: its coefficients lie in [0, d) and share no common factor with d.
+type divAtom struct {
+	mod bool
+	arg Expr
+	d   int64
+	key string // canonical rendering; identical atoms have identical keys
+}
+
+// Const returns the constant expression c.
+func Const(c int64) Expr { return Expr{konst: c} }
+
+// Var returns the expression consisting of coordinate i (0 = x, 1 = y, 2 = z).
+func Var(i int) Expr {
+	var e Expr
+	e.lin[i] = 1
+	return e
+}
+
+// Linear reports the coefficients of x, y, z and the constant of e; ok is
+// false when e contains floor or modulo terms.
+func (e Expr) Linear() (coef [3]int64, constant int64, ok bool) {
+	return e.lin, e.konst, len(e.divs) == 0
+}
+
+// IsConst reports whether e is a constant, and which.
+func (e Expr) IsConst() (int64, bool) {
+	return e.konst, e.lin == [3]int64{} && len(e.divs) == 0
+}
+
+// Equal reports whether e and o have the same canonical form.
+func (e Expr) Equal(o Expr) bool {
+	if e.lin != o.lin || e.konst != o.konst || len(e.divs) != len(o.divs) {
+		return false
+	}
+	for i := range e.divs {
+		if e.divs[i].coef != o.divs[i].coef || e.divs[i].atom.key != o.divs[i].atom.key {
+			return false
+		}
+	}
+	return true
+}
+
+// Eval evaluates e at p with 64-bit arithmetic, floor division rounding
+// toward −∞ and a non-negative modulo.
+func (e Expr) Eval(p Point) int64 {
+	v := e.konst
+	for i, c := range e.lin {
+		v += c * p[i]
+	}
+	for _, t := range e.divs {
+		v += t.coef * t.atom.eval(p)
+	}
+	return v
+}
+
+func (a *divAtom) eval(p Point) int64 {
+	v := a.arg.Eval(p)
+	if a.mod {
+		return modFloor(v, a.d)
+	}
+	return floorDiv(v, a.d)
+}
+
+// floorDiv is ⌊a/d⌋ for d > 0.
+func floorDiv(a, d int64) int64 {
+	q := a / d
+	if a%d != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+// modFloor is a mod d in [0, d) for d > 0.
+func modFloor(a, d int64) int64 {
+	r := a % d
+	if r < 0 {
+		r += d
+	}
+	return r
+}
+
+// String returns the canonical text of e in the kernel expression syntax;
+// ParseExpr(e.String()) yields an expression equal to e.
+func (e Expr) String() string { return e.render(false) }
+
+// ISL returns e in ISL syntax over the variable names x, y and z, with
+// floor((e)/d) and ((e) mod d) for the quasi-affine terms.
+func (e Expr) ISL() string { return e.render(true) }
+
+func (e Expr) render(isl bool) string {
+	var b strings.Builder
+	term := func(c int64, atom string) {
+		switch {
+		case b.Len() == 0 && c == 1:
+		case b.Len() == 0 && c == -1:
+			b.WriteString("-")
+		case b.Len() == 0:
+			fmt.Fprintf(&b, "%d*", c)
+		case c == 1:
+			b.WriteString(" + ")
+		case c == -1:
+			b.WriteString(" - ")
+		case c < 0:
+			fmt.Fprintf(&b, " - %d*", -c)
+		default:
+			fmt.Fprintf(&b, " + %d*", c)
+		}
+		b.WriteString(atom)
+	}
+	for i, c := range e.lin {
+		if c != 0 {
+			term(c, varNames[i])
+		}
+	}
+	for _, t := range e.divs {
+		atom := t.atom.render(isl)
+		if t.atom.mod && !isl && (t.coef != 1 || b.Len() != 0) {
+			atom = "(" + atom + ")"
+		}
+		term(t.coef, atom)
+	}
+	switch {
+	case b.Len() == 0:
+		fmt.Fprintf(&b, "%d", e.konst)
+	case e.konst < 0:
+		fmt.Fprintf(&b, " - %d", -e.konst)
+	case e.konst != 0:
+		fmt.Fprintf(&b, " + %d", e.konst)
+	}
+	return b.String()
+}
+
+func (a *divAtom) render(isl bool) string {
+	arg := a.arg.render(isl)
+	switch {
+	case isl && a.mod:
+		return fmt.Sprintf("((%s) mod %d)", arg, a.d)
+	case isl:
+		return fmt.Sprintf("floor((%s)/%d)", arg, a.d)
+	}
+	if !a.arg.single() {
+		arg = "(" + arg + ")"
+	}
+	if a.mod {
+		return fmt.Sprintf("%s %% %d", arg, a.d)
+	}
+	return fmt.Sprintf("floor(%s/%d)", arg, a.d)
+}
+
+// single reports whether e is exactly one variable or one floor atom, so
+// that it needs no brackets before "/" or "%".
+func (e Expr) single() bool {
+	n := 0
+	for _, c := range e.lin {
+		if c != 0 {
+			n++
+			if c != 1 {
+				return false
+			}
+		}
+	}
+	if len(e.divs) == 1 && (e.divs[0].coef != 1 || e.divs[0].atom.mod) {
+		return false
+	}
+	return e.konst == 0 && n+len(e.divs) == 1
+}
+
+// errOverflow reports that canonical arithmetic left the int64 range.
+var errOverflow = fmt.Errorf("integer overflow (values must fit in 64 bits)")
+
+// addChecked and mulChecked keep results in the symmetric range
+// [−MaxInt64, MaxInt64], so every value can be negated and printed.
+func addChecked(a, b int64) (int64, error) {
+	s := a + b
+	if (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0) || s == math.MinInt64 {
+		return 0, errOverflow
+	}
+	return s, nil
+}
+
+func mulChecked(a, b int64) (int64, error) {
+	if a == 0 || b == 0 {
+		return 0, nil
+	}
+	if a == math.MinInt64 || b == math.MinInt64 {
+		return 0, errOverflow
+	}
+	hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(b)))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, errOverflow
+	}
+	if (a < 0) != (b < 0) {
+		return -int64(lo), nil
+	}
+	return int64(lo), nil
+}
+
+func abs64(a int64) int64 {
+	if a < 0 {
+		return -a
+	}
+	return a
+}
+
+func gcd(a, b int64) int64 {
+	a, b = abs64(a), abs64(b)
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// Add returns e + o in canonical form.
+func (e Expr) Add(o Expr) (Expr, error) {
+	var r Expr
+	var err error
+	for i := range r.lin {
+		if r.lin[i], err = addChecked(e.lin[i], o.lin[i]); err != nil {
+			return Expr{}, err
+		}
+	}
+	if r.konst, err = addChecked(e.konst, o.konst); err != nil {
+		return Expr{}, err
+	}
+	// Merge two sorted term lists, summing coefficients of equal atoms.
+	i, j := 0, 0
+	for i < len(e.divs) || j < len(o.divs) {
+		switch {
+		case j == len(o.divs) || i < len(e.divs) && e.divs[i].atom.key < o.divs[j].atom.key:
+			r.divs = append(r.divs, e.divs[i])
+			i++
+		case i == len(e.divs) || o.divs[j].atom.key < e.divs[i].atom.key:
+			r.divs = append(r.divs, o.divs[j])
+			j++
+		default:
+			c, err := addChecked(e.divs[i].coef, o.divs[j].coef)
+			if err != nil {
+				return Expr{}, err
+			}
+			if c != 0 {
+				r.divs = append(r.divs, divTerm{c, e.divs[i].atom})
+			}
+			i++
+			j++
+		}
+	}
+	return r, nil
+}
+
+// Scale returns c·e in canonical form.
+func (e Expr) Scale(c int64) (Expr, error) {
+	if c == 0 {
+		return Expr{}, nil
+	}
+	var r Expr
+	var err error
+	for i := range r.lin {
+		if r.lin[i], err = mulChecked(e.lin[i], c); err != nil {
+			return Expr{}, err
+		}
+	}
+	if r.konst, err = mulChecked(e.konst, c); err != nil {
+		return Expr{}, err
+	}
+	for _, t := range e.divs {
+		k, err := mulChecked(t.coef, c)
+		if err != nil {
+			return Expr{}, err
+		}
+		r.divs = append(r.divs, divTerm{k, t.atom})
+	}
+	return r, nil
+}
+
+// Sub returns e − o in canonical form.
+func (e Expr) Sub(o Expr) (Expr, error) {
+	n, err := o.Scale(-1)
+	if err != nil {
+		return Expr{}, err
+	}
+	return e.Add(n)
+}
+
+// splitDiv writes e = d·q + r where every coefficient and the constant of r
+// lies in [0, d).
+func (e Expr) splitDiv(d int64) (q, r Expr) {
+	split := func(c int64) (int64, int64) {
+		qq := floorDiv(c, d)
+		return qq, c - qq*d
+	}
+	for i, c := range e.lin {
+		q.lin[i], r.lin[i] = split(c)
+	}
+	q.konst, r.konst = split(e.konst)
+	for _, t := range e.divs {
+		qc, rc := split(t.coef)
+		if qc != 0 {
+			q.divs = append(q.divs, divTerm{qc, t.atom})
+		}
+		if rc != 0 {
+			r.divs = append(r.divs, divTerm{rc, t.atom})
+		}
+	}
+	return q, r
+}
+
+// content is the gcd of all coefficients and the constant of e and d.
+func (e Expr) content(d int64) int64 {
+	g := gcd(d, e.konst)
+	for _, c := range e.lin {
+		g = gcd(g, c)
+	}
+	for _, t := range e.divs {
+		g = gcd(g, t.coef)
+	}
+	return g
+}
+
+// divideExact divides every coefficient of e by g, which must divide them all.
+func (e Expr) divideExact(g int64) Expr {
+	r := Expr{konst: e.konst / g}
+	for i, c := range e.lin {
+		r.lin[i] = c / g
+	}
+	for _, t := range e.divs {
+		r.divs = append(r.divs, divTerm{t.coef / g, t.atom})
+	}
+	return r
+}
+
+// FloorDiv returns ⌊e/d⌋ in canonical form; d must be positive.
+// Whole multiples of d are moved out of the floor, and a common factor of
+// the remaining argument and d is cancelled.
+func (e Expr) FloorDiv(d int64) (Expr, error) {
+	if d <= 0 {
+		return Expr{}, fmt.Errorf("divisor %d is not positive", d)
+	}
+	if d == 1 {
+		return e, nil
+	}
+	q, r := e.splitDiv(d)
+	if _, isConst := r.IsConst(); isConst {
+		return q, nil // 0 ≤ r < d, so ⌊r/d⌋ = 0
+	}
+	g := r.content(d)
+	r, d = r.divideExact(g), d/g
+	return q.Add(newAtom(false, r, d))
+}
+
+// Mod returns e mod d (the non-negative remainder) in canonical form; d must
+// be positive. Multiples of d are dropped and a common factor g of the
+// argument and d is taken out: (g·a) mod (g·m) = g·(a mod m).
+func (e Expr) Mod(d int64) (Expr, error) {
+	if d <= 0 {
+		return Expr{}, fmt.Errorf("divisor %d is not positive", d)
+	}
+	if d == 1 {
+		return Expr{}, nil
+	}
+	_, r := e.splitDiv(d)
+	if _, isConst := r.IsConst(); isConst {
+		return r, nil
+	}
+	g := r.content(d)
+	return newAtom(true, r.divideExact(g), d/g).Scale(g)
+}
+
+// newAtom returns the expression 1·atom for a reduced argument.
+func newAtom(mod bool, arg Expr, d int64) Expr {
+	a := &divAtom{mod: mod, arg: arg, d: d}
+	a.key = a.render(false)
+	return Expr{divs: []divTerm{{1, a}}}
+}
+
+// Substitute replaces x, y and z by sub[0], sub[1] and sub[2] and returns the
+// result in canonical form.
+func (e Expr) Substitute(sub [3]Expr) (Expr, error) {
+	r := Const(e.konst)
+	for i, c := range e.lin {
+		t, err := sub[i].Scale(c)
+		if err == nil {
+			r, err = r.Add(t)
+		}
+		if err != nil {
+			return Expr{}, err
+		}
+	}
+	for _, t := range e.divs {
+		arg, err := t.atom.arg.Substitute(sub)
+		if err != nil {
+			return Expr{}, err
+		}
+		var a Expr
+		if t.atom.mod {
+			a, err = arg.Mod(t.atom.d)
+		} else {
+			a, err = arg.FloorDiv(t.atom.d)
+		}
+		if err == nil {
+			a, err = a.Scale(t.coef)
+		}
+		if err == nil {
+			r, err = r.Add(a)
+		}
+		if err != nil {
+			return Expr{}, err
+		}
+	}
+	return r, nil
+}
+
+// Bounds returns the smallest interval [min, max] that interval arithmetic
+// guarantees to contain e over the box lo ≤ p ≤ hi (componentwise); ok is
+// false if a bound does not fit in 64 bits.
+func (e Expr) Bounds(lo, hi Point) (minV, maxV int64, ok bool) {
+	minV, maxV = e.konst, e.konst
+	add := func(a, b int64) bool {
+		var err1, err2 error
+		minV, err1 = addChecked(minV, a)
+		maxV, err2 = addChecked(maxV, b)
+		return err1 == nil && err2 == nil
+	}
+	scaled := func(c, a, b int64) (int64, int64, bool) {
+		x, err1 := mulChecked(c, a)
+		y, err2 := mulChecked(c, b)
+		if c < 0 {
+			x, y = y, x
+		}
+		return x, y, err1 == nil && err2 == nil
+	}
+	for i, c := range e.lin {
+		a, b, ok := scaled(c, lo[i], hi[i])
+		if !ok || !add(a, b) {
+			return 0, 0, false
+		}
+	}
+	for _, t := range e.divs {
+		amin, amax, ok := t.atom.arg.Bounds(lo, hi)
+		if !ok {
+			return 0, 0, false
+		}
+		if t.atom.mod {
+			amin, amax = 0, t.atom.d-1
+		} else {
+			amin, amax = floorDiv(amin, t.atom.d), floorDiv(amax, t.atom.d)
+		}
+		a, b, ok := scaled(t.coef, amin, amax)
+		if !ok || !add(a, b) {
+			return 0, 0, false
+		}
+	}
+	return minV, maxV, true
+}
+
+// ExprError is a syntax or affinity error in an expression; Column is the
+// 1-based column (in characters) of the offending token.
+type ExprError struct {
+	Column int
+	Msg    string
+}
+
+func (e *ExprError) Error() string { return fmt.Sprintf("column %d: %s", e.Column, e.Msg) }
+
+// maxNesting bounds bracket nesting so that hostile input cannot exhaust the stack.
+const maxNesting = 64
+
+type token struct {
+	kind byte // 'n' number, 'i' identifier, 0 end, else the operator character
+	text string
+	col  int
+}
+
+func tokenize(src string) ([]token, error) {
+	var toks []token
+	runes := []rune(src)
+	for i := 0; i < len(runes); {
+		r := runes[i]
+		col := i + 1
+		switch {
+		case r == ' ' || r == '\t':
+			i++
+		case r >= '0' && r <= '9':
+			j := i
+			for j < len(runes) && runes[j] >= '0' && runes[j] <= '9' {
+				j++
+			}
+			if j < len(runes) && (runes[j] == '.' || runes[j] == 'e' || runes[j] == 'E') {
+				return nil, &ExprError{j + 1, "floating-point constants are not allowed; expressions are integer"}
+			}
+			if j < len(runes) && isIdentRune(runes[j]) {
+				return nil, &ExprError{j + 1, fmt.Sprintf("expected an operator after %s; write %s*%s for a product", string(runes[i:j]), string(runes[i:j]), identAt(runes, j))}
+			}
+			toks = append(toks, token{'n', string(runes[i:j]), col})
+			i = j
+		case isIdentRune(r):
+			j := i
+			for j < len(runes) && (isIdentRune(runes[j]) || runes[j] >= '0' && runes[j] <= '9') {
+				j++
+			}
+			toks = append(toks, token{'i', string(runes[i:j]), col})
+			i = j
+		case strings.ContainsRune("+-*/%()", r):
+			toks = append(toks, token{byte(r), string(r), col})
+			i++
+		case r == '.':
+			return nil, &ExprError{col, "floating-point constants are not allowed; expressions are integer"}
+		default:
+			return nil, &ExprError{col, fmt.Sprintf("unexpected character %q", r)}
+		}
+	}
+	return append(toks, token{0, "end of expression", len(runes) + 1}), nil
+}
+
+func isIdentRune(r rune) bool { return r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
+
+func identAt(runes []rune, j int) string {
+	k := j
+	for k < len(runes) && isIdentRune(runes[k]) {
+		k++
+	}
+	return string(runes[j:k])
+}
+
+// variables maps accepted coordinate names to coordinate indices.
+var variables = map[string]int{"x": 0, "y": 1, "z": 2, "tidx": 0, "tidy": 1, "tidz": 2}
+
+// ParseExpr parses an index expression (see the package documentation for
+// the syntax) into canonical form. Errors are *ExprError values.
+func ParseExpr(src string) (Expr, error) {
+	toks, err := tokenize(src)
+	if err != nil {
+		return Expr{}, err
+	}
+	p := &parser{toks: toks}
+	e, err := p.sum()
+	if err != nil {
+		return Expr{}, err
+	}
+	if t := p.peek(); t.kind != 0 {
+		return Expr{}, p.unexpected(t)
+	}
+	return e, nil
+}
+
+type parser struct {
+	toks  []token
+	pos   int
+	depth int
+}
+
+func (p *parser) peek() token { return p.toks[p.pos] }
+
+func (p *parser) next() token {
+	t := p.toks[p.pos]
+	if t.kind != 0 {
+		p.pos++
+	}
+	return t
+}
+
+func (p *parser) unexpected(t token) error {
+	switch {
+	case t.kind == '/':
+		return &ExprError{t.col, "division is only allowed as floor(e / c) with a positive constant c"}
+	case t.kind == 0:
+		return &ExprError{t.col, "unexpected end of expression"}
+	case t.kind == ')':
+		return &ExprError{t.col, "unbalanced ')'"}
+	}
+	return &ExprError{t.col, fmt.Sprintf("expected an operator, got %q", t.text)}
+}
+
+// wrap attaches a column to an arithmetic error; errors that already carry
+// a column pass through.
+func wrap(col int, err error) error {
+	if _, positioned := err.(*ExprError); err == nil || positioned {
+		return err
+	}
+	return &ExprError{col, err.Error()}
+}
+
+// sum := term (('+' | '-') term)*
+func (p *parser) sum() (Expr, error) {
+	e, err := p.term()
+	for err == nil && (p.peek().kind == '+' || p.peek().kind == '-') {
+		op := p.next()
+		var t Expr
+		if t, err = p.term(); err != nil {
+			break
+		}
+		if op.kind == '+' {
+			e, err = e.Add(t)
+		} else {
+			e, err = e.Sub(t)
+		}
+		err = wrap(op.col, err)
+	}
+	return e, err
+}
+
+// term := unary (('*' | '%' | 'mod') unary)*
+func (p *parser) term() (Expr, error) {
+	e, err := p.unary()
+	for err == nil {
+		op := p.peek()
+		isMod := op.kind == '%' || op.kind == 'i' && op.text == "mod"
+		if op.kind != '*' && !isMod {
+			break
+		}
+		p.next()
+		var r Expr
+		if r, err = p.unary(); err != nil {
+			break
+		}
+		switch c, rConst := r.IsConst(); {
+		case isMod && !rConst:
+			err = &ExprError{op.col, "the modulus must be a constant"}
+		case isMod && c <= 0:
+			err = &ExprError{op.col, fmt.Sprintf("the modulus must be positive, got %d", c)}
+		case isMod:
+			e, err = e.Mod(c)
+		case rConst:
+			e, err = e.Scale(c)
+		default:
+			l, lConst := e.IsConst()
+			if !lConst {
+				err = &ExprError{op.col, "product of two non-constant expressions is not affine"}
+				break
+			}
+			e, err = r.Scale(l)
+		}
+		err = wrap(op.col, err)
+	}
+	return e, err
+}
+
+// unary := ('-' | '+') unary | primary
+func (p *parser) unary() (Expr, error) {
+	if t := p.peek(); t.kind == '-' || t.kind == '+' {
+		p.next()
+		if err := p.enter(t.col); err != nil {
+			return Expr{}, err
+		}
+		e, err := p.unary()
+		p.depth--
+		if err != nil || t.kind == '+' {
+			return e, err
+		}
+		e, err = e.Scale(-1)
+		return e, wrap(t.col, err)
+	}
+	return p.primary()
+}
+
+func (p *parser) enter(col int) error {
+	p.depth++
+	if p.depth > maxNesting {
+		return &ExprError{col, fmt.Sprintf("expression nested deeper than %d levels", maxNesting)}
+	}
+	return nil
+}
+
+func (p *parser) expect(kind byte, what string) error {
+	if t := p.peek(); t.kind != kind {
+		if t.kind == '/' && kind == ')' {
+			return p.unexpected(t)
+		}
+		return &ExprError{t.col, fmt.Sprintf("expected %s, got %s", what, describe(t))}
+	}
+	p.next()
+	return nil
+}
+
+func describe(t token) string {
+	if t.kind == 0 {
+		return t.text
+	}
+	return strconv.Quote(t.text)
+}
+
+// primary := number | variable | '(' sum ')' | 'floor' '(' sum '/' sum ')'
+func (p *parser) primary() (Expr, error) {
+	t := p.next()
+	switch t.kind {
+	case 'n':
+		v, err := strconv.ParseInt(t.text, 10, 64)
+		if err != nil {
+			return Expr{}, &ExprError{t.col, fmt.Sprintf("constant %s does not fit in 64 bits", t.text)}
+		}
+		return Const(v), nil
+	case 'i':
+		if i, ok := variables[t.text]; ok {
+			return Var(i), nil
+		}
+		if t.text == "floor" {
+			return p.floor(t)
+		}
+		return Expr{}, &ExprError{t.col, fmt.Sprintf("unknown name %q; expected x, y, z (or tidx, tidy, tidz), a number, floor(...) or '('", t.text)}
+	case '(':
+		if err := p.enter(t.col); err != nil {
+			return Expr{}, err
+		}
+		e, err := p.sum()
+		if err == nil {
+			err = p.expect(')', "')'")
+		}
+		p.depth--
+		return e, err
+	}
+	return Expr{}, &ExprError{t.col, fmt.Sprintf("expected a number, a variable, floor(...) or '(', got %s", describe(t))}
+}
+
+func (p *parser) floor(name token) (Expr, error) {
+	if err := p.expect('(', "'(' after floor"); err != nil {
+		return Expr{}, err
+	}
+	if err := p.enter(name.col); err != nil {
+		return Expr{}, err
+	}
+	defer func() { p.depth-- }()
+	num, err := p.sum()
+	if err != nil {
+		return Expr{}, err
+	}
+	slash := p.peek()
+	if slash.kind != '/' {
+		return Expr{}, &ExprError{slash.col, fmt.Sprintf("expected '/' in floor(e / c), got %s", describe(slash))}
+	}
+	p.next()
+	den, err := p.sum()
+	if err != nil {
+		return Expr{}, err
+	}
+	if err := p.expect(')', "')' closing floor("); err != nil {
+		return Expr{}, err
+	}
+	d, ok := den.IsConst()
+	switch {
+	case !ok:
+		return Expr{}, &ExprError{slash.col, "division by a non-constant expression is not affine"}
+	case d <= 0:
+		return Expr{}, &ExprError{slash.col, fmt.Sprintf("the divisor must be a positive constant, got %d", d)}
+	}
+	e, err := num.FloorDiv(d)
+	return e, wrap(slash.col, err)
+}

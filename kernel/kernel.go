@@ -1,0 +1,175 @@
+// Package kernel describes a GPU kernel by what the memory system sees of it:
+// the fields (arrays) it touches, the index expressions of every load and
+// store in terms of the global lattice coordinates x, y and z, the domain of
+// lattice points, and the scalars that set occupancy and the flop limit.
+//
+// A kernel is read from a YAML or JSON spec with Parse or LoadFile, which
+// validate every value and report errors with file, line, field, access and
+// expression column. The package is pure Go: it evaluates expressions at a
+// point (for enumeration and simulation) and renders them in ISL syntax for
+// the polyhedral packages, but does not call ISL itself.
+//
+// # Expression syntax
+//
+// Index expressions are quasi-affine integer expressions in x, y and z (the
+// aliases tidx, tidy and tidz are accepted):
+//
+//	3*x + 1          integer constants, + and -, products with a constant
+//	-(y - 2)         unary minus and brackets
+//	floor(x / 4)     floor division by a positive constant (rounds toward −∞)
+//	x % 4, x mod 4   non-negative remainder by a positive constant
+//
+// "*", "%" and "mod" bind tighter than "+" and "-" and associate to the left;
+// unary minus binds tighter still, so -x % 4 means (-x) % 4. Division is only
+// written as floor(e / c). Products of two non-constant expressions,
+// division or modulo by a non-constant, zero or negative value, floating-point
+// constants and unknown names are rejected with the column of the offending
+// token.
+//
+// Expressions are kept in a canonical form (see Expr), so x+1, 1+x and (x)+1
+// are equal and duplicate accesses are removed when a spec is loaded.
+//
+// # Spec format
+//
+// A spec is a mapping with the keys name (required), description, domain
+// (lattice points per dimension, x first, 1 to 3 entries), flops (per lattice
+// update), fp_type (4 or 8), registers (per thread), shared_bytes (per block)
+// and fields. Each field has name, element (bytes: 1, 2, 4, 8 or 16), extent
+// (defaults to the domain), offset (alignment α in elements), multiplicity,
+// scalar, and the access lists load and store (each access a list of 1 to 3
+// index expressions, or a single expression) and load_isl and store_isl (raw
+// ISL maps from the lattice point [x, y, z] to an array index). Unknown keys
+// are errors. See the files in the repository's examples folder.
+package kernel
+
+import "fmt"
+
+// Kernel is a validated kernel description. Domain and field extents are
+// padded with 1 to three dimensions; accesses are padded with the constant 0.
+type Kernel struct {
+	Name        string
+	Description string
+	Domain      [3]int64 // lattice points per dimension, x fastest
+	Dims        int      // number of domain entries given in the spec (1 to 3)
+	Flops       float64  // floating-point operations per lattice update
+	Registers   int      // registers per thread
+	SharedBytes int64    // shared memory per block in bytes
+	FPType      int      // 4 (single) or 8 (double precision) bytes
+	Fields      []*Field
+	Source      string // file name the kernel was read from, for messages
+}
+
+// Field is one array the kernel accesses. Loads and stores of the same field
+// are independent: they are never matched against each other.
+type Field struct {
+	Name         string
+	Element      int64    // bytes per element
+	Extent       [3]int64 // array extents used to linearise indices, x fastest
+	Offset       int64    // alignment α: elements between the base address and index (0,0,0)
+	Multiplicity int64    // number of identically accessed instances of the field
+	Scalar       bool     // access is uniform across a warp (CDNA scalar unit)
+	Loads        []Access // distinct load index tuples in canonical form
+	Stores       []Access // distinct store index tuples in canonical form
+	LoadMaps     []string // raw ISL load relations { [x, y, z] -> F[...] }
+	StoreMaps    []string // raw ISL store relations
+}
+
+// Access is one index tuple (e0, e1, e2) of a field, x fastest.
+type Access struct {
+	Index [3]Expr
+	Text  string // the tuple as written in the spec, for messages
+}
+
+// Defaults applied when a spec omits the key.
+const (
+	DefaultRegisters = 32
+	DefaultFPType    = 8
+)
+
+// ElementIndex returns the linear element index α + e0 + e1·N0 + e2·N0·N1 of
+// access a at point p (spec/metrics.md §1.2).
+func (f *Field) ElementIndex(a Access, p Point) int64 {
+	n0, n1 := f.Extent[0], f.Extent[1]
+	return f.Offset + a.Index[0].Eval(p) + a.Index[1].Eval(p)*n0 + a.Index[2].Eval(p)*n0*n1
+}
+
+// ByteAddress returns the linear byte address Element·ElementIndex(a, p).
+func (f *Field) ByteAddress(a Access, p Point) int64 {
+	return f.Element * f.ElementIndex(a, p)
+}
+
+// AddressBounds returns bounds on the byte address of access a over the box
+// lo ≤ p ≤ hi; ok is false if the addresses may not fit in 64 bits.
+func (f *Field) AddressBounds(a Access, lo, hi Point) (minB, maxB int64, ok bool) {
+	strides := [3]int64{1, f.Extent[0], f.Extent[0] * f.Extent[1]}
+	sum := Const(f.Offset)
+	for i, e := range a.Index {
+		t, err := e.Scale(strides[i])
+		if err == nil {
+			sum, err = sum.Add(t)
+		}
+		if err == nil && i == len(a.Index)-1 {
+			sum, err = sum.Scale(f.Element)
+		}
+		if err != nil {
+			return 0, 0, false
+		}
+	}
+	return sum.Bounds(lo, hi)
+}
+
+// Accesses returns the field's loads or stores.
+func (f *Field) Accesses(store bool) []Access {
+	if store {
+		return f.Stores
+	}
+	return f.Loads
+}
+
+// Equal reports whether a and o have the same canonical index tuple.
+func (a Access) Equal(o Access) bool {
+	return a.Index[0].Equal(o.Index[0]) && a.Index[1].Equal(o.Index[1]) && a.Index[2].Equal(o.Index[2])
+}
+
+// String returns the canonical tuple "(e0, e1, e2)".
+func (a Access) String() string {
+	return fmt.Sprintf("(%s, %s, %s)", a.Index[0], a.Index[1], a.Index[2])
+}
+
+// ISL returns the index tuple in ISL syntax, "[e0, e1, e2]", over x, y, z.
+func (a Access) ISL() string {
+	return fmt.Sprintf("[%s, %s, %s]", a.Index[0].ISL(), a.Index[1].ISL(), a.Index[2].ISL())
+}
+
+// Dedup returns the accesses with canonical duplicates removed, keeping the
+// first occurrence of each tuple in order.
+func Dedup(accesses []Access) []Access {
+	seen := make(map[string]bool, len(accesses))
+	var out []Access
+	for _, a := range accesses {
+		if k := a.String(); !seen[k] {
+			seen[k] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Lups returns the number of lattice points D0·D1·D2 of the domain.
+func (k *Kernel) Lups() int64 { return k.Domain[0] * k.Domain[1] * k.Domain[2] }
+
+// FlopsPerThread returns F of spec/metrics.md §1.3: the flops of one thread
+// covering fold[0]·fold[1]·fold[2] lattice points.
+func (k *Kernel) FlopsPerThread(fold [3]int64) float64 {
+	return k.Flops * float64(fold[0]*fold[1]*fold[2])
+}
+
+// Field returns the field with the given name, or nil.
+func (k *Kernel) Field(name string) *Field {
+	for _, f := range k.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package kernel
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Hardware limits on a thread block that Launch.Validate enforces.
+const (
+	MaxThreadsPerBlock = 1024
+)
+
+// MaxBlockDim is the largest block size allowed per dimension (x, y, z).
+var MaxBlockDim = [3]int64{1024, 1024, 64}
+
+// maxLups bounds products of domain sizes so that derived counts stay far
+// from int64 overflow.
+const maxLups = int64(1) << 50
+
+// NoFold is the folding factor of a thread that computes one lattice point.
+var NoFold = [3]int64{1, 1, 1}
+
+// Launch is a launch configuration: block size b, thread folding f (each
+// thread computes f[i] consecutive points in dimension i) and the domain D in
+// lattice points, all x first.
+type Launch struct {
+	Block  [3]int64
+	Fold   [3]int64
+	Domain [3]int64
+}
+
+// NewLaunch returns the launch of k's domain with the given block and fold.
+func (k *Kernel) NewLaunch(block, fold [3]int64) Launch {
+	return Launch{Block: block, Fold: fold, Domain: k.Domain}
+}
+
+var axisNames = [3]string{"x", "y", "z"}
+
+// Validate checks the configuration against the hardware limits (at most
+// 1024 threads per block and 1024, 1024, 64 per dimension) and requires every
+// entry to be at least 1. Errors name the offending entry.
+func (l Launch) Validate() error {
+	for i := range 3 {
+		if l.Block[i] < 1 {
+			return fmt.Errorf("block %s = %d: must be at least 1", axisNames[i], l.Block[i])
+		}
+		if l.Block[i] > MaxBlockDim[i] {
+			return fmt.Errorf("block %s = %d: exceeds the hardware limit %d", axisNames[i], l.Block[i], MaxBlockDim[i])
+		}
+		if l.Fold[i] < 1 {
+			return fmt.Errorf("fold %s = %d: must be at least 1", axisNames[i], l.Fold[i])
+		}
+		if l.Domain[i] < 1 {
+			return fmt.Errorf("domain %s = %d: must be at least 1", axisNames[i], l.Domain[i])
+		}
+		if l.Fold[i] > l.Domain[i] {
+			return fmt.Errorf("fold %s = %d: larger than the domain (%d points)", axisNames[i], l.Fold[i], l.Domain[i])
+		}
+	}
+	if n := l.ThreadsPerBlock(); n > MaxThreadsPerBlock {
+		return fmt.Errorf("block %d×%d×%d has %d threads, more than the limit %d", l.Block[0], l.Block[1], l.Block[2], n, MaxThreadsPerBlock)
+	}
+	if l.Domain[0] > maxLups/l.Domain[1] || l.Domain[0]*l.Domain[1] > maxLups/l.Domain[2] {
+		return fmt.Errorf("domain %d×%d×%d has more than 2^50 points", l.Domain[0], l.Domain[1], l.Domain[2])
+	}
+	return nil
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// Grid returns the grid size in blocks, g_i = ⌈D_i/(b_i·f_i)⌉.
+func (l Launch) Grid() [3]int64 {
+	var g [3]int64
+	for i := range g {
+		g[i] = ceilDiv(l.Domain[i], l.Block[i]*l.Fold[i])
+	}
+	return g
+}
+
+// ThreadsPerBlock returns B = b0·b1·b2.
+func (l Launch) ThreadsPerBlock() int64 { return l.Block[0] * l.Block[1] * l.Block[2] }
+
+// LupsPerThread returns λ = f0·f1·f2, the lattice points one thread computes.
+func (l Launch) LupsPerThread() int64 { return l.Fold[0] * l.Fold[1] * l.Fold[2] }
+
+// ThreadDomain returns the extent of the thread coordinates, ⌈D_i/f_i⌉.
+func (l Launch) ThreadDomain() [3]int64 {
+	var t [3]int64
+	for i := range t {
+		t[i] = ceilDiv(l.Domain[i], l.Fold[i])
+	}
+	return t
+}
+
+// ParseTriple parses a flag value "X,Y,Z" (or "X,Y" or "X", padded with 1)
+// of positive integers.
+func ParseTriple(s string) ([3]int64, error) {
+	t := [3]int64{1, 1, 1}
+	parts := strings.Split(s, ",")
+	if len(parts) > 3 {
+		return t, fmt.Errorf("%q: expected 1 to 3 comma-separated integers, got %d entries", s, len(parts))
+	}
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		v, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return t, fmt.Errorf("%q: entry %d (%s): %q is not an integer", s, i+1, axisNames[i], p)
+		}
+		if v < 1 {
+			return t, fmt.Errorf("%q: entry %d (%s) = %d: must be at least 1", s, i+1, axisNames[i], v)
+		}
+		t[i] = v
+	}
+	return t, nil
+}

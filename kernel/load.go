@@ -1,0 +1,476 @@
+package kernel
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// SpecError is an error in a kernel spec: the file, the 1-based line and
+// column of the offending YAML node (0 when unknown), and a message that
+// names the field, access and expression column where they apply.
+type SpecError struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+func (e *SpecError) Error() string {
+	switch {
+	case e.Line == 0:
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	case e.Col == 0:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// Option configures Parse and LoadFile.
+type Option func(*options)
+
+type options struct {
+	validateMap func(src string) error
+}
+
+// WithMapValidator makes the loader check every raw ISL map of load_isl and
+// store_isl with validate (for example by parsing it with ISL); its error is
+// reported with the file, field and access position. Without a validator raw
+// maps are only checked for being non-empty.
+func WithMapValidator(validate func(src string) error) Option {
+	return func(o *options) { o.validateMap = validate }
+}
+
+// LoadFile reads and validates the kernel spec at path (YAML or JSON).
+func LoadFile(path string, opts ...Option) (*Kernel, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path, opts...)
+}
+
+// maxAddress bounds the byte addresses a spec may produce, leaving a margin
+// below 2^63 for folding and granule arithmetic.
+const maxAddress = int64(1) << 60
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// Parse validates a kernel spec (YAML or JSON) read from filename, which is
+// used in messages and recorded as Kernel.Source. All errors are *SpecError.
+func Parse(data []byte, filename string, opts ...Option) (*Kernel, error) {
+	l := &loader{file: filename}
+	for _, o := range opts {
+		o(&l.opts)
+	}
+	var doc yaml.Node
+	err := yaml.Unmarshal(data, &doc)
+	if err != nil && isJSON(data) {
+		// JSON allows tabs as whitespace where YAML does not; JSON strings
+		// cannot hold raw tabs, so replacing them keeps text and columns.
+		doc = yaml.Node{}
+		err = yaml.Unmarshal(bytes.ReplaceAll(data, []byte("\t"), []byte(" ")), &doc)
+	}
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, &SpecError{File: filename, Line: line, Msg: "syntax error: " + m[2]}
+		}
+		return nil, &SpecError{File: filename, Msg: "syntax error: " + msg}
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, &SpecError{File: filename, Line: 1, Col: 1, Msg: "empty spec: expected a mapping with name, domain and fields"}
+	}
+	return l.kernel(doc.Content[0])
+}
+
+func isJSON(data []byte) bool {
+	t := bytes.TrimSpace(data)
+	return len(t) > 0 && t[0] == '{'
+}
+
+type loader struct {
+	file string
+	opts options
+}
+
+func (l *loader) errf(n *yaml.Node, format string, args ...any) error {
+	return &SpecError{File: l.file, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)}
+}
+
+// deref follows YAML aliases to the node they name.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 64; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// entry is one key of a mapping with its value node.
+type entry struct {
+	key, value *yaml.Node
+}
+
+// mapping checks that n is a mapping whose keys are distinct and among
+// allowed, and returns the values by key.
+func (l *loader) mapping(n *yaml.Node, what string, allowed []string) (map[string]entry, error) {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		return nil, l.errf(n, "%s: expected a mapping with keys %s, got %s", what, strings.Join(allowed, ", "), kindName(n))
+	}
+	out := make(map[string]entry)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			return nil, l.errf(k, "%s: expected a key, got %s", what, kindName(k))
+		}
+		known := false
+		for _, a := range allowed {
+			known = known || a == k.Value
+		}
+		if !known {
+			return nil, l.errf(k, "%s: unknown key %q; expected one of %s", what, k.Value, strings.Join(allowed, ", "))
+		}
+		if prev, dup := out[k.Value]; dup {
+			return nil, l.errf(k, "%s: key %q given twice (first at line %d)", what, k.Value, prev.key.Line)
+		}
+		out[k.Value] = entry{k, v}
+	}
+	return out, nil
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing (null)"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "an unsupported YAML node"
+}
+
+func (l *loader) str(n *yaml.Node, what string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", l.errf(n, "%s: expected a string, got %s", what, kindName(n))
+	}
+	return n.Value, nil
+}
+
+func (l *loader) integer(n *yaml.Node, what string) (int64, error) {
+	var v int64
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&v) != nil {
+		return 0, l.errf(n, "%s: expected an integer, got %s", what, kindName(n))
+	}
+	return v, nil
+}
+
+func (l *loader) intRange(n *yaml.Node, what string, lo, hi int64) (int64, error) {
+	v, err := l.integer(n, what)
+	if err == nil && (v < lo || v > hi) {
+		err = l.errf(n, "%s = %d: expected a value from %d to %d", what, v, lo, hi)
+	}
+	return v, err
+}
+
+func (l *loader) number(n *yaml.Node, what string) (float64, error) {
+	var v float64
+	if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") || n.Decode(&v) != nil {
+		return 0, l.errf(n, "%s: expected a number, got %s", what, kindName(n))
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0, l.errf(n, "%s = %v: expected a finite number ≥ 0", what, v)
+	}
+	return v, nil
+}
+
+func (l *loader) boolean(n *yaml.Node, what string) (bool, error) {
+	var v bool
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || n.Decode(&v) != nil {
+		return false, l.errf(n, "%s: expected true or false, got %s", what, kindName(n))
+	}
+	return v, nil
+}
+
+// sequence returns the items of a list; a single scalar counts as a list of one.
+func (l *loader) sequence(n *yaml.Node, what string) ([]*yaml.Node, error) {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		items := make([]*yaml.Node, len(n.Content))
+		for i, c := range n.Content {
+			items[i] = deref(c)
+		}
+		return items, nil
+	case yaml.ScalarNode:
+		if n.Tag != "!!null" {
+			return []*yaml.Node{n}, nil
+		}
+	}
+	return nil, l.errf(n, "%s: expected a list, got %s", what, kindName(n))
+}
+
+// sizes reads 1 to 3 positive integers, padded with 1, whose product is at
+// most maxLups.
+func (l *loader) sizes(n *yaml.Node, what string) ([3]int64, int, error) {
+	s := [3]int64{1, 1, 1}
+	items, err := l.sequence(n, what)
+	if err != nil {
+		return s, 0, err
+	}
+	if len(items) < 1 || len(items) > 3 {
+		return s, 0, l.errf(n, "%s: expected 1 to 3 entries (x first), got %d", what, len(items))
+	}
+	product := int64(1)
+	for i, it := range items {
+		if s[i], err = l.intRange(it, fmt.Sprintf("%s[%d]", what, i), 1, math.MaxInt64); err != nil {
+			return s, 0, err
+		}
+		if s[i] > maxLups/product {
+			return s, 0, l.errf(it, "%s: more than 2^50 points in total", what)
+		}
+		product *= s[i]
+	}
+	return s, len(items), nil
+}
+
+var kernelKeys = []string{"name", "description", "domain", "flops", "fp_type", "registers", "shared_bytes", "fields"}
+
+func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
+	m, err := l.mapping(root, "kernel spec", kernelKeys)
+	if err != nil {
+		return nil, err
+	}
+	k := &Kernel{Registers: DefaultRegisters, FPType: DefaultFPType, Source: l.file}
+	for _, req := range []string{"name", "domain", "fields"} {
+		if _, ok := m[req]; !ok {
+			return nil, l.errf(deref(root), "kernel spec: missing required key %q", req)
+		}
+	}
+	if k.Name, err = l.str(m["name"].value, "name"); err != nil {
+		return nil, err
+	}
+	if k.Name == "" {
+		return nil, l.errf(m["name"].value, "name: must not be empty")
+	}
+	if e, ok := m["description"]; ok {
+		if k.Description, err = l.str(e.value, "description"); err != nil {
+			return nil, err
+		}
+	}
+	if k.Domain, k.Dims, err = l.sizes(m["domain"].value, "domain"); err != nil {
+		return nil, err
+	}
+	if e, ok := m["flops"]; ok {
+		if k.Flops, err = l.number(e.value, "flops"); err != nil {
+			return nil, err
+		}
+	}
+	if e, ok := m["fp_type"]; ok {
+		v, err := l.integer(e.value, "fp_type")
+		if err == nil && v != 4 && v != 8 {
+			err = l.errf(e.value, "fp_type = %d: expected 4 (single) or 8 (double precision)", v)
+		}
+		if err != nil {
+			return nil, err
+		}
+		k.FPType = int(v)
+	}
+	if e, ok := m["registers"]; ok {
+		v, err := l.intRange(e.value, "registers", 1, 255)
+		if err != nil {
+			return nil, err
+		}
+		k.Registers = int(v)
+	}
+	if e, ok := m["shared_bytes"]; ok {
+		if k.SharedBytes, err = l.intRange(e.value, "shared_bytes", 0, math.MaxInt32); err != nil {
+			return nil, err
+		}
+	}
+	items, err := l.sequence(m["fields"].value, "fields")
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, l.errf(m["fields"].value, "fields: expected at least one field")
+	}
+	names := make(map[string]*yaml.Node)
+	for i, it := range items {
+		f, nameNode, err := l.field(it, i, k)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := names[f.Name]; dup {
+			return nil, l.errf(nameNode, "field %q: name already used by the field at line %d", f.Name, prev.Line)
+		}
+		names[f.Name] = nameNode
+		k.Fields = append(k.Fields, f)
+	}
+	return k, nil
+}
+
+var fieldKeys = []string{"name", "element", "extent", "offset", "multiplicity", "scalar", "load", "store", "load_isl", "store_isl"}
+
+func (l *loader) field(n *yaml.Node, index int, k *Kernel) (*Field, *yaml.Node, error) {
+	what := fmt.Sprintf("fields[%d]", index)
+	m, err := l.mapping(n, what, fieldKeys)
+	if err != nil {
+		return nil, nil, err
+	}
+	nameEntry, ok := m["name"]
+	if !ok {
+		return nil, nil, l.errf(deref(n), "%s: missing required key \"name\"", what)
+	}
+	f := &Field{Extent: k.Domain, Multiplicity: 1}
+	if f.Name, err = l.str(nameEntry.value, what+" name"); err != nil {
+		return nil, nil, err
+	}
+	if f.Name == "" {
+		return nil, nil, l.errf(nameEntry.value, "%s name: must not be empty", what)
+	}
+	what = fmt.Sprintf("field %q", f.Name)
+	elem, ok := m["element"]
+	if !ok {
+		return nil, nil, l.errf(nameEntry.value, "%s: missing required key \"element\" (bytes per element)", what)
+	}
+	if f.Element, err = l.integer(elem.value, what+" element"); err != nil {
+		return nil, nil, err
+	}
+	switch f.Element {
+	case 1, 2, 4, 8, 16:
+	default:
+		return nil, nil, l.errf(elem.value, "%s element = %d: expected 1, 2, 4, 8 or 16 bytes", what, f.Element)
+	}
+	extentDims, extentNode := k.Dims, nameEntry.value
+	if e, ok := m["extent"]; ok {
+		if f.Extent, extentDims, err = l.sizes(e.value, what+" extent"); err != nil {
+			return nil, nil, err
+		}
+		extentNode = e.value
+	}
+	if e, ok := m["offset"]; ok {
+		if f.Offset, err = l.intRange(e.value, what+" offset", -maxAddress, maxAddress); err != nil {
+			return nil, nil, err
+		}
+	}
+	if e, ok := m["multiplicity"]; ok {
+		if f.Multiplicity, err = l.intRange(e.value, what+" multiplicity", 1, math.MaxInt32); err != nil {
+			return nil, nil, err
+		}
+	}
+	if e, ok := m["scalar"]; ok {
+		if f.Scalar, err = l.boolean(e.value, what+" scalar"); err != nil {
+			return nil, nil, err
+		}
+	}
+	// The array itself must be addressable: (|α| + N0·N1·N2)·s ≤ maxAddress.
+	if size := f.Extent[0] * f.Extent[1] * f.Extent[2]; size > (maxAddress/f.Element)-abs64(f.Offset) {
+		return nil, nil, l.errf(extentNode, "%s: extent %v with offset %d and %d-byte elements spans more than 2^60 bytes", what, f.Extent, f.Offset, f.Element)
+	}
+	for _, store := range []bool{false, true} {
+		key := map[bool]string{false: "load", true: "store"}[store]
+		if e, ok := m[key]; ok {
+			accs, err := l.accesses(e.value, what+" "+key, f, extentDims, k)
+			if err != nil {
+				return nil, nil, err
+			}
+			if store {
+				f.Stores = accs
+			} else {
+				f.Loads = accs
+			}
+		}
+		if e, ok := m[key+"_isl"]; ok {
+			maps, err := l.rawMaps(e.value, what+" "+key+"_isl")
+			if err != nil {
+				return nil, nil, err
+			}
+			if store {
+				f.StoreMaps = maps
+			} else {
+				f.LoadMaps = maps
+			}
+		}
+	}
+	if len(f.Loads)+len(f.Stores)+len(f.LoadMaps)+len(f.StoreMaps) == 0 {
+		return nil, nil, l.errf(nameEntry.value, "%s: no accesses; expected at least one entry in load, store, load_isl or store_isl", what)
+	}
+	return f, nameEntry.value, nil
+}
+
+// accesses reads a list of index tuples, checks that their byte addresses
+// over the domain fit in 64 bits, and removes canonical duplicates.
+func (l *loader) accesses(n *yaml.Node, what string, f *Field, extentDims int, k *Kernel) ([]Access, error) {
+	items, err := l.sequence(n, what)
+	if err != nil {
+		return nil, err
+	}
+	var out []Access
+	for i, it := range items {
+		where := fmt.Sprintf("%s[%d]", what, i)
+		exprs, err := l.sequence(it, where)
+		if err != nil {
+			return nil, err
+		}
+		if len(exprs) < 1 || len(exprs) > 3 {
+			return nil, l.errf(it, "%s: expected 1 to 3 index expressions (x first), got %d", where, len(exprs))
+		}
+		if len(exprs) > extentDims {
+			return nil, l.errf(it, "%s: %d index expressions, but the field's extent has only %d entries", where, len(exprs), extentDims)
+		}
+		var a Access
+		texts := make([]string, len(exprs))
+		for j, en := range exprs {
+			src, err := l.str(en, fmt.Sprintf("%s index %d", where, j))
+			if err != nil {
+				return nil, err
+			}
+			texts[j] = src
+			if a.Index[j], err = ParseExpr(src); err != nil {
+				return nil, l.errf(en, "%s index %d, %v (in %q)", where, j, err, src)
+			}
+		}
+		a.Text = "[" + strings.Join(texts, ", ") + "]"
+		last := Point{k.Domain[0] - 1, k.Domain[1] - 1, k.Domain[2] - 1}
+		if lo, hi, ok := f.AddressBounds(a, Point{}, last); !ok || lo < -maxAddress || hi > maxAddress {
+			return nil, l.errf(it, "%s %s: byte addresses over the domain exceed ±2^60", where, a.Text)
+		}
+		out = append(out, a)
+	}
+	return Dedup(out), nil
+}
+
+func (l *loader) rawMaps(n *yaml.Node, what string) ([]string, error) {
+	items, err := l.sequence(n, what)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i, it := range items {
+		where := fmt.Sprintf("%s[%d]", what, i)
+		src, err := l.str(it, where)
+		if err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(src) == "" {
+			return nil, l.errf(it, "%s: empty ISL map; expected e.g. \"{ [x, y, z] -> A[x, y] }\"", where)
+		}
+		if l.opts.validateMap != nil {
+			if err := l.opts.validateMap(src); err != nil {
+				return nil, l.errf(it, "%s: invalid ISL map: %v", where, err)
+			}
+		}
+		out = append(out, src)
+	}
+	return out, nil
+}
