@@ -1,0 +1,261 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/polyvol/polyvol/device"
+)
+
+// Basic holds the block- and wave-level metrics of spec/metrics.md §3–4 that
+// the derived metrics start from. Block volumes are in bytes per thread
+// block, wave volumes in bytes per wave, cycles in L1 cycles per thread.
+type Basic struct {
+	BlockL1Load        float64 `json:"blockL1Load"`
+	BlockL1LoadAlloc   float64 `json:"blockL1LoadAlloc"`
+	BlockL2Load        float64 `json:"blockL2Load"`
+	BlockL2LoadOverlap float64 `json:"blockL2LoadOverlap"` // average overlap with earlier blocks on the same SM (§3.5)
+	BlockL2Store       float64 `json:"blockL2Store"`
+	BlockL1TLBPages    float64 `json:"blockL1TLBPages"` // distinct 512 KiB pages per block
+	TLBPages           float64 `json:"TLBpages"`        // distinct 2 MiB pages per wave
+
+	L1Cycles         float64 `json:"L1Cycles"`
+	L1DataPipeCycles float64 `json:"L1DataPipeCycles"`
+	L1TagCycles      float64 `json:"L1TagCycles"`
+
+	WaveMemLoadNew     float64    `json:"waveMemLoadNew"`
+	WaveMemStoreNew    float64    `json:"waveMemStoreNew"`
+	WaveMemOld         [2]float64 `json:"waveMemOld"`         // y and z layer footprints (loads and stores)
+	WaveMemLoadOverlap [2]float64 `json:"waveMemLoadOverlap"` // reusable load volume from the x+y and z layers
+	WaveValidCells     float64    `json:"waveValidCells"`     // threads of one wave
+	// QWaveFactor is the factor n_cur/(W·B) by which New and the overlaps
+	// were divided but Old was not (§4.7); 0 means 1, i.e. no such scaling.
+	QWaveFactor float64 `json:"qWaveFactor,omitempty"`
+
+	LoadFields  []FieldBasic `json:"loadFields,omitempty"`
+	StoreFields []FieldBasic `json:"storeFields,omitempty"`
+}
+
+// FieldBasic holds one field's share of the block- and wave-level volumes.
+// Load fields use the load entries, store fields BlockL2Store and WaveMemNew.
+type FieldBasic struct {
+	Name               string  `json:"name"`
+	BlockL1Load        float64 `json:"blockL1Load,omitempty"`
+	BlockL2Load        float64 `json:"blockL2Load,omitempty"`        // V_f
+	BlockL2LoadOverlap float64 `json:"blockL2LoadOverlap,omitempty"` // V^ov_f
+	BlockL2Store       float64 `json:"blockL2Store,omitempty"`
+	WaveMemNew         float64 `json:"waveMemNew"`
+	WaveMemOverlapY    float64 `json:"waveMemOverlapY,omitempty"` // y-layer reuse (the reference excludes the x part here)
+	WaveMemOverlapZ    float64 `json:"waveMemOverlapZ,omitempty"`
+}
+
+// waveScale returns QWaveFactor with the zero value read as 1.
+func (b Basic) waveScale() float64 {
+	if b.QWaveFactor == 0 {
+		return 1
+	}
+	return b.QWaveFactor
+}
+
+// Launch holds the launch numbers the derived metrics need.
+type Launch struct {
+	ThreadsPerBlock int     `json:"threadsPerBlock"` // B
+	LupsPerThread   int     `json:"lupsPerThread"`   // λ
+	BlocksPerSM     int     `json:"blocksPerSM"`     // β
+	BlocksPerWave   int     `json:"blocksPerWave"`   // W = β·SMs
+	FlopsPerLup     float64 `json:"flopsPerLup"`
+	FlinsPerLup     float64 `json:"flinsPerLup"` // floating-point instructions per Lup (an FMA is one)
+	FPBytes         int     `json:"fpType"`      // 4 single or 8 double precision
+}
+
+// Derived holds the per-lattice-update metrics of spec/metrics.md §5.3–5.5.
+// Volumes are in bytes per Lup (B/Lup), cycles in L1 cycles per Lup,
+// oversubscriptions are dimensionless and performance is in GLup/s.
+type Derived struct {
+	Method string `json:"method"`
+
+	L1CyclesPerLup         float64 `json:"L1Cycles"`
+	L1DataPipeCyclesPerLup float64 `json:"L1DataPipeCycles"`
+	L1TagCyclesPerLup      float64 `json:"L1TagCycles"`
+	L1TLBPages             float64 `json:"L1TLBPages"` // 512 KiB pages of the β blocks on one SM
+
+	L1Load        float64 `json:"L1Load"`
+	SmL1Alloc     float64 `json:"smL1Alloc"`                 // bytes allocated in one SM's L1
+	OL1           float64 `json:"L1coverage"`                // O_L1
+	OL1ov         float64 `json:"L1OverlapOversubscription"` // O_L1ov
+	L2LoadV1      float64 `json:"L2LoadV1"`
+	L2LoadOverlap float64 `json:"L2LoadOverlap"`
+	L1LoadEvicts  float64 `json:"L1LoadEvicts"`
+	L2LoadV2      float64 `json:"L2LoadV2"`
+	L2Store       float64 `json:"L2Store"`
+	L2TotalV1     float64 `json:"L2totalV1"`
+	L2TotalV2     float64 `json:"L2totalV2"`
+
+	MemLoadV1         float64    `json:"memLoadV1"`
+	MemStoreV1        float64    `json:"memStoreV1"`
+	MemLoadOverlap    [2]float64 `json:"memLoadOverlap"`
+	WaveL2Alloc       float64    `json:"waveL2Alloc"`                 // bytes allocated in L2 per wave
+	OOv               [2]float64 `json:"waveOverlapOversubscription"` // O_ov,k
+	MemLoadOverlapHit [2]float64 `json:"memLoadOverlapHit"`
+	MemLoadV2         float64    `json:"memLoadV2"`
+	OL2               float64    `json:"L2Oversubscription"` // O_L2
+	MemStoreEvicts    float64    `json:"memStoreEvicts"`
+	MemLoadEvicts     float64    `json:"memLoadEvicts"`
+	MemStoreV2        float64    `json:"memStoreV2"`
+	MemLoadV3         float64    `json:"memLoadV3"`
+	MemLoadV4         float64    `json:"memLoadV4"`
+
+	LoadFields  []LoadFieldDerived  `json:"loadFields,omitempty"`
+	StoreFields []StoreFieldDerived `json:"storeFields,omitempty"`
+
+	Limiters
+}
+
+// LoadFieldDerived is one load field's share of the derived volumes, in B/Lup.
+type LoadFieldDerived struct {
+	Name              string     `json:"name"`
+	L1Load            float64    `json:"L1Load"`
+	L2LoadV1          float64    `json:"L2LoadV1"`
+	L2LoadOverlap     float64    `json:"L2LoadOverlap"`
+	L2LoadV2          float64    `json:"L2LoadV2"` // without the L1 capacity evictions, which are not split by field
+	MemLoadV1         float64    `json:"memLoadV1"`
+	MemLoadOverlap    [2]float64 `json:"memLoadOverlap"`
+	MemLoadOverlapHit [2]float64 `json:"memLoadOverlapHit"`
+	MemLoadV2         float64    `json:"memLoadV2"`
+}
+
+// StoreFieldDerived is one store field's share of the derived volumes, in B/Lup.
+type StoreFieldDerived struct {
+	Name       string  `json:"name"`
+	L2Store    float64 `json:"L2Store"`
+	MemStoreV1 float64 `json:"memStoreV1"`
+}
+
+// Derive computes the derived volumes and limiters of one configuration from
+// its basic metrics, launch numbers and device under the given method.
+func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
+	if err := validateInputs(b, l, dev); err != nil {
+		return Derived{}, err
+	}
+	sizeL1, sizeL2 := float64(dev.L1Bytes), float64(dev.L2Bytes)
+	o, err := m.oversubscriptions(b, l, sizeL1, sizeL2)
+	if err != nil {
+		return Derived{}, err
+	}
+	c := m.Curves
+	lambda := float64(l.LupsPerThread)
+	perBlock := float64(l.ThreadsPerBlock) * lambda // Lups per block
+	perWave := float64(l.BlocksPerWave) * perBlock  // Lups per wave
+
+	// prevBlockKept is the fraction of the previous-block overlap that is
+	// still resident in L1 and therefore saved.
+	prevBlockKept := 0.0
+	if c.PrevBlock != nil {
+		prevBlockKept = c.PrevBlock.Hit(o.prevBlockArg)
+	}
+	layerHit := [2]float64{c.OverlapY.Hit(o.layer[0]), c.OverlapZ.Hit(o.layer[1])}
+
+	d := Derived{
+		Method:                 m.Name,
+		L1CyclesPerLup:         b.L1Cycles / lambda,
+		L1DataPipeCyclesPerLup: b.L1DataPipeCycles / lambda,
+		L1TagCyclesPerLup:      b.L1TagCycles / lambda,
+		L1TLBPages:             b.BlockL1TLBPages * float64(l.BlocksPerSM),
+		L1Load:                 b.BlockL1Load / perBlock,
+		SmL1Alloc:              o.smL1Alloc,
+		OL1:                    o.l1,
+		OL1ov:                  o.l1Overlap,
+		L2LoadV1:               b.BlockL2Load / perBlock,
+		L2LoadOverlap:          b.BlockL2LoadOverlap / perBlock,
+		L2Store:                b.BlockL2Store / perBlock,
+		MemLoadV1:              b.WaveMemLoadNew / perWave,
+		MemStoreV1:             b.WaveMemStoreNew / perWave,
+		WaveL2Alloc:            b.WaveMemLoadNew + b.WaveMemStoreNew,
+		OOv:                    o.layer,
+		OL2:                    o.l2,
+	}
+	d.L1LoadEvicts = (d.L1Load - d.L2LoadV1) * c.L1.Miss(o.l1)
+	d.L2LoadV2 = d.L2LoadV1 - d.L2LoadOverlap*prevBlockKept + d.L1LoadEvicts
+	d.L2TotalV1 = d.L2LoadV1 + d.L2Store
+	d.L2TotalV2 = d.L2LoadV2 + d.L2Store
+
+	for k := range d.MemLoadOverlap {
+		d.MemLoadOverlap[k] = b.WaveMemLoadOverlap[k] / perWave
+		d.MemLoadOverlapHit[k] = d.MemLoadOverlap[k] * layerHit[k]
+	}
+	d.MemLoadV2 = d.MemLoadV1 - d.MemLoadOverlapHit[0] - d.MemLoadOverlapHit[1]
+	d.MemStoreEvicts = math.Max(0, d.L2Store-d.MemStoreV1) * c.Store.Miss(o.l2)
+	d.MemLoadEvicts = (d.L2LoadV2 - d.MemLoadV2) * c.L2.Miss(o.l2)
+	d.MemStoreV2 = d.MemStoreV1 + d.MemStoreEvicts
+	d.MemLoadV3 = d.MemLoadV2 + d.MemStoreEvicts
+	d.MemLoadV4 = d.MemLoadV3 + d.MemLoadEvicts
+
+	for _, f := range b.LoadFields {
+		fd := LoadFieldDerived{
+			Name:          f.Name,
+			L1Load:        f.BlockL1Load / perBlock,
+			L2LoadV1:      f.BlockL2Load / perBlock,
+			L2LoadOverlap: f.BlockL2LoadOverlap / perBlock,
+			MemLoadV1:     f.WaveMemNew / perWave,
+			MemLoadOverlap: [2]float64{
+				f.WaveMemOverlapY / perWave,
+				f.WaveMemOverlapZ / perWave,
+			},
+		}
+		fd.L2LoadV2 = fd.L2LoadV1 - fd.L2LoadOverlap*prevBlockKept
+		fd.MemLoadV2 = fd.MemLoadV1
+		for k := range fd.MemLoadOverlap {
+			fd.MemLoadOverlapHit[k] = fd.MemLoadOverlap[k] * layerHit[k]
+			fd.MemLoadV2 -= fd.MemLoadOverlapHit[k]
+		}
+		d.LoadFields = append(d.LoadFields, fd)
+	}
+	for _, f := range b.StoreFields {
+		d.StoreFields = append(d.StoreFields, StoreFieldDerived{
+			Name:       f.Name,
+			L2Store:    f.BlockL2Store / perBlock,
+			MemStoreV1: f.WaveMemNew / perWave,
+		})
+	}
+
+	d.Limiters = computeLimiters(d, l, dev)
+	return d, nil
+}
+
+// validateInputs rejects numbers that would make a derived value divide by
+// zero or lose its meaning.
+func validateInputs(b Basic, l Launch, dev device.Device) error {
+	positive := []struct {
+		name  string
+		value float64
+	}{
+		{"launch threadsPerBlock", float64(l.ThreadsPerBlock)},
+		{"launch lupsPerThread", float64(l.LupsPerThread)},
+		{"launch blocksPerSM", float64(l.BlocksPerSM)},
+		{"launch blocksPerWave", float64(l.BlocksPerWave)},
+		{"device " + dev.Name + " sms", float64(dev.SMs)},
+		{"device " + dev.Name + " clock_ghz", dev.ClockGHz},
+		{"device " + dev.Name + " l1_bytes", float64(dev.L1Bytes)},
+		{"device " + dev.Name + " l2_bytes", float64(dev.L2Bytes)},
+		{"device " + dev.Name + " l2_bandwidth_gbs", dev.L2BandwidthGBs},
+		{"device " + dev.Name + " dram_bandwidth_gbs", dev.DRAMBandwidthGBs},
+	}
+	for _, p := range positive {
+		if !(p.value > 0) || math.IsInf(p.value, 0) {
+			return fmt.Errorf("model: %s must be a positive finite number, got %v", p.name, p.value)
+		}
+	}
+	if l.FPBytes != 4 && l.FPBytes != 8 {
+		return fmt.Errorf("model: launch fpType must be 4 or 8 bytes, got %d", l.FPBytes)
+	}
+	if l.FlopsPerLup < 0 || l.FlinsPerLup < 0 {
+		return fmt.Errorf("model: launch flopsPerLup and flinsPerLup must not be negative, got %v and %v", l.FlopsPerLup, l.FlinsPerLup)
+	}
+	if b.QWaveFactor < 0 {
+		return fmt.Errorf("model: basic qWaveFactor must not be negative, got %v", b.QWaveFactor)
+	}
+	if b.L1Cycles <= 0 {
+		return fmt.Errorf("model: basic L1Cycles must be positive, got %v", b.L1Cycles)
+	}
+	return nil
+}

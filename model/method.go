@@ -1,0 +1,107 @@
+package model
+
+import (
+	"fmt"
+	"math"
+)
+
+// OversubscriptionRule selects how the oversubscription O of a cache is
+// formed from the allocated volumes (spec/metrics.md §5.3, §5.4, §8 items 11,
+// 18 and 22).
+type OversubscriptionRule string
+
+// The two oversubscription rules.
+const (
+	// ReferenceForms are the reference implementation's empirical forms:
+	// O_L1 = blockL1LoadAlloc/√(sizeL1·128 KiB) for one block,
+	// O_L1ov = blockL2Load/sizeL1 (curve argument 2·O_L1ov),
+	// O_ov,k = (Old_k + waveMemLoadNew − Ov_k)/sizeL2 with Old unnormalised,
+	// O_L2 = waveL2Alloc/√(sizeL2·4 MiB).
+	ReferenceForms OversubscriptionRule = "reference-forms"
+	// AllocationRatio is the paper's O = V_alloc/V_cache with V_alloc the
+	// allocation of everything sharing the cache: β·blockL1LoadAlloc for L1
+	// (also for the previous-block overlap), the wave's loads and stores for
+	// L2, and for the layer overlaps the layer's Old volume scaled like New
+	// plus the wave's allocation minus the reused part.
+	AllocationRatio OversubscriptionRule = "allocation-ratio"
+)
+
+// Method is an estimation strategy: how oversubscriptions are formed and
+// which generation of fitted curves turns them into miss fractions.
+type Method struct {
+	Name             string               `json:"name"`
+	Oversubscription OversubscriptionRule `json:"oversubscription"`
+	Curves           CurveSet             `json:"curves"`
+}
+
+// The two named methods of spec/metrics.md (preface).
+var (
+	// MethodReference reproduces the reference implementation's current state.
+	MethodReference = Method{Name: "reference", Oversubscription: ReferenceForms, Curves: CurrentCurves}
+	// MethodExact uses O = V_alloc/V_cache throughout. It pairs that rule
+	// with the paper-era curves because those were fitted against exactly
+	// such plain allocation ratios (with β co-resident blocks for L1) and
+	// keep the paper's separate loose y and steep z overlap fits (§8 item 24);
+	// the current parameters were fitted together with the square-root forms
+	// and do not belong to a plain ratio (§5.2). The paper-era set has no
+	// previous-block term, matching the paper's view that L1 sharing between
+	// blocks is unlikely (§8 item 12).
+	MethodExact = Method{Name: "exact", Oversubscription: AllocationRatio, Curves: PaperEraCurves}
+)
+
+// MethodByName returns the method called "reference" or "exact".
+func MethodByName(name string) (Method, error) {
+	switch name {
+	case MethodReference.Name:
+		return MethodReference, nil
+	case MethodExact.Name:
+		return MethodExact, nil
+	}
+	return Method{}, fmt.Errorf("model: unknown method %q (expected %q or %q)", name, MethodReference.Name, MethodExact.Name)
+}
+
+// oversubscriptions are the cache oversubscriptions of one configuration
+// under one method, plus the L1 allocation they were formed from.
+type oversubscriptions struct {
+	smL1Alloc    float64    // bytes allocated in one SM's L1
+	l1           float64    // O_L1
+	l1Overlap    float64    // O_L1ov as reported
+	prevBlockArg float64    // argument of the previous-block curve
+	layer        [2]float64 // O_ov,k for the y (incl. x) and z layer
+	l2           float64    // O_L2
+}
+
+// kibi and mebi are the binary units of the reference's square-root forms.
+const (
+	kibi = 1024.0
+	mebi = 1024.0 * 1024.0
+)
+
+func (m Method) oversubscriptions(b Basic, l Launch, sizeL1, sizeL2 float64) (oversubscriptions, error) {
+	waveL2Alloc := b.WaveMemLoadNew + b.WaveMemStoreNew
+	var o oversubscriptions
+	switch m.Oversubscription {
+	case ReferenceForms:
+		o.smL1Alloc = b.BlockL1LoadAlloc
+		o.l1 = o.smL1Alloc / math.Sqrt(sizeL1*128*kibi)
+		o.l1Overlap = b.BlockL2Load / sizeL1
+		o.prevBlockArg = 2 * o.l1Overlap
+		for k := range o.layer {
+			o.layer[k] = (b.WaveMemOld[k] + b.WaveMemLoadNew - b.WaveMemLoadOverlap[k]) / math.Max(1, sizeL2)
+		}
+		o.l2 = waveL2Alloc / math.Sqrt(sizeL2*4*mebi)
+	case AllocationRatio:
+		o.smL1Alloc = float64(l.BlocksPerSM) * b.BlockL1LoadAlloc
+		o.l1 = o.smL1Alloc / sizeL1
+		o.l1Overlap = o.l1
+		o.prevBlockArg = o.l1
+		q := b.waveScale()
+		for k := range o.layer {
+			o.layer[k] = (b.WaveMemOld[k]/q + waveL2Alloc - b.WaveMemLoadOverlap[k]) / sizeL2
+		}
+		o.l2 = waveL2Alloc / sizeL2
+	default:
+		return o, fmt.Errorf("model: method %q: unknown oversubscription rule %q", m.Name, m.Oversubscription)
+	}
+	return o, nil
+}
