@@ -190,7 +190,9 @@ func (m *Map) mapBound(op string, typ DimType, pos, value int,
 // value. It wraps isl_map_fix_si.
 func (m *Map) FixSi(typ DimType, pos, value int) (*Map, error) {
 	return m.mapBound("isl_map_fix_si", typ, pos, value,
-		func(p *C.isl_map, t C.enum_isl_dim_type, q C.uint, v C.int) *C.isl_map { return C.isl_map_fix_si(p, t, q, v) })
+		func(p *C.isl_map, t C.enum_isl_dim_type, q C.uint, v C.int) *C.isl_map {
+			return C.isl_map_fix_si(p, t, q, v)
+		})
 }
 
 // LowerBoundSi returns the pairs of m where dimension pos of the given type

@@ -235,7 +235,9 @@ func (s *Set) setBound(op string, typ DimType, pos, value int,
 // equals value. It wraps isl_set_fix_si.
 func (s *Set) FixSi(typ DimType, pos, value int) (*Set, error) {
 	return s.setBound("isl_set_fix_si", typ, pos, value,
-		func(p *C.isl_set, t C.enum_isl_dim_type, q C.uint, v C.int) *C.isl_set { return C.isl_set_fix_si(p, t, q, v) })
+		func(p *C.isl_set, t C.enum_isl_dim_type, q C.uint, v C.int) *C.isl_set {
+			return C.isl_set_fix_si(p, t, q, v)
+		})
 }
 
 // LowerBoundSi returns the subset of s where dimension pos of the given type
