@@ -56,8 +56,9 @@ type Device struct {
 	// Sources records where the numbers come from (spec sheet, paper table,
 	// measurement; estimates say so). Each entry's key is a comma-separated
 	// list of numeric keys ("sms, clock_ghz", "latencies.l1_cycles") or of the
-	// groups "limits" and "latencies", which cover every key below them.
-	// Validate requires exactly one source for every non-zero number.
+	// groups "limits" and "latencies", which cover every key below them
+	// unless the key has its own entry. Validate requires a source for every
+	// non-zero number and allows each key or group in one entry only.
 	Sources map[string]string `yaml:"sources"`
 }
 

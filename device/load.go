@@ -203,19 +203,23 @@ var powerOfTwoKeys = []string{
 // Source keys that stand for every number below them.
 var sourceGroups = []string{"limits", "latencies"}
 
-// sourceFor returns the source recorded for key: a sources entry whose
-// comma-separated key list names key itself or its group ("limits",
-// "latencies").
-func (d *Device) sourceFor(key string) string {
+// Source returns where the number under key (a dotted YAML key such as
+// "l2_bytes" or "limits.shared_per_sm") comes from: the sources entry naming
+// the key itself, else the one naming its group ("limits", "latencies").
+func (d *Device) Source(key string) string {
 	group, _, _ := strings.Cut(key, ".")
+	var fromGroup string
 	for names, src := range d.Sources {
 		for n := range strings.SplitSeq(names, ",") {
-			if n = strings.TrimSpace(n); n == key || n == group {
+			switch strings.TrimSpace(n) {
+			case key:
 				return src
+			case group:
+				fromGroup = src
 			}
 		}
 	}
-	return ""
+	return fromGroup
 }
 
 func (d *Device) check() []*FieldError {
@@ -249,7 +253,7 @@ func (d *Device) check() []*FieldError {
 			bad(f.key, "expected a non-negative number, got %v", x)
 		case x == 0 && required:
 			bad(f.key, "expected a positive number, got 0")
-		case x > 0 && d.sourceFor(f.key) == "":
+		case x > 0 && d.Source(f.key) == "":
 			bad("sources", "no source for %q; add it to a sources entry (key list → where the number comes from)", f.key)
 		}
 	}
