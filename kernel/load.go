@@ -351,17 +351,18 @@ func (l *loader) field(n *yaml.Node, index int, k *Kernel) (*Field, *yaml.Node, 
 	default:
 		return nil, nil, l.errf(elem.value, "%s element = %d: expected 1, 2, 4, 8 or 16 bytes", what, f.Element)
 	}
-	extentDims, extentNode := k.Dims, nameEntry.value
+	extentDims, sizeNode := k.Dims, nameEntry.value
 	if e, ok := m["extent"]; ok {
 		if f.Extent, extentDims, err = l.sizes(e.value, what+" extent"); err != nil {
 			return nil, nil, err
 		}
-		extentNode = e.value
+		sizeNode = e.value
 	}
 	if e, ok := m["offset"]; ok {
 		if f.Offset, err = l.intRange(e.value, what+" offset", -maxAddress, maxAddress); err != nil {
 			return nil, nil, err
 		}
+		sizeNode = e.value
 	}
 	if e, ok := m["multiplicity"]; ok {
 		if f.Multiplicity, err = l.intRange(e.value, what+" multiplicity", 1, math.MaxInt32); err != nil {
@@ -375,7 +376,7 @@ func (l *loader) field(n *yaml.Node, index int, k *Kernel) (*Field, *yaml.Node, 
 	}
 	// The array itself must be addressable: (|α| + N0·N1·N2)·s ≤ maxAddress.
 	if size := f.Extent[0] * f.Extent[1] * f.Extent[2]; size > (maxAddress/f.Element)-abs64(f.Offset) {
-		return nil, nil, l.errf(extentNode, "%s: extent %v with offset %d and %d-byte elements spans more than 2^60 bytes", what, f.Extent, f.Offset, f.Element)
+		return nil, nil, l.errf(sizeNode, "%s: extent %v with offset %d and %d-byte elements spans more than 2^60 bytes", what, f.Extent, f.Offset, f.Element)
 	}
 	for _, store := range []bool{false, true} {
 		key := map[bool]string{false: "load", true: "store"}[store]

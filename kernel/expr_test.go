@@ -1,0 +1,329 @@
+package kernel
+
+import (
+	"errors"
+	"math/big"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func mustParse(t testing.TB, src string) Expr {
+	t.Helper()
+	e, err := ParseExpr(src)
+	if err != nil {
+		t.Fatalf("ParseExpr(%q): %v", src, err)
+	}
+	return e
+}
+
+func TestEvalHandComputed(t *testing.T) {
+	tests := []struct {
+		src  string
+		p    Point
+		want int64
+	}{
+		{"x + 2*y - 3*z + 7", Point{1, 2, 3}, 1 + 4 - 9 + 7},
+		{"3*x + 1", Point{4, 0, 0}, 13},
+		{"-(x - 2*(y + 1))", Point{1, 3, 0}, 7},
+		{"floor(x / 4)", Point{7, 0, 0}, 1},
+		{"floor(x / 4)", Point{-1, 0, 0}, -1}, // rounds toward −∞, not toward 0
+		{"floor(x / 4)", Point{-4, 0, 0}, -1},
+		{"floor(x / 4)", Point{-5, 0, 0}, -2},
+		{"floor((x - 1) / 4)", Point{0, 0, 0}, -1},
+		{"x % 4", Point{-1, 0, 0}, 3}, // non-negative remainder
+		{"x mod 4", Point{-8, 0, 0}, 0},
+		{"x % 4", Point{-9, 0, 0}, 3},
+		{"(6*x + 3) % 9", Point{2, 0, 0}, 6},
+		{"(6*x + 3) % 9", Point{-1, 0, 0}, 6},
+		{"2 * (x % 4) - y mod 3", Point{7, -1, 0}, 6 - 2},
+		{"-x % 4", Point{1, 0, 0}, 3}, // unary minus binds tighter than %
+		{"tidx + 10*tidy + 100*tidz", Point{1, 2, 3}, 321},
+		{"floor(floor(x/2)/3) + x % 2", Point{-13, 0, 0}, -3 + 1}, // ⌊−7/3⌋ + 1
+		{"x + 1000000000000*y", Point{5, 3, 0}, 3000000000005},
+	}
+	for _, tc := range tests {
+		if got := mustParse(t, tc.src).Eval(tc.p); got != tc.want {
+			t.Errorf("%q at %v = %d, want %d", tc.src, tc.p, got, tc.want)
+		}
+	}
+}
+
+func TestCanonicalForm(t *testing.T) {
+	groups := [][]string{
+		{"x + 1", "1 + x", "(x) + 1", "((x+1))", "x - -1", "2 + x - 1", "tidx + 1", "+x+1"},
+		{"2*x - y", "-y + x*2", "x + x - y", "(2)*x - 1*y", "-(y - 2*x)", "x*(3 - 1) - y"},
+		{"floor(x/4)", "floor((x)/(2*2))", "floor(x / 4) + 0", "floor((x + 4)/4) - 1", "floor(2*x/8)"},
+		{"x % 4", "(x + 8) % 4", "x mod 4", "(x - 4) mod 4", "(5*x) % 4 - 0", "(x - 4*y) % 4"},
+		{"3*((2*x + 1) % 3)", "(6*x + 3) % 9"},
+		{"0", "x - x", "x % 1", "floor(3/4)", "(y*0)"},
+		{"floor(x/2) + y % 3", "y mod 3 + floor(x / 2)"},
+	}
+	for _, g := range groups {
+		first := mustParse(t, g[0])
+		for _, src := range g[1:] {
+			e := mustParse(t, src)
+			if !e.Equal(first) || e.String() != first.String() {
+				t.Errorf("%q = %s, want equal to %q = %s", src, e, g[0], first)
+			}
+		}
+	}
+	different := [][2]string{{"x", "y"}, {"x % 4", "x % 8"}, {"floor(x/4)", "x % 4"}, {"floor(x/4)", "floor(y/4)"}, {"x + 1", "x + 2"}, {"2*(x % 4)", "x % 4"}}
+	for _, d := range different {
+		if mustParse(t, d[0]).Equal(mustParse(t, d[1])) {
+			t.Errorf("%q and %q compare equal", d[0], d[1])
+		}
+	}
+}
+
+func TestStringAndISL(t *testing.T) {
+	tests := []struct{ src, str, isl string }{
+		{"1 + x", "x + 1", "x + 1"},
+		{"z - 2*y - 4", "-2*y + z - 4", "-2*y + z - 4"},
+		{"floor((x-1)/4)", "floor((x + 3)/4) - 1", "floor((x + 3)/4) - 1"},
+		{"-(x % 4)", "-(x % 4)", "-((x) mod 4)"},
+		{"y + 2*(x+1) % 4", "y + 2*((x + 1) % 2)", "y + 2*((x + 1) mod 2)"},
+		{"-7", "-7", "-7"},
+	}
+	for _, tc := range tests {
+		e := mustParse(t, tc.src)
+		if e.String() != tc.str || e.ISL() != tc.isl {
+			t.Errorf("%q: String %q ISL %q, want %q and %q", tc.src, e.String(), e.ISL(), tc.str, tc.isl)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		src  string
+		col  int
+		want string
+	}{
+		{"x*y", 2, "not affine"},
+		{"(x + 1) * (y - 1)", 9, "not affine"},
+		{"floor(x / y)", 9, "non-constant"},
+		{"floor(x / 0)", 9, "positive"},
+		{"floor(x / -4)", 9, "positive"},
+		{"x % 0", 3, "positive"},
+		{"x mod y", 3, "constant"},
+		{"x / 4", 3, "floor(e / c)"},
+		{"(x / 4)", 4, "floor(e / c)"},
+		{"x + w", 5, `unknown name "w"`},
+		{"1.5*x", 2, "floating-point"},
+		{"2x", 2, "2*x"},
+		{"x +", 4, "end of expression"},
+		{"(x + 1", 7, "expected ')'"},
+		{"x + 1)", 6, "unbalanced"},
+		{"floor(x)", 8, "expected '/'"},
+		{"", 1, "end of expression"},
+		{"x $ 1", 3, "unexpected character"},
+		{"99999999999999999999", 1, "64 bits"},
+		{"9223372036854775807 + 1", 21, "overflow"},
+		{"x + ä", 5, "unexpected character"},
+		{strings.Repeat("(", 100) + "x" + strings.Repeat(")", 100), 65, "nested"},
+	}
+	for _, tc := range tests {
+		_, err := ParseExpr(tc.src)
+		var ee *ExprError
+		if !errors.As(err, &ee) {
+			t.Errorf("%q: got error %v, want *ExprError", tc.src, err)
+			continue
+		}
+		if ee.Column != tc.col || !strings.Contains(ee.Msg, tc.want) {
+			t.Errorf("%q: got column %d %q, want column %d containing %q", tc.src, ee.Column, ee.Msg, tc.col, tc.want)
+		}
+	}
+}
+
+// evalText is an independent oracle: it evaluates an expression directly
+// from its text at p with arbitrary-precision integers, following the
+// documented grammar, without any canonicalisation.
+func evalText(src string, p Point) (*big.Int, bool) {
+	toks, err := tokenize(src)
+	if err != nil {
+		return nil, false
+	}
+	i := 0
+	var sum, term, unary func() (*big.Int, bool)
+	isConst := func(v *big.Int) bool { return v != nil }
+	_ = isConst
+	unary = func() (*big.Int, bool) {
+		t := toks[i]
+		switch {
+		case t.kind == '-' || t.kind == '+':
+			i++
+			v, ok := unary()
+			if ok && t.kind == '-' {
+				v.Neg(v)
+			}
+			return v, ok
+		case t.kind == 'n':
+			i++
+			v, ok := new(big.Int).SetString(t.text, 10)
+			return v, ok
+		case t.kind == 'i' && t.text == "floor":
+			i += 2 // "floor" "("
+			n, ok1 := sum()
+			i++ // "/"
+			d, ok2 := sum()
+			i++ // ")"
+			if !ok1 || !ok2 || d.Sign() <= 0 {
+				return nil, false
+			}
+			q, m := new(big.Int).DivMod(n, d, new(big.Int)) // Euclidean = floor for d > 0
+			_ = m
+			return q, true
+		case t.kind == 'i':
+			i++
+			v, ok := variables[t.text]
+			return big.NewInt(p[v]), ok
+		case t.kind == '(':
+			i++
+			v, ok := sum()
+			i++
+			return v, ok
+		}
+		return nil, false
+	}
+	term = func() (*big.Int, bool) {
+		v, ok := unary()
+		for ok && (toks[i].kind == '*' || toks[i].kind == '%' || toks[i].kind == 'i' && toks[i].text == "mod") {
+			op := toks[i].kind
+			i++
+			var r *big.Int
+			if r, ok = unary(); !ok {
+				break
+			}
+			if op == '*' {
+				v.Mul(v, r)
+			} else if r.Sign() > 0 {
+				v.Mod(v, r)
+			} else {
+				ok = false
+			}
+		}
+		return v, ok
+	}
+	sum = func() (*big.Int, bool) {
+		v, ok := term()
+		for ok && (toks[i].kind == '+' || toks[i].kind == '-') {
+			op := toks[i].kind
+			i++
+			var r *big.Int
+			if r, ok = term(); ok && op == '+' {
+				v.Add(v, r)
+			} else if ok {
+				v.Sub(v, r)
+			}
+		}
+		return v, ok
+	}
+	return sum()
+}
+
+// checkAgainstOracle asserts that e, parsed from src, evaluates like the
+// text itself at random points where its 64-bit evaluation is exact.
+func checkAgainstOracle(t *testing.T, src string, e Expr, rng *rand.Rand, points int) {
+	t.Helper()
+	for range points {
+		p := Point{rng.Int64N(41) - 20, rng.Int64N(41) - 20, rng.Int64N(41) - 20}
+		if _, _, exact := e.Bounds(p, p); !exact {
+			continue
+		}
+		want, ok := evalText(src, p)
+		if !ok {
+			t.Fatalf("oracle failed on %q", src)
+		}
+		if got := e.Eval(p); !want.IsInt64() || got != want.Int64() {
+			t.Fatalf("%q (canonical %s) at %v = %d, oracle %s", src, e, p, got, want)
+		}
+	}
+}
+
+// randomExpr builds a random expression text from the whole grammar.
+func randomExpr(rng *rand.Rand, depth int) string {
+	leaf := []string{"x", "y", "z", "tidx", "1", "0", "7", "12"}
+	if depth == 0 {
+		return leaf[rng.IntN(len(leaf))]
+	}
+	a, b := randomExpr(rng, depth-1), randomExpr(rng, depth-1)
+	c := []string{"2", "3", "4", "5", "8", "-3"}[rng.IntN(6)]
+	pos := []string{"2", "3", "4", "6", "8", "16"}[rng.IntN(6)]
+	switch rng.IntN(8) {
+	case 0:
+		return a + " + " + b
+	case 1:
+		return a + " - (" + b + ")"
+	case 2:
+		return c + "*(" + a + ")"
+	case 3:
+		return "floor((" + a + ") / " + pos + ")"
+	case 4:
+		return "(" + a + ") % " + pos
+	case 5:
+		return "(" + a + ") mod " + pos
+	case 6:
+		return "-(" + a + ")"
+	}
+	return "(" + a + ")*" + c
+}
+
+func TestEvalMatchesOracleOnRandomExpressions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		src := randomExpr(rng, 1+rng.IntN(4))
+		e := mustParse(t, src)
+		checkAgainstOracle(t, src, e, rng, 20)
+		back := mustParse(t, e.String())
+		if !back.Equal(e) {
+			t.Fatalf("%q: String %q re-parses to %s", src, e, back)
+		}
+	}
+}
+
+func TestSubstitute(t *testing.T) {
+	e := mustParse(t, "floor((x + 3*y)/4) + (z - 1) % 3 + 2*x")
+	sub := [3]Expr{mustParse(t, "2*x + 1"), mustParse(t, "y - 5"), mustParse(t, "3*z")}
+	s, err := e.Substitute(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		p := Point{rng.Int64N(200) - 100, rng.Int64N(200) - 100, rng.Int64N(200) - 100}
+		q := Point{sub[0].Eval(p), sub[1].Eval(p), sub[2].Eval(p)}
+		if got, want := s.Eval(p), e.Eval(q); got != want {
+			t.Fatalf("substituted %s at %v = %d, original at %v = %d", s, p, got, q, want)
+		}
+	}
+	// (3z − 1) mod 3 is the constant 2 and ⌊(2x + 3y − 14)/4⌋ is
+	// ⌊(2x + 3y + 2)/4⌋ − 4, so the constants cancel.
+	if want := mustParse(t, "floor((2*x + 3*y + 2)/4) + 4*x"); !s.Equal(want) {
+		t.Errorf("substituted = %s, want %s", s, want)
+	}
+}
+
+func TestBoundsContainAllValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 300 {
+		e := mustParse(t, randomExpr(rng, 3))
+		lo := Point{rng.Int64N(20) - 10, rng.Int64N(20) - 10, rng.Int64N(20) - 10}
+		hi := Point{lo[0] + rng.Int64N(5), lo[1] + rng.Int64N(5), lo[2] + rng.Int64N(5)}
+		minV, maxV, ok := e.Bounds(lo, hi)
+		if !ok {
+			t.Fatalf("%s: bounds overflow on a small box", e)
+		}
+		for x := lo[0]; x <= hi[0]; x++ {
+			for y := lo[1]; y <= hi[1]; y++ {
+				for z := lo[2]; z <= hi[2]; z++ {
+					if v := e.Eval(Point{x, y, z}); v < minV || v > maxV {
+						t.Fatalf("%s at %v = %d outside bounds [%d, %d]", e, Point{x, y, z}, v, minV, maxV)
+					}
+				}
+			}
+		}
+	}
+	if _, _, ok := mustParse(t, "4611686018427387904*x").Bounds(Point{}, Point{4, 0, 0}); ok {
+		t.Error("bounds of 2^62·x over x ≤ 4 reported as fitting in 64 bits")
+	}
+}

@@ -1,0 +1,259 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/polyvol/polyvol/examples"
+)
+
+const starSpec = `# comment
+name: star
+domain: [64, 32, 16]
+flops: 7
+fields:
+  - name: A
+    element: 8
+    offset: 4
+    load:
+      - [x, y, z]
+      - [x + 1, y, z]
+      - [1 + x, y, z]
+      - [x, y, z - 4]
+    store:
+      - [x, y, z]
+  - name: V
+    element: 4
+    extent: [1000]
+    scalar: true
+    multiplicity: 3
+    load:
+      - [3*x + 1]
+      - 3*x + 2
+  - name: M
+    element: 8
+    extent: [1000, 1000]
+    load_isl:
+      - "{ [x, y, z] -> M[x, y + 1] }"
+`
+
+func TestParseValidSpec(t *testing.T) {
+	k, err := Parse([]byte(starSpec), "star.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Name != "star" || k.Domain != [3]int64{64, 32, 16} || k.Dims != 3 || k.Flops != 7 ||
+		k.Registers != DefaultRegisters || k.FPType != DefaultFPType || k.Source != "star.yaml" || len(k.Fields) != 3 {
+		t.Fatalf("kernel = %+v", k)
+	}
+	a, v, m := k.Fields[0], k.Fields[1], k.Fields[2]
+	if a.Extent != k.Domain || len(a.Loads) != 3 || len(a.Stores) != 1 || a.Multiplicity != 1 {
+		t.Errorf("A: extent %v, %d loads (x+1 and 1+x are one), %d stores, multiplicity %d", a.Extent, len(a.Loads), len(a.Stores), a.Multiplicity)
+	}
+	if v.Extent != [3]int64{1000, 1, 1} || !v.Scalar || v.Multiplicity != 3 || len(v.Loads) != 2 {
+		t.Errorf("V = %+v", v)
+	}
+	if len(m.LoadMaps) != 1 || m.LoadMaps[0] != "{ [x, y, z] -> M[x, y + 1] }" {
+		t.Errorf("M raw maps = %q", m.LoadMaps)
+	}
+	// Element index α + e0 + e1·N0 + e2·N0·N1 of A at (x, y, z−4), by hand.
+	p := Point{5, 6, 7}
+	if got, want := a.ElementIndex(a.Loads[2], p), int64(4+5+6*64+3*64*32); got != want {
+		t.Errorf("ElementIndex = %d, want %d", got, want)
+	}
+	if got, want := a.ByteAddress(a.Loads[2], p), 8*int64(4+5+6*64+3*64*32); got != want {
+		t.Errorf("ByteAddress = %d, want %d", got, want)
+	}
+	// A single expression e is the tuple (e, 0, 0): linear index α + e.
+	if got := v.ElementIndex(v.Loads[1], p); got != 17 {
+		t.Errorf("V ElementIndex(3x+2) at x=5 = %d, want 17", got)
+	}
+	if got := k.FlopsPerThread([3]int64{1, 2, 2}); got != 28 {
+		t.Errorf("FlopsPerThread = %v, want 28", got)
+	}
+}
+
+func TestParseJSON(t *testing.T) {
+	src := "{\n\t\"name\": \"copy\",\n\t\"domain\": [100],\n\t\"fields\": [\n\t\t{\"name\": \"A\", \"element\": 8, \"load\": [[\"x\"]]},\n\t\t{\"name\": \"B\", \"element\": 8, \"store\": [[\"x + y\"]]}\n\t]\n}\n"
+	_, err := Parse([]byte(src), "copy.json")
+	// B has one extent entry (the domain's) but x + y is fine as one index.
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(src, `"x + y"`, `"x * y"`, 1)
+	_, err = Parse([]byte(bad), "copy.json")
+	wantError(t, err, "copy.json:6:", `field "B" store[0] index 0, column 3`, "not affine")
+}
+
+func wantError(t *testing.T, err error, parts ...string) {
+	t.Helper()
+	var se *SpecError
+	if !errors.As(err, &se) {
+		t.Fatalf("got %v, want a *SpecError containing %q", err, parts)
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Errorf("error %q does not contain %q", err, p)
+		}
+	}
+}
+
+func TestParseErrorsNamePositions(t *testing.T) {
+	// Each case edits starSpec; the error must name file, line:column and
+	// what is wrong.
+	tests := []struct {
+		name, old, new string
+		want           []string
+	}{
+		{"non-affine", "[x + 1, y, z]", "[x + 1, y*x, z]", []string{"star.yaml:11:17:", `field "A" load[1] index 1, column 2`, "not affine"}},
+		{"unknown name", "[x, y, z - 4]", "[x, y, w - 4]", []string{"star.yaml:13:16:", `field "A" load[3] index 2, column 1`, `unknown name "w"`}},
+		{"division", "3*x + 2", "3*x / 2", []string{"star.yaml:23:9:", `field "V" load[1] index 0, column 5`, "floor(e / c)"}},
+		{"float", "[3*x + 1]", "[3.5*x]", []string{"star.yaml:22:10:", `field "V" load[0] index 0, column 2`, "floating-point"}},
+		{"store", "    store:\n      - [x, y, z]", "    store:\n      - [x, y, floor(z/0)]", []string{"star.yaml:15:", `field "A" store[0] index 2, column 8`, "positive"}},
+		{"unknown top key", "flops: 7", "flop: 7", []string{"star.yaml:4:1:", `unknown key "flop"`}},
+		{"unknown field key", "    offset: 4", "    ofset: 4", []string{"star.yaml:8:5:", `fields[0]: unknown key "ofset"`}},
+		{"duplicate key", "flops: 7", "flops: 7\nflops: 8", []string{"star.yaml:5:1:", `"flops" given twice`}},
+		{"missing name", "name: star\n", "", []string{"star.yaml:", `missing required key "name"`}},
+		{"empty name", "name: star", `name: ""`, []string{"star.yaml:2:7:", "must not be empty"}},
+		{"missing domain", "domain: [64, 32, 16]\n", "", []string{`missing required key "domain"`}},
+		{"zero domain", "domain: [64, 32, 16]", "domain: [64, 0, 16]", []string{"star.yaml:3:14:", "domain[1] = 0", "from 1"}},
+		{"negative domain", "domain: [64, 32, 16]", "domain: [-64, 32, 16]", []string{"star.yaml:3:10:", "domain[0] = -64"}},
+		{"domain 0 entries", "domain: [64, 32, 16]", "domain: []", []string{"star.yaml:3:9:", "1 to 3 entries", "got 0"}},
+		{"domain 4 entries", "domain: [64, 32, 16]", "domain: [64, 32, 16, 2]", []string{"star.yaml:3:9:", "got 4"}},
+		{"domain not integer", "domain: [64, 32, 16]", "domain: [64, 32, sixteen]", []string{"star.yaml:3:18:", "domain[2]: expected an integer"}},
+		{"huge domain", "domain: [64, 32, 16]", "domain: [10000000, 10000000, 100]", []string{"star.yaml:3:30:", "2^50"}},
+		{"zero extent", "extent: [1000]\n", "extent: [0]\n", []string{"star.yaml:18:14:", `field "V" extent[0] = 0`}},
+		{"extent overflow", "extent: [1000, 1000]", "extent: [1000, 1000]\n    offset: 1000000000000000000", []string{"star.yaml:27:13:", `field "M"`, "2^60 bytes"}},
+		{"address overflow", "[3*x + 1]", "[1000000000000000000*x]", []string{"star.yaml:22:9:", `field "V" load[0]`, "exceed"}},
+		{"element size", "element: 4", "element: 3", []string{"star.yaml:17:14:", `field "V" element = 3`, "1, 2, 4, 8 or 16"}},
+		{"missing element", "    element: 4\n", "", []string{"star.yaml:16:11:", `field "V": missing required key "element"`}},
+		{"duplicate field", "name: M", "name: A", []string{"star.yaml:24:11:", `field "A": name already used by the field at line 6`}},
+		{"no access", "    load_isl:\n      - \"{ [x, y, z] -> M[x, y + 1] }\"\n", "", []string{"star.yaml:24:11:", `field "M": no accesses`}},
+		{"multiplicity", "multiplicity: 3", "multiplicity: 0", []string{"star.yaml:20:19:", `field "V" multiplicity = 0`}},
+		{"registers", "flops: 7", "flops: 7\nregisters: 256", []string{"star.yaml:5:12:", "registers = 256", "1 to 255"}},
+		{"shared", "flops: 7", "flops: 7\nshared_bytes: -1", []string{"star.yaml:5:15:", "shared_bytes = -1"}},
+		{"fp_type", "flops: 7", "flops: 7\nfp_type: 2", []string{"star.yaml:5:10:", "fp_type = 2", "4 (single) or 8"}},
+		{"negative flops", "flops: 7", "flops: -7", []string{"star.yaml:4:8:", "flops = -7"}},
+		{"scalar not bool", "scalar: true", "scalar: 1", []string{"star.yaml:19:13:", `field "V" scalar: expected true or false`}},
+		{"too many indices", "[x, y, z - 4]", "[x, y, z, 0]", []string{"star.yaml:13:9:", `field "A" load[3]`, "1 to 3 index expressions"}},
+		{"index beyond extent", "[3*x + 1]", "[x, y]", []string{"star.yaml:22:9:", `field "V" load[0]`, "only 1 entries"}},
+		{"empty raw map", `"{ [x, y, z] -> M[x, y + 1] }"`, `"  "`, []string{"star.yaml:28:9:", `field "M" load_isl[0]: empty ISL map`}},
+		{"fields not list", "fields:\n", "fields: 3\nx:\n", []string{"star.yaml:", "unknown key \"x\""}},
+		{"yaml syntax", "domain: [64, 32, 16]", "domain: [64, 32, 16", []string{"star.yaml:", "syntax error"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(starSpec, tc.old) {
+				t.Fatalf("test edit %q not found in spec", tc.old)
+			}
+			src := strings.Replace(starSpec, tc.old, tc.new, 1)
+			_, err := Parse([]byte(src), "star.yaml")
+			wantError(t, err, tc.want...)
+		})
+	}
+}
+
+func TestMapValidator(t *testing.T) {
+	var seen []string
+	reject := WithMapValidator(func(src string) error {
+		seen = append(seen, src)
+		return fmt.Errorf("syntax error at 'M'")
+	})
+	_, err := Parse([]byte(starSpec), "star.yaml", reject)
+	wantError(t, err, "star.yaml:28:9:", `field "M" load_isl[0]: invalid ISL map: syntax error at 'M'`)
+	if len(seen) != 1 || seen[0] != "{ [x, y, z] -> M[x, y + 1] }" {
+		t.Errorf("validator saw %q", seen)
+	}
+	accept := WithMapValidator(func(string) error { return nil })
+	if _, err := Parse([]byte(starSpec), "star.yaml", accept); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestParseEmptyAndNonMapping(t *testing.T) {
+	for _, src := range []string{"", "# only a comment\n", "- a\n- b\n", "just text"} {
+		_, err := Parse([]byte(src), "bad.yaml")
+		wantError(t, err, "bad.yaml:1:1:")
+	}
+}
+
+func TestLoadFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "star.yaml")
+	if err := os.WriteFile(path, []byte(starSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k, err := LoadFile(path)
+	if err != nil || k.Source != path {
+		t.Fatalf("LoadFile = %v, %v", k, err)
+	}
+	if _, err := LoadFile(filepath.Join(t.TempDir(), "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestExamples loads every embedded example and checks the access counts
+// that the spec's check cases and the files' own descriptions state.
+func TestExamples(t *testing.T) {
+	want := map[string]struct{ fields, loads, stores int }{
+		"vec-copy":         {2, 1, 1},
+		"vec3-scale":       {3, 4, 4},
+		"star2d-r1":        {2, 5, 1},
+		"star3d-r1":        {2, 7, 1},
+		"star3d-r4":        {2, 25, 1},
+		"box3d-r1":         {2, 27, 1},
+		"lbm-d3q19-pull":   {38, 19, 19},
+		"transpose2d":      {2, 1, 1},
+		"allen-cahn-d3q15": {32, 22, 16},
+	}
+	names := examples.Names()
+	if len(names) != len(want) {
+		t.Errorf("examples %v, want %d", names, len(want))
+	}
+	for _, name := range names {
+		k := loadExample(t, name)
+		loads, stores := 0, 0
+		for _, f := range k.Fields {
+			loads += len(f.Loads)
+			stores += len(f.Stores)
+		}
+		w := want[name]
+		if k.Name != name || len(k.Fields) != w.fields || loads != w.loads || stores != w.stores {
+			t.Errorf("%s: name %q, %d fields, %d loads, %d stores; want %d, %d, %d", name, k.Name, len(k.Fields), loads, stores, w.fields, w.loads, w.stores)
+		}
+	}
+}
+
+// TestLBMPullOffsets checks that every D3Q19 population is pulled from a
+// distinct upstream neighbour within distance 1 and never diagonal in all
+// three axes (that is D3Q27).
+func TestLBMPullOffsets(t *testing.T) {
+	k := loadExample(t, "lbm-d3q19-pull")
+	seen := map[[3]int64]bool{}
+	for _, f := range k.Fields {
+		for _, a := range f.Loads {
+			var c [3]int64
+			nonzero := 0
+			for i, e := range a.Index {
+				coef, off, ok := e.Linear()
+				if !ok || coef != Var(i).lin || off < -1 || off > 1 {
+					t.Fatalf("%s: load %s is not (x+o, y+o, z+o)", f.Name, a)
+				}
+				c[i] = off
+				if off != 0 {
+					nonzero++
+				}
+			}
+			if seen[c] || nonzero == 3 {
+				t.Errorf("%s: offset %v repeated or a D3Q27 corner", f.Name, c)
+			}
+			seen[c] = true
+		}
+	}
+	if len(seen) != 19 {
+		t.Errorf("%d distinct pull offsets, want 19", len(seen))
+	}
+}
