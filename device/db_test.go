@@ -1,0 +1,355 @@
+package device
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const (
+	kib = 1 << 10
+	mib = 1 << 20
+)
+
+func TestAllValidAndSorted(t *testing.T) {
+	want := []string{"A100-40GB", "A100-80GB", "A40", "GH200", "H100-PCIe", "H100-SXM", "H200",
+		"L40", "L40S", "MI100", "MI210", "MI300A", "MI300A-CPX", "MI300X", "MI300X-CPX", "RX6900XT", "V100"}
+	var got []string
+	for _, d := range All() {
+		got = append(got, d.Name)
+		if err := d.Validate(); err != nil {
+			t.Errorf("%s: %v", d.Name, err)
+		}
+		if d.TLBPageBytes != 2*mib || d.L1TLBPageBytes != 512*kib {
+			t.Errorf("%s: TLB pages %d / %d, want 2 MiB / 512 KiB (spec §3.6)", d.Name, d.TLBPageBytes, d.L1TLBPageBytes)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("All() names %v, want %v", got, want)
+	}
+}
+
+// The rows are copied from the table of spec/metrics.md §6.
+func TestSpecTable(t *testing.T) {
+	type row struct {
+		name                                     string
+		model                                    L1Model
+		warp, sub, lsus, sms                     int
+		clock                                    float64
+		l1, l2                                   int64
+		bank, alloc, fetch, write, dfetch, dwrit int64
+		fp32, fp64, l2bw, membw                  float64
+	}
+	rows := []row{
+		{"V100", L1NV, 32, 32, 32, 80, 1.38, 128 * kib, 6 * mib, 128, 128, 32, 32, 64, 32, 64, 32, 2300, 790},
+		{"A100-40GB", L1NV, 32, 32, 32, 108, 1.41, 192 * kib, 20 * mib, 128, 128, 32, 32, 64, 32, 64, 32, 4000, 1400},
+		{"A100-80GB", L1NV, 32, 32, 32, 108, 1.41, 192 * kib, 20 * mib, 128, 128, 32, 32, 64, 32, 64, 32, 4000, 1600},
+		{"A40", L1NV, 32, 32, 16, 84, 1.74, 128 * kib, 6 * mib, 128, 128, 32, 32, 32, 32, 128, 2, 2900, 670},
+		{"L40", L1NV, 32, 32, 16, 142, 2.49, 128 * kib, 96 * mib, 128, 128, 32, 32, 32, 32, 128, 2, 4300, 800},
+		{"L40S", L1NV, 32, 32, 16, 142, 2.52, 128 * kib, 96 * mib, 128, 128, 32, 32, 64, 32, 128, 2, 4300, 780},
+		{"GH200", L1NV, 32, 32, 32, 132, 1.98, 256 * kib, 30 * mib, 128, 128, 32, 32, 64, 32, 128, 64, 8400, 3200},
+		{"MI100", L1CDNA, 64, 16, 0, 110, 1.2, 16 * kib, 8 * mib, 64, 64, 64, 64, 64, 64, 64, 32, 2500, 1200},
+		{"MI210", L1CDNA, 64, 16, 0, 104, 1.7, 16 * kib, 6 * mib, 64, 64, 64, 64, 64, 64, 64, 64, 2900, 1400},
+		{"MI300X", L1CDNA, 64, 16, 0, 304, 2.1, 32 * kib, 4 * mib, 64, 128, 128, 64, 64, 64, 64, 64, 13700, 4000},
+		{"MI300X-CPX", L1CDNA, 64, 16, 0, 38, 2.1, 32 * kib, 4 * mib, 64, 128, 128, 64, 64, 64, 64, 64, 13700, 4000},
+		{"MI300A", L1CDNA, 64, 16, 0, 228, 2.1, 32 * kib, 4 * mib, 64, 128, 128, 64, 64, 64, 64, 64, 10100, 3000},
+		{"MI300A-CPX", L1CDNA, 64, 16, 0, 38, 2.1, 32 * kib, 4 * mib, 64, 128, 128, 64, 64, 64, 64, 64, 10100, 3000},
+		{"RX6900XT", L1RDNA, 32, 32, 0, 80, 2.56, 32 * kib, 4 * mib, 128, 128, 128, 64, 64, 64, 64, 4, 2800, 520},
+	}
+	for _, r := range rows {
+		d, err := Lookup(r.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := row{d.Name, d.L1Model, d.WarpSize, d.SubWarpSize, d.LSUs, d.SMs, d.ClockGHz, d.L1Bytes, d.L2Bytes,
+			d.L1BankWidth, d.L1AllocBytes, d.L1FetchBytes, d.L1WriteBytes, d.DRAMFetchBytes, d.DRAMWriteBytes,
+			d.FP32PerCycleSM, d.FP64PerCycleSM, d.L2BandwidthGBs, d.DRAMBandwidthGBs}
+		if got != r {
+			t.Errorf("%s:\n got %+v\nwant %+v", r.name, got, r)
+		}
+	}
+}
+
+// Hopper entries outside the spec table: public spec-sheet numbers.
+func TestHopperSpecSheets(t *testing.T) {
+	tests := []struct {
+		name        string
+		sms         int
+		clock, dram float64
+		l2bw        float64
+	}{
+		{"H100-SXM", 132, 1.98, 3350, 8400},
+		{"H100-PCIe", 114, 1.755, 2000, 7758},
+		{"H200", 132, 1.98, 4800, 8400},
+	}
+	for _, tc := range tests {
+		d, err := Lookup(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.SMs != tc.sms || d.ClockGHz != tc.clock || d.DRAMBandwidthGBs != tc.dram || d.L2BandwidthGBs != tc.l2bw {
+			t.Errorf("%s: sms %d clock %v dram %v l2bw %v", d.Name, d.SMs, d.ClockGHz, d.DRAMBandwidthGBs, d.L2BandwidthGBs)
+		}
+		if d.L1Bytes != 256*kib || d.L2Bytes != 25*mib || d.L2Partitions != 2 || d.Arch != "sm_90" {
+			t.Errorf("%s: L1 %d L2 %d partitions %d arch %s", d.Name, d.L1Bytes, d.L2Bytes, d.L2Partitions, d.Arch)
+		}
+		if src := d.Source("l2_bandwidth_gbs"); tc.l2bw == 8400 && !strings.Contains(src, "estimate") {
+			t.Errorf("%s: estimated L2 bandwidth not marked as an estimate: %q", d.Name, src)
+		}
+	}
+}
+
+// Occupancy limits per architecture from the CUDA programming guide's
+// compute-capability table.
+func TestNVIDIALimits(t *testing.T) {
+	tests := []struct {
+		name                                  string
+		threads, warps, blocks                int
+		sharedSM, sharedBlock, reserved, unit int64
+	}{
+		{"V100", 2048, 64, 32, 96 * kib, 96 * kib, 0, 256},
+		{"A100-40GB", 2048, 64, 32, 164 * kib, 163 * kib, kib, 128},
+		{"A40", 1536, 48, 16, 100 * kib, 99 * kib, kib, 128},
+		{"L40", 1536, 48, 24, 100 * kib, 99 * kib, kib, 128},
+		{"H100-SXM", 2048, 64, 32, 228 * kib, 227 * kib, kib, 128},
+	}
+	for _, tc := range tests {
+		d, err := Lookup(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := d.Limits
+		if l.RegistersPerSM != 65536 || l.MaxRegistersPerThread != 255 || l.RegisterAllocUnit != 256 ||
+			l.WarpAllocGranularity != 4 || l.MaxThreadsPerBlock != 1024 {
+			t.Errorf("%s: register limits %+v", d.Name, l)
+		}
+		if l.MaxThreadsPerSM != tc.threads || l.MaxWarpsPerSM != tc.warps || l.MaxBlocksPerSM != tc.blocks ||
+			l.SharedPerSM != tc.sharedSM || l.SharedPerBlock != tc.sharedBlock ||
+			l.SharedReservedPerBlock != tc.reserved || l.SharedAllocUnit != tc.unit {
+			t.Errorf("%s: limits %+v", d.Name, l)
+		}
+	}
+}
+
+func TestLookupNames(t *testing.T) {
+	tests := map[string]string{
+		"A100-40GB":               "A100-40GB",
+		"a100-40gb":               "A100-40GB",
+		"NVIDIA A100-SXM4-40GB":   "A100-40GB",
+		"nvidia a100 sxm4 80gb":   "A100-80GB",
+		"A100":                    "A100-40GB",
+		"Tesla V100-PCIE-32GB":    "V100",
+		"AMD Radeon RX 6900 XT":   "RX6900XT",
+		"rx 6900 xt":              "RX6900XT",
+		"l40s":                    "L40S",
+		"NVIDIA H100 80GB HBM3":   "H100-SXM",
+		"NVIDIA H100 PCIe":        "H100-PCIe",
+		"AMD Instinct MI300X":     "MI300X",
+		"mi300x-cpx":              "MI300X-CPX",
+		"NVIDIA GH200 480GB":      "GH200",
+		"  h200  ":                "H200",
+		"AMD Instinct MI300A-CPX": "MI300A-CPX",
+	}
+	for in, want := range tests {
+		d, err := Lookup(in)
+		if err != nil {
+			t.Errorf("Lookup(%q): %v", in, err)
+			continue
+		}
+		if d.Name != want {
+			t.Errorf("Lookup(%q) = %s, want %s", in, d.Name, want)
+		}
+	}
+}
+
+func TestLookupReturnsCopy(t *testing.T) {
+	d, _ := Lookup("A100-40GB")
+	d.SMs = 1
+	d.Aliases[0] = "changed"
+	d.Sources["sms"] = "changed"
+	again, _ := Lookup("A100-40GB")
+	if again.SMs != 108 || again.Aliases[0] == "changed" || again.Sources["sms"] == "changed" {
+		t.Errorf("Lookup result shares state with the database: %+v", again)
+	}
+	all := All()
+	all[0].L2Bytes = 0
+	if All()[0].L2Bytes == 0 {
+		t.Error("All result shares state with the database")
+	}
+}
+
+func TestLookupUnknownSuggests(t *testing.T) {
+	tests := map[string][]string{
+		"H100 NVL":  {"H100-SXM", "H100-PCIe"},
+		"a100-40":   {"A100-40GB"},
+		"MI300":     {"MI300X", "MI300A"},
+		"Tesla V10": {"V100"},
+		"RTX 4090":  nil,
+	}
+	for in, want := range tests {
+		_, err := Lookup(in)
+		if err == nil {
+			t.Errorf("Lookup(%q) succeeded", in)
+			continue
+		}
+		msg := err.Error()
+		closest, _, _ := strings.Cut(strings.SplitN(msg, "closest known devices: ", 2)[1], " (all")
+		for _, w := range want {
+			if !strings.Contains(closest, w) {
+				t.Errorf("Lookup(%q): suggestions %q lack %s", in, closest, w)
+			}
+		}
+		if !strings.Contains(msg, in) || !strings.Contains(msg, "all: A100-40GB") {
+			t.Errorf("Lookup(%q): error %q does not name the query and the known devices", in, msg)
+		}
+	}
+}
+
+func TestSourcePrefersOwnEntry(t *testing.T) {
+	d := &Device{Sources: map[string]string{"limits": "group", "limits.max_warps_per_sm, sms": "own"}}
+	if got := d.Source("limits.max_warps_per_sm"); got != "own" {
+		t.Errorf("own key: %q", got)
+	}
+	if got := d.Source("limits.registers_per_sm"); got != "group" {
+		t.Errorf("group key: %q", got)
+	}
+	if got := d.Source("clock_ghz"); got != "" {
+		t.Errorf("absent key: %q", got)
+	}
+}
+
+func TestExampleHypotheticalDevice(t *testing.T) {
+	d, err := LoadFile(filepath.Join("..", "examples", "devices", "a100-80mb-l2.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := Lookup("A100-40GB")
+	if d.Name != "A100-80MB-L2" || d.L2Bytes != 40*mib {
+		t.Errorf("name %s, L2 %d", d.Name, d.L2Bytes)
+	}
+	// Apart from names, L2 size and sources it is the A100-40GB.
+	d.Name, d.DisplayName, d.Aliases, d.L2Bytes, d.Sources = base.Name, base.DisplayName, base.Aliases, base.L2Bytes, base.Sources
+	if !slices.Equal(d.Aliases, base.Aliases) || d.Limits != base.Limits || d.Latencies != base.Latencies || d.SMs != base.SMs ||
+		d.L1Bytes != base.L1Bytes || d.DRAMBandwidthGBs != base.DRAMBandwidthGBs {
+		t.Errorf("example differs from the A100-40GB beyond its L2")
+	}
+}
+
+// a100YAML is the embedded A100-40GB file, the base of the error cases.
+func a100YAML(t *testing.T) string {
+	data, err := dbFiles.ReadFile("db/a100-40gb.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// lineOf returns the 1-based line of the first line of text starting with prefix.
+func lineOf(t *testing.T, text, prefix string) int {
+	for i, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line starts with %q", prefix)
+	return 0
+}
+
+func TestParseErrors(t *testing.T) {
+	base := a100YAML(t)
+	tests := []struct {
+		name     string
+		old, new string // replace old by new in the A100 file
+		line     string // prefix of the line the error must name ("" for none)
+		want     []string
+	}{
+		{"unknown key", "sms: 108", "sms: 108\nsmz: 3", "smz:", []string{`key "smz"`, `unknown key "smz"`}},
+		{"unknown nested key", "  max_blocks_per_sm: 32", "  max_blocks_per_sm: 32\n  max_cookies: 1", "  max_cookies:", []string{`key "limits.max_cookies"`, "unknown key"}},
+		{"negative size", "l1_bytes: 196608", "l1_bytes: -5", "l1_bytes:", []string{`key "l1_bytes"`, "non-negative", "-5"}},
+		{"zero size", "  shared_per_sm: 167936", "  shared_per_sm: 0", "  shared_per_sm:", []string{`key "limits.shared_per_sm"`, "positive"}},
+		{"missing number", "sms: 108\n", "", "", []string{`key "sms"`, "missing", "positive"}},
+		{"wrong type", "sms: 108", "sms: many", "sms:", []string{`key "sms"`, "cannot unmarshal"}},
+		{"not a power of two", "l1_alloc_bytes: 128", "l1_alloc_bytes: 96", "l1_alloc_bytes:", []string{`key "l1_alloc_bytes"`, "power of two", "96"}},
+		{"sub-warp too wide", "sub_warp_size: 32", "sub_warp_size: 64", "sub_warp_size:", []string{`key "sub_warp_size"`, "warp_size (32)"}},
+		{"bad l1 model", "l1_model: NV", "l1_model: Volta", "l1_model:", []string{`key "l1_model"`, "NV, CDNA or RDNA", "Volta"}},
+		{"bad vendor", "vendor: nvidia", "vendor: intel", "vendor:", []string{`key "vendor"`, "intel"}},
+		{"missing source", "  latencies.l1_cycles:", "  # latencies.l1_cycles:", "sources:", []string{`key "sources"`, `no source for "latencies.l1_cycles"`}},
+		{"unknown source key", "  l2_partitions:", "  l2_partitionz:", "  l2_partitionz:", []string{"l2_partitionz", "not a numeric key"}},
+		{"source given twice", "  l2_partitions:", "  sms: \"again\"\n  l2_partitions:", "  sms, clock_ghz", []string{`"sms" already has a source`}},
+		{"shared per block above SM", "  shared_per_block: 166912", "  shared_per_block: 200000", "  shared_per_block:", []string{"must not exceed limits.shared_per_sm"}},
+		{"syntax error", "sms: 108", "sms: [108", "", []string{"a100.yaml"}},
+	}
+	for _, tc := range tests {
+		text := strings.Replace(base, tc.old, tc.new, 1)
+		if text == base {
+			t.Fatalf("%s: %q not found in the A100 file", tc.name, tc.old)
+		}
+		_, err := Parse([]byte(text), "a100.yaml")
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		msg := err.Error()
+		want := tc.want
+		if tc.line != "" {
+			want = append(want, "a100.yaml:"+strconv.Itoa(lineOf(t, text, tc.line))+": ")
+		}
+		for _, w := range want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: error %q lacks %q", tc.name, msg, w)
+			}
+		}
+	}
+}
+
+func TestParseNotAMapping(t *testing.T) {
+	for _, in := range []string{"", "- 1\n- 2\n", "just text"} {
+		if _, err := Parse([]byte(in), "x.yaml"); err == nil || !strings.Contains(err.Error(), "x.yaml") {
+			t.Errorf("Parse(%q): %v", in, err)
+		}
+	}
+}
+
+func TestLoadFileMissing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nope.yaml")
+	if _, err := LoadFile(path); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("LoadFile of a missing file: %v", err)
+	}
+}
+
+func TestLoadFileRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mine.yaml")
+	text := strings.Replace(a100YAML(t), `name: "A100-40GB"`, `name: "Mine"`, 1)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Name != "Mine" || d.SMs != 108 || d.Limits.SharedReservedPerBlock != 1024 {
+		t.Errorf("got %+v", d)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	entries, _ := dbFiles.ReadDir("db")
+	for _, e := range entries {
+		data, _ := dbFiles.ReadFile("db/" + e.Name())
+		f.Add(data)
+	}
+	f.Add([]byte("sms: -1\nlimits: {warp_alloc_granularity: 3}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := Parse(data, "fuzz.yaml")
+		if err == nil {
+			if verr := d.Validate(); verr != nil {
+				t.Fatalf("Parse accepted a device that Validate rejects: %v", verr)
+			}
+			d.Occupancy(128, 32, 0) // must not panic on any valid device
+
+		}
+	})
+}
