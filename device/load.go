@@ -252,7 +252,7 @@ func (d *Device) check() []*FieldError {
 		case x < 0:
 			bad(f.key, "expected a non-negative number, got %v", x)
 		case x == 0 && required:
-			bad(f.key, "expected a positive number, got 0")
+			bad(f.key, "expected a positive number")
 		case x > 0 && d.Source(f.key) == "":
 			bad("sources", "no source for %q; add it to a sources entry (key list → where the number comes from)", f.key)
 		}
