@@ -1,0 +1,251 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/polyvol/polyvol/device"
+)
+
+// Ceilings are the maximum rates of one GPU for the hierarchical roofline:
+// double-precision FMA performance in GFlop/s and bandwidths in GB/s.
+type Ceilings struct {
+	Device     string  `json:"device"`
+	PerfGFlops float64 `json:"perfGFlops"` // FMA peak
+	DRAMGBs    float64 `json:"DRAMGBs"`
+	L2GBs      float64 `json:"L2GBs"`
+	L1GBs      float64 `json:"L1GBs"` // also serves shared memory, which lives in L1
+	Provenance string  `json:"provenance"`
+}
+
+// MeasuredCeilings are the measured maxima of Van Lanker et al. 2024,
+// Table 1 (spec/models.md §3), keyed by canonical device name.
+var MeasuredCeilings = map[string]Ceilings{
+	"V100":      {"V100", 6890, 846, 2460, 13963, vanLanker},
+	"A100-40GB": {"A100-40GB", 9476, 1375, 4710, 19492, vanLanker},
+	"A100-80GB": {"A100-80GB", 9476, 1678, 4710, 19492, vanLanker},
+	"H100-SXM":  {"H100-SXM", 24979, 1907, 7758, 25330, vanLanker},
+}
+
+const vanLanker = "measured maxima, Van Lanker et al. 2024 Table 1"
+
+// CeilingsFor returns the measured maxima of dev when they exist for
+// double precision (fpBytes = 8), and otherwise spec-sheet numbers: FMA peak
+// 2·lanes·clock·SMs, L2 and DRAM bandwidth fields, L1 = bank width per cycle
+// over all SMs. The Provenance field says which.
+func CeilingsFor(dev device.Device, fpBytes int) (Ceilings, error) {
+	if c, ok := MeasuredCeilings[dev.Name]; ok && fpBytes == 8 {
+		return c, nil
+	}
+	lanes := dev.FP64PerCycleSM
+	if fpBytes == 4 {
+		lanes = dev.FP32PerCycleSM
+	}
+	c := Ceilings{
+		Device:     dev.Name,
+		PerfGFlops: 2 * lanes * dev.ClockGHz * float64(dev.SMs),
+		DRAMGBs:    dev.DRAMBandwidthGBs,
+		L2GBs:      dev.L2BandwidthGBs,
+		L1GBs:      float64(dev.L1BankWidth) * dev.ClockGHz * float64(dev.SMs),
+		Provenance: fmt.Sprintf("spec sheet of %s (no measured maxima for %d-byte floating point)", dev.Name, fpBytes),
+	}
+	return c, c.validate()
+}
+
+func (c Ceilings) validate() error {
+	for _, v := range []struct {
+		name  string
+		value float64
+	}{{"perf", c.PerfGFlops}, {"DRAM bandwidth", c.DRAMGBs}, {"L2 bandwidth", c.L2GBs}, {"L1 bandwidth", c.L1GBs}} {
+		if !(v.value > 0) {
+			return fmt.Errorf("model: ceilings of %q: %s must be positive, got %v", c.Device, v.name, v.value)
+		}
+	}
+	return nil
+}
+
+// LevelBytes are the bytes a kernel moves at each memory level.
+type LevelBytes struct {
+	L1     float64 `json:"L1"`
+	Shared float64 `json:"shared"`
+	L2     float64 `json:"L2"`
+	DRAM   float64 `json:"DRAM"`
+}
+
+// Profile is one kernel measured on a source GPU (e.g. from Nsight Compute).
+type Profile struct {
+	TimeS float64    `json:"timeS"`
+	Flops float64    `json:"flops"`
+	Bytes LevelBytes `json:"bytes"`
+	// SharedBytesPerCycle is the shared-memory bytes served per cycle; 128
+	// (32 banks × 4 B) is conflict-free, and 0 is read as 128.
+	SharedBytesPerCycle float64 `json:"sharedBytesPerCycle,omitempty"`
+	// ActiveThreadsPerInstr is the mean number of active threads per warp
+	// instruction (at most 32).
+	ActiveThreadsPerInstr float64 `json:"activeThreadsPerInstr"`
+	FMAInstr              float64 `json:"fmaInstr"`
+	AddMulInstr           float64 `json:"addMulInstr"` // ADD plus MUL instructions
+}
+
+// sharedBytesPerCycleMax is the conflict-free shared-memory rate: 32 banks of 4 B.
+const sharedBytesPerCycleMax = 128
+
+func (p Profile) validate() error {
+	switch {
+	case !(p.TimeS > 0):
+		return fmt.Errorf("model: profile timeS must be positive, got %v", p.TimeS)
+	case p.Flops < 0:
+		return fmt.Errorf("model: profile flops must not be negative, got %v", p.Flops)
+	case p.Bytes.L1 < 0 || p.Bytes.Shared < 0 || p.Bytes.L2 < 0 || p.Bytes.DRAM < 0:
+		return fmt.Errorf("model: profile bytes must not be negative, got %+v", p.Bytes)
+	case !(p.ActiveThreadsPerInstr > 0) || p.ActiveThreadsPerInstr > 32:
+		return fmt.Errorf("model: profile activeThreadsPerInstr must be in (0, 32], got %v", p.ActiveThreadsPerInstr)
+	case p.FMAInstr < 0 || p.AddMulInstr < 0:
+		return fmt.Errorf("model: profile fmaInstr and addMulInstr must not be negative")
+	case p.SharedBytesPerCycle < 0 || p.SharedBytesPerCycle > sharedBytesPerCycleMax:
+		return fmt.Errorf("model: profile sharedBytesPerCycle must be in [0, %d], got %v", sharedBytesPerCycleMax, p.SharedBytesPerCycle)
+	}
+	return nil
+}
+
+// LoadProfile reads a JSON profile; errors name the file and the key.
+func LoadProfile(path string) (Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Profile{}, fmt.Errorf("model: profile: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var p Profile
+	if err := dec.Decode(&p); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return Profile{}, fmt.Errorf("%s: key %q: expected %s, got JSON %s", path, typeErr.Field, typeErr.Type, typeErr.Value)
+		}
+		return Profile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := p.validate(); err != nil {
+		return Profile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// LevelProjection is the projection through one memory level's roofline.
+type LevelProjection struct {
+	Level            string  `json:"level"`           // "L1", "L2" or "DRAM"
+	SourceBWGBs      float64 `json:"sourceBWCeilGBs"` // bandwidth ceiling on the source
+	TargetBWGBs      float64 `json:"targetBWCeilGBs"` // bandwidth ceiling on the target
+	SourceRoofGFlops float64 `json:"sourceRooflineGFlops"`
+	TargetRoofGFlops float64 `json:"targetRooflineGFlops"`
+	TimeS            float64 `json:"timeS"` // predicted target time
+}
+
+// Projection is the predicted target time per level and their interval.
+type Projection struct {
+	Source   Ceilings          `json:"source"`
+	Target   Ceilings          `json:"target"`
+	Levels   []LevelProjection `json:"levels"`
+	MinTimeS float64           `json:"minTimeS"`
+	MaxTimeS float64           `json:"maxTimeS"`
+}
+
+// Project predicts p's time on target assuming the same bytes per level as
+// on source (the paper's pure projection).
+func Project(p Profile, source, target Ceilings) (Projection, error) {
+	return ProjectWithVolumes(p, source, target, p.Bytes)
+}
+
+// ProjectWithVolumes predicts p's time on target with the target's own
+// bytes per level (e.g. recomputed for the target's cache sizes), which
+// removes the pure projection's same-bytes assumption.
+func ProjectWithVolumes(p Profile, source, target Ceilings, targetBytes LevelBytes) (Projection, error) {
+	if err := p.validate(); err != nil {
+		return Projection{}, err
+	}
+	for _, c := range []Ceilings{source, target} {
+		if err := c.validate(); err != nil {
+			return Projection{}, err
+		}
+	}
+	if targetBytes.L1 < 0 || targetBytes.Shared < 0 || targetBytes.L2 < 0 || targetBytes.DRAM < 0 {
+		return Projection{}, fmt.Errorf("model: target bytes must not be negative, got %+v", targetBytes)
+	}
+	src := p.ceilingsPerLevel(source, p.Bytes)
+	tgt := p.ceilingsPerLevel(target, targetBytes)
+	proj := Projection{Source: source, Target: target, MinTimeS: math.Inf(1)}
+	for i, level := range []string{"L1", "L2", "DRAM"} {
+		if p.Flops == 0 && src[i].bytes == 0 {
+			continue // neither flops nor bytes: this level says nothing
+		}
+		lp := LevelProjection{
+			Level: level, SourceBWGBs: src[i].bw, TargetBWGBs: tgt[i].bw,
+			SourceRoofGFlops: p.roofline(source, src[i]),
+			TargetRoofGFlops: p.roofline(target, tgt[i]),
+		}
+		if p.Flops > 0 {
+			// Perf_target = Perf_source/roof_source·roof_target; time = flops/perf.
+			lp.TimeS = p.TimeS * lp.SourceRoofGFlops / lp.TargetRoofGFlops
+		} else {
+			// Without flops both rooflines are bandwidth lines at OI → 0:
+			// the ratio of the rooflines tends to the bytes-per-second ratio.
+			lp.TimeS = p.TimeS * (tgt[i].bytes / tgt[i].bw) / (src[i].bytes / src[i].bw)
+		}
+		proj.Levels = append(proj.Levels, lp)
+		proj.MinTimeS = math.Min(proj.MinTimeS, lp.TimeS)
+		proj.MaxTimeS = math.Max(proj.MaxTimeS, lp.TimeS)
+	}
+	if len(proj.Levels) == 0 {
+		return Projection{}, errors.New("model: profile has neither flops nor bytes to project")
+	}
+	return proj, nil
+}
+
+// levelCeiling is one level's bandwidth ceiling and the bytes N⁺ it covers.
+type levelCeiling struct{ bw, bytes float64 }
+
+// ceilingsPerLevel returns the weighted-harmonic bandwidth ceilings of the
+// L1, L2 and DRAM levels for the given bytes.
+func (p Profile) ceilingsPerLevel(c Ceilings, b LevelBytes) [3]levelCeiling {
+	perCycle := p.SharedBytesPerCycle
+	if perCycle == 0 {
+		perCycle = sharedBytesPerCycleMax
+	}
+	tDRAM := b.DRAM / c.DRAMGBs
+	tL2 := b.L2 / c.L2GBs
+	tL1 := b.L1 / c.L1GBs
+	tShared := b.Shared / perCycle * sharedBytesPerCycleMax / c.L1GBs
+	ceil := func(n, t, fallback float64) levelCeiling {
+		if t == 0 {
+			return levelCeiling{fallback, 0}
+		}
+		return levelCeiling{n / t, n}
+	}
+	return [3]levelCeiling{
+		ceil(b.L1+b.Shared+b.L2+b.DRAM, tL1+tShared+tL2+tDRAM, c.L1GBs),
+		ceil(b.L2+b.DRAM, tL2+tDRAM, c.L2GBs),
+		ceil(b.DRAM, tDRAM, c.DRAMGBs),
+	}
+}
+
+// roofline is min(BWceil·OI, Perfceil) in GFlop/s with OI = flops/N⁺.
+func (p Profile) roofline(c Ceilings, l levelCeiling) float64 {
+	perfCeil := p.ActiveThreadsPerInstr / 32 * p.perfMix(c)
+	if l.bytes == 0 {
+		return perfCeil
+	}
+	return math.Min(l.bw*p.Flops/l.bytes, perfCeil)
+}
+
+// perfMix weights the FMA peak and the ADD/MUL peak, taken as half the FMA
+// peak (one flop per lane and cycle instead of two), by the instruction mix.
+func (p Profile) perfMix(c Ceilings) float64 {
+	n := p.FMAInstr + p.AddMulInstr
+	if n == 0 {
+		return c.PerfGFlops
+	}
+	return (c.PerfGFlops*p.FMAInstr + c.PerfGFlops/2*p.AddMulInstr) / n
+}
