@@ -145,8 +145,6 @@ func evalText(src string, p Point) (*big.Int, bool) {
 	}
 	i := 0
 	var sum, term, unary func() (*big.Int, bool)
-	isConst := func(v *big.Int) bool { return v != nil }
-	_ = isConst
 	unary = func() (*big.Int, bool) {
 		t := toks[i]
 		switch {
@@ -170,8 +168,7 @@ func evalText(src string, p Point) (*big.Int, bool) {
 			if !ok1 || !ok2 || d.Sign() <= 0 {
 				return nil, false
 			}
-			q, m := new(big.Int).DivMod(n, d, new(big.Int)) // Euclidean = floor for d > 0
-			_ = m
+			q, _ := new(big.Int).DivMod(n, d, new(big.Int)) // Euclidean = floor for d > 0
 			return q, true
 		case t.kind == 'i':
 			i++

@@ -7,7 +7,9 @@
 // validate every value and report errors with file, line, field, access and
 // expression column. The package is pure Go: it evaluates expressions at a
 // point (for enumeration and simulation) and renders them in ISL syntax for
-// the polyhedral packages, but does not call ISL itself.
+// the polyhedral packages, but does not call ISL itself. Launch holds a
+// launch configuration (block, thread folding, domain) with its grid, and
+// FoldAccesses rewrites accesses into thread coordinates for folding.
 //
 // # Expression syntax
 //
@@ -98,9 +100,9 @@ func (f *Field) ByteAddress(a Access, p Point) int64 {
 	return f.Element * f.ElementIndex(a, p)
 }
 
-// AddressBounds returns bounds on the byte address of access a over the box
-// lo ≤ p ≤ hi; ok is false if the addresses may not fit in 64 bits.
-func (f *Field) AddressBounds(a Access, lo, hi Point) (minB, maxB int64, ok bool) {
+// ElementIndexExpr returns the linear element index of access a as one
+// expression, α + e0 + e1·N0 + e2·N0·N1, in canonical form.
+func (f *Field) ElementIndexExpr(a Access) (Expr, error) {
 	strides := [3]int64{1, f.Extent[0], f.Extent[0] * f.Extent[1]}
 	sum := Const(f.Offset)
 	for i, e := range a.Index {
@@ -108,14 +110,24 @@ func (f *Field) AddressBounds(a Access, lo, hi Point) (minB, maxB int64, ok bool
 		if err == nil {
 			sum, err = sum.Add(t)
 		}
-		if err == nil && i == len(a.Index)-1 {
-			sum, err = sum.Scale(f.Element)
-		}
 		if err != nil {
-			return 0, 0, false
+			return Expr{}, err
 		}
 	}
-	return sum.Bounds(lo, hi)
+	return sum, nil
+}
+
+// AddressBounds returns bounds on the byte address of access a over the box
+// lo ≤ p ≤ hi; ok is false if the addresses may not fit in 64 bits.
+func (f *Field) AddressBounds(a Access, lo, hi Point) (minB, maxB int64, ok bool) {
+	idx, err := f.ElementIndexExpr(a)
+	if err == nil {
+		idx, err = idx.Scale(f.Element)
+	}
+	if err != nil {
+		return 0, 0, false
+	}
+	return idx.Bounds(lo, hi)
 }
 
 // Accesses returns the field's loads or stores.

@@ -6,10 +6,8 @@ import (
 	"strings"
 )
 
-// Hardware limits on a thread block that Launch.Validate enforces.
-const (
-	MaxThreadsPerBlock = 1024
-)
+// MaxThreadsPerBlock is the hardware limit on threads per block.
+const MaxThreadsPerBlock = 1024
 
 // MaxBlockDim is the largest block size allowed per dimension (x, y, z).
 var MaxBlockDim = [3]int64{1024, 1024, 64}

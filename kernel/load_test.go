@@ -68,6 +68,12 @@ func TestParseValidSpec(t *testing.T) {
 	if got, want := a.ByteAddress(a.Loads[2], p), 8*int64(4+5+6*64+3*64*32); got != want {
 		t.Errorf("ByteAddress = %d, want %d", got, want)
 	}
+	for _, acc := range append(a.Loads, a.Stores...) {
+		e, err := a.ElementIndexExpr(acc)
+		if err != nil || e.Eval(p) != a.ElementIndex(acc, p) {
+			t.Errorf("ElementIndexExpr(%s) = %s at %v gives %d, ElementIndex %d (%v)", acc, e, p, e.Eval(p), a.ElementIndex(acc, p), err)
+		}
+	}
 	// A single expression e is the tuple (e, 0, 0): linear index α + e.
 	if got := v.ElementIndex(v.Loads[1], p); got != 17 {
 		t.Errorf("V ElementIndex(3x+2) at x=5 = %d, want 17", got)
