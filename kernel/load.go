@@ -177,7 +177,11 @@ func (l *loader) integer(n *yaml.Node, what string) (int64, error) {
 
 func (l *loader) intRange(n *yaml.Node, what string, lo, hi int64) (int64, error) {
 	v, err := l.integer(n, what)
-	if err == nil && (v < lo || v > hi) {
+	switch {
+	case err != nil:
+	case hi == math.MaxInt64 && v < lo:
+		err = l.errf(n, "%s = %d: expected a value of at least %d", what, v, lo)
+	case v < lo || v > hi:
 		err = l.errf(n, "%s = %d: expected a value from %d to %d", what, v, lo, hi)
 	}
 	return v, err

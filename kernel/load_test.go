@@ -126,7 +126,7 @@ func TestParseErrorsNamePositions(t *testing.T) {
 		{"missing name", "name: star\n", "", []string{"star.yaml:", `missing required key "name"`}},
 		{"empty name", "name: star", `name: ""`, []string{"star.yaml:2:7:", "must not be empty"}},
 		{"missing domain", "domain: [64, 32, 16]\n", "", []string{`missing required key "domain"`}},
-		{"zero domain", "domain: [64, 32, 16]", "domain: [64, 0, 16]", []string{"star.yaml:3:14:", "domain[1] = 0", "from 1"}},
+		{"zero domain", "domain: [64, 32, 16]", "domain: [64, 0, 16]", []string{"star.yaml:3:14:", "domain[1] = 0", "at least 1"}},
 		{"negative domain", "domain: [64, 32, 16]", "domain: [-64, 32, 16]", []string{"star.yaml:3:10:", "domain[0] = -64"}},
 		{"domain 0 entries", "domain: [64, 32, 16]", "domain: []", []string{"star.yaml:3:9:", "1 to 3 entries", "got 0"}},
 		{"domain 4 entries", "domain: [64, 32, 16]", "domain: [64, 32, 16, 2]", []string{"star.yaml:3:9:", "got 4"}},
