@@ -1,0 +1,247 @@
+package footprint
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sets"
+)
+
+// maxFusedWidth is the widest vector access fusion may build, in bytes
+// (spec/metrics.md §3.9).
+const maxFusedWidth = 16
+
+// Instruction is one warp-wide load or store of a field in thread
+// coordinates: every lane accesses Width bytes starting at its byte address.
+type Instruction struct {
+	// Address is a lane's first byte, s·(α + e0 + e1·N0 + e2·N0·N1), over the
+	// thread coordinates x, y and z (folding applied).
+	Address kernel.Expr
+	// Width is the bytes per lane: the element size, or the summed width of
+	// a fused vector access.
+	Width int64
+	// Points are the point offsets j (0 ≤ j_i < f_i) of the folded lattice
+	// points that need the instruction, in j order (x fastest). A lane at
+	// thread t executes it iff some lattice point f·t + j lies in the domain.
+	Points [][3]int64
+}
+
+// FieldInstructions is the instruction list of one field's loads or of its
+// stores; loads and stores of one field are independent lists.
+type FieldInstructions struct {
+	Field        *kernel.Field
+	Store        bool
+	Instructions []Instruction
+}
+
+// Instructions returns the warp instructions of every field of k under
+// launch l: the accesses of all folded points in thread coordinates, with
+// canonical duplicates removed, fused into vector accesses on CDNA and RDNA
+// devices by method m's rule (spec/metrics.md §3.9; §8 item 10 for Exact).
+// The load lists of all fields come first, then the store lists, each in the
+// kernel's field order; empty lists are left out.
+func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method) ([]FieldInstructions, error) {
+	fuse := d.L1Model == device.L1CDNA || d.L1Model == device.L1RDNA
+	var out []FieldInstructions
+	for _, store := range []bool{false, true} {
+		for _, f := range k.Fields {
+			maps := f.LoadMaps
+			if store {
+				maps = f.StoreMaps
+			}
+			if len(maps) > 0 {
+				return nil, fmt.Errorf("footprint: field %q: raw ISL access maps cannot be evaluated per warp lane", f.Name)
+			}
+			list, err := foldInstructions(f, f.Accesses(store), l.Fold)
+			if err != nil {
+				return nil, fmt.Errorf("footprint: field %q: %w", f.Name, err)
+			}
+			if len(list) == 0 {
+				continue
+			}
+			if fuse {
+				if m == sets.Reference {
+					list, err = fuseReference(list)
+				} else {
+					list, err = fuseInAddressOrder(list)
+				}
+				if err != nil {
+					return nil, fmt.Errorf("footprint: field %q: fusion: %w", f.Name, err)
+				}
+			}
+			out = append(out, FieldInstructions{Field: f, Store: store, Instructions: list})
+		}
+	}
+	return out, nil
+}
+
+// foldInstructions returns one instruction per distinct folded index tuple of
+// the accesses, in the order of kernel.FoldAccesses (by point offset j, x
+// fastest, then by access), and records for each which points j need it.
+// kernel.FoldAccesses yields the same tuples but not their points, which
+// method Exact needs for its per-point validity guard.
+func foldInstructions(f *kernel.Field, accesses []kernel.Access, fold [3]int64) ([]Instruction, error) {
+	var tuples []kernel.Access
+	var out []Instruction
+	for jz := range fold[2] {
+		for jy := range fold[1] {
+			for jx := range fold[0] {
+				j := [3]int64{jx, jy, jz}
+				var sub [3]kernel.Expr
+				for i := range sub {
+					s, err := kernel.Var(i).Scale(fold[i])
+					if err == nil {
+						sub[i], err = s.Add(kernel.Const(j[i]))
+					}
+					if err != nil {
+						return nil, err
+					}
+				}
+				for _, a := range accesses {
+					var b kernel.Access
+					for i, e := range a.Index {
+						var err error
+						if b.Index[i], err = e.Substitute(sub); err != nil {
+							return nil, fmt.Errorf("access %s folded by %v: %w", a.Text, fold, err)
+						}
+					}
+					if n := slices.IndexFunc(tuples, b.Equal); n >= 0 {
+						out[n].Points = append(out[n].Points, j)
+						continue
+					}
+					index, err := f.ElementIndexExpr(b)
+					if err != nil {
+						return nil, fmt.Errorf("access %s: %w", a.Text, err)
+					}
+					addr, err := index.Scale(f.Element)
+					if err != nil {
+						return nil, fmt.Errorf("access %s: %w", a.Text, err)
+					}
+					tuples = append(tuples, b)
+					out = append(out, Instruction{Address: addr, Width: f.Element, Points: [][3]int64{j}})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// constantOffset reports whether b's address is a's plus a constant, and
+// which.
+func constantOffset(a, b Instruction) (int64, bool, error) {
+	diff, err := b.Address.Sub(a.Address)
+	if err != nil {
+		return 0, false, err
+	}
+	c, ok := diff.IsConst()
+	return c, ok, nil
+}
+
+// fuseReference is the reference's fusion procedure (spec/metrics.md §3.9):
+// until nothing changes, sort by width (largest first, stable), find the
+// first ordered pair (c, o) — c outer, o inner, both in list order — whose
+// addresses differ by exactly c's width and whose widths sum to at most 16
+// bytes, widen c by o's width and delete o. The result depends on the input
+// order; the fused access keeps c's start address.
+func fuseReference(list []Instruction) ([]Instruction, error) {
+	list = slices.Clone(list)
+	for {
+		slices.SortStableFunc(list, func(a, b Instruction) int { return cmp.Compare(b.Width, a.Width) })
+		c, o, err := firstFusiblePair(list)
+		if err != nil {
+			return nil, err
+		}
+		if c < 0 {
+			return list, nil
+		}
+		list[c].Width += list[o].Width
+		list[c].Points = mergePoints(list[c].Points, list[o].Points)
+		list = slices.Delete(list, o, o+1)
+	}
+}
+
+// firstFusiblePair returns the first pair (c, o) of fuseReference, or -1.
+func firstFusiblePair(list []Instruction) (c, o int, err error) {
+	for c := range list {
+		for o := range list {
+			if o == c || list[c].Width+list[o].Width > maxFusedWidth {
+				continue
+			}
+			off, ok, err := constantOffset(list[c], list[o])
+			if err != nil {
+				return -1, -1, err
+			}
+			if ok && off == list[c].Width {
+				return c, o, nil
+			}
+		}
+	}
+	return -1, -1, nil
+}
+
+// fuseInAddressOrder is method Exact's fusion (spec/metrics.md §8 item 10):
+// instructions whose addresses differ by constants form a group; inside a
+// group, in ascending address order, an instruction is merged into the
+// preceding (possibly already fused) one when it starts exactly where that
+// one ends, the summed width is at most 16 bytes, and both are needed by the
+// same lattice points (a vector access has one predicate). Groups keep the
+// order of their first instruction. Every fused access covers its full byte
+// range in all counts.
+func fuseInAddressOrder(list []Instruction) ([]Instruction, error) {
+	type member struct {
+		offset int64
+		inst   Instruction
+	}
+	var groups [][]member
+	for _, in := range list {
+		placed := false
+		for g := range groups {
+			off, ok, err := constantOffset(groups[g][0].inst, in)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				groups[g] = append(groups[g], member{off, in})
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			groups = append(groups, []member{{0, in}})
+		}
+	}
+	var out []Instruction
+	for _, g := range groups {
+		slices.SortStableFunc(g, func(a, b member) int { return cmp.Compare(a.offset, b.offset) })
+		cur := g[0]
+		for _, next := range g[1:] {
+			if next.offset == cur.offset+cur.inst.Width &&
+				cur.inst.Width+next.inst.Width <= maxFusedWidth &&
+				slices.Equal(cur.inst.Points, next.inst.Points) {
+				cur.inst.Width += next.inst.Width
+				continue
+			}
+			out = append(out, cur.inst)
+			cur = next
+		}
+		out = append(out, cur.inst)
+	}
+	return out, nil
+}
+
+// mergePoints returns the union of two point lists in j order (x fastest).
+func mergePoints(a, b [][3]int64) [][3]int64 {
+	out := slices.Clone(a)
+	for _, j := range b {
+		if !slices.Contains(out, j) {
+			out = append(out, j)
+		}
+	}
+	slices.SortFunc(out, func(p, q [3]int64) int {
+		return cmp.Or(cmp.Compare(p[2], q[2]), cmp.Compare(p[1], q[1]), cmp.Compare(p[0], q[0]))
+	})
+	return out
+}

@@ -1,0 +1,289 @@
+package footprint
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sets"
+)
+
+// referenceCycleSampleThreads bounds the reference's sampled warps to this
+// many threads per dimension; referenceCycleMinWidth is the fewest threads
+// in x it samples (spec/metrics.md §3.8.1).
+const (
+	referenceCycleSampleThreads = 64
+	referenceCycleMinWidth      = 16
+)
+
+// AllocLines returns the average number of distinct L1 allocation lines
+// (device L1AllocBytes) that the instructions of one field list touch per
+// block, over the given blocks, without multiplicity. It is counted under
+// the caller's method: for Reference the fused accesses' start addresses
+// with no valid-domain clipping (spec/metrics.md §3.8.7), for Exact their
+// full byte ranges with the valid domain applied (§8 items 6, 10).
+type AllocLines func(fi FieldInstructions, blocks [][3]int64) (float64, error)
+
+// L1Result is the L1 cycle model of spec/metrics.md §3.8 in L1 cycles per
+// thread (for a thread's complete work; divide by λ for cycles per Lup,
+// multiply by 32 for cycles per 32-thread warp).
+type L1Result struct {
+	Cycles   float64 // L1Cycles: Σ of the fields' Cycles
+	DataPipe float64 // L1DataPipeCycles: Σ of the fields' DataPipe
+	Tag      float64 // L1TagCycles: Σ of the fields' Tag
+	// Fields are the per-field terms of each load and store list, in the
+	// order of Instructions.
+	Fields []L1Field
+}
+
+// L1Field is one field list's share of the L1 cycles per thread,
+// multiplicity included.
+type L1Field struct {
+	Name  string
+	Store bool
+	// Cycles is total_f: max(C_f, T_f, DataPipe) for Reference, the summed
+	// per-instruction maxima plus Alloc for Exact.
+	Cycles   float64
+	DataPipe float64 // bank-conflict wavefronts D_f, including Alloc
+	Tag      float64 // tag wavefronts T_f
+	Alloc    float64 // allocation term L_f: allocated lines per thread
+	// Lines is the distinct allocation lines per instruction, summed over
+	// instructions, per thread (the reference's CLCount).
+	Lines float64
+}
+
+// L1Cycles evaluates the L1 cycle model for kernel k under launch l on
+// device d. alloc supplies the block footprints of the allocation term.
+// Method Reference follows spec/metrics.md §3.8 exactly: the sampled warps of
+// §3.8.1, per-field maxima of averages, the allocation term charged to load
+// and store fields, and the nominal sub-warp size as divisor. Method Exact
+// takes all sub-warps of the sample blocks with inactive lanes removed and
+// the differences documented in l1Combine. Reference ignores sample.
+func L1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method, sample [][3]int64, alloc AllocLines) (L1Result, error) {
+	return l1Cycles(k, l, d, m, sample, alloc, true)
+}
+
+// l1Cycles is L1Cycles with memoisation switchable, for tests.
+func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method, sample [][3]int64, alloc AllocLines, memoise bool) (L1Result, error) {
+	if err := checkWarpInputs(l, d, m, sample); err != nil {
+		return L1Result{}, err
+	}
+	if d.L1Model == device.L1NV && d.LSUs < 1 {
+		return L1Result{}, fmt.Errorf("footprint: device %q has the NV L1 model but no LSU count", d.Name)
+	}
+	lists, err := Instructions(k, l, d, m)
+	if err != nil {
+		return L1Result{}, err
+	}
+	guard := newPointGuard(l, m)
+	var warps []warpTile
+	var allocBlocks [][3]int64
+	var threads, threadsPerBlock float64
+	if m == sets.Reference {
+		// §3.8.1: a box of at most 64 threads per dimension at the origin,
+		// at least 16 threads wide in x; §3.8.7: divided by n_w·S.
+		t := truncatedGrid(l)
+		shape := warpShape(d.SubWarpSize, l.Block)
+		var n [3]int64
+		for i := range n {
+			n[i] = min(referenceCycleSampleThreads, l.Block[i]*t[i]) / shape[i]
+		}
+		n[0] = max(referenceCycleMinWidth/l.Block[0], n[0])
+		warps = boxTiles(shape, n)
+		threads = float64(len(warps) * d.SubWarpSize)
+		allocBlocks = truncatedBlocks(l)
+		threadsPerBlock = float64(l.ThreadsPerBlock())
+	} else {
+		// §8 items 4, 5, 8: every sub-warp of the sample blocks, divided by
+		// the threads that have a lattice point in the domain.
+		warps = hardwareWarps(l.Block, d.SubWarpSize, sample)
+		var active int64
+		for _, b := range sample {
+			active += guard.activeThreads(l.Block, b)
+		}
+		if active == 0 {
+			return L1Result{}, fmt.Errorf("footprint: the sample blocks hold no thread inside the domain %v", l.Domain)
+		}
+		threads = float64(active)
+		allocBlocks = sample
+		threadsPerBlock = threads / float64(len(sample))
+	}
+	model := cycleModel{d}
+	var res L1Result
+	for _, fi := range lists {
+		var sum l1Sums
+		// §3.8.7, §8 item 9: scalar fields on CDNA have no per-access terms.
+		if !(fi.Field.Scalar && d.L1Model == device.L1CDNA) {
+			for _, in := range fi.Instructions {
+				c := newWarpMeasure([]Instruction{in}, guard, model.modulus(in.Width), memoise, func(lanes [][]int64) l1Terms {
+					return model.terms(lanes[0], in.Width)
+				})
+				for _, w := range warps {
+					sum.add(c.on(w))
+				}
+			}
+		}
+		var lines float64
+		// §8 item 7: under Exact only load misses fill lines.
+		if m == sets.Reference || !fi.Store {
+			if lines, err = alloc(fi, allocBlocks); err != nil {
+				return L1Result{}, fmt.Errorf("footprint: allocation lines of field %q: %w", fi.Field.Name, err)
+			}
+		}
+		f := l1Combine(m, sum, float64(fi.Field.Multiplicity), threads, lines/threadsPerBlock)
+		f.Name, f.Store = fi.Field.Name, fi.Store
+		res.Cycles += f.Cycles
+		res.DataPipe += f.DataPipe
+		res.Tag += f.Tag
+		res.Fields = append(res.Fields, f)
+	}
+	return res, nil
+}
+
+// l1Sums accumulates the per-(instruction, warp) terms of one field list.
+type l1Sums struct {
+	cycles           float64
+	tag, bank, lines int64
+}
+
+func (s *l1Sums) add(t l1Terms) {
+	s.cycles += max(t.issue, float64(t.tag), float64(t.bank))
+	s.tag += t.tag
+	s.bank += t.bank
+	s.lines += t.lines
+}
+
+// l1Combine turns a field list's sums into cycles per thread; threads is the
+// divisor, allocPerThread the unmultiplied allocated lines per thread.
+//
+// Reference (spec/metrics.md §3.8.7): C = m·Σc/(n_w·S), T = m·Σt/(n_w·S),
+// D = m·Σd/(n_w·S) + L with L = m·lines per thread; total = max(C, T, D), a
+// maximum of averages. Exact (§8 item 7): each instruction costs
+// c = max(q, t, d) wavefronts and the costs add up, so total = m·Σc/threads
+// + L; the allocation lines are only charged to loads (the caller passes 0
+// for stores) and the divisor is the threads inside the domain (§8 item 8).
+func l1Combine(m sets.Method, s l1Sums, mult, threads, allocPerThread float64) L1Field {
+	f := L1Field{
+		Tag:   mult * float64(s.tag) / threads,
+		Alloc: mult * allocPerThread,
+		Lines: mult * float64(s.lines) / threads,
+	}
+	f.DataPipe = mult*float64(s.bank)/threads + f.Alloc
+	if m == sets.Reference {
+		f.Cycles = max(mult*s.cycles/threads, f.Tag, f.DataPipe)
+	} else {
+		f.Cycles = mult*s.cycles/threads + f.Alloc
+	}
+	return f
+}
+
+// l1Terms are the cycle terms of one instruction on one warp (spec/metrics.md
+// §3.8.3–3.8.5) and its distinct allocation lines.
+type l1Terms struct {
+	issue float64 // q
+	tag   int64   // t
+	bank  int64   // d
+	lines int64   // |Λ|
+}
+
+// cycleModel computes the terms of the device's L1 model.
+type cycleModel struct {
+	d *device.Device
+}
+
+// banks returns n_b = ⌊L1BankWidth/w⌋ (at least 1) for access width w.
+func (c cycleModel) banks(width int64) int64 {
+	return max(1, c.d.L1BankWidth/width)
+}
+
+// modulus returns a period of the terms in the lane addresses: shifting all
+// addresses by w·n_b keeps the units' banks, by 2·L1AllocBytes the lines'
+// count and parity.
+func (c cycleModel) modulus(width int64) int64 {
+	return lcm(width*c.banks(width), 2*c.d.L1AllocBytes)
+}
+
+// terms evaluates the terms for the active lane addresses of one warp, in
+// lane order, of an access of the given width. A warp without active lanes
+// does not issue the instruction.
+func (c cycleModel) terms(lanes []int64, width int64) l1Terms {
+	if len(lanes) == 0 {
+		return l1Terms{}
+	}
+	// §3.8.2: each lane contributes all its 4-byte words, listed as [all
+	// lanes +0, all lanes +4, …].
+	words := make([]int64, 0, len(lanes)*int(max(1, width/4)))
+	for off := int64(0); off == 0 || off <= width-4; off += 4 {
+		for _, a := range lanes {
+			words = append(words, a+off)
+		}
+	}
+	var t l1Terms
+	// §3.8.5: the issue term.
+	switch c.d.L1Model {
+	case device.L1NV:
+		t.issue = float64(int64(c.d.SubWarpSize)*width) / float64(int64(c.d.LSUs)*4)
+	case device.L1CDNA:
+		t.issue = 4
+		if width == 4 && coalesced(words) {
+			t.issue = 1
+		}
+	}
+	// §3.8.3: distinct w-byte units per bank, the worst bank.
+	nb := c.banks(width)
+	units := make([]int64, len(words))
+	for i, a := range words {
+		units[i] = floorDiv(a, width)
+	}
+	units = distinct(units)
+	perBank := make([]int64, nb)
+	for _, u := range units {
+		b := floorMod(u, nb)
+		perBank[b]++
+		t.bank = max(t.bank, perBank[b])
+	}
+	// §3.8.4: distinct allocation lines.
+	lines := make([]int64, len(words))
+	for i, a := range words {
+		lines[i] = floorDiv(a, c.d.L1AllocBytes)
+	}
+	lines = distinct(lines)
+	t.lines = int64(len(lines))
+	if c.d.L1Model == device.L1NV {
+		t.tag = ceilDiv(max(1, t.lines)+2, 4)
+	} else {
+		var odd int64
+		for _, l := range lines {
+			odd += floorMod(l, 2)
+		}
+		t.tag = max(odd, t.lines-odd)
+	}
+	return t
+}
+
+// coalesced reports whether the addresses are consecutive 4-byte words in
+// list order (spec/metrics.md §3.8.5).
+func coalesced(words []int64) bool {
+	for i, a := range words {
+		if a-words[0] != 4*int64(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// distinct returns the distinct values of v, sorted, reusing v's storage.
+func distinct(v []int64) []int64 {
+	slices.Sort(v)
+	return slices.Compact(v)
+}
+
+// lcm returns the least common multiple of two positive integers.
+func lcm(a, b int64) int64 {
+	x, y := a, b
+	for y != 0 {
+		x, y = y, x%y
+	}
+	return a / x * b
+}

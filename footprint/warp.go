@@ -1,0 +1,152 @@
+package footprint
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sets"
+)
+
+// referenceSampleBlocks is the reference's truncated sample grid per
+// dimension (spec/metrics.md §2.5).
+const referenceSampleBlocks = 8
+
+// referenceDiagWarp is the warp size and sector size of the reference's
+// warpL1Load, whatever the device (spec/metrics.md §3.7).
+const referenceDiagWarp = 32
+
+// WarpResult holds the per-instruction volumes of spec/metrics.md §3.1, §3.4
+// and §3.7 in bytes per block, totals and per field.
+type WarpResult struct {
+	// BlockL1Load is the bytes of the CLFetchSize sectors every warp load
+	// instruction requests, summed over a block's instructions (§3.1).
+	BlockL1Load float64
+	// BlockL2Store is the bytes of the CLWriteSize sectors every warp store
+	// instruction writes through to L2, summed over a block's (§3.4).
+	BlockL2Store float64
+	// WarpL1Load is the diagnostic sector volume of all of a field's loads
+	// together per warp, summed over the warps of a block (§3.7).
+	WarpL1Load float64
+	// Fields are the shares of each field's load list and store list, in the
+	// order of Instructions.
+	Fields []WarpField
+}
+
+// WarpField is one field's share of a WarpResult: a load list has L1Load and
+// WarpL1Load, a store list L2Store. Multiplicity is included.
+type WarpField struct {
+	Name       string
+	Store      bool
+	L1Load     float64
+	L2Store    float64
+	WarpL1Load float64
+}
+
+// WarpVolumes counts the per-instruction volumes of kernel k under launch l
+// on device d. Method Reference follows spec/metrics.md §2.5–2.7 exactly:
+// warp-shaped boxes tile the truncated grid at the origin, no lane is
+// clipped to the domain, a fused access counts its start address only, and
+// the total load volume is clamped to at least one byte. Method Exact
+// averages over the sample blocks (block indices, e.g. those of a
+// representative interior wave): warps are consecutive linear thread ids,
+// lanes whose lattice points lie outside the domain are inactive, a fused
+// access counts its full byte range, and nothing is clamped (§8 items 3, 5,
+// 6, 10 and 28). Reference ignores sample.
+func WarpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method, sample [][3]int64) (WarpResult, error) {
+	return warpVolumes(k, l, d, m, sample, true)
+}
+
+// warpVolumes is WarpVolumes with memoisation switchable, so that tests can
+// compare it with plain enumeration.
+func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method, sample [][3]int64, memoise bool) (WarpResult, error) {
+	if err := checkWarpInputs(l, d, m, sample); err != nil {
+		return WarpResult{}, err
+	}
+	lists, err := Instructions(k, l, d, m)
+	if err != nil {
+		return WarpResult{}, err
+	}
+	guard := newPointGuard(l, m)
+	var warps, diagWarps []warpTile
+	var blocks, diagBlocks float64
+	diagGranule := d.L1FetchBytes
+	if m == sets.Reference {
+		t := truncatedGrid(l)
+		shape := warpShape(d.WarpSize, l.Block)
+		warps = boxTiles(shape, [3]int64{t[0] * l.Block[0] / shape[0], t[1] * l.Block[1] / shape[1], t[2] * l.Block[2] / shape[2]})
+		blocks = float64(t[0] * t[1] * t[2])
+		shape = warpShape(referenceDiagWarp, l.Block)
+		diagWarps = boxTiles(shape, [3]int64{l.Block[0] / shape[0], l.Block[1] / shape[1], l.Block[2] / shape[2]})
+		diagBlocks = 1
+		diagGranule = referenceDiagWarp
+	} else {
+		warps = hardwareWarps(l.Block, d.WarpSize, sample)
+		diagWarps = warps
+		blocks = float64(len(sample))
+		diagBlocks = blocks
+	}
+	fullRange := m == sets.Exact
+	var res WarpResult
+	for _, fi := range lists {
+		mult := float64(fi.Field.Multiplicity)
+		granule := d.L1FetchBytes
+		if fi.Store {
+			granule = d.L1WriteBytes
+		}
+		var sectors int64
+		for _, in := range fi.Instructions {
+			c := sectorCounter([]Instruction{in}, guard, granule, fullRange, memoise)
+			for _, w := range warps {
+				sectors += c.on(w)
+			}
+		}
+		f := WarpField{Name: fi.Field.Name, Store: fi.Store}
+		if fi.Store {
+			f.L2Store = mult * float64(sectors*granule) / blocks
+			res.BlockL2Store += f.L2Store
+		} else {
+			c := sectorCounter(fi.Instructions, guard, diagGranule, fullRange, memoise)
+			var diag int64
+			for _, w := range diagWarps {
+				diag += c.on(w)
+			}
+			f.L1Load = mult * float64(sectors*granule) / blocks
+			f.WarpL1Load = mult * float64(diag*d.L1FetchBytes) / diagBlocks
+			res.BlockL1Load += f.L1Load
+			res.WarpL1Load += f.WarpL1Load
+		}
+		res.Fields = append(res.Fields, f)
+	}
+	if m == sets.Reference {
+		res.BlockL1Load = max(1, res.BlockL1Load)
+		res.WarpL1Load = max(1, res.WarpL1Load)
+	}
+	return res, nil
+}
+
+// checkWarpInputs validates what the warp metrics need beyond a kernel.
+func checkWarpInputs(l kernel.Launch, d *device.Device, m sets.Method, sample [][3]int64) error {
+	if d == nil {
+		return errors.New("footprint: no device")
+	}
+	if err := l.Validate(); err != nil {
+		return fmt.Errorf("footprint: launch: %w", err)
+	}
+	if d.WarpSize < 1 || d.SubWarpSize < 1 || d.L1FetchBytes < 1 || d.L1WriteBytes < 1 || d.L1AllocBytes < 1 || d.L1BankWidth < 1 {
+		return fmt.Errorf("footprint: device %q lacks a warp size or an L1 granularity", d.Name)
+	}
+	if m == sets.Exact && len(sample) == 0 {
+		return errors.New("footprint: method exact needs at least one sample block")
+	}
+	g := l.Grid()
+	for _, b := range sample {
+		for i := range b {
+			if b[i] < 0 || b[i] >= g[i] {
+				return fmt.Errorf("footprint: sample block %v outside the grid %v", b, g)
+			}
+		}
+	}
+	return nil
+}

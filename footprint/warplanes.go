@@ -1,0 +1,285 @@
+package footprint
+
+import (
+	"encoding/binary"
+
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sets"
+)
+
+// truncatedGrid returns the reference's sample grid t_i = min(8, g_i) in
+// blocks (spec/metrics.md §2.5).
+func truncatedGrid(l kernel.Launch) [3]int64 {
+	g := l.Grid()
+	for i := range g {
+		g[i] = min(referenceSampleBlocks, g[i])
+	}
+	return g
+}
+
+// truncatedBlocks lists the block indices of the truncated grid, x fastest.
+func truncatedBlocks(l kernel.Launch) [][3]int64 {
+	t := truncatedGrid(l)
+	var out [][3]int64
+	for z := range t[2] {
+		for y := range t[1] {
+			for x := range t[0] {
+				out = append(out, [3]int64{x, y, z})
+			}
+		}
+	}
+	return out
+}
+
+// warpShape returns ω(S), the box of threads the reference takes as one warp
+// of S threads in a block of size b (spec/metrics.md §2.6).
+func warpShape(size int, b [3]int64) [3]int64 {
+	s := int64(size)
+	x := min(s, b[0])
+	y := min(b[1], max(1, s/b[0]))
+	z := min(b[2], max(1, s/b[0]/b[1]))
+	return [3]int64{x, y, z}
+}
+
+// lanePattern is the lanes of one kind of warp: each lane's thread offset
+// from the warp's base thread, in lane order.
+type lanePattern struct {
+	offsets []kernel.Point
+	extent  kernel.Point // largest offset in each dimension
+}
+
+func newLanePattern(offsets []kernel.Point) *lanePattern {
+	p := &lanePattern{offsets: offsets}
+	for _, o := range offsets {
+		for i := range o {
+			p.extent[i] = max(p.extent[i], o[i])
+		}
+	}
+	return p
+}
+
+// warpTile is one warp: its lanes are the threads base + offset.
+type warpTile struct {
+	base  kernel.Point
+	lanes *lanePattern
+}
+
+// boxTiles is the reference's Tiling(ω, n) (spec/metrics.md §2.7): tiles k
+// in [0,n) of the box shape ω at thread k·ω, lanes listed with y outermost,
+// x in the middle and z innermost.
+func boxTiles(shape, n [3]int64) []warpTile {
+	var offsets []kernel.Point
+	for y := range shape[1] {
+		for x := range shape[0] {
+			for z := range shape[2] {
+				offsets = append(offsets, kernel.Point{x, y, z})
+			}
+		}
+	}
+	lanes := newLanePattern(offsets)
+	tiles := make([]warpTile, 0, n[0]*n[1]*n[2])
+	for k2 := range n[2] {
+		for k1 := range n[1] {
+			for k0 := range n[0] {
+				tiles = append(tiles, warpTile{kernel.Point{k0 * shape[0], k1 * shape[1], k2 * shape[2]}, lanes})
+			}
+		}
+	}
+	return tiles
+}
+
+// hardwareWarps returns the warps of size threads of every block in blocks:
+// consecutive linear thread ids, x fastest, the last warp of a block holding
+// the remainder (spec/metrics.md §8 item 5). Lanes are in thread-id order.
+func hardwareWarps(block [3]int64, size int, blocks [][3]int64) []warpTile {
+	threads := block[0] * block[1] * block[2]
+	var patterns []*lanePattern
+	for first := int64(0); first < threads; first += int64(size) {
+		var offsets []kernel.Point
+		for tid := first; tid < min(threads, first+int64(size)); tid++ {
+			offsets = append(offsets, kernel.Point{tid % block[0], tid / block[0] % block[1], tid / (block[0] * block[1])})
+		}
+		patterns = append(patterns, newLanePattern(offsets))
+	}
+	var tiles []warpTile
+	for _, b := range blocks {
+		base := kernel.Point{b[0] * block[0], b[1] * block[1], b[2] * block[2]}
+		for _, p := range patterns {
+			tiles = append(tiles, warpTile{base, p})
+		}
+	}
+	return tiles
+}
+
+// pointGuard decides which lanes execute an instruction under method Exact:
+// a lane at thread t does iff some lattice point f·t + j of the
+// instruction's points j lies in the domain (spec/metrics.md §8 items 6, 19).
+type pointGuard struct {
+	fold, domain [3]int64
+}
+
+// newPointGuard returns the guard of method m, nil for Reference, which
+// never clips a lane (spec/metrics.md §8 item 6).
+func newPointGuard(l kernel.Launch, m sets.Method) *pointGuard {
+	if m == sets.Reference {
+		return nil
+	}
+	return &pointGuard{fold: l.Fold, domain: l.Domain}
+}
+
+// executes reports whether the lane at thread t executes an instruction
+// needed by the given points.
+func (g *pointGuard) executes(t kernel.Point, points [][3]int64) bool {
+	for _, j := range points {
+		if g.fold[0]*t[0]+j[0] < g.domain[0] && g.fold[1]*t[1]+j[1] < g.domain[1] && g.fold[2]*t[2]+j[2] < g.domain[2] {
+			return true
+		}
+	}
+	return false
+}
+
+// allExecute reports whether every lane of w has all its lattice points in
+// the domain, so that it executes every instruction.
+func (g *pointGuard) allExecute(w warpTile) bool {
+	for i := range 3 {
+		if g.fold[i]*(w.base[i]+w.lanes.extent[i]+1) > g.domain[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// activeThreads returns the threads of a block that have at least one
+// lattice point in the domain.
+func (g *pointGuard) activeThreads(block, blockIndex [3]int64) int64 {
+	n := int64(1)
+	for i := range 3 {
+		threadDomain := ceilDiv(g.domain[i], g.fold[i])
+		n *= max(0, min(block[i], threadDomain-blockIndex[i]*block[i]))
+	}
+	return n
+}
+
+// laneAddress evaluates an instruction's byte address at a thread, with the
+// coefficients of an affine address kept for speed.
+type laneAddress struct {
+	expr   kernel.Expr
+	coef   [3]int64
+	c0     int64
+	affine bool
+}
+
+func newLaneAddress(e kernel.Expr) laneAddress {
+	coef, c0, ok := e.Linear()
+	return laneAddress{expr: e, coef: coef, c0: c0, affine: ok}
+}
+
+func (a *laneAddress) at(p kernel.Point) int64 {
+	if a.affine {
+		return a.c0 + a.coef[0]*p[0] + a.coef[1]*p[1] + a.coef[2]*p[2]
+	}
+	return a.expr.Eval(p)
+}
+
+// warpMeasure evaluates a measure of the lane addresses of a group of
+// instructions on many warps. The measure must not change when every address
+// is shifted by a multiple of modulus. For affine addresses the lane
+// addresses of a warp are base + δ(lane), with δ fixed by the lane pattern,
+// so the measure depends only on the pattern, the first instruction's base
+// address mod modulus and the other instructions' distances from it; results
+// are memoised on that key and lanes are enumerated only on a miss. Warps
+// with inactive lanes and non-affine addresses are always enumerated.
+type warpMeasure[T any] struct {
+	insts   []Instruction
+	addrs   []laneAddress
+	guard   *pointGuard
+	modulus int64
+	measure func(lanes [][]int64) T
+	memo    map[memoKey]T // nil: no memoisation
+	lanes   [][]int64     // scratch: the active lane addresses per instruction
+	key     []byte        // scratch: the encoded distances
+}
+
+type memoKey struct {
+	lanes     *lanePattern
+	residue   int64
+	distances string
+}
+
+func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64, memoise bool, measure func([][]int64) T) *warpMeasure[T] {
+	w := &warpMeasure[T]{insts: insts, guard: guard, modulus: modulus, measure: measure, lanes: make([][]int64, len(insts))}
+	affine := true
+	for _, in := range insts {
+		a := newLaneAddress(in.Address)
+		affine = affine && a.affine
+		w.addrs = append(w.addrs, a)
+	}
+	if memoise && affine {
+		w.memo = make(map[memoKey]T)
+	}
+	return w
+}
+
+// on returns the measure on warp t.
+func (w *warpMeasure[T]) on(t warpTile) T {
+	full := w.guard == nil || w.guard.allExecute(t)
+	if w.memo == nil || !full {
+		return w.enumerate(t, full)
+	}
+	first := w.addrs[0].at(t.base)
+	w.key = w.key[:0]
+	for i := 1; i < len(w.addrs); i++ {
+		w.key = binary.AppendVarint(w.key, w.addrs[i].at(t.base)-first)
+	}
+	key := memoKey{t.lanes, floorMod(first, w.modulus), string(w.key)}
+	if v, ok := w.memo[key]; ok {
+		return v
+	}
+	v := w.enumerate(t, true)
+	w.memo[key] = v
+	return v
+}
+
+// enumerate evaluates the measure lane by lane; with full false it skips
+// the lanes that do not execute an instruction.
+func (w *warpMeasure[T]) enumerate(t warpTile, full bool) T {
+	for i, in := range w.insts {
+		lanes := w.lanes[i][:0]
+		for _, o := range t.lanes.offsets {
+			p := kernel.Point{t.base[0] + o[0], t.base[1] + o[1], t.base[2] + o[2]}
+			if full || w.guard.executes(p, in.Points) {
+				lanes = append(lanes, w.addrs[i].at(p))
+			}
+		}
+		w.lanes[i] = lanes
+	}
+	return w.measure(w.lanes)
+}
+
+// sectorCounter counts the distinct granules of granule bytes that a group
+// of instructions touches per warp: at each lane's start address only
+// (method Reference, spec/metrics.md §3.1), or over each lane's full byte
+// range (method Exact, §8 item 10).
+func sectorCounter(insts []Instruction, guard *pointGuard, granule int64, fullRange, memoise bool) *warpMeasure[int64] {
+	var ids []int64
+	return newWarpMeasure(insts, guard, granule, memoise, func(lanes [][]int64) int64 {
+		ids = ids[:0]
+		for i, addrs := range lanes {
+			last := int64(0)
+			if fullRange {
+				last = insts[i].Width - 1
+			}
+			for _, a := range addrs {
+				for g := floorDiv(a, granule); g <= floorDiv(a+last, granule); g++ {
+					ids = append(ids, g)
+				}
+			}
+		}
+		return int64(len(distinct(ids)))
+	})
+}
+
+// floorMod returns a mod m in [0, m) for m > 0.
+func floorMod(a, m int64) int64 {
+	return a - m*floorDiv(a, m)
+}
