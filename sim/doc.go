@@ -1,0 +1,16 @@
+// Package sim is polyvol's reference trace-driven cache simulator and the
+// independent oracle for the analytic engine. It enumerates the threads of a
+// launch concretely, evaluates every address expression with package kernel
+// (never through integer sets), coalesces warp instructions into sectors and
+// runs them through a per-SM sectored L1, a shared sectored write-back L2
+// (optionally split into partitions that duplicate lines) and DRAM, counting
+// bytes per field at every level (spec/models.md §4).
+//
+// Run simulates a launch with real capacities or, with Config.Infinite, with
+// unbounded caches that leave only compulsory traffic. BlockL2Load,
+// BlockL2Store and WaveDRAMFootprint compute the compulsory definitions of
+// the exact method directly for a given list of blocks.
+//
+// The package must not import isl, sets, footprint or waves: it takes
+// caches, granularities and occupancy from package device only.
+package sim

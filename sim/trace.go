@@ -1,0 +1,281 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/polyvol/polyvol/kernel"
+)
+
+// Address regions. Every instance of every field gets its own region of the
+// simulated address space, so distinct fields and instances never share a
+// sector: the global address of byte address a of region r is
+// (r+1)·2^regionBits + 2^(regionBits−1) + a, which requires |a| < 2^(regionBits−1).
+const (
+	regionBits = 44
+	maxRegions = 1<<(63-regionBits) - 1
+)
+
+func regionBase(r int) int64 { return int64(r+1)<<regionBits + 1<<(regionBits-1) }
+
+// regionOf returns the region of a global byte address.
+func regionOf(addr uint64) int { return int(addr>>regionBits) - 1 }
+
+// instruction is one warp-wide memory instruction of the kernel's program.
+type instruction struct {
+	field  int   // index into Kernel.Fields
+	region int   // field instance
+	store  bool  // store (else load)
+	width  int64 // bytes per lane: the field's element size
+	point  [3]int64
+	// The byte address of a thread t is base + coef·t when linear, else
+	// regionBase + ByteAddress(access, fold·t + point).
+	linear bool
+	base   int64
+	coef   [3]int64
+	access kernel.Access
+}
+
+// tracer enumerates the lane addresses of a kernel's warp instructions under
+// a launch. Warps are consecutive linear thread ids of a block, x fastest.
+type tracer struct {
+	k             *kernel.Kernel
+	launch        kernel.Launch
+	grid          [3]int64
+	blocks        int64
+	threads       int        // threads per block
+	warpSize      int        // lanes per warp
+	warpsPerBlock int        // ⌈threads/warpSize⌉
+	lanes         [][3]int64 // thread index in the block per linear thread id
+	program       []instruction
+	regionField   []int // field index of each region
+	lups          int64
+}
+
+// newTracer validates the kernel and launch for simulation and builds the
+// program. With allInstances every instance of a field with multiplicity m
+// gets its own region and instructions; otherwise only the first instance is
+// traced and callers scale by m.
+func newTracer(k *kernel.Kernel, l kernel.Launch, warpSize int, allInstances bool) (*tracer, error) {
+	if err := l.Validate(); err != nil {
+		return nil, fmt.Errorf("sim: launch: %w", err)
+	}
+	if warpSize < 1 {
+		return nil, fmt.Errorf("sim: warp size %d: must be positive", warpSize)
+	}
+	g := l.Grid()
+	tr := &tracer{
+		k: k, launch: l, grid: g, blocks: g[0] * g[1] * g[2],
+		threads: int(l.ThreadsPerBlock()), warpSize: warpSize,
+		lups: l.Domain[0] * l.Domain[1] * l.Domain[2],
+	}
+	tr.warpsPerBlock = (tr.threads + warpSize - 1) / warpSize
+	tr.lanes = make([][3]int64, tr.threads)
+	for id := range tr.lanes {
+		t := int64(id)
+		tr.lanes[id] = [3]int64{t % l.Block[0], t / l.Block[0] % l.Block[1], t / (l.Block[0] * l.Block[1])}
+	}
+	if err := tr.buildProgram(allInstances); err != nil {
+		return nil, err
+	}
+	return tr, nil
+}
+
+// foldPoints lists the offsets j of the points f·t + j a thread computes,
+// x fastest.
+func foldPoints(fold [3]int64) [][3]int64 {
+	var js [][3]int64
+	for jz := range fold[2] {
+		for jy := range fold[1] {
+			for jx := range fold[0] {
+				js = append(js, [3]int64{jx, jy, jz})
+			}
+		}
+	}
+	return js
+}
+
+// buildProgram lays out the program of every thread: for each folded point
+// (x fastest) the loads of all fields, then for each point the stores of all
+// fields; within a field, instance by instance, accesses in spec order.
+func (tr *tracer) buildProgram(allInstances bool) error {
+	lo := kernel.Point{}
+	hi := kernel.Point{tr.launch.Domain[0] - 1, tr.launch.Domain[1] - 1, tr.launch.Domain[2] - 1}
+	for fi, f := range tr.k.Fields {
+		if len(f.LoadMaps) > 0 || len(f.StoreMaps) > 0 {
+			return fmt.Errorf("sim: field %q: raw ISL maps (load_isl/store_isl) cannot be simulated without ISL; write the accesses as expressions", f.Name)
+		}
+		for _, a := range append(slices.Clip(f.Loads), f.Stores...) {
+			minB, maxB, ok := f.AddressBounds(a, lo, hi)
+			if !ok || minB <= -1<<(regionBits-1) || maxB >= 1<<(regionBits-1)-16 {
+				return fmt.Errorf("sim: field %q: access %s: byte addresses over the domain may leave ±2^%d", f.Name, a, regionBits-1)
+			}
+		}
+		instances := max(f.Multiplicity, 1)
+		if !allInstances {
+			instances = 1
+		}
+		for range instances {
+			tr.regionField = append(tr.regionField, fi)
+		}
+	}
+	if len(tr.regionField) > maxRegions {
+		return fmt.Errorf("sim: %d field instances; at most %d can be simulated", len(tr.regionField), maxRegions)
+	}
+	points := foldPoints(tr.launch.Fold)
+	for _, store := range []bool{false, true} {
+		for _, j := range points {
+			for r, fi := range tr.regionField {
+				f := tr.k.Fields[fi]
+				for _, a := range f.Accesses(store) {
+					in, err := tr.instruction(f, a, j)
+					if err != nil {
+						return err
+					}
+					in.field, in.region, in.store = fi, r, store
+					in.base += regionBase(r)
+					tr.program = append(tr.program, in)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// instruction prepares access a of field f at fold offset j. Affine
+// addresses become base + coef·t in thread coordinates t; others are
+// evaluated per lane with Field.ByteAddress.
+func (tr *tracer) instruction(f *kernel.Field, a kernel.Access, j [3]int64) (instruction, error) {
+	in := instruction{width: f.Element, point: j, access: a}
+	idx, err := f.ElementIndexExpr(a)
+	if err == nil {
+		idx, err = idx.Scale(f.Element)
+	}
+	if err != nil {
+		return in, fmt.Errorf("sim: field %q: access %s: %w", f.Name, a, err)
+	}
+	coef, c, ok := idx.Linear()
+	if !ok {
+		return in, nil
+	}
+	in.linear = true
+	in.base = c
+	for i := range 3 {
+		in.coef[i] = coef[i] * tr.launch.Fold[i]
+		in.base += coef[i] * j[i]
+	}
+	return in, nil
+}
+
+// blockOrigin returns the thread coordinates of thread (0,0,0) of the block
+// with linear id b (x-y-z launch order).
+func (tr *tracer) blockOrigin(b int64) [3]int64 {
+	g, bl := tr.grid, tr.launch.Block
+	return [3]int64{b % g[0] * bl[0], b / g[0] % g[1] * bl[1], b / (g[0] * g[1]) * bl[2]}
+}
+
+// addresses appends to buf the global start addresses of the active lanes of
+// warp w of the block at origin executing in. A lane is active if its thread
+// exists and its point fold·t + in.point lies inside the domain.
+func (tr *tracer) addresses(buf []uint64, origin [3]int64, w int, in *instruction) []uint64 {
+	first := w * tr.warpSize
+	last := min(first+tr.warpSize, tr.threads)
+	f, d, j := tr.launch.Fold, tr.launch.Domain, in.point
+	for _, lane := range tr.lanes[first:last] {
+		t0, t1, t2 := origin[0]+lane[0], origin[1]+lane[1], origin[2]+lane[2]
+		p0, p1, p2 := f[0]*t0+j[0], f[1]*t1+j[1], f[2]*t2+j[2]
+		if p0 >= d[0] || p1 >= d[1] || p2 >= d[2] {
+			continue
+		}
+		var a int64
+		if in.linear {
+			a = in.base + in.coef[0]*t0 + in.coef[1]*t1 + in.coef[2]*t2
+		} else {
+			a = regionBase(in.region) + tr.k.Fields[in.field].ByteAddress(in.access, kernel.Point{p0, p1, p2})
+		}
+		buf = append(buf, uint64(a))
+	}
+	return buf
+}
+
+// granules appends to buf the distinct granules (address >> shift) that the
+// byte ranges [a, a+width) of addrs touch, in increasing order.
+func granules(buf []uint64, addrs []uint64, width int64, shift uint) []uint64 {
+	start := len(buf)
+	sorted := true
+	for _, a := range addrs {
+		g0, g1 := a>>shift, (a+uint64(width)-1)>>shift
+		for g := g0; g <= g1; g++ {
+			if n := len(buf); n > start {
+				if buf[n-1] == g {
+					continue
+				}
+				if buf[n-1] > g {
+					sorted = false
+				}
+			}
+			buf = append(buf, g)
+		}
+	}
+	if !sorted {
+		part := buf[start:]
+		slices.Sort(part)
+		buf = append(buf[:start], slices.Compact(part)...)
+	}
+	return buf
+}
+
+// sectorWrite is the part of a store that falls into one 32 B sector: the
+// sector number and a mask of the bytes written (bit i = byte i).
+type sectorWrite struct {
+	sector uint64
+	bytes  uint32
+}
+
+// sectorWrites appends to buf the 32 B sectors the byte ranges [a, a+width)
+// of addrs write, in increasing sector order with the byte masks merged.
+func sectorWrites(buf []sectorWrite, addrs []uint64, width int64) []sectorWrite {
+	start := len(buf)
+	sorted := true
+	for _, a := range addrs {
+		end := a + uint64(width)
+		for a < end {
+			s := a >> sectorShift
+			stop := min(end, (s+1)<<sectorShift)
+			lo, hi := a&(sectorBytes-1), (stop-1)&(sectorBytes-1)
+			mask := uint32(uint64(1)<<(hi+1) - uint64(1)<<lo)
+			if n := len(buf); n > start && buf[n-1].sector >= s {
+				if buf[n-1].sector == s {
+					buf[n-1].bytes |= mask
+					a = stop
+					continue
+				}
+				sorted = false
+			}
+			buf = append(buf, sectorWrite{s, mask})
+			a = stop
+		}
+	}
+	if !sorted {
+		part := buf[start:]
+		slices.SortFunc(part, func(x, y sectorWrite) int {
+			switch {
+			case x.sector < y.sector:
+				return -1
+			case x.sector > y.sector:
+				return 1
+			}
+			return 0
+		})
+		out := buf[:start]
+		for _, w := range part {
+			if n := len(out); n > start && out[n-1].sector == w.sector {
+				out[n-1].bytes |= w.bytes
+			} else {
+				out = append(out, w)
+			}
+		}
+		buf = out
+	}
+	return buf
+}
