@@ -1,0 +1,110 @@
+package footprint
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sets"
+)
+
+// vec3Spec is check case C1's kernel (spec/metrics.md §7.3): N = (10⁶,1,1),
+// α = 0, loads A{3x,3x+1,3x+2}, B{x}; stores D{3x,3x+1,3x+2}, B{x}.
+const vec3Spec = `
+name: c1
+domain: [1000000]
+flops: 13
+fields:
+  - {name: A, element: 8, load: [[3*x], [3*x + 1], [3*x + 2]]}
+  - {name: B, element: 8, load: [[x]], store: [[x]]}
+  - {name: D, element: 8, store: [[3*x], [3*x + 1], [3*x + 2]]}
+`
+
+func parseKernel(t testing.TB, spec string) *kernel.Kernel {
+	t.Helper()
+	k, err := kernel.Parse([]byte(spec), "inline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func exampleKernel(t testing.TB, name string) *kernel.Kernel {
+	t.Helper()
+	data, err := examples.Read(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.Parse(data, name+".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func lookupDevice(t testing.TB, name string) *device.Device {
+	t.Helper()
+	d, err := device.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// bruteAllocLines is the oracle for the allocation footprint: it enumerates
+// every thread of every block and counts the distinct L1 allocation lines of
+// a field list's instructions per block, by method m's rules (start address
+// only and no clipping for Reference; full byte range of the lanes inside the
+// domain for Exact). Lines are marked in a bitmap over the block's address
+// bounds.
+func bruteAllocLines(l kernel.Launch, d *device.Device, m sets.Method) AllocLines {
+	guard := newPointGuard(l, m)
+	return func(fi FieldInstructions, blocks [][3]int64) (float64, error) {
+		var total int64
+		var seen []bool
+		for _, b := range blocks {
+			lo := kernel.Point{b[0] * l.Block[0], b[1] * l.Block[1], b[2] * l.Block[2]}
+			hi := kernel.Point{lo[0] + l.Block[0] - 1, lo[1] + l.Block[1] - 1, lo[2] + l.Block[2] - 1}
+			first, last := int64(math.MaxInt64), int64(math.MinInt64)
+			for _, in := range fi.Instructions {
+				minA, maxA, ok := in.Address.Bounds(lo, hi)
+				if !ok {
+					return 0, fmt.Errorf("address bounds of %v overflow", in.Address)
+				}
+				first, last = min(first, floorDiv(minA, d.L1AllocBytes)), max(last, floorDiv(maxA+in.Width-1, d.L1AllocBytes))
+			}
+			if n := int(last - first + 1); n > cap(seen) {
+				seen = make([]bool, n)
+			} else {
+				seen = seen[:n]
+				clear(seen)
+			}
+			for p := lo; p[2] <= hi[2]; p[2]++ {
+				for p[1] = lo[1]; p[1] <= hi[1]; p[1]++ {
+					for p[0] = lo[0]; p[0] <= hi[0]; p[0]++ {
+						for _, in := range fi.Instructions {
+							if guard != nil && !guard.executes(p, in.Points) {
+								continue
+							}
+							a := in.Address.Eval(p)
+							end := a
+							if m == sets.Exact {
+								end = a + in.Width - 1
+							}
+							for line := floorDiv(a, d.L1AllocBytes); line <= floorDiv(end, d.L1AllocBytes); line++ {
+								if !seen[line-first] {
+									seen[line-first] = true
+									total++
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		return float64(total) / float64(len(blocks)), nil
+	}
+}
