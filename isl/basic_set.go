@@ -141,7 +141,8 @@ func (b *BasicSet) dims() (dims, error) {
 }
 
 // Constraints returns the constraints of the basic set with their integer
-// coefficients. It wraps isl_basic_set_get_constraint_list,
+// coefficients. Like Divs, it fails when ISL knows no explicit expression
+// for some div (Set.ComputeDivs provides them). It wraps isl_basic_set_get_constraint_list,
 // isl_constraint_is_equality, isl_constraint_get_constant_val and
 // isl_constraint_get_coefficient_val.
 func (b *BasicSet) Constraints() ([]Constraint, error) {
