@@ -1,0 +1,333 @@
+package sets
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
+)
+
+// AddressSpace selects how a field's element indices become granules.
+type AddressSpace int
+
+// The address spaces.
+const (
+	// LinearSpace uses the linear byte address s·(α + e0 + e1·N0 + e2·N0·N1)
+	// divided by the granularity: exact.
+	LinearSpace AddressSpace = iota
+	// MultiDimSpace is the paper's wave-level space (spec §4.1): the tuple
+	// (⌊e0/κ⌋, e1, e2) with κ = ⌊G/s⌋, ignoring α and the array extents.
+	MultiDimSpace
+)
+
+// Mapper builds access maps and footprints of one kernel under one launch.
+// Kernel holds the accesses in lattice-point coordinates (not folded); the
+// Mapper folds them itself: thread t covers the points f·t + j.
+type Mapper struct {
+	Kernel *kernel.Kernel
+	Geom   Geometry
+	// PointGuard clips every folded point to the lattice domain
+	// (f·t + j < D), the exact valid-domain rule. Without it no clipping is
+	// applied in the maps; callers clip thread sets instead (spec §4.2).
+	PointGuard bool
+}
+
+// TupleName returns the ISL tuple name of field number i of the kernel; it
+// tags the field's granule space so that different fields never intersect.
+func TupleName(k *kernel.Kernel, i int, store bool) string {
+	var b strings.Builder
+	kind := "ld"
+	if store {
+		kind = "st"
+	}
+	fmt.Fprintf(&b, "%s%d_", kind, i)
+	for _, r := range k.Fields[i].Name {
+		if r < 128 && (r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// foldOffsets lists the point offsets j of a thread, x fastest.
+func (m *Mapper) foldOffsets() [][3]int64 {
+	var js [][3]int64
+	f := m.Geom.Fold
+	for jz := int64(0); jz < f[2]; jz++ {
+		for jy := int64(0); jy < f[1]; jy++ {
+			for jx := int64(0); jx < f[0]; jx++ {
+				js = append(js, [3]int64{jx, jy, jz})
+			}
+		}
+	}
+	return js
+}
+
+// guardBox returns the threads of box whose point f·t + j lies in the domain
+// (all of box when the mapper applies no point guard).
+func (m *Mapper) guardBox(box Box, j [3]int64) Box {
+	if !m.PointGuard {
+		return box
+	}
+	var lim Box
+	for i := range 3 {
+		lim.Lo[i] = box.Lo[i]
+		lim.Hi[i] = floorDiv(m.Geom.Domain[i]-1-j[i], m.Geom.Fold[i]) + 1
+	}
+	return box.Intersect(lim)
+}
+
+// pointIndex returns the index tuple of access a for the point f·t + j,
+// as expressions in the thread coordinates x, y, z.
+func (m *Mapper) pointIndex(a kernel.Access, j [3]int64) ([3]kernel.Expr, error) {
+	var sub [3]kernel.Expr
+	for i := range 3 {
+		v, err := kernel.Var(i).Scale(m.Geom.Fold[i])
+		if err != nil {
+			return sub, err
+		}
+		if sub[i], err = v.Add(kernel.Const(j[i])); err != nil {
+			return sub, err
+		}
+	}
+	var idx [3]kernel.Expr
+	for i := range 3 {
+		e, err := a.Index[i].Substitute(sub)
+		if err != nil {
+			return idx, err
+		}
+		idx[i] = e
+	}
+	return idx, nil
+}
+
+// Footprint returns the set of granules of gran bytes that the threads in
+// boxes touch through the loads (or stores) of field number fi, in the given
+// address space. Linear granules are represented one-to-one as
+// [r, y', z'] with g = r + R·(y' + N1·z'), R = N0·s/G, whenever N0·s is a
+// multiple of G; this keeps footprints of boxes box-shaped. Otherwise the
+// granule is the single coordinate [g].
+func (m *Mapper) Footprint(sc *isl.Scope, fi int, store bool, gran int64, space AddressSpace, boxes []Box) (*isl.Set, error) {
+	mp, err := m.AccessMap(sc, fi, store, gran, space, boxes)
+	if err != nil {
+		return nil, err
+	}
+	return mp.Range()
+}
+
+// AccessMap returns the ISL map from the threads in boxes to the granules
+// they touch through the loads (or stores) of field number fi; see Footprint.
+func (m *Mapper) AccessMap(sc *isl.Scope, fi int, store bool, gran int64, space AddressSpace, boxes []Box) (*isl.Map, error) {
+	f := m.Kernel.Fields[fi]
+	tuple := TupleName(m.Kernel, fi, store)
+	raw := f.LoadMaps
+	if store {
+		raw = f.StoreMaps
+	}
+	// A field read through raw maps uses single-coordinate granules for all
+	// its accesses, so that their images live in one space.
+	rowGranules, lifted := liftable(f, gran)
+	lifted = lifted && len(raw) == 0
+	var pieces []string
+	for _, a := range f.Accesses(store) {
+		for _, j := range m.foldOffsets() {
+			idx, err := m.pointIndex(a, j)
+			if err != nil {
+				return nil, fmt.Errorf("field %q access %s: %w", f.Name, a.Text, err)
+			}
+			for _, box := range boxes {
+				b := m.guardBox(box, j)
+				if b.Empty() {
+					continue
+				}
+				ps, err := granulePieces(f, idx, gran, space, b, tuple, rowGranules, lifted)
+				if err != nil {
+					return nil, fmt.Errorf("field %q access %s: %w", f.Name, a.Text, err)
+				}
+				pieces = append(pieces, ps...)
+			}
+		}
+	}
+	maps := []*isl.Map{}
+	if len(pieces) > 0 {
+		mp, err := sc.ReadMap("{ " + strings.Join(pieces, "; ") + " }")
+		if err != nil {
+			return nil, fmt.Errorf("field %q: building its access map: %w", f.Name, err)
+		}
+		maps = append(maps, mp)
+	}
+	for _, src := range raw {
+		mp, err := m.rawAccessMap(sc, f, src, gran, space, boxes, tuple)
+		if err != nil {
+			return nil, fmt.Errorf("field %q raw map %q: %w", f.Name, src, err)
+		}
+		maps = append(maps, mp)
+	}
+	if len(maps) == 0 {
+		return emptyAccessMap(sc, tuple, m.GranuleDims(fi, store, gran, space))
+	}
+	res := maps[0]
+	for _, mp := range maps[1:] {
+		u, err := res.Union(mp)
+		if err != nil {
+			return nil, err
+		}
+		res = u
+	}
+	return res, nil
+}
+
+// liftable reports whether a field's linear granules can use the lifted
+// [r, y', z'] representation, and the row length R in granules.
+func liftable(f *kernel.Field, gran int64) (int64, bool) {
+	rowBytes := f.Extent[0] * f.Element
+	if rowBytes%gran != 0 {
+		return 0, false
+	}
+	return rowBytes / gran, true
+}
+
+// granulePieces renders the basic maps from the threads of box b to the
+// granules of the access with index tuple idx.
+func granulePieces(f *kernel.Field, idx [3]kernel.Expr, gran int64, space AddressSpace, b Box, tuple string, R int64, lifted bool) ([]string, error) {
+	dom := "[x, y, z] -> "
+	cons := b.constraint()
+	s, alpha := f.Element, f.Offset
+	switch space {
+	case MultiDimSpace:
+		kappa := gran / s
+		if kappa < 1 {
+			return nil, fmt.Errorf("element size %d B exceeds the granularity %d B of the multi-dimensional address space", s, gran)
+		}
+		return []string{fmt.Sprintf("%s%s[floor((%s)/%d), %s, %s] : %s", dom, tuple,
+			idx[0].ISL(), kappa, idx[1].ISL(), idx[2].ISL(), cons)}, nil
+	case LinearSpace:
+		if !lifted {
+			lin := fmt.Sprintf("%d*(%d + (%s) + %d*(%s) + %d*(%s))", s, alpha, idx[0].ISL(),
+				f.Extent[0], idx[1].ISL(), f.Extent[0]*f.Extent[1], idx[2].ISL())
+			return []string{fmt.Sprintf("%s%s[floor((%s)/%d)] : %s", dom, tuple, lin, gran, cons)}, nil
+		}
+		hi := kernel.Point{b.Hi[0] - 1, b.Hi[1] - 1, b.Hi[2] - 1}
+		lo := kernel.Point(b.Lo)
+		i0min, i0max, ok0 := idx[0].Bounds(lo, hi)
+		i1min, i1max, ok1 := idx[1].Bounds(lo, hi)
+		if !ok0 || !ok1 {
+			return nil, fmt.Errorf("index bounds overflow 64 bits over threads %v", b)
+		}
+		umin := floorDiv(s*(alpha+i0min), gran)
+		umax := floorDiv(s*(alpha+i0max), gran)
+		N1 := f.Extent[1]
+		u := fmt.Sprintf("floor((%d*(%d + (%s)))/%d)", s, alpha, idx[0].ISL(), gran)
+		var out []string
+		for k := floorDiv(umin, R); k <= floorDiv(umax, R); k++ {
+			for mm := floorDiv(i1min+k, N1); mm <= floorDiv(i1max+k, N1); mm++ {
+				out = append(out, fmt.Sprintf(
+					"%s%s[%s - %d, (%s) + %d, (%s) + %d] : %s and %d <= %s <= %d and %d <= (%s) + %d <= %d",
+					dom, tuple, u, k*R, idx[1].ISL(), k-mm*N1, idx[2].ISL(), mm, cons,
+					k*R, u, k*R+R-1, mm*N1, idx[1].ISL(), k, mm*N1+N1-1))
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unknown address space %d", space)
+}
+
+// rawAccessMap composes a raw ISL access relation (lattice point → array
+// index) with the fold relation of the threads in boxes and the granule map.
+// Raw maps always use the single-coordinate linear granule (or, in the
+// multi-dimensional space, ⌊i0/κ⌋ and the remaining indices).
+func (m *Mapper) rawAccessMap(sc *isl.Scope, f *kernel.Field, src string, gran int64, space AddressSpace, boxes []Box, tuple string) (*isl.Map, error) {
+	raw, err := sc.ReadMap(src)
+	if err != nil {
+		return nil, err
+	}
+	nin, err := raw.Dim(isl.DimIn)
+	if err != nil {
+		return nil, err
+	}
+	nout, err := raw.Dim(isl.DimOut)
+	if err != nil {
+		return nil, err
+	}
+	if nin < 1 || nin > 3 || nout < 1 || nout > 3 {
+		return nil, fmt.Errorf("want a map from 1-3 lattice coordinates to 1-3 array indices, got %d -> %d", nin, nout)
+	}
+	sp, err := raw.Space()
+	if err != nil {
+		return nil, err
+	}
+	inName, outName := "", ""
+	if id, err := sp.TupleId(isl.DimIn); err == nil && id != nil {
+		inName = id.Name()
+	}
+	if id, err := sp.TupleId(isl.DimOut); err == nil && id != nil {
+		outName = id.Name()
+	}
+	vars := []string{"x", "y", "z"}[:nin]
+	idx := []string{"i0", "i1", "i2"}[:nout]
+	var foldParts []string
+	for _, j := range m.foldOffsets() {
+		for _, box := range boxes {
+			b := m.guardBox(box, j)
+			if b.Empty() {
+				continue
+			}
+			var pt []string
+			for d := range nin {
+				pt = append(pt, fmt.Sprintf("%d*%s + %d", m.Geom.Fold[d], vars[d], j[d]))
+			}
+			foldParts = append(foldParts, fmt.Sprintf("[x, y, z] -> %s[%s] : %s", inName, strings.Join(pt, ", "), b.constraint()))
+		}
+	}
+	if len(foldParts) == 0 {
+		dims := 1
+		if space == MultiDimSpace {
+			dims = 3
+		}
+		return emptyAccessMap(sc, tuple, dims)
+	}
+	fold, err := sc.ReadMap("{ " + strings.Join(foldParts, "; ") + " }")
+	if err != nil {
+		return nil, err
+	}
+	full := [3]string{"0", "0", "0"}
+	copy(full[:], idx)
+	var target string
+	switch space {
+	case MultiDimSpace:
+		kappa := gran / f.Element
+		if kappa < 1 {
+			return nil, fmt.Errorf("element size %d B exceeds the granularity %d B", f.Element, gran)
+		}
+		target = fmt.Sprintf("%s[floor(%s/%d), %s, %s]", tuple, full[0], kappa, full[1], full[2])
+	default:
+		target = fmt.Sprintf("%s[floor((%d*(%d + %s + %d*%s + %d*%s))/%d)]", tuple, f.Element, f.Offset,
+			full[0], f.Extent[0], full[1], f.Extent[0]*f.Extent[1], full[2], gran)
+	}
+	gmap, err := sc.ReadMap(fmt.Sprintf("{ %s[%s] -> %s }", outName, strings.Join(idx, ", "), target))
+	if err != nil {
+		return nil, err
+	}
+	pts, err := fold.ApplyRange(raw)
+	if err != nil {
+		return nil, err
+	}
+	return pts.ApplyRange(gmap)
+}
+
+// emptyAccessMap returns the empty map from threads to a granule space of
+// dims coordinates.
+func emptyAccessMap(sc *isl.Scope, tuple string, dims int) (*isl.Map, error) {
+	coords := []string{"g0", "g1", "g2"}[:dims]
+	return sc.ReadMap(fmt.Sprintf("{ [x, y, z] -> %s[%s] : 1 = 0 }", tuple, strings.Join(coords, ", ")))
+}
+
+// floorDiv returns ⌊a/b⌋ for b > 0.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && (a < 0) {
+		q--
+	}
+	return q
+}

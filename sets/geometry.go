@@ -1,0 +1,135 @@
+package sets
+
+import (
+	"fmt"
+
+	"github.com/polyvol/polyvol/kernel"
+)
+
+// Geometry is the thread and block layout of a launch: block size b, folding
+// f, lattice domain D and grid g. Thread coordinates are global:
+// x = blockIdx.x·b0 + threadIdx.x, and a thread covers the lattice points
+// f·t + j with 0 ≤ j < f.
+type Geometry struct {
+	Block, Fold, Domain, Grid [3]int64
+}
+
+// NewGeometry returns the geometry of a launch.
+func NewGeometry(l kernel.Launch) Geometry {
+	return Geometry{Block: l.Block, Fold: l.Fold, Domain: l.Domain, Grid: l.Grid()}
+}
+
+// Blocks returns the number of blocks of the grid.
+func (g Geometry) Blocks() int64 { return g.Grid[0] * g.Grid[1] * g.Grid[2] }
+
+// ThreadsPerBlock returns B = b0·b1·b2.
+func (g Geometry) ThreadsPerBlock() int64 { return g.Block[0] * g.Block[1] * g.Block[2] }
+
+// LinearBlockID returns the launch-order id of block index b (x fastest).
+func (g Geometry) LinearBlockID(b [3]int64) int64 {
+	return b[0] + b[1]*g.Grid[0] + b[2]*g.Grid[0]*g.Grid[1]
+}
+
+// BlockIndex returns the block index of launch-order id id.
+func (g Geometry) BlockIndex(id int64) [3]int64 {
+	return [3]int64{id % g.Grid[0], (id / g.Grid[0]) % g.Grid[1], id / (g.Grid[0] * g.Grid[1])}
+}
+
+// ThreadBox returns the thread box covered by the box of blocks bb
+// (block indices), without any valid-domain clipping.
+func (g Geometry) ThreadBox(bb Box) Box {
+	var t Box
+	for i := range 3 {
+		t.Lo[i] = bb.Lo[i] * g.Block[i]
+		t.Hi[i] = bb.Hi[i] * g.Block[i]
+	}
+	return t
+}
+
+// BlockThreads returns the thread box of the single block b.
+func (g Geometry) BlockThreads(b [3]int64) Box {
+	return g.ThreadBox(Box{Lo: b, Hi: [3]int64{b[0] + 1, b[1] + 1, b[2] + 1}})
+}
+
+// GridThreads returns the thread box of the whole grid.
+func (g Geometry) GridThreads() Box {
+	return Box{Hi: [3]int64{g.Grid[0] * g.Block[0], g.Grid[1] * g.Block[1], g.Grid[2] * g.Block[2]}}
+}
+
+// ThreadDomain returns the box of threads that cover at least one lattice
+// point of the domain: t_i < ⌈D_i/f_i⌉ (the exact valid thread domain).
+func (g Geometry) ThreadDomain() Box {
+	var b Box
+	for i := range 3 {
+		b.Hi[i] = (g.Domain[i] + g.Fold[i] - 1) / g.Fold[i]
+	}
+	return b
+}
+
+// ReferenceValidBox returns the valid domain of the reference implementation
+// (spec §4.2): thread coordinates compared with point counts, t_i < D_i,
+// which ignores folding (spec §8 item 19).
+func (g Geometry) ReferenceValidBox() Box { return Box{Hi: g.Domain} }
+
+// BlockRange returns the blocks whose linear id lies in [a, b) as at most five
+// disjoint boxes of block indices, in launch order: the tail of a partial
+// row, whole rows, whole layers, whole rows and the head of a row.
+func (g Geometry) BlockRange(a, b int64) []Box {
+	a = max(a, 0)
+	b = min(b, g.Blocks())
+	var out []Box
+	for a < b {
+		idx := g.BlockIndex(a)
+		rowLeft := g.Grid[0] - idx[0]
+		layerLeft := g.Grid[0]*g.Grid[1] - (idx[0] + idx[1]*g.Grid[0])
+		n := b - a
+		var box Box
+		switch {
+		case idx[0] != 0 || n < g.Grid[0]: // part of one row
+			w := min(rowLeft, n)
+			box = Box{Lo: idx, Hi: [3]int64{idx[0] + w, idx[1] + 1, idx[2] + 1}}
+			a += w
+		case idx[1] != 0 || n < layerLeft: // whole rows of one layer
+			rows := min(g.Grid[1]-idx[1], n/g.Grid[0])
+			box = Box{Lo: idx, Hi: [3]int64{g.Grid[0], idx[1] + rows, idx[2] + 1}}
+			a += rows * g.Grid[0]
+		default: // whole layers
+			layers := n / (g.Grid[0] * g.Grid[1])
+			box = Box{Lo: idx, Hi: [3]int64{g.Grid[0], g.Grid[1], idx[2] + layers}}
+			a += layers * g.Grid[0] * g.Grid[1]
+		}
+		out = append(out, box)
+	}
+	return out
+}
+
+// BlockRangeISL describes, with ISL floor divisions, the threads of all blocks
+// whose linear block id lies in [a, b): the form in which a wave is a single
+// quasi-affine set. BlockRange gives the same set as boxes.
+func (g Geometry) BlockRangeISL(a, b int64) string {
+	return fmt.Sprintf("{ [x, y, z] : 0 <= x < %d and 0 <= y < %d and 0 <= z < %d and "+
+		"%d <= floor(x/%d) + %d*floor(y/%d) + %d*floor(z/%d) < %d }",
+		g.Grid[0]*g.Block[0], g.Grid[1]*g.Block[1], g.Grid[2]*g.Block[2],
+		a, g.Block[0], g.Grid[0], g.Block[1], g.Grid[0]*g.Grid[1], g.Block[2], b)
+}
+
+// WarpMapISL maps the threads of block blk to their warp number within the
+// block: hardware forms warps from consecutive linear thread ids
+// (x fastest), so warp w holds the threads with
+// ⌊(tx + ty·b0 + tz·b0·b1)/warpSize⌋ = w, also when b0 is not a multiple of
+// the warp size.
+func (g Geometry) WarpMapISL(blk [3]int64, warpSize int64) string {
+	t := g.BlockThreads(blk)
+	return fmt.Sprintf("{ [x, y, z] -> warp[w] : %s and w = floor(((x - %d) + %d*(y - %d) + %d*(z - %d))/%d) }",
+		t.constraint(), t.Lo[0], g.Block[0], t.Lo[1], g.Block[0]*g.Block[1], t.Lo[2], warpSize)
+}
+
+// Validate reports an error for a geometry with a non-positive size.
+func (g Geometry) Validate() error {
+	for i := range 3 {
+		if g.Block[i] < 1 || g.Fold[i] < 1 || g.Domain[i] < 1 {
+			return fmt.Errorf("sets: block, fold and domain must be positive, got block %v fold %v domain %v", g.Block, g.Fold, g.Domain)
+		}
+	}
+	return nil
+}

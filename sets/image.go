@@ -1,0 +1,296 @@
+package sets
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
+)
+
+// maxImageRows bounds the number of per-row intervals the interval path
+// emits for a field whose rows are not a whole number of granules; larger
+// footprints go through ISL's own image computation.
+const maxImageRows = 4096
+
+// GranuleDims returns the number of granule coordinates of field fi at
+// granularity gran: 3 for the multi-dimensional space and for linear
+// addresses whose rows hold a whole number of granules ([r, y', z']), and 1
+// for the remaining linear case ([g]).
+func (m *Mapper) GranuleDims(fi int, store bool, gran int64, space AddressSpace) int {
+	f := m.Kernel.Fields[fi]
+	raw := f.LoadMaps
+	if store {
+		raw = f.StoreMaps
+	}
+	if space == MultiDimSpace {
+		return 3
+	}
+	if _, ok := liftable(f, gran); ok && len(raw) == 0 {
+		return 3
+	}
+	return 1
+}
+
+// PointBox returns the lattice points covered by the threads of box t: the
+// box [f·lo, f·hi), clipped to the domain when the mapper guards points.
+func (m *Mapper) PointBox(t Box) Box {
+	var p Box
+	for i := range 3 {
+		p.Lo[i] = t.Lo[i] * m.Geom.Fold[i]
+		p.Hi[i] = t.Hi[i] * m.Geom.Fold[i]
+	}
+	if m.PointGuard {
+		p = p.Intersect(Box{Hi: m.Geom.Domain})
+	}
+	return p
+}
+
+// FootprintSet returns the granules that the threads in boxes touch through
+// the loads (or stores) of field fi, as an ISL set. When every access is
+// separable (each index expression affine in at most one coordinate, each
+// coordinate used once, and no stride that skips granules) the image is
+// computed as a union of boxes by interval arithmetic and built through the
+// ISL API; otherwise ISL computes the image of the access map (Footprint).
+// Both give the same set.
+func (m *Mapper) FootprintSet(sc *isl.Scope, fi int, store bool, gran int64, space AddressSpace, boxes []Box) (*isl.Set, error) {
+	img, ok, err := m.ImageBoxes(fi, store, gran, space, boxes)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return m.Footprint(sc, fi, store, gran, space, boxes)
+	}
+	return BoxUnionSet(sc, TupleName(m.Kernel, fi, store), m.GranuleDims(fi, store, gran, space), img)
+}
+
+// BoxUnionSet builds the ISL set tuple[...] holding the union of boxes, using
+// the first dims coordinates of each box.
+func BoxUnionSet(sc *isl.Scope, tuple string, dims int, boxes []Box) (*isl.Set, error) {
+	if len(boxes) == 0 { // lo > hi: the empty set of the right space
+		hi := make([]int64, dims)
+		for i := range hi {
+			hi[i] = -1
+		}
+		return sc.BoxSet(tuple, make([]int64, dims), hi)
+	}
+	var res *isl.Set
+	for _, b := range boxes {
+		lo, hi := make([]int64, dims), make([]int64, dims)
+		for i := range dims {
+			lo[i], hi[i] = b.Lo[i], b.Hi[i]-1
+		}
+		s, err := sc.BoxSet(tuple, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		if res == nil {
+			res = s
+			continue
+		}
+		if res, err = res.Union(s); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// separableTerm describes index expression e = coef·p_v + off over the point
+// coordinate v (v < 0 for a constant).
+type separableTerm struct {
+	v         int
+	coef, off int64
+}
+
+// separable splits an access into one term per index; ok is false when an
+// index has floor or modulo terms, depends on two coordinates, or shares a
+// coordinate with another index.
+func separable(a kernel.Access) (terms [3]separableTerm, ok bool) {
+	used := [3]bool{}
+	for i := range 3 {
+		coef, c, lin := a.Index[i].Linear()
+		if !lin {
+			return terms, false
+		}
+		terms[i] = separableTerm{v: -1, off: c}
+		for v := range 3 {
+			if coef[v] == 0 {
+				continue
+			}
+			if terms[i].v >= 0 || used[v] {
+				return terms, false
+			}
+			used[v] = true
+			terms[i].v, terms[i].coef = v, coef[v]
+		}
+	}
+	return terms, true
+}
+
+// interval returns the range [lo, hi] of the term over the point box p, and
+// its step (|coef|, or 1 for a constant).
+func (t separableTerm) interval(p Box) (lo, hi, step int64) {
+	if t.v < 0 {
+		return t.off, t.off, 1
+	}
+	a := t.coef*p.Lo[t.v] + t.off
+	b := t.coef*(p.Hi[t.v]-1) + t.off
+	if a > b {
+		a, b = b, a
+	}
+	step = t.coef
+	if step < 0 {
+		step = -step
+	}
+	return a, b, step
+}
+
+// ImageBoxes computes the image of the threads in boxes under field fi's
+// accesses as a union of boxes in granule coordinates (see GranuleDims); ok
+// is false when an access is not separable or the image would need more than
+// maxImageRows intervals, and the caller must let ISL compute the image.
+func (m *Mapper) ImageBoxes(fi int, store bool, gran int64, space AddressSpace, boxes []Box) (img []Box, ok bool, err error) {
+	f := m.Kernel.Fields[fi]
+	raw := f.LoadMaps
+	if store {
+		raw = f.StoreMaps
+	}
+	if len(raw) > 0 {
+		return nil, false, nil
+	}
+	s, alpha := f.Element, f.Offset
+	R, lifted := liftable(f, gran)
+	for _, a := range f.Accesses(store) {
+		terms, sep := separable(a)
+		if !sep {
+			return nil, false, nil
+		}
+		for _, tb := range boxes {
+			p := m.PointBox(tb)
+			if p.Empty() {
+				continue
+			}
+			e0lo, e0hi, step0 := terms[0].interval(p)
+			e1lo, e1hi, step1 := terms[1].interval(p)
+			e2lo, e2hi, step2 := terms[2].interval(p)
+			switch {
+			case space == MultiDimSpace:
+				kappa := gran / s
+				if kappa < 1 {
+					return nil, false, fmt.Errorf("field %q: element size %d B exceeds the granularity %d B of the multi-dimensional address space", f.Name, s, gran)
+				}
+				if step0 > kappa || step1 > 1 || step2 > 1 {
+					return nil, false, nil
+				}
+				img = append(img, Box{
+					Lo: [3]int64{floorDiv(e0lo, kappa), e1lo, e2lo},
+					Hi: [3]int64{floorDiv(e0hi, kappa) + 1, e1hi + 1, e2hi + 1}})
+			case lifted:
+				if step0*s > gran || step1 > 1 || step2 > 1 {
+					return nil, false, nil
+				}
+				umin, umax := floorDiv(s*(alpha+e0lo), gran), floorDiv(s*(alpha+e0hi), gran)
+				N1 := f.Extent[1]
+				for k := floorDiv(umin, R); k <= floorDiv(umax, R); k++ {
+					rlo, rhi := max(umin, k*R)-k*R, min(umax, k*R+R-1)-k*R
+					for mm := floorDiv(e1lo+k, N1); mm <= floorDiv(e1hi+k, N1); mm++ {
+						ylo, yhi := max(e1lo+k, mm*N1)-mm*N1, min(e1hi+k, mm*N1+N1-1)-mm*N1
+						img = append(img, Box{
+							Lo: [3]int64{rlo, ylo, e2lo + mm},
+							Hi: [3]int64{rhi + 1, yhi + 1, e2hi + mm + 1}})
+					}
+				}
+			default: // linear, one interval per row
+				if step0*s > gran || step1 > 1 || step2 > 1 {
+					return nil, false, nil
+				}
+				if (e1hi-e1lo+1)*(e2hi-e2lo+1) > maxImageRows {
+					return nil, false, nil
+				}
+				for e2 := e2lo; e2 <= e2hi; e2++ {
+					for e1 := e1lo; e1 <= e1hi; e1++ {
+						row := alpha + e1*f.Extent[0] + e2*f.Extent[0]*f.Extent[1]
+						img = append(img, Box{
+							Lo: [3]int64{floorDiv(s*(row+e0lo), gran), 0, 0},
+							Hi: [3]int64{floorDiv(s*(row+e0hi), gran) + 1, 1, 1}})
+					}
+				}
+			}
+		}
+	}
+	return MergeBoxes(img), true, nil
+}
+
+// MergeBoxes returns a union-equivalent list of boxes in which no box
+// contains another and no two boxes that differ in one dimension only
+// overlap or touch there; it keeps the union unchanged.
+func MergeBoxes(boxes []Box) []Box {
+	out := make([]Box, 0, len(boxes))
+	for _, b := range boxes {
+		if !b.Empty() {
+			out = append(out, b)
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := 0; i < len(out) && !changed; i++ {
+			for j := i + 1; j < len(out); j++ {
+				if merged, ok := mergeTwo(out[i], out[j]); ok {
+					out[i] = merged
+					out = append(out[:j], out[j+1:]...)
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		for d := range 3 {
+			if out[i].Lo[d] != out[j].Lo[d] {
+				return out[i].Lo[d] < out[j].Lo[d]
+			}
+		}
+		for d := range 3 {
+			if out[i].Hi[d] != out[j].Hi[d] {
+				return out[i].Hi[d] < out[j].Hi[d]
+			}
+		}
+		return false
+	})
+	return out
+}
+
+// mergeTwo returns the union of a and b when it is itself a box.
+func mergeTwo(a, b Box) (Box, bool) {
+	if contains(a, b) {
+		return a, true
+	}
+	if contains(b, a) {
+		return b, true
+	}
+	diff := -1
+	for d := range 3 {
+		if a.Lo[d] != b.Lo[d] || a.Hi[d] != b.Hi[d] {
+			if diff >= 0 {
+				return Box{}, false
+			}
+			diff = d
+		}
+	}
+	if a.Hi[diff] < b.Lo[diff] || b.Hi[diff] < a.Lo[diff] {
+		return Box{}, false
+	}
+	a.Lo[diff] = min(a.Lo[diff], b.Lo[diff])
+	a.Hi[diff] = max(a.Hi[diff], b.Hi[diff])
+	return a, true
+}
+
+// contains reports whether box a contains box b.
+func contains(a, b Box) bool {
+	for d := range 3 {
+		if b.Lo[d] < a.Lo[d] || b.Hi[d] > a.Hi[d] {
+			return false
+		}
+	}
+	return true
+}
