@@ -98,10 +98,7 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method
 		// §8 items 4, 5, 8: every sub-warp of the sample blocks, divided by
 		// the threads that have a lattice point in the domain.
 		warps = hardwareWarps(l.Block, d.SubWarpSize, sample)
-		var active int64
-		for _, b := range sample {
-			active += guard.activeThreads(l.Block, b)
-		}
+		active := guard.activeThreadsIn(l.Block, sample)
 		if active == 0 {
 			return L1Result{}, fmt.Errorf("footprint: the sample blocks hold no thread inside the domain %v", l.Domain)
 		}

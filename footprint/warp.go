@@ -29,6 +29,11 @@ type WarpResult struct {
 	// WarpL1Load is the diagnostic sector volume of all of a field's loads
 	// together per warp, summed over the warps of a block (§3.7).
 	WarpL1Load float64
+	// Threads is the average number of threads per block that have a lattice
+	// point in the domain, the per-thread divisor of these volumes: B for
+	// Reference, which never clips (§8 item 6), fewer for Exact sample
+	// blocks at the domain's edge.
+	Threads float64
 	// Fields are the shares of each field's load list and store list, in the
 	// order of Instructions.
 	Fields []WarpField
@@ -88,7 +93,10 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Met
 		diagBlocks = blocks
 	}
 	fullRange := m == sets.Exact
-	var res WarpResult
+	res := WarpResult{Threads: float64(l.ThreadsPerBlock())}
+	if m == sets.Exact {
+		res.Threads = float64(guard.activeThreadsIn(l.Block, sample)) / blocks
+	}
 	for _, fi := range lists {
 		mult := float64(fi.Field.Multiplicity)
 		granule := d.L1FetchBytes

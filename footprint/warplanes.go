@@ -45,14 +45,15 @@ func warpShape(size int, b [3]int64) [3]int64 {
 // from the warp's base thread, in lane order.
 type lanePattern struct {
 	offsets []kernel.Point
-	extent  kernel.Point // largest offset in each dimension
+	lo, hi  kernel.Point // smallest and largest offset in each dimension
 }
 
 func newLanePattern(offsets []kernel.Point) *lanePattern {
-	p := &lanePattern{offsets: offsets}
+	p := &lanePattern{offsets: offsets, lo: offsets[0], hi: offsets[0]}
 	for _, o := range offsets {
 		for i := range o {
-			p.extent[i] = max(p.extent[i], o[i])
+			p.lo[i] = min(p.lo[i], o[i])
+			p.hi[i] = max(p.hi[i], o[i])
 		}
 	}
 	return p
@@ -142,22 +143,37 @@ func (g *pointGuard) executes(t kernel.Point, points [][3]int64) bool {
 // the domain, so that it executes every instruction.
 func (g *pointGuard) allExecute(w warpTile) bool {
 	for i := range 3 {
-		if g.fold[i]*(w.base[i]+w.lanes.extent[i]+1) > g.domain[i] {
+		if g.fold[i]*(w.base[i]+w.lanes.hi[i]+1) > g.domain[i] {
 			return false
 		}
 	}
 	return true
 }
 
-// activeThreads returns the threads of a block that have at least one
-// lattice point in the domain.
-func (g *pointGuard) activeThreads(block, blockIndex [3]int64) int64 {
-	n := int64(1)
+// noneExecutes reports whether no lane of w has a lattice point in the
+// domain, so that it executes no instruction.
+func (g *pointGuard) noneExecutes(w warpTile) bool {
 	for i := range 3 {
-		threadDomain := ceilDiv(g.domain[i], g.fold[i])
-		n *= max(0, min(block[i], threadDomain-blockIndex[i]*block[i]))
+		if g.fold[i]*(w.base[i]+w.lanes.lo[i]) >= g.domain[i] {
+			return true
+		}
 	}
-	return n
+	return false
+}
+
+// activeThreadsIn returns the threads of the given blocks that have at
+// least one lattice point in the domain.
+func (g *pointGuard) activeThreadsIn(block [3]int64, blocks [][3]int64) int64 {
+	var total int64
+	for _, b := range blocks {
+		n := int64(1)
+		for i := range 3 {
+			threadDomain := ceilDiv(g.domain[i], g.fold[i])
+			n *= max(0, min(block[i], threadDomain-b[i]*block[i]))
+		}
+		total += n
+	}
+	return total
 }
 
 // laneAddress evaluates an instruction's byte address at a thread, with the
@@ -196,14 +212,17 @@ type warpMeasure[T any] struct {
 	modulus int64
 	measure func(lanes [][]int64) T
 	memo    map[memoKey]T // nil: no memoisation
-	lanes   [][]int64     // scratch: the active lane addresses per instruction
-	key     []byte        // scratch: the encoded distances
+	// distances numbers the distinct vectors of the other instructions'
+	// base addresses relative to the first's (groups of several only).
+	distances map[string]int
+	lanes     [][]int64 // scratch: the active lane addresses per instruction
+	key       []byte    // scratch: the encoded distances
 }
 
 type memoKey struct {
 	lanes     *lanePattern
 	residue   int64
-	distances string
+	distances int
 }
 
 func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64, memoise bool, measure func([][]int64) T) *warpMeasure[T] {
@@ -216,22 +235,37 @@ func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64
 	}
 	if memoise && affine {
 		w.memo = make(map[memoKey]T)
+		w.distances = make(map[string]int)
 	}
 	return w
 }
 
 // on returns the measure on warp t.
 func (w *warpMeasure[T]) on(t warpTile) T {
+	if w.guard != nil && w.guard.noneExecutes(t) {
+		for i := range w.lanes {
+			w.lanes[i] = w.lanes[i][:0]
+		}
+		return w.measure(w.lanes)
+	}
 	full := w.guard == nil || w.guard.allExecute(t)
 	if w.memo == nil || !full {
 		return w.enumerate(t, full)
 	}
 	first := w.addrs[0].at(t.base)
-	w.key = w.key[:0]
-	for i := 1; i < len(w.addrs); i++ {
-		w.key = binary.AppendVarint(w.key, w.addrs[i].at(t.base)-first)
+	key := memoKey{lanes: t.lanes, residue: floorMod(first, w.modulus)}
+	if len(w.addrs) > 1 {
+		w.key = w.key[:0]
+		for _, a := range w.addrs[1:] {
+			w.key = binary.AppendVarint(w.key, a.at(t.base)-first)
+		}
+		id, ok := w.distances[string(w.key)]
+		if !ok {
+			id = len(w.distances)
+			w.distances[string(w.key)] = id
+		}
+		key.distances = id
 	}
-	key := memoKey{t.lanes, floorMod(first, w.modulus), string(w.key)}
 	if v, ok := w.memo[key]; ok {
 		return v
 	}

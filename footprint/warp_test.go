@@ -1,0 +1,269 @@
+package footprint
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sets"
+)
+
+func TestWarpVolumesCheckCases(t *testing.T) {
+	// spec/metrics.md §7.3, rows blockL1Load and blockL2Store (bytes per
+	// block), and warpL1Load where reference/*.jsonl has the configuration
+	// (C5 = star3d_r4_25pt, block (64,4,4), fold (1,1,2)).
+	want := map[string][3]float64{
+		"C1": {81920, 81920, -1},
+		"C2": {22528, 4608, -1},
+		"C3": {105472, 4096, -1},
+		"C4": {57344, 57344, -1},
+		"C5": {356352, 16384, 217088},
+	}
+	for _, c := range checkCases() {
+		t.Run(c.name, func(t *testing.T) {
+			k, d := c.kernel(t), lookupDevice(t, c.device)
+			r, err := WarpVolumes(k, k.NewLaunch(c.block, c.fold), d, sets.Reference, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want[c.name]
+			if r.BlockL1Load != w[0] || r.BlockL2Store != w[1] {
+				t.Errorf("blockL1Load, blockL2Store = %v, %v, want %v, %v", r.BlockL1Load, r.BlockL2Store, w[0], w[1])
+			}
+			if w[2] >= 0 && r.WarpL1Load != w[2] {
+				t.Errorf("warpL1Load = %v, want %v", r.WarpL1Load, w[2])
+			}
+		})
+	}
+}
+
+func TestWarpVolumesExactCheckCases(t *testing.T) {
+	// Method Exact over an interior wave: blockL1Load, blockL2Store,
+	// warpL1Load and the threads per block inside the domain. The values are
+	// this implementation's; each line says why one differs from §7.3.
+	want := map[string][4]float64{
+		"C1": {81920, 81920, 32768, 1024},
+		// §8 items 3, 6: 15 of the wave's 432 blocks lie at x = 29 and hold
+		// 152 of 512 threads inside the domain (499.5 per block on average),
+		// so the average block requests fewer sectors.
+		"C2": {21979.11111111111, 4495.777777777777, 13487.333333333334, 499.5},
+		// §8 items 3, 6: every third block of the wave (x = 2) is half
+		// outside the 640-point domain: 105472·(2 + 1/2)/3, 4096·(5/6) and
+		// 512·(5/6) threads.
+		"C3": {87893.33333333333, 3413.3333333333335, 58880, 1280.0 / 3},
+		// §8 item 10: the exact fusion (16 B at offset 0, 8 B at 16) counts
+		// full ranges, which touch the same 64-byte sectors here; warpL1Load
+		// counts 64-byte sectors of 64-lane warps instead of the reference's
+		// 32-byte sectors of 32-thread warps scaled by CLFetchSize (§3.7).
+		"C4": {57344, 57344, 32768, 1024},
+		"C5": {356352, 16384, 217088, 1024},
+	}
+	for _, c := range checkCases() {
+		t.Run(c.name, func(t *testing.T) {
+			k, d := c.kernel(t), lookupDevice(t, c.device)
+			l := k.NewLaunch(c.block, c.fold)
+			r, err := WarpVolumes(k, l, d, sets.Exact, interiorWave(t, k, l, d))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := [4]float64{r.BlockL1Load, r.BlockL2Store, r.WarpL1Load, r.Threads}
+			for i, w := range want[c.name] {
+				if !near(got[i], w, 1e-9) {
+					t.Errorf("blockL1Load, blockL2Store, warpL1Load, threads = %v, want %v", got, want[c.name])
+					break
+				}
+			}
+		})
+	}
+}
+
+func TestWarpVolumesExactHand(t *testing.T) {
+	a100 := lookupDevice(t, "A100-40GB")
+	cases := []struct {
+		name              string
+		spec              string
+		block, fold       [3]int64
+		sample            [][3]int64
+		l1Load, refL1Load float64
+	}{{
+		// 40 points, blocks of 32: block 1 has 8 threads inside the domain,
+		// bytes 256..319 = 2 sectors. Reference never clips: 8 sectors.
+		name:   "clipped block",
+		spec:   "name: t\ndomain: [40]\nfields:\n  - {name: A, element: 8, load: [[x]]}\n",
+		block:  [3]int64{32, 1, 1},
+		fold:   kernel.NoFold,
+		sample: [][3]int64{{1, 0, 0}},
+		l1Load: 2 * 32, refL1Load: 8 * 32,
+	}, {
+		// 2x folding over 41 points: point j = 0 (address 16t) is valid for
+		// t ≤ 20, bytes 0..320 = 11 sectors; point j = 1 (16t + 8) for
+		// t ≤ 19, bytes 8..312 = 10 sectors. Reference: 16 + 16 sectors.
+		name:   "folded guard",
+		spec:   "name: t\ndomain: [41]\nfields:\n  - {name: A, element: 8, load: [[x]]}\n",
+		block:  [3]int64{32, 1, 1},
+		fold:   [3]int64{2, 1, 1},
+		sample: [][3]int64{{0, 0, 0}},
+		l1Load: 21 * 32, refL1Load: 32 * 32,
+	}, {
+		// Block (24,2,1), α = 16 B, rows 128 B apart. Hardware warp 0 is row
+		// 0 (bytes 16..111: 4 sectors) plus row 1, x < 8 (144..175: 2);
+		// warp 1 is row 1, x ≥ 8 (176..239: 3). The reference's boxes are
+		// the rows: 4 + 4 sectors.
+		name:   "non-power-of-two block",
+		spec:   "name: t\ndomain: [24, 2]\nfields:\n  - {name: A, element: 4, extent: [32, 2], offset: 4, load: [[x, y]]}\n",
+		block:  [3]int64{24, 2, 1},
+		fold:   kernel.NoFold,
+		sample: [][3]int64{{0, 0, 0}},
+		l1Load: 9 * 32, refL1Load: 8 * 32,
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			k := parseKernel(t, c.spec)
+			l := k.NewLaunch(c.block, c.fold)
+			r, err := WarpVolumes(k, l, a100, sets.Exact, c.sample)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.BlockL1Load != c.l1Load {
+				t.Errorf("exact blockL1Load = %v, want %v", r.BlockL1Load, c.l1Load)
+			}
+			r, err = WarpVolumes(k, l, a100, sets.Reference, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.BlockL1Load != c.refL1Load {
+				t.Errorf("reference blockL1Load = %v, want %v", r.BlockL1Load, c.refL1Load)
+			}
+		})
+	}
+}
+
+func TestWarpVolumesC6(t *testing.T) {
+	// §7.3 C6: 2D 5-point stencil in a 3D array, N = D = (3456,64,8),
+	// α = 0, b = (32,4,1) on the A100: L1Load = blockL1Load/(B·λ) = 42 B/Lup.
+	k := parseKernel(t, `
+name: c6
+domain: [3456, 64, 8]
+flops: 5
+fields:
+  - {name: A, element: 8, load: [[x, y, z], [x + 1, y, z], [x - 1, y, z], [x, y + 1, z], [x, y - 1, z]]}
+  - {name: B, element: 8, store: [[x, y, z]]}
+`)
+	l := k.NewLaunch([3]int64{32, 4, 1}, kernel.NoFold)
+	r, err := WarpVolumes(k, l, lookupDevice(t, "A100-40GB"), sets.Reference, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.BlockL1Load / float64(l.ThreadsPerBlock()*l.LupsPerThread()); got != 42 {
+		t.Errorf("L1Load = %v B/Lup, want 42", got)
+	}
+}
+
+// randomSpec returns a random kernel spec: up to three fields of random
+// element sizes, offsets and extents, whose accesses are affine in x, y, z
+// with small coefficients and now and then a floor or modulo term.
+func randomSpec(r *rand.Rand, domain [3]int64) string {
+	term := func() string {
+		e := fmt.Sprint(r.IntN(9) - 4)
+		for _, v := range []string{"x", "y", "z"} {
+			if c := r.IntN(7) - 3; c != 0 {
+				e += fmt.Sprintf(" + %d*%s", c, v)
+			}
+		}
+		switch r.IntN(10) {
+		case 0:
+			e += fmt.Sprintf(" + floor(x / %d)", 2+r.IntN(3))
+		case 1:
+			e += fmt.Sprintf(" + y %% %d", 2+r.IntN(3))
+		}
+		return e
+	}
+	spec := fmt.Sprintf("name: random\ndomain: [%d, %d, %d]\nfields:\n", domain[0], domain[1], domain[2])
+	for f := range 1 + r.IntN(3) {
+		spec += fmt.Sprintf("  - name: F%d\n    element: %d\n    offset: %d\n    extent: [%d, %d, %d]\n    multiplicity: %d\n",
+			f, []int{1, 2, 4, 8, 16}[r.IntN(5)], r.IntN(9), 64+r.IntN(300), 1+r.IntN(40), 1+r.IntN(10), 1+r.IntN(2))
+		for i, list := range []string{"load", "store"} {
+			if n := 1 - i + r.IntN(3); n > 0 { // at least one load
+				spec += "    " + list + ":\n"
+				for range n {
+					spec += fmt.Sprintf("      - [%s, %s, %s]\n", term(), term(), term())
+				}
+			}
+		}
+	}
+	return spec
+}
+
+func TestMemoisedEqualsEnumeration(t *testing.T) {
+	// Memoisation on (lane pattern, base address mod M) must give exactly
+	// what plain lane-by-lane enumeration gives, for every method and L1
+	// model, including warps cut by the domain and non-affine accesses.
+	r := rand.New(rand.NewPCG(7, 11))
+	devices := []string{"A100-40GB", "MI210", "RX6900XT", "A40"}
+	alloc := func(FieldInstructions, [][3]int64) (float64, error) { return 3, nil }
+	for i := range 60 {
+		domain := [3]int64{int64(1 + r.IntN(300)), int64(1 + r.IntN(40)), int64(1 + r.IntN(12))}
+		k := parseKernel(t, randomSpec(r, domain))
+		var block, fold [3]int64
+		for d, limit := range [3]int{64, 8, 2} {
+			block[d] = int64(1 + r.IntN(limit))
+			fold[d] = min(domain[d], int64(1+r.IntN(2)))
+		}
+		l := k.NewLaunch(block, fold)
+		g := l.Grid()
+		sample := [][3]int64{{g[0] - 1, g[1] - 1, g[2] - 1}}
+		for range 3 {
+			sample = append(sample, [3]int64{r.Int64N(g[0]), r.Int64N(g[1]), r.Int64N(g[2])})
+		}
+		d := lookupDevice(t, devices[i%len(devices)])
+		for _, m := range []sets.Method{sets.Reference, sets.Exact} {
+			fast, err := warpVolumes(k, l, d, m, sample, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slow, err := warpVolumes(k, l, d, m, sample, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(fast, slow) {
+				t.Errorf("case %d %s on %s: memoised volumes %+v, enumerated %+v", i, m, d.Name, fast, slow)
+			}
+			fastL1, err := l1Cycles(k, l, d, m, sample, alloc, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slowL1, err := l1Cycles(k, l, d, m, sample, alloc, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(fastL1, slowL1) {
+				t.Errorf("case %d %s on %s: memoised L1 %+v, enumerated %+v", i, m, d.Name, fastL1, slowL1)
+			}
+		}
+	}
+}
+
+func BenchmarkWarpMetrics(b *testing.B) {
+	// star3d-r4 on 640×512×512, A100-40GB, block (256,1,2): the volumes and
+	// the L1 cycle model (allocation lines supplied as a constant, which the
+	// engine computes with ISL).
+	k := exampleKernel(b, "star3d-r4")
+	d := lookupDevice(b, "A100-40GB")
+	l := k.NewLaunch([3]int64{256, 1, 2}, kernel.NoFold)
+	sample := interiorWave(b, k, l, d)
+	alloc := func(FieldInstructions, [][3]int64) (float64, error) { return 450, nil }
+	for _, m := range []sets.Method{sets.Reference, sets.Exact} {
+		b.Run(m.String(), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := WarpVolumes(k, l, d, m, sample); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := L1Cycles(k, l, d, m, sample, alloc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
