@@ -16,12 +16,7 @@ type Aff struct {
 }
 
 func (m maker) newAff(p *C.isl_aff, op string) (*Aff, error) {
-	if p == nil {
-		return nil, m.ctx.lastError(op)
-	}
-	a := &Aff{p: p}
-	track(m, a, func() { C.isl_aff_free(p) })
-	return a, nil
+	return newObject(m, p, op, func(p *C.isl_aff) { C.isl_aff_free(p) }, func(p *C.isl_aff) *Aff { return &Aff{p: p} })
 }
 
 func (a *Aff) res() *resource {
@@ -129,12 +124,7 @@ type PwAff struct {
 }
 
 func (m maker) newPwAff(p *C.isl_pw_aff, op string) (*PwAff, error) {
-	if p == nil {
-		return nil, m.ctx.lastError(op)
-	}
-	a := &PwAff{p: p}
-	track(m, a, func() { C.isl_pw_aff_free(p) })
-	return a, nil
+	return newObject(m, p, op, func(p *C.isl_pw_aff) { C.isl_pw_aff_free(p) }, func(p *C.isl_pw_aff) *PwAff { return &PwAff{p: p} })
 }
 
 func (a *PwAff) res() *resource {
@@ -228,12 +218,7 @@ type MultiAff struct {
 }
 
 func (m maker) newMultiAff(p *C.isl_multi_aff, op string) (*MultiAff, error) {
-	if p == nil {
-		return nil, m.ctx.lastError(op)
-	}
-	a := &MultiAff{p: p}
-	track(m, a, func() { C.isl_multi_aff_free(p) })
-	return a, nil
+	return newObject(m, p, op, func(p *C.isl_multi_aff) { C.isl_multi_aff_free(p) }, func(p *C.isl_multi_aff) *MultiAff { return &MultiAff{p: p} })
 }
 
 func (a *MultiAff) res() *resource {

@@ -19,12 +19,7 @@ type BasicSet struct {
 }
 
 func (m maker) newBasicSet(p *C.isl_basic_set, op string) (*BasicSet, error) {
-	if p == nil {
-		return nil, m.ctx.lastError(op)
-	}
-	b := &BasicSet{p: p}
-	track(m, b, func() { C.isl_basic_set_free(p) })
-	return b, nil
+	return newObject(m, p, op, func(p *C.isl_basic_set) { C.isl_basic_set_free(p) }, func(p *C.isl_basic_set) *BasicSet { return &BasicSet{p: p} })
 }
 
 func (b *BasicSet) res() *resource {
@@ -155,10 +150,12 @@ func (b *BasicSet) Constraints() ([]Constraint, error) {
 		return nil, err
 	}
 	list := C.isl_basic_set_get_constraint_list(b.p)
-	if list == nil {
+	if list != nil {
+		defer C.isl_constraint_list_free(list)
+	}
+	if list == nil || c.failed() {
 		return nil, c.lastError("isl_basic_set_get_constraint_list")
 	}
-	defer C.isl_constraint_list_free(list)
 	n, err := c.sizeResult(C.isl_constraint_list_size(list), "isl_constraint_list_size")
 	if err != nil {
 		return nil, err
@@ -166,7 +163,8 @@ func (b *BasicSet) Constraints() ([]Constraint, error) {
 	out := make([]Constraint, n)
 	for i := range out {
 		con := C.isl_constraint_list_get_at(list, C.int(i))
-		if con == nil {
+		if con == nil || c.failed() {
+			C.isl_constraint_free(con)
 			return nil, c.lastError("isl_constraint_list_get_at")
 		}
 		out[i], err = readConstraint(c, con, d)
@@ -239,7 +237,8 @@ func (b *BasicSet) Divs() ([]Div, error) {
 	out := make([]Div, d.div)
 	for i := range out {
 		aff := C.isl_basic_set_get_div(b.p, C.int(i))
-		if aff == nil {
+		if aff == nil || c.failed() {
+			C.isl_aff_free(aff)
 			return nil, fmt.Errorf("div %d of %s: %w", i, b, c.lastError("isl_basic_set_get_div"))
 		}
 		out[i], err = readDiv(c, aff, d)

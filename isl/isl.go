@@ -192,9 +192,32 @@ func (c *Ctx) lastError(op string) error {
 	return e
 }
 
+// failed reports whether ISL recorded an error since the last lastError.
+// Some ISL functions (isl_set_count_val under a quota, for one) record an
+// error yet return a result, so every call is checked this way.
+func (c *Ctx) failed() bool { return C.isl_ctx_last_error(c.p) != C.isl_error_none }
+
+// newObject wraps the result p of the ISL function op, or turns its failure
+// into an error, freeing a result that came with an error.
+func newObject[P comparable, T any, PT interface {
+	*T
+	Object
+}](m maker, p P, op string, release func(P), wrap func(P) PT) (PT, error) {
+	var null P
+	if p == null || m.ctx.failed() {
+		if p != null {
+			release(p)
+		}
+		return nil, m.ctx.lastError(op)
+	}
+	obj := wrap(p)
+	track(m, obj, func() { release(p) })
+	return obj, nil
+}
+
 // boolResult converts an isl_bool into a Go bool or error.
 func (c *Ctx) boolResult(b C.isl_bool, op string) (bool, error) {
-	if b == C.isl_bool_error {
+	if b == C.isl_bool_error || c.failed() {
 		return false, c.lastError(op)
 	}
 	return b == C.isl_bool_true, nil
@@ -202,7 +225,7 @@ func (c *Ctx) boolResult(b C.isl_bool, op string) (bool, error) {
 
 // sizeResult converts an isl_size into a Go int or error.
 func (c *Ctx) sizeResult(n C.isl_size, op string) (int, error) {
-	if n < 0 {
+	if n < 0 || c.failed() {
 		return 0, c.lastError(op)
 	}
 	return int(n), nil

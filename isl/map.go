@@ -21,12 +21,7 @@ type Map struct {
 }
 
 func (m maker) newMap(p *C.isl_map, op string) (*Map, error) {
-	if p == nil {
-		return nil, m.ctx.lastError(op)
-	}
-	x := &Map{p: p}
-	track(m, x, func() { C.isl_map_free(p) })
-	return x, nil
+	return newObject(m, p, op, func(p *C.isl_map) { C.isl_map_free(p) }, func(p *C.isl_map) *Map { return &Map{p: p} })
 }
 
 func (m *Map) res() *resource {

@@ -64,12 +64,7 @@ type Set struct {
 }
 
 func (m maker) newSet(p *C.isl_set, op string) (*Set, error) {
-	if p == nil {
-		return nil, m.ctx.lastError(op)
-	}
-	s := &Set{p: p}
-	track(m, s, func() { C.isl_set_free(p) })
-	return s, nil
+	return newObject(m, p, op, func(p *C.isl_set) { C.isl_set_free(p) }, func(p *C.isl_set) *Set { return &Set{p: p} })
 }
 
 func (s *Set) res() *resource {
@@ -372,10 +367,12 @@ func (s *Set) BasicSets() ([]*BasicSet, error) {
 		return nil, err
 	}
 	list := C.isl_set_get_basic_set_list(s.p)
-	if list == nil {
+	if list != nil {
+		defer C.isl_basic_set_list_free(list)
+	}
+	if list == nil || c.failed() {
 		return nil, c.lastError("isl_set_get_basic_set_list")
 	}
-	defer C.isl_basic_set_list_free(list)
 	n, err := c.sizeResult(C.isl_basic_set_list_size(list), "isl_basic_set_list_size")
 	if err != nil {
 		return nil, err
@@ -549,14 +546,15 @@ func (s *Set) Points(limit int) ([][]int64, error) {
 	pts.dim = C.int(dim)
 	pts.coords = (*C.long)(C.calloc(C.size_t(max(limit*dim, 1)), C.size_t(unsafe.Sizeof(C.long(0)))))
 	defer C.free(unsafe.Pointer(pts.coords))
-	if C.polyvol_set_points(s.p, pts) < 0 {
+	if C.polyvol_set_points(s.p, pts) < 0 || c.failed() {
 		switch {
 		case pts.full != 0:
 			return nil, fmt.Errorf("%w (%d)", ErrTooManyPoints, limit)
 		case pts.bad != 0:
 			return nil, fmt.Errorf("isl: Points: a coordinate of %s does not fit in int64", s)
+		default:
+			return nil, c.lastError("isl_set_foreach_point")
 		}
-		return nil, c.lastError("isl_set_foreach_point")
 	}
 	flat := unsafe.Slice((*int64)(unsafe.Pointer(pts.coords)), int(pts.n)*dim)
 	out := make([][]int64, pts.n)

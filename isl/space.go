@@ -16,12 +16,7 @@ type Space struct {
 }
 
 func (m maker) newSpace(p *C.isl_space, op string) (*Space, error) {
-	if p == nil {
-		return nil, m.ctx.lastError(op)
-	}
-	s := &Space{p: p}
-	track(m, s, func() { C.isl_space_free(p) })
-	return s, nil
+	return newObject(m, p, op, func(p *C.isl_space) { C.isl_space_free(p) }, func(p *C.isl_space) *Space { return &Space{p: p} })
 }
 
 func (s *Space) res() *resource {
@@ -102,12 +97,7 @@ type Id struct {
 }
 
 func (m maker) newId(p *C.isl_id, op string) (*Id, error) {
-	if p == nil {
-		return nil, m.ctx.lastError(op)
-	}
-	id := &Id{p: p}
-	track(m, id, func() { C.isl_id_free(p) })
-	return id, nil
+	return newObject(m, p, op, func(p *C.isl_id) { C.isl_id_free(p) }, func(p *C.isl_id) *Id { return &Id{p: p} })
 }
 
 func (id *Id) res() *resource {

@@ -19,12 +19,7 @@ type UnionSet struct {
 }
 
 func (m maker) newUnionSet(p *C.isl_union_set, op string) (*UnionSet, error) {
-	if p == nil {
-		return nil, m.ctx.lastError(op)
-	}
-	u := &UnionSet{p: p}
-	track(m, u, func() { C.isl_union_set_free(p) })
-	return u, nil
+	return newObject(m, p, op, func(p *C.isl_union_set) { C.isl_union_set_free(p) }, func(p *C.isl_union_set) *UnionSet { return &UnionSet{p: p} })
 }
 
 func (u *UnionSet) res() *resource {
@@ -171,10 +166,12 @@ func (u *UnionSet) Sets() ([]*Set, error) {
 		return nil, err
 	}
 	list := C.isl_union_set_get_set_list(u.p)
-	if list == nil {
+	if list != nil {
+		defer C.isl_set_list_free(list)
+	}
+	if list == nil || c.failed() {
 		return nil, c.lastError("isl_union_set_get_set_list")
 	}
-	defer C.isl_set_list_free(list)
 	n, err := c.sizeResult(C.isl_set_list_size(list), "isl_set_list_size")
 	if err != nil {
 		return nil, err
@@ -239,12 +236,7 @@ type UnionMap struct {
 }
 
 func (m maker) newUnionMap(p *C.isl_union_map, op string) (*UnionMap, error) {
-	if p == nil {
-		return nil, m.ctx.lastError(op)
-	}
-	u := &UnionMap{p: p}
-	track(m, u, func() { C.isl_union_map_free(p) })
-	return u, nil
+	return newObject(m, p, op, func(p *C.isl_union_map) { C.isl_union_map_free(p) }, func(p *C.isl_union_map) *UnionMap { return &UnionMap{p: p} })
 }
 
 func (u *UnionMap) res() *resource {
@@ -458,10 +450,12 @@ func (u *UnionMap) Maps() ([]*Map, error) {
 		return nil, err
 	}
 	list := C.isl_union_map_get_map_list(u.p)
-	if list == nil {
+	if list != nil {
+		defer C.isl_map_list_free(list)
+	}
+	if list == nil || c.failed() {
 		return nil, c.lastError("isl_union_map_get_map_list")
 	}
-	defer C.isl_map_list_free(list)
 	n, err := c.sizeResult(C.isl_map_list_size(list), "isl_map_list_size")
 	if err != nil {
 		return nil, err

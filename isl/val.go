@@ -24,12 +24,7 @@ type Val struct {
 }
 
 func (m maker) newVal(p *C.isl_val, op string) (*Val, error) {
-	if p == nil {
-		return nil, m.ctx.lastError(op)
-	}
-	v := &Val{p: p}
-	track(m, v, func() { C.isl_val_free(p) })
-	return v, nil
+	return newObject(m, p, op, func(p *C.isl_val) { C.isl_val_free(p) }, func(p *C.isl_val) *Val { return &Val{p: p} })
 }
 
 func (v *Val) res() *resource {
@@ -129,7 +124,7 @@ func (v *Val) BigInt() (*big.Int, error) {
 		return nil, err
 	}
 	chunks := make([]uint64, max(n, 1))
-	if C.isl_val_get_abs_num_chunks(v.p, 8, unsafe.Pointer(&chunks[0])) < 0 {
+	if C.isl_val_get_abs_num_chunks(v.p, 8, unsafe.Pointer(&chunks[0])) < 0 || c.failed() {
 		return nil, c.lastError("isl_val_get_abs_num_chunks")
 	}
 	z := new(big.Int)
