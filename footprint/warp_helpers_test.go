@@ -3,6 +3,7 @@ package footprint
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
@@ -59,10 +60,31 @@ func lookupDevice(t testing.TB, name string) *device.Device {
 // a field list's instructions per block, by method m's rules (start address
 // only and no clipping for Reference; full byte range of the lanes inside the
 // domain for Exact). Lines are marked in a bitmap over the block's address
-// bounds.
+// bounds; affine addresses are evaluated from their coefficients and lines
+// found by an arithmetic shift (allocation lines are powers of two), for
+// speed.
 func bruteAllocLines(l kernel.Launch, d *device.Device, m sets.Method) AllocLines {
 	guard := newPointGuard(l, m)
+	shift := bits.TrailingZeros64(uint64(d.L1AllocBytes))
 	return func(fi FieldInstructions, blocks [][3]int64) (float64, error) {
+		if d.L1AllocBytes != 1<<shift {
+			return 0, fmt.Errorf("allocation line %d B is not a power of two", d.L1AllocBytes)
+		}
+		type linear struct {
+			coef [3]int64
+			c0   int64
+			ok   bool
+		}
+		linears := make([]linear, len(fi.Instructions))
+		for i, in := range fi.Instructions {
+			linears[i].coef, linears[i].c0, linears[i].ok = in.Address.Linear()
+		}
+		address := func(i int, p kernel.Point) int64 {
+			if a := linears[i]; a.ok {
+				return a.c0 + a.coef[0]*p[0] + a.coef[1]*p[1] + a.coef[2]*p[2]
+			}
+			return fi.Instructions[i].Address.Eval(p)
+		}
 		var total int64
 		var seen []bool
 		for _, b := range blocks {
@@ -85,16 +107,17 @@ func bruteAllocLines(l kernel.Launch, d *device.Device, m sets.Method) AllocLine
 			for p := lo; p[2] <= hi[2]; p[2]++ {
 				for p[1] = lo[1]; p[1] <= hi[1]; p[1]++ {
 					for p[0] = lo[0]; p[0] <= hi[0]; p[0]++ {
-						for _, in := range fi.Instructions {
+						for i := range fi.Instructions {
+							in := &fi.Instructions[i]
 							if guard != nil && !guard.executes(p, in.Points) {
 								continue
 							}
-							a := in.Address.Eval(p)
+							a := address(i, p)
 							end := a
 							if m == sets.Exact {
 								end = a + in.Width - 1
 							}
-							for line := floorDiv(a, d.L1AllocBytes); line <= floorDiv(end, d.L1AllocBytes); line++ {
+							for line := a >> shift; line <= end>>shift; line++ {
 								if !seen[line-first] {
 									seen[line-first] = true
 									total++
