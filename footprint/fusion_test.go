@@ -1,0 +1,161 @@
+package footprint
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sets"
+)
+
+// fusedLayout returns an instruction list as "width@offset" items, the
+// offset being the address at thread (0,0,0).
+func fusedLayout(list []Instruction) []string {
+	var out []string
+	for _, in := range list {
+		out = append(out, fmt.Sprintf("%d@%d", in.Width, in.Address.Eval(kernel.Point{})))
+	}
+	return out
+}
+
+// loadLayout returns the fused load list of the field named name.
+func loadLayout(t *testing.T, k *kernel.Kernel, l kernel.Launch, dev string, m sets.Method, name string) []string {
+	t.Helper()
+	lists, err := Instructions(k, l, lookupDevice(t, dev), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fi := range lists {
+		if fi.Field.Name == name && !fi.Store {
+			return fusedLayout(fi.Instructions)
+		}
+	}
+	t.Fatalf("no load list for field %s", name)
+	return nil
+}
+
+// vec3Permuted is C1's kernel with A's and D's accesses in the order that
+// makes the reference's fusion produce what §7.3 reports for C4.
+const vec3Permuted = `
+name: c1-permuted
+domain: [1000000]
+flops: 13
+fields:
+  - {name: A, element: 8, load: [[3*x + 2], [3*x + 1], [3*x]]}
+  - {name: B, element: 8, load: [[x]], store: [[x]]}
+  - {name: D, element: 8, store: [[3*x + 2], [3*x + 1], [3*x]]}
+`
+
+func TestFusionC4(t *testing.T) {
+	// §3.9 on C1's kernel: the reference's procedure is order-dependent.
+	// In the spec's order 3x, 3x+1 merge first; in the order 3x+2, 3x+1, 3x
+	// the pair (3x+1, 3x+2) is found first, giving what §7.3 reports for C4
+	// (16 B at byte offset 8 plus 8 B at offset 0). Both give C4's check
+	// values. Method Exact merges in address order whatever the order.
+	block := [3]int64{1024, 1, 1}
+	for _, c := range []struct {
+		spec           string
+		reference, exa string
+	}{
+		{vec3Spec, "[16@0 8@16]", "[16@0 8@16]"},
+		{vec3Permuted, "[16@8 8@0]", "[16@0 8@16]"},
+	} {
+		k := parseKernel(t, c.spec)
+		l := k.NewLaunch(block, kernel.NoFold)
+		if got := fmt.Sprint(loadLayout(t, k, l, "MI210", sets.Reference, "A")); got != c.reference {
+			t.Errorf("%s: reference fusion of A = %s, want %s", k.Name, got, c.reference)
+		}
+		if got := fmt.Sprint(loadLayout(t, k, l, "MI210", sets.Exact, "A")); got != c.exa {
+			t.Errorf("%s: exact fusion of A = %s, want %s", k.Name, got, c.exa)
+		}
+		d := lookupDevice(t, "MI210")
+		r, err := L1Cycles(k, l, d, sets.Reference, nil, bruteAllocLines(l, d, sets.Reference))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Cycles != 2.25 || r.DataPipe != 2.25 || r.Tag != 0.875 {
+			t.Errorf("%s: C4 L1Cycles/DataPipe/Tag = %v/%v/%v, want 2.25/2.25/0.875", k.Name, r.Cycles, r.DataPipe, r.Tag)
+		}
+		// NVIDIA devices never fuse.
+		if got := fmt.Sprint(loadLayout(t, k, l, "A100-40GB", sets.Reference, "A")); got != "[8@0 8@8 8@16]" && got != "[8@16 8@8 8@0]" {
+			t.Errorf("%s: A on the A100 = %s, want three 8-byte accesses", k.Name, got)
+		}
+	}
+}
+
+func TestFusionRules(t *testing.T) {
+	cases := []struct {
+		name, spec       string
+		fold             [3]int64
+		reference, exact string
+	}{{
+		// Repeated restarts: 4x, 4x+1 → 8 B, then + 4x+2 → 12 B, + 4x+3 → 16 B.
+		name:      "four floats",
+		spec:      "{name: A, element: 4, load: [[4*x], [4*x + 1], [4*x + 2], [4*x + 3]]}",
+		fold:      kernel.NoFold,
+		reference: "[16@0]", exact: "[16@0]",
+	}, {
+		// The 16-byte cap leaves the fifth float alone.
+		name:      "five floats",
+		spec:      "{name: A, element: 4, load: [[5*x], [5*x + 1], [5*x + 2], [5*x + 3], [5*x + 4]]}",
+		fold:      kernel.NoFold,
+		reference: "[16@0 4@16]", exact: "[16@0 4@16]",
+	}, {
+		// Sorting by width first: once 2x+1, 2x+2 form 16 B nothing else
+		// fits; 2x and 2x+3 stay apart. Exact, in address order, pairs
+		// (2x, 2x+1) and (2x+2, 2x+3).
+		name:      "sort and restart",
+		spec:      "{name: A, element: 8, load: [[2*x + 1], [2*x + 2], [2*x], [2*x + 3]]}",
+		fold:      kernel.NoFold,
+		reference: "[16@8 8@0 8@24]", exact: "[16@0 16@16]",
+	}, {
+		// Folding x by 2: 2x is needed by point 0, 2x+1 by point 1. The
+		// reference fuses them; Exact does not, because the two points have
+		// different predicates at the domain's edge.
+		name:      "folded points",
+		spec:      "{name: A, element: 8, load: [[x]]}",
+		fold:      [3]int64{2, 1, 1},
+		reference: "[16@0]", exact: "[8@0 8@8]",
+	}, {
+		// Accesses of different rows never differ by a constant width.
+		name:      "no constant distance",
+		spec:      "{name: A, element: 8, extent: [64, 64], load: [[x, y], [x, 2*y]]}",
+		fold:      kernel.NoFold,
+		reference: "[8@0 8@0]", exact: "[8@0 8@0]",
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			k := parseKernel(t, "name: f\ndomain: [64, 64]\nfields:\n  - "+c.spec+"\n")
+			l := k.NewLaunch([3]int64{64, 1, 1}, c.fold)
+			for _, dev := range []string{"MI210", "RX6900XT"} {
+				if got := fmt.Sprint(loadLayout(t, k, l, dev, sets.Reference, "A")); got != c.reference {
+					t.Errorf("%s reference: %s, want %s", dev, got, c.reference)
+				}
+				if got := fmt.Sprint(loadLayout(t, k, l, dev, sets.Exact, "A")); got != c.exact {
+					t.Errorf("%s exact: %s, want %s", dev, got, c.exact)
+				}
+			}
+		})
+	}
+}
+
+func TestFusedAccessByteRange(t *testing.T) {
+	// Loads 2x+1 and 2x+2 of doubles (α = 0) fuse into one 16-byte access
+	// at byte 16x+8. On the MI210 (64 lanes, 64-byte sectors) the reference
+	// counts start addresses 8..1016, sectors 0..15; Exact counts the full
+	// ranges 8..1031, sectors 0..16 (§8 item 10).
+	k := parseKernel(t, "name: f\ndomain: [1280]\nfields:\n  - {name: A, element: 8, extent: [4096], load: [[2*x + 1], [2*x + 2]]}\n")
+	l := k.NewLaunch([3]int64{64, 1, 1}, kernel.NoFold)
+	d := lookupDevice(t, "MI210")
+	ref, err := WarpVolumes(k, l, d, sets.Reference, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := WarpVolumes(k, l, d, sets.Exact, [][3]int64{{10, 0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.BlockL1Load != 16*64 || exact.BlockL1Load != 17*64 {
+		t.Errorf("blockL1Load reference, exact = %v, %v, want %v, %v", ref.BlockL1Load, exact.BlockL1Load, 16*64, 17*64)
+	}
+}
