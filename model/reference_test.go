@@ -22,9 +22,10 @@ const referenceDir = "../../shared/reference"
 // referenceLine is the part of one reference output line that the derived
 // metrics start from or are checked against.
 type referenceLine struct {
-	Kernel  string `json:"kernel"`
-	Block   []int  `json:"block"`
-	Folding []int  `json:"blocking_factors"`
+	Kernel  string  `json:"kernel"`
+	Block   []int   `json:"block"`
+	Folding []int   `json:"blocking_factors"`
+	Domain  []int64 `json:"domain"`
 	LC      struct {
 		ThreadsPerBlock int     `json:"threadsPerBlock"`
 		LupsPerThread   int     `json:"lupsPerThread"`

@@ -221,9 +221,10 @@ func (m *Mapper) ImageBoxes(fi int, store bool, gran int64, space AddressSpace, 
 	return MergeBoxes(img), true, nil
 }
 
-// MergeBoxes returns a union-equivalent list of boxes in which no box
-// contains another and no two boxes that differ in one dimension only
-// overlap or touch there; it keeps the union unchanged.
+// MergeBoxes returns a union-equivalent list of boxes in which no two boxes
+// that differ in one dimension only overlap or touch there. It sorts and
+// sweeps each dimension in turn until nothing merges, in O(n log n) per
+// sweep, so that per-row intervals of large footprints collapse cheaply.
 func MergeBoxes(boxes []Box) []Box {
 	out := make([]Box, 0, len(boxes))
 	for _, b := range boxes {
@@ -233,62 +234,55 @@ func MergeBoxes(boxes []Box) []Box {
 	}
 	for changed := true; changed; {
 		changed = false
-		for i := 0; i < len(out) && !changed; i++ {
-			for j := i + 1; j < len(out); j++ {
-				if merged, ok := mergeTwo(out[i], out[j]); ok {
-					out[i] = merged
-					out = append(out[:j], out[j+1:]...)
-					changed = true
-					break
-				}
-			}
+		for d := range 3 {
+			n := len(out)
+			out = sweep(out, d)
+			changed = changed || len(out) < n
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		for d := range 3 {
-			if out[i].Lo[d] != out[j].Lo[d] {
-				return out[i].Lo[d] < out[j].Lo[d]
-			}
-		}
-		for d := range 3 {
-			if out[i].Hi[d] != out[j].Hi[d] {
-				return out[i].Hi[d] < out[j].Hi[d]
-			}
-		}
-		return false
-	})
+	sort.Slice(out, func(i, j int) bool { return less(out[i], out[j], 0) })
 	return out
 }
 
-// mergeTwo returns the union of a and b when it is itself a box.
-func mergeTwo(a, b Box) (Box, bool) {
-	if contains(a, b) {
-		return a, true
-	}
-	if contains(b, a) {
-		return b, true
-	}
-	diff := -1
-	for d := range 3 {
-		if a.Lo[d] != b.Lo[d] || a.Hi[d] != b.Hi[d] {
-			if diff >= 0 {
-				return Box{}, false
-			}
-			diff = d
+// sweep merges, among boxes that agree outside dimension d, those that
+// overlap or touch in d.
+func sweep(boxes []Box, d int) []Box {
+	sort.Slice(boxes, func(i, j int) bool { return less(boxes[i], boxes[j], d) })
+	out := boxes[:0]
+	for _, b := range boxes {
+		if k := len(out) - 1; k >= 0 && sameOutside(out[k], b, d) && b.Lo[d] <= out[k].Hi[d] {
+			out[k].Hi[d] = max(out[k].Hi[d], b.Hi[d])
+			continue
 		}
+		out = append(out, b)
 	}
-	if a.Hi[diff] < b.Lo[diff] || b.Hi[diff] < a.Lo[diff] {
-		return Box{}, false
-	}
-	a.Lo[diff] = min(a.Lo[diff], b.Lo[diff])
-	a.Hi[diff] = max(a.Hi[diff], b.Hi[diff])
-	return a, true
+	return out
 }
 
-// contains reports whether box a contains box b.
-func contains(a, b Box) bool {
-	for d := range 3 {
-		if b.Lo[d] < a.Lo[d] || b.Hi[d] > a.Hi[d] {
+// less orders boxes by their extents outside dimension d, then by Lo[d].
+func less(a, b Box, d int) bool {
+	for k := range 3 {
+		if k == d {
+			continue
+		}
+		if a.Lo[k] != b.Lo[k] {
+			return a.Lo[k] < b.Lo[k]
+		}
+		if a.Hi[k] != b.Hi[k] {
+			return a.Hi[k] < b.Hi[k]
+		}
+	}
+	if a.Lo[d] != b.Lo[d] {
+		return a.Lo[d] < b.Lo[d]
+	}
+	return a.Hi[d] < b.Hi[d]
+}
+
+// sameOutside reports whether a and b have the same extent in every
+// dimension but d.
+func sameOutside(a, b Box, d int) bool {
+	for k := range 3 {
+		if k != d && (a.Lo[k] != b.Lo[k] || a.Hi[k] != b.Hi[k]) {
 			return false
 		}
 	}

@@ -1,0 +1,510 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sets"
+	"github.com/polyvol/polyvol/waves"
+)
+
+// DefaultMaxOperations bounds the ISL work of one Estimate; a configuration
+// that exceeds it fails with an error wrapping isl.ErrQuota instead of
+// running away.
+const DefaultMaxOperations = 200_000_000
+
+// Options select how Estimate works.
+type Options struct {
+	Method sets.Method // Exact (default) or Reference
+	Model  ModelName   // roofline (default), latency or su2015
+	// Ctx is the ISL context to use; Estimate makes (and closes) one when it
+	// is nil. A context belongs to one goroutine at a time.
+	Ctx *isl.Ctx
+}
+
+// LaunchInfo describes the launch as the engine saw it.
+type LaunchInfo struct {
+	Block            [3]int64 `json:"block"`
+	Fold             [3]int64 `json:"fold"`
+	Domain           [3]int64 `json:"domain"`
+	Grid             [3]int64 `json:"grid"`
+	ThreadsPerBlock  int64    `json:"threadsPerBlock"`
+	LupsPerThread    int64    `json:"lupsPerThread"`
+	BlocksPerSM      int64    `json:"blocksPerSM"`
+	BlocksPerWave    int64    `json:"blocksPerWave"`
+	OccupancyLimiter string   `json:"occupancyLimiter,omitempty"` // resource limiting blocks per SM (method exact)
+	WavesInGrid      float64  `json:"wavesInGrid"`
+	WaveValidThreads int64    `json:"waveValidThreads"` // n_cur: valid threads of the representative wave
+	FlopsPerLup      float64  `json:"flopsPerLup"`
+	LupCount         int64    `json:"lupCount"`
+}
+
+// Prediction is the performance a model predicts and what limits it.
+type Prediction struct {
+	Model   ModelName `json:"model"`
+	GLups   float64   `json:"GLups"`   // predicted lattice updates per second, 10^9
+	Limiter string    `json:"limiter"` // the resource that bounds it
+	// Regime is "latency-bound" or "throughput-bound" (latency model only).
+	Regime string `json:"regime,omitempty"`
+	// NeededWarpsPerSM is the occupancy that saturates the limiter (latency
+	// model only).
+	NeededWarpsPerSM float64          `json:"neededWarpsPerSM,omitempty"`
+	Latency          *LatencyEstimate `json:"latency,omitempty"`
+}
+
+// Report is everything Estimate computes for one configuration. Its JSON
+// keys are a contract: metric names follow spec/metrics.md.
+type Report struct {
+	Kernel     string     `json:"kernel"`
+	Device     string     `json:"device"`
+	Method     string     `json:"method"`
+	Launch     LaunchInfo `json:"launch"`
+	Basic      Basic      `json:"basic"`
+	Derived    Derived    `json:"derived"`
+	Prediction Prediction `json:"prediction"`
+}
+
+// Estimate predicts the data volumes, L1 cycles, limiters and performance of
+// kernel k (lattice-point accesses, as loaded) under launch l on dev.
+func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options) (*Report, error) {
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
+	modelName := opt.Model
+	if modelName == "" {
+		modelName = ModelRoofline
+	}
+	method := MethodExact
+	if opt.Method == sets.Reference {
+		method = MethodReference
+	}
+	ctx := opt.Ctx
+	if ctx == nil {
+		c, err := isl.NewCtx(isl.WithMaxOperations(DefaultMaxOperations))
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		ctx = c
+	}
+	g := sets.NewGeometry(l)
+	B := g.ThreadsPerBlock()
+	lambda := l.LupsPerThread()
+	beta, limiter, err := waves.BlocksPerSM(opt.Method, dev, B, k.Registers, k.SharedBytes)
+	if err != nil {
+		return nil, fmt.Errorf("occupancy of block %v on %s: %w", l.Block, dev.Name, err)
+	}
+	if beta < 1 {
+		return nil, fmt.Errorf("block %v with %d registers per thread does not fit on an SM of %s", l.Block, k.Registers, dev.Name)
+	}
+	W := beta * int64(dev.SMs)
+	exact := opt.Method == sets.Exact
+	eng := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: exact}}
+
+	var shape waves.Shape
+	var sampleBoxes []sets.Box
+	var sampleIdx [][3]int64
+	if exact {
+		shape = waves.ExactShape(g, W)
+		sampleBoxes = shape.Blocks
+		for _, b := range shape.Blocks {
+			sampleIdx = append(sampleIdx, [3]int64{b.Lo[0] / g.Block[0], b.Lo[1] / g.Block[1], b.Lo[2] / g.Block[2]})
+		}
+	} else {
+		shape = waves.ReferenceShape(g, W)
+		t := [3]int64{min(8, g.Grid[0]), min(8, g.Grid[1]), min(8, g.Grid[2])}
+		for z := range t[2] {
+			for y := range t[1] {
+				for x := range t[0] {
+					sampleIdx = append(sampleIdx, [3]int64{x, y, z})
+					sampleBoxes = append(sampleBoxes, g.BlockThreads([3]int64{x, y, z}))
+				}
+			}
+		}
+	}
+
+	basic, err := blockBasic(eng, k, l, dev, opt.Method, sampleBoxes, sampleIdx)
+	if err != nil {
+		return nil, err
+	}
+	if err := waveBasic(eng, &basic, dev, opt.Method, shape, W, B, lambda, g); err != nil {
+		return nil, err
+	}
+
+	flopsPerLup := k.Flops
+	ml := Launch{
+		ThreadsPerBlock: int(B),
+		LupsPerThread:   int(lambda),
+		BlocksPerSM:     int(beta),
+		BlocksPerWave:   int(W),
+		FlopsPerLup:     flopsPerLup,
+		FlinsPerLup:     math.Ceil(k.FlopsPerThread(l.Fold)/2) / float64(lambda),
+		FPBytes:         k.FPType,
+	}
+	derived, err := Derive(basic, ml, *dev, method)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{
+		Kernel: k.Name,
+		Device: dev.Name,
+		Method: opt.Method.String(),
+		Launch: LaunchInfo{
+			Block: l.Block, Fold: l.Fold, Domain: l.Domain, Grid: g.Grid,
+			ThreadsPerBlock: B, LupsPerThread: lambda, BlocksPerSM: beta, BlocksPerWave: W,
+			OccupancyLimiter: limiter, WavesInGrid: float64(g.Blocks()) / float64(W),
+			WaveValidThreads: shape.ValidThreads, FlopsPerLup: flopsPerLup, LupCount: k.Lups(),
+		},
+		Basic:   basic,
+		Derived: derived,
+	}
+	rep.Prediction, err = predict(modelName, rep, dev, beta, B, lambda, k.FPType)
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// blockBasic computes the block- and warp-level metrics of spec §3.
+func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m sets.Method, sample []sets.Box, sampleIdx [][3]int64) (Basic, error) {
+	var b Basic
+	vols, err := eng.BlockVolumes(dev, sample)
+	if err != nil {
+		return b, err
+	}
+	warp, err := footprint.WarpVolumes(k, l, dev, m, sampleIdx)
+	if err != nil {
+		return b, err
+	}
+	var pagesSum, allocSum float64
+	var loadFields, storeFields []FieldBasic
+	for _, v := range vols {
+		f := k.Fields[v.Field]
+		mult := float64(f.Multiplicity)
+		pagesSum += mult * v.Pages
+		fb := FieldBasic{Name: f.Name}
+		if v.Store {
+			storeFields = append(storeFields, fb)
+			continue
+		}
+		allocSum += v.AllocLines
+		fb.BlockL2Load = float64(dev.L1FetchBytes) * mult * v.Sectors
+		b.BlockL2Load += fb.BlockL2Load
+		loadFields = append(loadFields, fb)
+	}
+	for _, wf := range warp.Fields {
+		list := loadFields
+		if wf.Store {
+			list = storeFields
+		}
+		for i := range list {
+			if list[i].Name == wf.Name {
+				list[i].BlockL1Load += wf.L1Load
+				list[i].BlockL2Store += wf.L2Store
+			}
+		}
+	}
+	b.BlockL1LoadAlloc = float64(dev.L1AllocBytes) * allocSum
+	b.BlockL1TLBPages = pagesSum
+	b.BlockL1Load = warp.BlockL1Load
+	b.BlockL2Store = warp.BlockL2Store
+	if m == sets.Exact {
+		// Sample blocks at the domain's edge hold fewer lattice points; scale
+		// the averages to a full block of B·λ points so that the per-Lup
+		// normalisation of §5.1 divides by the points actually updated.
+		var pts int64
+		for _, t := range sample {
+			pts += eng.Mapper.PointBox(t).Size()
+		}
+		if pts == 0 {
+			return b, fmt.Errorf("the sample blocks hold no lattice point of the domain")
+		}
+		full := float64(len(sample)) * float64(l.ThreadsPerBlock()*l.LupsPerThread()) / float64(pts)
+		for _, v := range []*float64{&b.BlockL1LoadAlloc, &b.BlockL1Load, &b.BlockL2Store, &b.BlockL2Load} {
+			*v *= full
+		}
+		for i := range loadFields {
+			loadFields[i].BlockL1Load *= full
+			loadFields[i].BlockL2Load *= full
+		}
+		for i := range storeFields {
+			storeFields[i].BlockL2Store *= full
+		}
+	}
+	if m == sets.Reference { // the reference's clamps (spec §3.2, §3.3, §3.6; §8 item 28)
+		b.BlockL2Load = max(1, b.BlockL2Load)
+		b.BlockL1LoadAlloc = max(1, b.BlockL1LoadAlloc)
+		b.BlockL1TLBPages = max(1, b.BlockL1TLBPages)
+	}
+
+	if m == sets.Reference { // previous-block overlap, spec §3.5 (not modelled by method exact, §8 item 12)
+		cur, preds := footprint.PreviousBlocks(eng.Mapper.Geom, 108, 40)
+		for _, v := range vols {
+			if v.Store {
+				continue
+			}
+			f := k.Fields[v.Field]
+			ov, err := eng.PreviousBlockOverlap(footprint.Request{Field: v.Field, Gran: dev.L1FetchBytes, Space: sets.LinearSpace}, cur, preds)
+			if err != nil {
+				return b, err
+			}
+			vov := float64(dev.L1FetchBytes) * float64(f.Multiplicity) * ov
+			b.BlockL2LoadOverlap += vov
+			for j := range loadFields {
+				if loadFields[j].Name == f.Name {
+					loadFields[j].BlockL2LoadOverlap = vov
+				}
+			}
+		}
+	}
+
+	l1, err := footprint.L1Cycles(k, l, dev, m, sampleIdx, allocLines(eng, k, l, dev, m))
+	if err != nil {
+		return b, err
+	}
+	b.L1Cycles, b.L1DataPipeCycles, b.L1TagCycles = l1.Cycles, l1.DataPipe, l1.Tag
+	b.LoadFields, b.StoreFields = loadFields, storeFields
+	return b, nil
+}
+
+// allocLines supplies the L1 cycle model's allocation term from the engine's
+// block footprints at the L1 allocation granularity.
+func allocLines(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m sets.Method) footprint.AllocLines {
+	return func(fi footprint.FieldInstructions, blocks [][3]int64) (float64, error) {
+		if len(blocks) == 0 {
+			return 0, nil
+		}
+		idx := -1
+		for i, f := range k.Fields {
+			if f.Name == fi.Field.Name {
+				idx = i
+				break
+			}
+		}
+		if idx < 0 {
+			return 0, fmt.Errorf("allocation lines: unknown field %q", fi.Field.Name)
+		}
+		e, q := eng, footprint.Request{Field: idx, Store: fi.Store, Gran: dev.L1AllocBytes, Space: sets.LinearSpace}
+		if m == sets.Reference && fused(fi) {
+			// The reference counts a fused vector access by its start address
+			// only (spec §3.9, §8 item 10): count the footprint of exactly the
+			// start addresses, in thread coordinates.
+			var err error
+			if e, q, err = startAddressEngine(eng, k, l, fi, q); err != nil {
+				return 0, err
+			}
+		}
+		g := e.Mapper.Geom
+		boxes := make([]sets.Box, len(blocks))
+		for i, b := range blocks {
+			boxes[i] = g.BlockThreads(b)
+		}
+		sum, err := e.SumOverBlocks(q, boxes)
+		if err != nil {
+			return 0, err
+		}
+		return float64(sum) / float64(len(blocks)), nil
+	}
+}
+
+// fused reports whether any instruction of the list is a fused vector access.
+func fused(fi footprint.FieldInstructions) bool {
+	for _, in := range fi.Instructions {
+		if in.Width != fi.Field.Element {
+			return true
+		}
+	}
+	return false
+}
+
+// startAddressEngine returns an engine over a one-field kernel whose accesses
+// are those folded accesses of fi's field whose byte address is the start
+// address of one of fi's instructions, in thread coordinates (fold 1).
+func startAddressEngine(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, fi footprint.FieldInstructions, q footprint.Request) (*footprint.Engine, footprint.Request, error) {
+	folded, err := k.Fold(l.Fold)
+	if err != nil {
+		return nil, q, err
+	}
+	src := folded.Fields[q.Field]
+	f := *src
+	var keep []kernel.Access
+	for _, a := range src.Accesses(q.Store) {
+		idx, err := src.ElementIndexExpr(a)
+		if err != nil {
+			return nil, q, err
+		}
+		addr, err := idx.Scale(src.Element)
+		if err != nil {
+			return nil, q, err
+		}
+		for _, in := range fi.Instructions {
+			if in.Address.Equal(addr) {
+				keep = append(keep, a)
+				break
+			}
+		}
+	}
+	if q.Store {
+		f.Stores = keep
+	} else {
+		f.Loads = keep
+	}
+	one := *folded
+	one.Fields = []*kernel.Field{&f}
+	g := eng.Mapper.Geom
+	g.Fold = kernel.NoFold
+	q.Field = 0
+	return &footprint.Engine{Ctx: eng.Ctx, Mapper: &sets.Mapper{Kernel: &one, Geom: g}}, q, nil
+}
+
+// waveBasic fills in the wave-level metrics of spec §4 and the TLB pages.
+func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m sets.Method, shape waves.Shape, W, B, lambda int64, g sets.Geometry) error {
+	space := sets.MultiDimSpace
+	gran := func(bool) int64 { return dev.DRAMFetchBytes }
+	if m == sets.Exact { // linear addresses, stores at the write granularity (§8 items 13, 14)
+		space = sets.LinearSpace
+		gran = func(store bool) int64 {
+			if store {
+				return dev.DRAMWriteBytes
+			}
+			return dev.DRAMFetchBytes
+		}
+	}
+	vols, err := waves.Count(eng, shape, space, gran)
+	if err != nil {
+		return err
+	}
+	// q rescales New and the overlaps of the representative wave to a full
+	// wave: valid threads of the box against W·B (reference, §4.7), or valid
+	// lattice points against W·B·λ (exact).
+	q := float64(shape.ValidThreads) / float64(W*B)
+	if m == sets.Exact {
+		var pts int64
+		for _, t := range shape.Current {
+			pts += eng.Mapper.PointBox(t).Size()
+		}
+		q = float64(pts) / float64(shape.BlocksPerWave*B*lambda)
+		W = shape.BlocksPerWave
+	}
+	if q <= 0 {
+		return fmt.Errorf("the representative wave of grid %v holds no valid thread", g.Grid)
+	}
+	for _, v := range vols {
+		bytes := float64(v.Gran * v.Multiplicity)
+		name := eng.Mapper.Kernel.Fields[v.Field].Name
+		oldY := float64(v.OldY)
+		if m == sets.Exact { // Old_x is part of the reuse distance (§8 item 20)
+			oldY += float64(v.OldX)
+		}
+		b.WaveMemOld[0] += oldY * bytes
+		b.WaveMemOld[1] += float64(v.OldZ) * bytes
+		if v.Store {
+			b.WaveMemStoreNew += float64(v.New) * bytes / q
+			for i := range b.StoreFields {
+				if b.StoreFields[i].Name == name {
+					b.StoreFields[i].WaveMemNew = float64(v.New) * bytes / q
+				}
+			}
+			continue
+		}
+		b.WaveMemLoadNew += float64(v.New) * bytes / q
+		b.WaveMemLoadOverlap[0] += float64(v.OvX+v.OvY) * bytes / q
+		b.WaveMemLoadOverlap[1] += float64(v.OvZ) * bytes / q
+		for i := range b.LoadFields {
+			if b.LoadFields[i].Name == name {
+				b.LoadFields[i].WaveMemNew = float64(v.New) * bytes / q
+				b.LoadFields[i].WaveMemOverlapY = float64(v.OvY) * bytes / q
+				b.LoadFields[i].WaveMemOverlapZ = float64(v.OvZ) * bytes / q
+			}
+		}
+	}
+	b.WaveValidCells = float64(W * B)
+	b.QWaveFactor = q
+
+	// Wave TLB pages (§3.6): the reference's unclipped floor-rule pseudo-block
+	// at the origin, or the exact wave itself.
+	tlbThreads := shape.Current
+	if m == sets.Reference {
+		wc := waves.ConcurrentGrid(g.Grid, W)
+		tlbThreads = []sets.Box{g.ThreadBox(sets.Box{Hi: wc})}
+		ref := *eng
+		mp := *eng.Mapper
+		mp.PointGuard = false
+		ref.Mapper = &mp
+		eng = &ref
+	}
+	pages, err := waves.TLBPages(eng, tlbThreads, dev.TLBPageBytes)
+	if err != nil {
+		return err
+	}
+	b.TLBPages = float64(pages)
+	return nil
+}
+
+// predict turns the derived metrics into the selected model's prediction.
+func predict(name ModelName, r *Report, dev *device.Device, beta, B, lambda int64, fpType int) (Prediction, error) {
+	d := r.Derived
+	p := Prediction{Model: name, GLups: d.PerfV3, Limiter: d.LimV3.String()}
+	switch name {
+	case ModelRoofline:
+		return p, nil
+	case ModelLatency:
+		warpsPerSM := float64(beta) * math.Ceil(float64(B)/float64(dev.WarpSize))
+		perWarpLups := float64(dev.WarpSize * int(lambda))
+		costs, err := ResourceCosts(WarpCosts{
+			L1DataPipeCycles: d.L1DataPipeCyclesPerLup * perWarpLups,
+			L2Bytes:          d.L2TotalV2 * perWarpLups,
+			DRAMBytes:        (d.MemLoadV3 + d.MemStoreV2) * perWarpLups,
+			FPInstructions:   r.Launch.FlopsPerLup / 2 * float64(lambda),
+			Instructions:     (r.Launch.FlopsPerLup/2 + 2) * float64(lambda),
+		}, *dev, fpType)
+		if err != nil {
+			return p, err
+		}
+		dramShare := 0.0
+		if d.L2TotalV2 > 0 {
+			dramShare = min(1, (d.MemLoadV3+d.MemStoreV2)/d.L2TotalV2)
+		}
+		// A straight-line stencil body: one round of independent loads,
+		// then a dependent chain of its floating-point instructions.
+		lat := LatencyPath{MemoryRoundTrips: 1, DRAMFraction: dramShare, DependentFP: r.Launch.FlopsPerLup / 2 * float64(lambda)}.Cycles(*dev)
+		est, err := EstimateLatency(warpsPerSM, lat, costs)
+		if err != nil {
+			return p, err
+		}
+		p.GLups = est.Throughput * perWarpLups * float64(dev.SMs) * dev.ClockGHz
+		p.Limiter = est.Limiter
+		p.Regime = string(est.Regime)
+		p.NeededWarpsPerSM = est.NeededWarps
+		p.Latency = &est
+		return p, nil
+	case ModelSu2015:
+		// Su et al.'s three links with polyvol's own volumes: registers↔L1,
+		// L1↔L2 and L2↔DRAM, the slowest link, and the imbalance correction
+		// (1 + 1/groups) for the partial last wave (models.md §2).
+		l1GBs := float64(dev.SMs) * dev.ClockGHz * float64(dev.L1BankWidth)
+		links := []struct {
+			name   string
+			bytes  float64
+			gbytes float64
+		}{{"L1", d.L1Load + d.L2Store, l1GBs}, {"L2", d.L2TotalV1, dev.L2BandwidthGBs}, {"DRAM", d.MemLoadV1 + d.MemStoreV1, dev.DRAMBandwidthGBs}}
+		worst, limiter := 0.0, ""
+		for _, lk := range links {
+			if t := lk.bytes / lk.gbytes; t > worst {
+				worst, limiter = t, lk.name
+			}
+		}
+		groups := math.Ceil(r.Launch.WavesInGrid)
+		t := worst * (1 + 1/groups)
+		if t <= 0 {
+			return p, fmt.Errorf("su2015: the kernel moves no data")
+		}
+		p.GLups, p.Limiter = 1/t, limiter
+		return p, nil
+	}
+	return p, fmt.Errorf("unknown model %q", name)
+}

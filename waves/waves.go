@@ -1,0 +1,227 @@
+// Package waves places the blocks that run together (a wave) and the
+// earlier blocks whose data they may reuse (the x, y and z layer sets), and
+// counts the wave-level DRAM volumes of spec/metrics.md §4: the new footprint
+// of a wave, the footprint of each layer set, and their overlaps, per field.
+package waves
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/sets"
+)
+
+// Shape is the thread geometry of one representative wave and its layer
+// sets, as unions of thread boxes (already clipped to the valid domain where
+// the method clips thread sets).
+type Shape struct {
+	BlocksPerWave int64      // W
+	Current       []sets.Box // the wave's threads
+	X, Y, Z       []sets.Box // earlier threads one reuse distance away in x, y and z
+	// Blocks are the wave's blocks, one thread box each (unclipped): the
+	// sample for block-level metrics of method Exact.
+	Blocks []sets.Box
+	// ValidThreads is n_cur, the valid threads of Current (reference), or
+	// ValidPoints the valid lattice points covered by the wave (exact).
+	ValidThreads, ValidPoints int64
+}
+
+// ReferenceShape returns the reference implementation's wave (spec
+// §4.3–4.5): a ceiling-rule box ŵ of blocks at the high-x, high-y corner of
+// the middle z layer, with shiftY, and the layer sets T_x, T_y, T_z, all
+// clipped to the valid domain V = [0, D) in thread coordinates.
+func ReferenceShape(g sets.Geometry, blocksPerWave int64) Shape {
+	W := float64(blocksPerWave)
+	b, D, gr := g.Block, g.Domain, g.Grid
+	w0 := min(gr[0], blocksPerWave)
+	w1 := min(gr[1], int64(math.Ceil(W/(float64(D[0])/float64(b[0])))))
+	w2 := min(gr[2], int64(math.Ceil(W/(float64(D[0])*float64(D[1])/float64(b[0]*b[1])))))
+	var sy int64
+	if gr[1] > 1 && float64(D[1]-(gr[1]-w1)*b[1])/float64(b[1]) < 0.1 {
+		sy = 1
+	}
+	zc := gr[2] / 2
+	V := g.ReferenceValidBox()
+	box := func(x0, x1, y0, y1, z0, z1 int64) []sets.Box {
+		t := g.ThreadBox(sets.Box{Lo: [3]int64{x0, y0, z0}, Hi: [3]int64{x1, y1, z1}}).Intersect(V)
+		if t.Empty() {
+			return nil
+		}
+		return []sets.Box{t}
+	}
+	s := Shape{BlocksPerWave: blocksPerWave}
+	s.Current = box(gr[0]-w0, gr[0], gr[1]-w1-sy, gr[1]-sy, zc, zc+w2)
+	s.X = box(gr[0]-2*w0, gr[0]-w0, gr[1]-w1-sy, gr[1]-sy, zc, zc+w2)
+	s.Y = box(0, gr[0], max(0, gr[1]-w1-1-sy), gr[1]-w1-sy, zc, zc+w2)
+	s.Z = box(0, gr[0], 0, gr[1], zc-1, zc)
+	for _, t := range s.Current {
+		s.ValidThreads += t.Size()
+	}
+	return s
+}
+
+// ExactShape returns the exact wave: the W consecutive blocks in launch order
+// [a, a+W) of the middle one of the grid's real waves, and as layer sets the
+// blocks one reuse distance earlier in launch order: T_x the blocks of the
+// wave's first row before it, T_y the block row before that row, and T_z the
+// rest of the block layer before the wave. Thread sets are not clipped: the
+// exact Mapper clips every lattice point (PointGuard).
+func ExactShape(g sets.Geometry, blocksPerWave int64) Shape {
+	nb := g.Blocks()
+	W := min(blocksPerWave, nb)
+	a := (nb / W / 2) * W
+	if a+W > nb {
+		a = nb - W
+	}
+	row := a - a%g.Grid[0]
+	layer := g.Grid[0] * g.Grid[1]
+	threads := func(lo, hi int64) []sets.Box {
+		var out []sets.Box
+		for _, bb := range g.BlockRange(max(lo, 0), hi) {
+			out = append(out, g.ThreadBox(bb))
+		}
+		return out
+	}
+	s := Shape{BlocksPerWave: W}
+	s.Current = threads(a, a+W)
+	s.X = threads(row, a)
+	s.Y = threads(row-g.Grid[0], row)
+	s.Z = threads(a-layer, row-g.Grid[0])
+	for id := a; id < a+W; id++ {
+		s.Blocks = append(s.Blocks, g.BlockThreads(g.BlockIndex(id)))
+	}
+	dom := g.ThreadDomain()
+	for _, t := range s.Current {
+		s.ValidThreads += t.Intersect(dom).Size()
+	}
+	return s
+}
+
+// FieldVolumes are one field's wave-level counts in granules (not bytes),
+// without multiplicity.
+type FieldVolumes struct {
+	Field         int
+	Store         bool
+	Gran          int64 // bytes per granule
+	New           int64 // |A0|, the wave's footprint
+	OldX, OldY    int64 // |X|, |Y|: layer-set footprints
+	OldZ          int64 // |Z|
+	OvX, OvY, OvZ int64 // overlaps credited in the order x, y, z (spec §4.6)
+	Multiplicity  int64
+}
+
+// Count runs the counting sequence of spec §4.6 for every field's loads and
+// stores over the shape: New, then the x, y and z overlaps, each layer
+// crediting only what the previous ones did not. gran gives the granularity
+// of a field's loads or stores.
+func Count(e *footprint.Engine, shape Shape, space sets.AddressSpace, gran func(store bool) int64) ([]FieldVolumes, error) {
+	var out []FieldVolumes
+	for _, store := range []bool{false, true} {
+		for fi, f := range e.Mapper.Kernel.Fields {
+			if len(f.Accesses(store)) == 0 && len(rawMaps(f.LoadMaps, f.StoreMaps, store)) == 0 {
+				continue
+			}
+			v, err := countField(e, footprint.Request{Field: fi, Store: store, Gran: gran(store), Space: space}, shape)
+			if err != nil {
+				return nil, fmt.Errorf("wave volumes of field %q: %w", f.Name, err)
+			}
+			v.Multiplicity = f.Multiplicity
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// rawMaps returns the field's raw maps of the given kind.
+func rawMaps(loads, stores []string, store bool) []string {
+	if store {
+		return stores
+	}
+	return loads
+}
+
+// countField runs the counting sequence for one request.
+func countField(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVolumes, error) {
+	v := FieldVolumes{Field: q.Field, Store: q.Store, Gran: q.Gran}
+	sc := e.Ctx.NewScope()
+	defer sc.Free()
+	a, err := e.Footprint(sc, q, shape.Current)
+	if err != nil {
+		return v, err
+	}
+	if v.New, err = footprint.Count(a); err != nil {
+		return v, err
+	}
+	for _, layer := range []struct {
+		threads  []sets.Box
+		old, ovl *int64
+	}{{shape.X, &v.OldX, &v.OvX}, {shape.Y, &v.OldY, &v.OvY}, {shape.Z, &v.OldZ, &v.OvZ}} {
+		if len(layer.threads) == 0 {
+			continue
+		}
+		l, err := e.Footprint(sc, q, layer.threads)
+		if err != nil {
+			return v, err
+		}
+		if *layer.old, err = footprint.Count(l); err != nil {
+			return v, err
+		}
+		common, err := a.Intersect(l)
+		if err != nil {
+			return v, err
+		}
+		if *layer.ovl, err = footprint.Count(common); err != nil {
+			return v, err
+		}
+		if a, err = a.Subtract(l); err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// ConcurrentGrid returns the reference's floor-rule concurrent grid w^c of
+// spec §2.4, in blocks.
+func ConcurrentGrid(grid [3]int64, blocksPerWave int64) [3]int64 {
+	W := max(1, blocksPerWave)
+	return [3]int64{
+		min(grid[0], W),
+		min(grid[1], max(1, W/grid[0])),
+		min(grid[2], max(1, W/(grid[0]*grid[1]))),
+	}
+}
+
+// TLBPages returns Σ over loads and stores of m_f·|U_page(f, threads)|, the
+// distinct pages of the given threads (spec §3.6).
+func TLBPages(e *footprint.Engine, threads []sets.Box, page int64) (int64, error) {
+	var total int64
+	for _, store := range []bool{false, true} {
+		for fi, f := range e.Mapper.Kernel.Fields {
+			if len(f.Accesses(store)) == 0 && len(rawMaps(f.LoadMaps, f.StoreMaps, store)) == 0 {
+				continue
+			}
+			n, err := e.Count(footprint.Request{Field: fi, Store: store, Gran: page, Space: sets.LinearSpace}, threads)
+			if err != nil {
+				return 0, err
+			}
+			total += n * f.Multiplicity
+		}
+	}
+	return total, nil
+}
+
+// BlocksPerSM returns the blocks per SM of a launch by the method's rule:
+// the reference's register-only rule (spec §2.2) or the device's occupancy
+// calculator, with the limiting resource ("" for the reference rule).
+func BlocksPerSM(m sets.Method, dev *device.Device, threadsPerBlock int64, registers int, shared int64) (int64, string, error) {
+	if m == sets.Reference {
+		return int64(device.ReferenceBlocksPerSM(int(threadsPerBlock), registers)), "", nil
+	}
+	occ, err := dev.Occupancy(int(threadsPerBlock), registers, shared)
+	if err != nil {
+		return 0, "", err
+	}
+	return int64(occ.BlocksPerSM), occ.Limiter.String(), nil
+}
