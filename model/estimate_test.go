@@ -145,7 +145,7 @@ func reportValues(r *Report) map[string]float64 {
 		"waveMemOld0": b.WaveMemOld[0], "waveMemOld1": b.WaveMemOld[1],
 		"waveMemLoadOverlap0": b.WaveMemLoadOverlap[0], "waveMemLoadOverlap1": b.WaveMemLoadOverlap[1],
 		"waveValidCells": b.WaveValidCells,
-		"L1Load": d.L1Load, "L2LoadV1": d.L2LoadV1, "L2LoadOverlap": d.L2LoadOverlap, "L2LoadV2": d.L2LoadV2,
+		"L1Load":         d.L1Load, "L2LoadV1": d.L2LoadV1, "L2LoadOverlap": d.L2LoadOverlap, "L2LoadV2": d.L2LoadV2,
 		"perfV3": d.PerfV3, "limV3": float64(d.LimV3),
 	}
 }

@@ -38,54 +38,60 @@ func ParsePolicy(s string) (Policy, error) {
 	return 0, fmt.Errorf("unknown replacement policy %q (want lru or plru)", s)
 }
 
-// tagStore holds the line addresses of a set-associative cache and its
-// replacement state; the caches keep their per-line state (sector masks) in
-// arrays indexed by the same slot numbers. Slot s belongs to set s / ways.
-// An unbounded store never evicts: it has one set that grows without limit
-// and keeps no replacement state (the infinite caches).
-type tagStore struct {
-	ways, sets int
-	unbounded  bool
-	policy     Policy
-	tags       []uint64 // line address per slot
-	index      table    // line address → slot
-	filled     []int32  // ways in use per set; ways fill in order
+// slot is one line frame of a cache: the line it holds, its LRU links and
+// its sector state, kept together so that a lookup touches one memory line.
+type slot struct {
+	line       uint64 // line address (address >> line shift); 0 while empty
+	prev, next int32  // LRU list links within the set, most recent first
+	valid      uint8  // sectors present (L1) or holding complete data (L2)
+	dirty      uint8  // sectors holding stored bytes not yet in DRAM (L2)
+}
 
-	// LRU: a doubly linked list per set, most recent first.
-	prev, next []int32
-	head, tail []int32
+// tagStore holds the lines of a set-associative cache with their sector
+// state and replacement state. Slot s belongs to set s / assoc. An unbounded
+// store never evicts: it has one set that grows without limit and keeps no
+// replacement state (the infinite caches).
+type tagStore struct {
+	assoc, sets int
+	unbounded   bool
+	policy      Policy
+	slots       []slot
+	index       lineIndex
+	filled      []int32 // ways in use per set; ways fill in order
+	recent      int32   // slot of the last line found or inserted, a hint for find
+
+	head, tail []int32 // LRU: per set, the most and least recently used slot
 
 	// PLRU: per set, a heap-ordered tree of treeLeaves−1 bits (node 1 is
-	// the root); bit 1 sends the victim search to the right child.
+	// the root); bit true sends the victim search to the right child.
 	tree       []bool
 	treeLeaves int
 }
 
-// newTagStore returns a store of lines lines in sets of ways ways (ways = 0
-// or ways ≥ lines: fully associative), or an unbounded store if lines is 0.
-func newTagStore(lines, ways int, policy Policy) *tagStore {
+// newTagStore returns a store of lines lines in sets of assoc ways (assoc =
+// 0 or assoc ≥ lines: fully associative), or an unbounded store if lines is 0.
+func newTagStore(lines, assoc int, policy Policy) *tagStore {
 	if lines == 0 {
-		return &tagStore{sets: 1, unbounded: true, index: newTable(1024)}
+		return &tagStore{sets: 1, unbounded: true, index: newLineIndex(1024)}
 	}
-	if ways <= 0 || ways > lines {
-		ways = lines
+	if assoc <= 0 || assoc > lines {
+		assoc = lines
 	}
 	t := &tagStore{
-		ways: ways, sets: lines / ways, policy: policy,
-		tags:   make([]uint64, lines),
-		index:  newTable(lines),
-		filled: make([]int32, lines/ways),
+		assoc: assoc, sets: lines / assoc, policy: policy,
+		slots:  make([]slot, lines),
+		index:  newLineIndex(lines),
+		filled: make([]int32, lines/assoc),
 	}
 	switch policy {
 	case LRU:
-		t.prev, t.next = make([]int32, lines), make([]int32, lines)
 		t.head, t.tail = make([]int32, t.sets), make([]int32, t.sets)
 		for s := range t.sets {
 			t.head[s], t.tail[s] = -1, -1
 		}
 	case PLRU:
 		t.treeLeaves = 1
-		for t.treeLeaves < ways {
+		for t.treeLeaves < assoc {
 			t.treeLeaves *= 2
 		}
 		t.tree = make([]bool, t.sets*t.treeLeaves)
@@ -94,30 +100,35 @@ func newTagStore(lines, ways int, policy Policy) *tagStore {
 }
 
 // lines returns the number of slots in use.
-func (t *tagStore) lines() int {
-	if t.unbounded {
-		return len(t.tags)
+func (t *tagStore) lines() int { return t.index.n }
+
+// find returns the slot holding line, or −1. Consecutive requests mostly
+// hit the same line, so the last slot found is checked before the index.
+func (t *tagStore) find(line uint64) int32 {
+	if r := t.recent; int(r) < len(t.slots) && t.slots[r].line == line {
+		return r
 	}
-	return t.index.n
+	s := t.index.get(line, t.slots)
+	if s >= 0 {
+		t.recent = s
+	}
+	return s
 }
 
-// find returns the slot holding line, or −1.
-func (t *tagStore) find(line uint64) int32 { return t.index.get(line) }
-
-// touch records a use of slot.
-func (t *tagStore) touch(slot int32) {
+// touch records a use of slot s.
+func (t *tagStore) touch(s int32) {
 	switch {
 	case t.unbounded:
 	case t.policy == LRU:
-		set := int(slot) / t.ways
-		if t.head[set] == slot {
+		set := int(s) / t.assoc
+		if t.head[set] == s {
 			return
 		}
-		t.unlink(set, slot)
-		t.pushFront(set, slot)
+		t.unlink(set, s)
+		t.pushFront(set, s)
 	default:
-		set := int(slot) / t.ways
-		way := int(slot) - set*t.ways
+		set := int(s) / t.assoc
+		way := int(s) - set*t.assoc
 		bits := t.tree[set*t.treeLeaves:]
 		node, lo, size := 1, 0, t.treeLeaves
 		for size > 1 {
@@ -134,33 +145,36 @@ func (t *tagStore) touch(slot int32) {
 	}
 }
 
-// insert places line, which must be absent, into its set and marks it used.
-// If the set was full it evicts a victim and reports its line address.
-func (t *tagStore) insert(line uint64) (slot int32, victim uint64, evicted bool) {
+// insert places line, which must be absent, into its set with cleared
+// sector state and marks it used. If the set was full it evicts a victim,
+// whose state the caller receives.
+func (t *tagStore) insert(line uint64) (s int32, victim slot, evicted bool) {
 	if t.unbounded {
-		slot = int32(len(t.tags))
-		t.tags = append(t.tags, line)
-		t.index.put(line, slot)
-		return slot, 0, false
+		s = int32(len(t.slots))
+		t.slots = append(t.slots, slot{line: line})
+		t.index.put(line, s)
+		t.recent = s
+		return s, slot{}, false
 	}
 	set := int(line % uint64(t.sets))
-	if n := t.filled[set]; int(n) < t.ways {
+	if n := t.filled[set]; int(n) < t.assoc {
 		t.filled[set]++
-		slot = int32(set*t.ways) + n
+		s = int32(set*t.assoc) + n
 		if t.policy == LRU {
-			t.pushFront(set, slot)
+			t.pushFront(set, s)
 		} else {
-			t.touch(slot)
+			t.touch(s)
 		}
 	} else {
-		slot = t.victim(set)
-		victim, evicted = t.tags[slot], true
-		t.index.remove(victim)
-		t.touch(slot)
+		s = t.victim(set)
+		victim, evicted = t.slots[s], true
+		t.index.remove(victim.line, s)
+		t.touch(s)
 	}
-	t.tags[slot] = line
-	t.index.put(line, slot)
-	return slot, victim, evicted
+	t.slots[s].line, t.slots[s].valid, t.slots[s].dirty = line, 0, 0
+	t.index.put(line, s)
+	t.recent = s
+	return s, victim, evicted
 }
 
 // victim returns the slot the policy evicts next from a full set.
@@ -172,7 +186,7 @@ func (t *tagStore) victim(set int) int32 {
 	node, lo, size := 1, 0, t.treeLeaves
 	for size > 1 {
 		half := size / 2
-		right := bits[node] && lo+half < t.ways // padding leaves hold no way
+		right := bits[node] && lo+half < t.assoc // padding leaves hold no way
 		node *= 2
 		if right {
 			node++
@@ -180,30 +194,30 @@ func (t *tagStore) victim(set int) int32 {
 		}
 		size = half
 	}
-	return int32(set*t.ways + lo)
+	return int32(set*t.assoc + lo)
 }
 
-func (t *tagStore) unlink(set int, slot int32) {
-	p, n := t.prev[slot], t.next[slot]
+func (t *tagStore) unlink(set int, s int32) {
+	p, n := t.slots[s].prev, t.slots[s].next
 	if p >= 0 {
-		t.next[p] = n
+		t.slots[p].next = n
 	} else {
 		t.head[set] = n
 	}
 	if n >= 0 {
-		t.prev[n] = p
+		t.slots[n].prev = p
 	} else {
 		t.tail[set] = p
 	}
 }
 
-func (t *tagStore) pushFront(set int, slot int32) {
+func (t *tagStore) pushFront(set int, s int32) {
 	h := t.head[set]
-	t.prev[slot], t.next[slot] = -1, h
+	t.slots[s].prev, t.slots[s].next = -1, h
 	if h >= 0 {
-		t.prev[h] = slot
+		t.slots[h].prev = s
 	} else {
-		t.tail[set] = slot
+		t.tail[set] = s
 	}
-	t.head[set] = slot
+	t.head[set] = s
 }

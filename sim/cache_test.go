@@ -13,7 +13,7 @@ func evictions(policy Policy, seq []uint64) []uint64 {
 			continue
 		}
 		if _, victim, ok := ts.insert(line); ok {
-			out = append(out, victim)
+			out = append(out, victim.line)
 		}
 	}
 	return out
@@ -60,7 +60,7 @@ func TestPLRUNonPowerOfTwo(t *testing.T) {
 	var out []uint64
 	for line := uint64(1); line <= 5; line++ {
 		if _, v, ok := ts.insert(line); ok {
-			out = append(out, v)
+			out = append(out, v.line)
 		}
 	}
 	// Ways 0,1,2 hold 1,2,3. Bits: root→left (last use way 2 is right),
@@ -78,7 +78,7 @@ func TestSetAssociative(t *testing.T) {
 	var out []uint64
 	for _, line := range []uint64{2, 4, 3, 6, 5, 7} { // even lines: set 0
 		if _, v, ok := ts.insert(line); ok {
-			out = append(out, v)
+			out = append(out, v.line)
 		}
 	}
 	// Set 0 gets 2, 4, then 6 evicts 2. Set 1 gets 3, 5, then 7 evicts 3.

@@ -69,7 +69,7 @@ func compulsoryWalk(k *kernel.Kernel, l kernel.Launch, d *device.Device, blocks 
 // times L1FetchBytes (spec/metrics.md §3.3 with the valid domain applied).
 func BlockL2Load(k *kernel.Kernel, l kernel.Launch, d *device.Device, blocks []int64) (Breakdown, error) {
 	counts := make([]int64, len(k.Fields))
-	seen := newTable(1024)
+	seen := newGranuleSet()
 	current := -1
 	geo, err := deviceGeometry(d)
 	if err != nil {
@@ -127,7 +127,7 @@ func BlockL2Store(k *kernel.Kernel, l kernel.Launch, d *device.Device, blocks []
 // are counted independently, in linear byte addresses.
 func WaveDRAMFootprint(k *kernel.Kernel, l kernel.Launch, d *device.Device, blocks []int64) (load, store Breakdown, err error) {
 	loadCounts, storeCounts := make([]int64, len(k.Fields)), make([]int64, len(k.Fields))
-	loaded, stored := newTable(1024), newTable(1024)
+	loaded, stored := newGranuleSet(), newGranuleSet()
 	geo, err := deviceGeometry(d)
 	if err != nil {
 		return Breakdown{}, Breakdown{}, err

@@ -91,28 +91,21 @@ type Result struct {
 	Total  Volumes   `json:"total"`
 }
 
-// l1Cache is the sectored L1 of one SM: lines of L1AllocBytes with a
-// present bit per L1FetchBytes sector.
-type l1Cache struct {
-	tags    *tagStore
-	present []uint8
-}
-
 // l2Cache is the sectored L2 (or one partition): 128 B lines with a valid
-// and a dirty bit per 32 B sector and a mask of the bytes written since the
-// line was allocated. A sector is valid once fetched from DRAM or fully
-// written; a dirty sector that is not valid holds a partial write.
+// and a dirty bit per 32 B sector (in the tag store's slots) and a mask of
+// the bytes written since the line was allocated. A sector is valid once
+// fetched from DRAM or fully written; a dirty sector that is not valid
+// holds a partial write.
 type l2Cache struct {
-	tags         *tagStore
-	valid, dirty []uint8
-	written      [][2]uint64
+	tags    *tagStore
+	written [][2]uint64 // per slot, bit i = byte i of the line
 }
 
 // machine is the simulated memory hierarchy while a kernel runs.
 type machine struct {
 	tr        *tracer
 	geo       geometry
-	l1        []l1Cache
+	l1        []*tagStore // per SM: L1AllocBytes lines, valid bit per L1FetchBytes sector
 	l2        []l2Cache
 	partition []int // L2 partition per SM
 	counts    []Volumes
@@ -263,16 +256,13 @@ func newMachine(tr *tracer, geo geometry, cfg Config) (*machine, error) {
 		parts = d.L2Partitions
 	}
 	m := &machine{tr: tr, geo: geo, counts: make([]Volumes, len(tr.k.Fields))}
-	m.l1 = make([]l1Cache, d.SMs)
+	m.l1 = make([]*tagStore, d.SMs)
 	for i := range m.l1 {
-		m.l1[i] = l1Cache{tags: newTagStore(l1Lines, cfg.L1Assoc, cfg.L1Policy), present: make([]uint8, l1Lines)}
+		m.l1[i] = newTagStore(l1Lines, cfg.L1Assoc, cfg.L1Policy)
 	}
 	m.l2 = make([]l2Cache, parts)
 	for i := range m.l2 {
-		m.l2[i] = l2Cache{
-			tags:  newTagStore(l2Lines, cfg.L2Assoc, cfg.L2Policy),
-			valid: make([]uint8, l2Lines), dirty: make([]uint8, l2Lines), written: make([][2]uint64, l2Lines),
-		}
+		m.l2[i] = l2Cache{tags: newTagStore(l2Lines, cfg.L2Assoc, cfg.L2Policy), written: make([][2]uint64, l2Lines)}
 	}
 	m.partition = make([]int, d.SMs)
 	for s := range m.partition {
@@ -283,8 +273,8 @@ func newMachine(tr *tracer, geo geometry, cfg Config) (*machine, error) {
 
 func (m *machine) trackedLines() int64 {
 	n := 0
-	for i := range m.l1 {
-		n += m.l1[i].tags.lines()
+	for _, l1 := range m.l1 {
+		n += l1.lines()
 	}
 	for i := range m.l2 {
 		n += m.l2[i].tags.lines()
@@ -325,25 +315,21 @@ func (m *machine) issue(b, w, instr int) {
 
 // l1Load requests L1 sector s (an address >> l1Fetch) on SM sm.
 func (m *machine) l1Load(sm int, s uint64, c *Volumes) {
-	l1 := &m.l1[sm]
+	l1 := m.l1[sm]
 	perLine := m.geo.l1Line - m.geo.l1Fetch
 	line := s >> perLine
 	bit := uint8(1) << (s & (1<<perLine - 1))
-	slot := l1.tags.find(line)
+	slot := l1.find(line)
 	if slot >= 0 {
-		l1.tags.touch(slot)
-		if l1.present[slot]&bit != 0 {
+		l1.touch(slot)
+		if l1.slots[slot].valid&bit != 0 {
 			c.L1Hits++
 			return
 		}
-		l1.present[slot] |= bit
 	} else {
-		slot, _, _ = l1.tags.insert(line)
-		if int(slot) == len(l1.present) {
-			l1.present = append(l1.present, 0)
-		}
-		l1.present[slot] = bit
+		slot, _, _ = l1.insert(line)
 	}
+	l1.slots[slot].valid |= bit
 	c.L1Misses++
 	c.L2LoadBytes += 1 << m.geo.l1Fetch
 	first := s << (m.geo.l1Fetch - sectorShift)
@@ -372,12 +358,12 @@ func (m *machine) l2Load(p int, s uint64) bool {
 	if home == p {
 		return m.l2Fetch(p, s)
 	}
-	c := &m.l2[p]
+	tags := m.l2[p].tags
 	bit := uint8(1) << (s % sectorsPerLine)
-	slot := c.tags.find(s / sectorsPerLine)
+	slot := tags.find(s / sectorsPerLine)
 	if slot >= 0 {
-		c.tags.touch(slot)
-		if c.valid[slot]&bit != 0 {
+		tags.touch(slot)
+		if tags.slots[slot].valid&bit != 0 {
 			return true
 		}
 	}
@@ -386,19 +372,19 @@ func (m *machine) l2Load(p int, s uint64) bool {
 	if slot < 0 {
 		slot = m.l2Allocate(p, s/sectorsPerLine)
 	}
-	c.valid[slot] |= bit
+	tags.slots[slot].valid |= bit
 	return false
 }
 
 // l2Fetch reads 32 B sector s in its home partition p, fetching its DRAM
 // chunk on a miss, and reports whether it was valid.
 func (m *machine) l2Fetch(p int, s uint64) bool {
-	c := &m.l2[p]
+	tags := m.l2[p].tags
 	line := s / sectorsPerLine
-	slot := c.tags.find(line)
+	slot := tags.find(line)
 	if slot >= 0 {
-		c.tags.touch(slot)
-		if c.valid[slot]&(1<<(s%sectorsPerLine)) != 0 {
+		tags.touch(slot)
+		if tags.slots[slot].valid&(1<<(s%sectorsPerLine)) != 0 {
 			return true
 		}
 	} else {
@@ -406,7 +392,7 @@ func (m *machine) l2Fetch(p int, s uint64) bool {
 	}
 	chunk := uint(1) << (m.geo.dramFetch - sectorShift) // sectors per fetch chunk
 	first := uint(s%sectorsPerLine) &^ (chunk - 1)
-	c.valid[slot] |= uint8((1<<chunk - 1) << first)
+	tags.slots[slot].valid |= uint8((1<<chunk - 1) << first)
 	m.counts[m.fieldOf(s)].DRAMLoadBytes += 1 << m.geo.dramFetch
 	return false
 }
@@ -424,9 +410,10 @@ func (m *machine) l2Store(p int, sw sectorWrite) {
 	i := sw.sector % sectorsPerLine
 	word, shift := &c.written[slot][i/2], 32*(i%2)
 	*word |= uint64(sw.bytes) << shift
-	c.dirty[slot] |= 1 << i
+	st := &c.tags.slots[slot]
+	st.dirty |= 1 << i
 	if uint32(*word>>shift) == 1<<32-1 {
-		c.valid[slot] |= 1 << i
+		st.valid |= 1 << i
 	}
 }
 
@@ -436,35 +423,32 @@ func (m *machine) l2Allocate(p int, line uint64) int32 {
 	c := &m.l2[p]
 	slot, victim, evicted := c.tags.insert(line)
 	if evicted {
-		m.writeBack(p, slot, victim)
+		m.writeBack(victim)
 	}
-	if int(slot) == len(c.valid) {
-		c.valid, c.dirty, c.written = append(c.valid, 0), append(c.dirty, 0), append(c.written, [2]uint64{})
+	if int(slot) == len(c.written) {
+		c.written = append(c.written, [2]uint64{})
 	}
-	c.valid[slot], c.dirty[slot], c.written[slot] = 0, 0, [2]uint64{}
+	c.written[slot] = [2]uint64{}
 	return slot
 }
 
-// writeBack writes the dirty chunks of the line in slot of partition p to
-// DRAM, reading first the fetch chunks under dirty chunks that are not
-// entirely valid.
-func (m *machine) writeBack(p int, slot int32, line uint64) {
-	c := &m.l2[p]
-	dirty, valid := c.dirty[slot], c.valid[slot]
-	if dirty == 0 {
+// writeBack writes the dirty chunks of an L2 line to DRAM, reading first
+// the fetch chunks under dirty chunks that are not entirely valid.
+func (m *machine) writeBack(st slot) {
+	if st.dirty == 0 {
 		return
 	}
-	v := &m.counts[m.fieldOf(line*sectorsPerLine)]
+	v := &m.counts[m.fieldOf(st.line*sectorsPerLine)]
 	writeSectors := uint(1) << (m.geo.dramWrite - sectorShift)
 	fetchShift := m.geo.dramFetch - sectorShift
 	var reads uint8 // one bit per fetch chunk of the line
 	for first := uint(0); first < sectorsPerLine; first += writeSectors {
 		mask := uint8((1<<writeSectors - 1) << first)
-		if dirty&mask == 0 {
+		if st.dirty&mask == 0 {
 			continue
 		}
 		v.DRAMStoreBytes += 1 << m.geo.dramWrite
-		if valid&mask != mask {
+		if st.valid&mask != mask {
 			for s := first; s < first+writeSectors; s++ {
 				reads |= 1 << (s >> fetchShift)
 			}
@@ -473,17 +457,15 @@ func (m *machine) writeBack(p int, slot int32, line uint64) {
 	n := int64(bits.OnesCount8(reads)) << m.geo.dramFetch
 	v.DRAMLoadBytes += n
 	v.DRAMStoreReadBytes += n
-	c.dirty[slot] = 0
 }
 
 // flush writes back every dirty line at the end of the run.
 func (m *machine) flush() {
 	for p := range m.l2 {
-		c := &m.l2[p]
-		for slot, dirty := range c.dirty {
-			if dirty != 0 {
-				m.writeBack(p, int32(slot), c.tags.tags[slot])
-			}
+		slots := m.l2[p].tags.slots
+		for i := range slots {
+			m.writeBack(slots[i])
+			slots[i].dirty = 0
 		}
 	}
 }
