@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 
 	ucli "github.com/urfave/cli/v2"
 )
@@ -37,18 +38,39 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		HideVersion:          true,
-		Commands: []*ucli.Command{
-			{
-				Name:      "version",
-				Usage:     "print the polyvol version",
-				UsageText: "polyvol version\n\nExample:\n   polyvol version",
-				Action: func(c *ucli.Context) error {
-					_, err := fmt.Fprintf(c.App.Writer, "polyvol %s\n", Version)
-					return err
-				},
-			},
-		},
+		Commands: commands(),
 	}
+}
+
+// commandMakers holds one constructor per command; each command's file
+// registers its own in an init function, so commands live in separate files.
+var commandMakers []func() *ucli.Command
+
+// register adds a command constructor to the application.
+func register(make func() *ucli.Command) { commandMakers = append(commandMakers, make) }
+
+// commands returns all registered commands sorted by name.
+func commands() []*ucli.Command {
+	var out []*ucli.Command
+	for _, mk := range commandMakers {
+		out = append(out, mk())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func init() {
+	register(func() *ucli.Command {
+		return &ucli.Command{
+			Name:      "version",
+			Usage:     "print the polyvol version",
+			UsageText: "polyvol version\n\nExample:\n   polyvol version",
+			Action: func(c *ucli.Context) error {
+				_, err := fmt.Fprintf(c.App.Writer, "polyvol %s\n", Version)
+				return err
+			},
+		}
+	})
 }
 
 // Run executes the polyvol command line args (args[0] is the program name)
