@@ -11,6 +11,16 @@
 // BlockL2Store and WaveDRAMFootprint compute the compulsory definitions of
 // the exact method directly for a given list of blocks.
 //
+// Results use the analytic engine's names where they coincide: per field and
+// in total, the byte counts l1LoadBytes, l2LoadBytes, l2StoreBytes,
+// dramLoadBytes and dramStoreBytes and their per-lattice-update values
+// L1Load, L2Load, L2Store, memLoad and memStore (JSON keys). With infinite
+// caches L2Load is the compulsory traffic of per-SM L1s (reuse between the
+// blocks of one SM included, so it matches the per-block L2LoadV1 only when
+// every SM runs one block), and memLoad and memStore count every DRAM chunk
+// of the whole run once (memLoad includes dramStoreReadBytes, the reads of
+// partially written chunks).
+//
 // The package must not import isl, sets, footprint or waves: it takes
 // caches, granularities and occupancy from package device only.
 package sim

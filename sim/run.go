@@ -111,8 +111,8 @@ type machine struct {
 	counts    []Volumes
 	accesses  int64
 
-	waveOrigin []([3]int64) // thread origin per block of the current wave
-	waveSM     []int        // SM per block of the current wave
+	waveOrigin [][3]int64 // thread origin per block of the current wave
+	waveSM     []int      // SM per block of the current wave
 
 	addrs  []uint64
 	gran   []uint64
@@ -132,7 +132,10 @@ type machine struct {
 // (j with x fastest), the loads of every field, then for each point the
 // stores of every field; a field's instances (multiplicity) follow each
 // other with their accesses in spec order. A lane takes part in an
-// instruction only if its point lies inside the domain.
+// instruction only if its point lies inside the domain. Accesses of
+// different points are not merged, so under folding an address two points
+// share is requested twice (L1LoadBytes), unlike the deduplicated folded
+// access list of kernel.FoldAccesses.
 //
 // Memory path: a warp instruction touches the distinct sectors covered by
 // the byte ranges [A, A+element) of its active lanes. Loads look each
