@@ -38,7 +38,7 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		HideVersion:          true,
-		Commands: commands(),
+		Commands:             commands(),
 	}
 }
 
