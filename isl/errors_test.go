@@ -257,3 +257,35 @@ func TestContextsInParallel(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadSet checks that no input string crashes the parser and that every
+// accepted set prints to text that parses back to an equal set.
+func FuzzReadSet(f *testing.F) {
+	for _, s := range []string{"{ [i] : 0 <= i < 10 }", "[n] -> { [i, j] : exists (e : i = 4e) and j < n }",
+		"{ A[i] -> B[floor(i/3)] }", "{ [i] : i mod 0 = 1 }", "{ [i] : ", ""} {
+		f.Add(s)
+	}
+	ctx, err := NewCtx(WithMaxOperations(100000))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, str string) {
+		ctx.ResetOperations()
+		s, err := ctx.ReadSet(str)
+		if err != nil {
+			return
+		}
+		defer s.Free()
+		back, err := ctx.ReadSet(s.String())
+		if err != nil {
+			if errors.Is(err, ErrQuota) {
+				return
+			}
+			t.Fatalf("printed set %q does not parse: %v", s, err)
+		}
+		defer back.Free()
+		if eq, err := s.IsEqual(back); err == nil && !eq {
+			t.Fatalf("%q printed as %q, which parses to a different set", str, s)
+		}
+	})
+}
