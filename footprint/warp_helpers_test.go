@@ -98,6 +98,10 @@ func bruteAllocLines(l kernel.Launch, d *device.Device, m sets.Method) AllocLine
 				}
 				first, last = min(first, floorDiv(minA, d.L1AllocBytes)), max(last, floorDiv(maxA+in.Width-1, d.L1AllocBytes))
 			}
+			clipped := false // some lattice point of the block outside the domain
+			for i := range 3 {
+				clipped = clipped || l.Fold[i]*(hi[i]+1) > l.Domain[i]
+			}
 			if n := int(last - first + 1); n > cap(seen) {
 				seen = make([]bool, n)
 			} else {
@@ -109,7 +113,7 @@ func bruteAllocLines(l kernel.Launch, d *device.Device, m sets.Method) AllocLine
 					for p[0] = lo[0]; p[0] <= hi[0]; p[0]++ {
 						for i := range fi.Instructions {
 							in := &fi.Instructions[i]
-							if guard != nil && !guard.executes(p, in.Points) {
+							if guard != nil && clipped && !guard.executes(p, in.Points) {
 								continue
 							}
 							a := address(i, p)

@@ -203,11 +203,11 @@ func TestMemoisedEqualsEnumeration(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	devices := []string{"A100-40GB", "MI210", "RX6900XT", "A40"}
 	alloc := func(FieldInstructions, [][3]int64) (float64, error) { return 3, nil }
-	for i := range 60 {
-		domain := [3]int64{int64(1 + r.IntN(300)), int64(1 + r.IntN(40)), int64(1 + r.IntN(12))}
+	for i := range 30 {
+		domain := [3]int64{int64(1 + r.IntN(150)), int64(1 + r.IntN(20)), int64(1 + r.IntN(8))}
 		k := parseKernel(t, randomSpec(r, domain))
 		var block, fold [3]int64
-		for d, limit := range [3]int{64, 8, 2} {
+		for d, limit := range [3]int{24, 4, 2} {
 			block[d] = int64(1 + r.IntN(limit))
 			fold[d] = min(domain[d], int64(1+r.IntN(2)))
 		}
@@ -265,5 +265,27 @@ func BenchmarkWarpMetrics(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestMemoHits(t *testing.T) {
+	// C3's centre load: every warp tile of the truncated grid starts at
+	// 8·(4 + 32·k0 + 640·k1 + 640·512·k2) bytes, a multiple of the 32-byte
+	// sector, so all 3072 tiles share one memo entry.
+	k := exampleKernel(t, "star3d-r4")
+	l := k.NewLaunch([3]int64{256, 1, 2}, kernel.NoFold)
+	lists, err := Instructions(k, l, lookupDevice(t, "A100-40GB"), sets.Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sectorCounter(lists[0].Instructions[:1], nil, 32, false, true)
+	tiles := boxTiles([3]int64{32, 1, 1}, [3]int64{24, 8, 16})
+	for _, w := range tiles {
+		if n := c.on(w); n != 8 {
+			t.Fatalf("tile at %v: %d sectors, want 8", w.base, n)
+		}
+	}
+	if len(c.memo) != 1 {
+		t.Errorf("%d memo entries for %d tiles, want 1", len(c.memo), len(tiles))
 	}
 }
