@@ -57,8 +57,9 @@ type WarpField struct {
 // averages over the sample blocks (block indices, e.g. those of a
 // representative interior wave): warps are consecutive linear thread ids,
 // lanes whose lattice points lie outside the domain are inactive, a fused
-// access counts its full byte range, and nothing is clamped (§8 items 3, 5,
-// 6, 10 and 28). Reference ignores sample.
+// access counts its full byte range, nothing is clamped, and warpL1Load
+// counts CLFetchSize sectors of the device's warps (§8 items 3, 5, 6, 10, 13
+// and 28). Reference ignores sample.
 func WarpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method, sample [][3]int64) (WarpResult, error) {
 	return warpVolumes(k, l, d, m, sample, true)
 }
@@ -79,11 +80,9 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Met
 	diagGranule := d.L1FetchBytes
 	if m == sets.Reference {
 		t := truncatedGrid(l)
-		shape := warpShape(d.WarpSize, l.Block)
-		warps = boxTiles(shape, [3]int64{t[0] * l.Block[0] / shape[0], t[1] * l.Block[1] / shape[1], t[2] * l.Block[2] / shape[2]})
+		warps = warpBoxesOver(l.Block, d.WarpSize, t)
 		blocks = float64(t[0] * t[1] * t[2])
-		shape = warpShape(referenceDiagWarp, l.Block)
-		diagWarps = boxTiles(shape, [3]int64{l.Block[0] / shape[0], l.Block[1] / shape[1], l.Block[2] / shape[2]})
+		diagWarps = warpBoxesOver(l.Block, referenceDiagWarp, [3]int64{1, 1, 1})
 		diagBlocks = 1
 		diagGranule = referenceDiagWarp
 	} else {
@@ -132,6 +131,17 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Met
 		res.WarpL1Load = max(1, res.WarpL1Load)
 	}
 	return res, nil
+}
+
+// warpBoxesOver tiles the box of blocks at the origin with the reference's
+// warp shape ω(size) (spec/metrics.md §3.1, §3.7).
+func warpBoxesOver(block [3]int64, size int, blocks [3]int64) []warpTile {
+	shape := warpShape(size, block)
+	var n [3]int64
+	for i := range n {
+		n[i] = blocks[i] * block[i] / shape[i]
+	}
+	return boxTiles(shape, n)
 }
 
 // checkWarpInputs validates what the warp metrics need beyond a kernel.
