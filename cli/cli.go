@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 )
@@ -78,7 +79,7 @@ func init() {
 func Run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	app.ExitErrHandler = func(*ucli.Context, error) {} // Run decides the exit code
-	if err := app.Run(args); err != nil {
+	if err := app.Run(flagsFirst(app, args)); err != nil {
 		fmt.Fprintf(stderr, "polyvol: %v\n", err)
 		var ue *UsageError
 		if errors.As(err, &ue) || isFlagError(err) {
@@ -87,4 +88,48 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return ExitInternal
 	}
 	return ExitOK
+}
+
+// flagsFirst moves the flags of a command line "polyvol CMD ..." before its
+// positional arguments, so that "polyvol predict SPEC --device X" works:
+// urfave/cli/v2 stops parsing flags at the first positional argument.
+// A flag's value stays with it; everything after "--" stays positional.
+func flagsFirst(app *ucli.App, args []string) []string {
+	if len(args) < 3 {
+		return args
+	}
+	cmd := app.Command(args[1])
+	if cmd == nil || len(cmd.Subcommands) > 0 {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		df, ok := f.(ucli.DocGenerationFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = ok && df.TakesValue()
+		}
+	}
+	flags, positional := []string{}, []string{}
+	rest := args[2:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			positional = append(positional, rest[i:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if takesValue[name] && !strings.Contains(name, "=") && i+1 < len(rest) {
+			i++
+			flags = append(flags, rest[i])
+		}
+	}
+	if len(positional) > 0 && positional[0] != "--" {
+		positional = append([]string{"--"}, positional...)
+	}
+	return append(append(args[:2:2], flags...), positional...)
 }

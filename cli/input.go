@@ -1,0 +1,217 @@
+package cli
+
+// Shared input helpers of the commands: spec loading, device resolution,
+// flag parsing and error classification. Every error they return that the
+// user caused is a *UsageError, so Run exits with ExitUsage.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/sets"
+	ucli "github.com/urfave/cli/v2"
+)
+
+// usageErrorf returns a *UsageError with a formatted message.
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// asUsage wraps a non-nil err as a *UsageError.
+func asUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &UsageError{Err: err}
+}
+
+// validateISLMap parses a raw load_isl/store_isl map with ISL, so that an ISL
+// syntax error surfaces with ISL's own message when the spec is loaded.
+func validateISLMap(src string) error {
+	ctx, err := isl.NewCtx()
+	if err != nil {
+		return err
+	}
+	defer ctx.Close()
+	m, err := ctx.ReadMap(src)
+	if err != nil {
+		return err
+	}
+	m.Free()
+	return nil
+}
+
+// loadKernel reads the kernel spec named by arg: a YAML or JSON file when a
+// file of that path exists, otherwise the embedded example of that name
+// (see examples.Names). Raw ISL maps are parsed with ISL. All its errors are
+// usage errors that name the file, line, field and position.
+func loadKernel(arg string) (*kernel.Kernel, error) {
+	opt := kernel.WithMapValidator(validateISLMap)
+	if _, err := os.Stat(arg); err == nil {
+		k, err := kernel.LoadFile(arg, opt)
+		return k, asUsage(err)
+	}
+	data, err := examples.Read(arg)
+	if err != nil {
+		return nil, usageErrorf("spec %q: no such file and no embedded example of that name (examples: %s)", arg, strings.Join(examples.Names(), ", "))
+	}
+	k, err := kernel.Parse(data, strings.TrimSuffix(arg, ".yaml")+".yaml", opt)
+	return k, asUsage(err)
+}
+
+// deviceFileFlag is the --device-file flag shared by the commands that take
+// a device: a user device file (YAML, the schema of device.Device), repeatable.
+var deviceFileFlag = &ucli.StringSliceFlag{
+	Name:      "device-file",
+	Usage:     "load a device description from `FILE` (YAML, see docs/guide.md); repeatable",
+	TakesFile: true,
+}
+
+// loadDeviceFiles loads every --device-file of c.
+func loadDeviceFiles(c *ucli.Context) ([]*device.Device, error) {
+	var devs []*device.Device
+	for _, path := range c.StringSlice(deviceFileFlag.Name) {
+		d, err := device.LoadFile(path)
+		if err != nil {
+			return nil, asUsage(fmt.Errorf("device file %s", joinLines(err)))
+		}
+		devs = append(devs, d)
+	}
+	return devs, nil
+}
+
+// resolveDevice finds the device called name among the devices of the
+// --device-file flags (canonical name, display name or alias, ignoring case)
+// and then in the embedded database (device.Lookup).
+func resolveDevice(c *ucli.Context, name string) (*device.Device, error) {
+	files, err := loadDeviceFiles(c)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range files {
+		for _, n := range append([]string{d.Name, d.DisplayName}, d.Aliases...) {
+			if strings.EqualFold(n, name) {
+				return d, nil
+			}
+		}
+	}
+	d, err := device.Lookup(name)
+	return d, asUsage(err)
+}
+
+// deviceFlagValue returns the device name a command should use: the value of
+// flag when the user set it, else the device of a single --device-file, else
+// the flag's default.
+func deviceFlagValue(c *ucli.Context, flag string) (string, error) {
+	if c.IsSet(flag) {
+		return c.String(flag), nil
+	}
+	files, err := loadDeviceFiles(c)
+	if err != nil {
+		return "", err
+	}
+	if len(files) == 1 {
+		return files[0].Name, nil
+	}
+	return c.String(flag), nil
+}
+
+// joinLines puts a multi-line error (errors.Join) on one line.
+func joinLines(err error) string {
+	return strings.ReplaceAll(err.Error(), "\n", "; ")
+}
+
+// parseTriple parses the X,Y,Z value of the named flag (kernel.ParseTriple).
+func parseTriple(flag, value string) ([3]int64, error) {
+	t, err := kernel.ParseTriple(value)
+	if err != nil {
+		return t, usageErrorf("--%s %v", flag, err)
+	}
+	return t, nil
+}
+
+// parseChoice checks that value is one of allowed for the named flag.
+func parseChoice(flag, value string, allowed ...string) (string, error) {
+	for _, a := range allowed {
+		if value == a {
+			return value, nil
+		}
+	}
+	return "", usageErrorf("--%s %q: expected one of %s", flag, value, strings.Join(allowed, ", "))
+}
+
+// estimateFlags are the flags that select how a configuration is estimated.
+func estimateFlags() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringFlag{Name: "method", Value: "exact", Usage: "estimation method: exact or reference (spec/metrics.md)"},
+		&ucli.StringFlag{Name: "model", Value: string(model.ModelRoofline), Usage: "performance model: roofline, latency or su2015"},
+		&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
+	}
+}
+
+// estimateOptions returns the model options of the --method and --model flags.
+func estimateOptions(c *ucli.Context) (model.Options, error) {
+	m, err := sets.ParseMethod(c.String("method"))
+	if err != nil {
+		return model.Options{}, usageErrorf("--method: %v", err)
+	}
+	mn, err := model.ParseModelName(c.String("model"))
+	if err != nil {
+		return model.Options{}, usageErrorf("--model: %v", err)
+	}
+	return model.Options{Method: m, Model: mn}, nil
+}
+
+// applyDomain returns k with its domain replaced by the --domain flag when it
+// is set. Field extents that equal the spec's domain in a dimension follow
+// the new domain there; other extents (padded or fixed arrays) are kept.
+func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
+	if !c.IsSet("domain") {
+		return k, nil
+	}
+	d, err := parseTriple("domain", c.String("domain"))
+	if err != nil {
+		return nil, err
+	}
+	out := *k
+	out.Domain = d
+	out.Fields = make([]*kernel.Field, len(k.Fields))
+	for i, f := range k.Fields {
+		nf := *f
+		for j := range 3 {
+			if f.Extent[j] == k.Domain[j] {
+				nf.Extent[j] = d[j]
+			}
+		}
+		for _, store := range []bool{false, true} {
+			for _, a := range nf.Accesses(store) {
+				if _, _, ok := nf.AddressBounds(a, kernel.Point{}, kernel.Point{d[0] - 1, d[1] - 1, d[2] - 1}); !ok {
+					return nil, usageErrorf("--domain %s: the byte addresses of field %q access %s do not fit in 64 bits", triple(d), f.Name, a.Text)
+				}
+			}
+		}
+		out.Fields[i] = &nf
+	}
+	return &out, nil
+}
+
+// estimateError classifies an error of model.Estimate: exceeding the ISL
+// operation bound is a usage error (the configuration is too complex for the
+// bound, which the user can avoid), everything else is internal.
+func estimateError(l kernel.Launch, err error) error {
+	if errors.Is(err, isl.ErrQuota) {
+		return usageErrorf("block %s fold %s: the estimate exceeds the ISL operation bound of %d; try --method reference or a smaller --domain (%v)",
+			triple(l.Block), triple(l.Fold), model.DefaultMaxOperations, err)
+	}
+	return fmt.Errorf("block %s fold %s: %w", triple(l.Block), triple(l.Fold), err)
+}
+
+// triple formats a block, fold or domain as "X,Y,Z", the flag syntax.
+func triple(t [3]int64) string { return fmt.Sprintf("%d,%d,%d", t[0], t[1], t[2]) }

@@ -1,0 +1,133 @@
+package cli
+
+// Shared output helpers: the --format flag, JSON, CSV and aligned tables.
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/polyvol/polyvol/model"
+	ucli "github.com/urfave/cli/v2"
+)
+
+// Output formats of the --format flag.
+const (
+	formatTable = "table"
+	formatJSON  = "json"
+	formatCSV   = "csv"
+)
+
+// formatFlag is a --format flag accepting the given formats, the first being
+// the default.
+func formatFlag(formats ...string) *ucli.StringFlag {
+	usage := "output format: " + formats[0]
+	for _, f := range formats[1:] {
+		usage += ", " + f
+	}
+	return &ucli.StringFlag{Name: "format", Value: formats[0], Usage: usage}
+}
+
+// outputFormat returns the validated --format value of c; allowed must match
+// the formats given to formatFlag.
+func outputFormat(c *ucli.Context, allowed ...string) (string, error) {
+	return parseChoice("format", c.String("format"), allowed...)
+}
+
+// writeJSON writes v as indented JSON followed by a newline. Field order
+// follows the Go structs, so the same value always gives the same bytes.
+func writeJSON(w io.Writer, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// csvHeader names the columns of csvRecord: the configuration, the main
+// volumes (B/Lup), L1 cycles per Lup, the four limiters (GLup/s; perfFlops
+// is empty for a kernel without flops) and the prediction.
+var csvHeader = []string{
+	"kernel", "device", "method", "model", "block", "fold", "domain",
+	"blocksPerSM", "blocksPerWave",
+	"L1Load", "L2LoadV2", "L2Store", "memLoadV3", "memStoreV2", "L1Cycles",
+	"perfFlops", "perfL1", "perfL2V2", "perfMemV3", "GLups", "limiter",
+}
+
+// csvRecord returns the csvHeader columns of r, numbers at full precision.
+func csvRecord(r *model.Report) []string {
+	d, l := r.Derived, r.Launch
+	flops := ""
+	if d.PerfFlops != nil {
+		flops = num(*d.PerfFlops)
+	}
+	return []string{
+		r.Kernel, r.Device, r.Method, string(r.Prediction.Model), dims(l.Block), dims(l.Fold), dims(l.Domain),
+		strconv.FormatInt(l.BlocksPerSM, 10), strconv.FormatInt(l.BlocksPerWave, 10),
+		num(d.L1Load), num(d.L2LoadV2), num(d.L2Store), num(d.MemLoadV3), num(d.MemStoreV2), num(d.L1CyclesPerLup),
+		flops, num(d.PerfL1), num(d.PerfL2V2), num(d.PerfMemV3), num(r.Prediction.GLups), r.Prediction.Limiter,
+	}
+}
+
+// writeCSV writes the records with encoding/csv.
+func writeCSV(w io.Writer, records [][]string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.WriteAll(records); err != nil {
+		return err
+	}
+	return cw.Error()
+}
+
+// num formats v at full precision, the shortest representation that reads
+// back to the same float64.
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// fixed formats v with prec decimals for tables.
+func fixed(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+
+// dims formats a block, fold or domain as "XxYxZ".
+func dims(t [3]int64) string { return fmt.Sprintf("%dx%dx%d", t[0], t[1], t[2]) }
+
+// newTable returns a tabwriter whose cells are right-aligned; callers pad the
+// first (label) column with padLabels so that it reads left-aligned.
+func newTable(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+}
+
+// padLabels left-aligns the first cell of every row by padding it to the
+// widest first cell, and joins each row with tabs and a trailing tab, as
+// AlignRight needs terminated cells. An empty row is a blank line, which
+// starts a new block of columns.
+func padLabels(rows [][]string) []string {
+	width := 0
+	for _, r := range rows {
+		if len(r) > 0 {
+			width = max(width, len([]rune(r[0])))
+		}
+	}
+	lines := make([]string, len(rows))
+	for i, r := range rows {
+		if len(r) == 0 {
+			continue
+		}
+		line := fmt.Sprintf("%-*s\t", width, r[0])
+		for _, c := range r[1:] {
+			line += c + "\t"
+		}
+		lines[i] = line
+	}
+	return lines
+}
+
+// writeTable writes rows aligned in columns (see padLabels).
+func writeTable(w io.Writer, rows [][]string) error {
+	tw := newTable(w)
+	for _, line := range padLabels(rows) {
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
+}
