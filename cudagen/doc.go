@@ -1,0 +1,23 @@
+// Package cudagen writes CUDA programs that execute a kernel spec, so that the
+// volumes polyvol predicts can be measured with hardware counters.
+//
+// Generate turns a kernel.Kernel and a kernel.Launch into one self-contained
+// .cu file: a __global__ function that performs every load and store of the
+// spec's address expressions for each lattice point of its thread (folding
+// included), guarded by the valid domain, and a host main that allocates and
+// initialises the fields, launches the kernel with the requested block size,
+// times repeated launches with CUDA events and prints one machine-readable
+// result line. The loaded values feed a dependent chain of fused
+// multiply-adds whose result is stored to every store target, so that the
+// compiler keeps every load.
+//
+// Index expressions are translated from their canonical kernel.Expr form;
+// floor division and the non-negative modulo become the device functions
+// floordiv and posmod on 64-bit integers. Raw ISL maps (load_isl, store_isl)
+// have no expression form and are rejected.
+//
+// Layer: cudagen sits directly above kernel and imports nothing else of
+// polyvol. It is pure Go and does not need a GPU or the CUDA toolkit; the
+// command-line tool (package cli) calls it for `polyvol cuda`, and
+// scripts/measure-gpu.sh compiles and profiles its output.
+package cudagen

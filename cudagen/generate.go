@@ -1,0 +1,322 @@
+package cudagen
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/polyvol/polyvol/kernel"
+)
+
+// Warmup is the number of untimed launches a generated program makes before
+// the timed ones; a profiler that skips this many launches of the kernel
+// (ncu --launch-skip) sees the first timed launch.
+const Warmup = 2
+
+// DefaultReps is the number of timed launches when the program is run
+// without an argument.
+const DefaultReps = 10
+
+// maxGridYZ is the CUDA limit on gridDim.y and gridDim.z.
+const maxGridYZ = 65535
+
+// chainWeight is the constant factor of the FMA chain acc = acc·w + v. With
+// initial values in (0, 1] it keeps acc below 2, so no value overflows or
+// becomes denormal whatever the number of loads.
+const chainWeight = "0.5"
+
+// Program is a generated CUDA program and what it does per lattice update.
+type Program struct {
+	Source   string  // the complete .cu file
+	Function string  // name of the __global__ function (contains "polyvol")
+	Flops    float64 // floating-point operations per lattice update in the FMA chain
+	Loads    int64   // load instructions per lattice update (distinct per thread, divided by λ)
+	Stores   int64   // store instructions per thread
+	Bytes    int64   // device memory allocated for all fields
+}
+
+// ctype is the C type that holds one element of a given size.
+type ctype struct {
+	name  string // C type
+	init  string // identifier part of the init kernel's name
+	comps int    // floating-point components (2 for double2)
+}
+
+var elementTypes = map[int64]ctype{
+	1:  {"signed char", "schar", 1},
+	2:  {"short", "short", 1},
+	4:  {"float", "float", 1},
+	8:  {"double", "double", 1},
+	16: {"double2", "double2", 2},
+}
+
+// instance is one array of a field (a field of multiplicity m has m).
+type instance struct {
+	field *fieldPlan
+	ident string // C identifier part: f_<ident> is the kernel argument
+}
+
+// fieldPlan holds what Generate derived for one field.
+type fieldPlan struct {
+	f        *kernel.Field
+	ident    string
+	typ      ctype
+	load     bool // the kernel reads the field (its pointer is not const otherwise)
+	store    bool
+	elements int64 // elements allocated per instance
+	offset   int64 // elements between the allocation and index 0 (pad + α)
+	inst     []instance
+	loads    []distinct // distinct folded loads, in kernel.FoldAccesses order
+	pointUse [][]int    // per point, per spec load: index into loads
+	storeIdx [][]string // per point, per spec store: C index expression
+}
+
+// distinct is one folded access, used by the points in mask.
+type distinct struct {
+	index string // C expression of the linear index (without α) in thread coordinates
+	mask  uint64 // bit k: point k uses it
+}
+
+// Generate writes the CUDA program of kernel k under launch l. It fails for
+// raw ISL maps, for launches that break the hardware limits, for grids with
+// more than 65535 blocks in y or z, and when an index may not fit in 64 bits.
+//
+// Every thread (x, y, z) covers the lattice points (f0·x + j0, f1·y + j1,
+// f2·z + j2), 0 ≤ j_i < f_i, each guarded by the valid domain. It loads every
+// distinct folded access once (kernel.FoldAccesses), when at least one of the
+// points that use it is valid, and stores each point's stores under that
+// point's guard; store addresses shared by several points of a thread are
+// therefore written once per point, unlike the model's de-duplicated stores.
+func Generate(k *kernel.Kernel, l kernel.Launch) (*Program, error) {
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
+	grid := l.Grid()
+	if grid[1] > maxGridYZ || grid[2] > maxGridYZ {
+		return nil, fmt.Errorf("grid %d×%d×%d: CUDA allows at most %d blocks in y and z; use a larger block or fold in that dimension", grid[0], grid[1], grid[2], maxGridYZ)
+	}
+	if grid[0] > math.MaxInt32 {
+		return nil, fmt.Errorf("grid x = %d blocks: CUDA allows at most %d", grid[0], math.MaxInt32)
+	}
+	g := &gen{k: k, l: l, points: points(l.Fold)}
+	if len(g.points) > 64 {
+		return nil, fmt.Errorf("fold %d×%d×%d: at most 64 lattice points per thread", l.Fold[0], l.Fold[1], l.Fold[2])
+	}
+	if err := g.plan(); err != nil {
+		return nil, err
+	}
+	return g.write()
+}
+
+// points lists the point offsets j of one thread, x fastest.
+func points(fold [3]int64) []kernel.Point {
+	var ps []kernel.Point
+	for j2 := range fold[2] {
+		for j1 := range fold[1] {
+			for j0 := range fold[0] {
+				ps = append(ps, kernel.Point{j0, j1, j2})
+			}
+		}
+	}
+	return ps
+}
+
+// gen carries the state of one Generate call.
+type gen struct {
+	k      *kernel.Kernel
+	l      kernel.Launch
+	points []kernel.Point
+	fields []*fieldPlan
+	floor  bool // a translated expression calls floordiv
+	mod    bool // ... or posmod
+	ids    map[string]bool
+}
+
+// identifier replaces every character of name that may not appear in a C
+// identifier by an underscore.
+func identifier(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// uniq returns identifier(name), with a numeric suffix where an earlier call
+// already returned that identifier.
+func (g *gen) uniq(name string) string {
+	base := identifier(name)
+	id := base
+	for n := 2; g.ids[id]; n++ {
+		id = fmt.Sprintf("%s_%d", base, n)
+	}
+	g.ids[id] = true
+	return id
+}
+
+// plan translates the accesses and sizes the arrays.
+func (g *gen) plan() error {
+	g.ids = map[string]bool{}
+	for _, f := range g.k.Fields {
+		if len(f.LoadMaps)+len(f.StoreMaps) > 0 {
+			return fmt.Errorf("field %q: raw ISL maps (load_isl, store_isl) cannot be translated to CUDA; write the accesses as index expressions (load, store)", f.Name)
+		}
+		fp := &fieldPlan{f: f, ident: g.uniq(f.Name), typ: elementTypes[f.Element], load: len(f.Loads) > 0, store: len(f.Stores) > 0}
+		if fp.typ.name == "" {
+			return fmt.Errorf("field %q: element size %d bytes has no C type", f.Name, f.Element)
+		}
+		for i := range f.Multiplicity {
+			id := fp.ident
+			if f.Multiplicity > 1 {
+				id = g.uniq(fmt.Sprintf("%s_%d", fp.ident, i))
+			}
+			fp.inst = append(fp.inst, instance{field: fp, ident: id})
+		}
+		if err := g.size(fp); err != nil {
+			return err
+		}
+		if err := g.planLoads(fp); err != nil {
+			return err
+		}
+		if err := g.planStores(fp); err != nil {
+			return err
+		}
+		g.fields = append(g.fields, fp)
+	}
+	return nil
+}
+
+// size computes the elements to allocate so that every index the guarded
+// points touch lies inside the allocation. When the smallest index lies
+// before the allocation start, a pad of whole 256-byte units keeps the
+// alignment α relative to a 256-byte aligned cudaMalloc pointer.
+func (g *gen) size(fp *fieldPlan) error {
+	f := fp.f
+	lo := kernel.Point{}
+	hi := kernel.Point{g.l.Domain[0] - 1, g.l.Domain[1] - 1, g.l.Domain[2] - 1}
+	minI, maxI := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, a := range append(append([]kernel.Access(nil), f.Loads...), f.Stores...) {
+		e, err := f.ElementIndexExpr(a)
+		var mn, mx int64
+		ok := err == nil
+		if ok {
+			mn, mx, ok = e.Bounds(lo, hi)
+		}
+		if !ok {
+			return fmt.Errorf("field %q access %s: element indices over domain %d×%d×%d may not fit in 64 bits", f.Name, a, g.l.Domain[0], g.l.Domain[1], g.l.Domain[2])
+		}
+		minI, maxI = min(minI, mn), max(maxI, mx)
+	}
+	unit := 256 / f.Element
+	pad := int64(0)
+	if minI < 0 {
+		pad = (-minI + unit - 1) / unit * unit
+	}
+	fp.offset = pad + f.Offset
+	fp.elements = pad + maxI + 1
+	if fp.elements > (math.MaxInt64/f.Element)/f.Multiplicity {
+		return fmt.Errorf("field %q: %d elements of %d bytes do not fit in 64-bit sizes", f.Name, fp.elements, f.Element)
+	}
+	return nil
+}
+
+// foldAccess returns access a of point j in thread coordinates:
+// x → f0·x + j0, y → f1·y + j1, z → f2·z + j2.
+func (g *gen) foldAccess(a kernel.Access, j kernel.Point) (kernel.Access, error) {
+	var sub [3]kernel.Expr
+	for i := range 3 {
+		s, err := kernel.Var(i).Scale(g.l.Fold[i])
+		if err == nil {
+			s, err = s.Add(kernel.Const(j[i]))
+		}
+		if err != nil {
+			return kernel.Access{}, err
+		}
+		sub[i] = s
+	}
+	out := kernel.Access{Text: a.Text}
+	for i, e := range a.Index {
+		s, err := e.Substitute(sub)
+		if err != nil {
+			return kernel.Access{}, fmt.Errorf("access %s folded by %d×%d×%d: %w", a, g.l.Fold[0], g.l.Fold[1], g.l.Fold[2], err)
+		}
+		out.Index[i] = s
+	}
+	return out, nil
+}
+
+// index translates the linear element index of the folded access a, without
+// the alignment α (the kernel argument already points at base + α).
+func (g *gen) index(f *kernel.Field, a kernel.Access) (string, error) {
+	e, err := f.ElementIndexExpr(a)
+	if err == nil {
+		e, err = e.Sub(kernel.Const(f.Offset))
+	}
+	if err != nil {
+		return "", fmt.Errorf("field %q access %s: %w", f.Name, a, err)
+	}
+	s, err := translate(e)
+	if err != nil {
+		return "", fmt.Errorf("field %q access %s: %w", f.Name, a, err)
+	}
+	fl, md := s.usesDiv()
+	g.floor, g.mod = g.floor || fl, g.mod || md
+	return s.c([3]string{"x", "y", "z"}), nil
+}
+
+// planLoads finds the distinct folded loads of a field and which points use
+// them, in the order of kernel.FoldAccesses (point j with x fastest, then
+// the spec's order).
+func (g *gen) planLoads(fp *fieldPlan) error {
+	var seen []kernel.Access
+	for k, j := range g.points {
+		var use []int
+		for _, a := range fp.f.Loads {
+			fa, err := g.foldAccess(a, j)
+			if err != nil {
+				return fmt.Errorf("field %q: %w", fp.f.Name, err)
+			}
+			d := -1
+			for i, s := range seen {
+				if s.Equal(fa) {
+					d = i
+					break
+				}
+			}
+			if d < 0 {
+				idx, err := g.index(fp.f, fa)
+				if err != nil {
+					return err
+				}
+				d = len(seen)
+				seen = append(seen, fa)
+				fp.loads = append(fp.loads, distinct{index: idx})
+			}
+			fp.loads[d].mask |= 1 << k
+			use = append(use, d)
+		}
+		fp.pointUse = append(fp.pointUse, use)
+	}
+	return nil
+}
+
+// planStores translates the stores of every point of a thread.
+func (g *gen) planStores(fp *fieldPlan) error {
+	for _, j := range g.points {
+		var idx []string
+		for _, a := range fp.f.Stores {
+			fa, err := g.foldAccess(a, j)
+			if err != nil {
+				return fmt.Errorf("field %q: %w", fp.f.Name, err)
+			}
+			s, err := g.index(fp.f, fa)
+			if err != nil {
+				return err
+			}
+			idx = append(idx, s)
+		}
+		fp.storeIdx = append(fp.storeIdx, idx)
+	}
+	return nil
+}

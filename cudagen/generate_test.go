@@ -1,0 +1,261 @@
+package cudagen
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/kernel"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// goldenLaunch is the launch of each example's golden file: the paper's
+// configurations where there is one, a folded case for the stencils.
+var goldenLaunch = map[string]struct{ block, fold [3]int64 }{
+	"allen-cahn-d3q15": {[3]int64{32, 4, 4}, [3]int64{1, 1, 1}},
+	"box3d-r1":         {[3]int64{32, 4, 2}, [3]int64{1, 1, 2}},
+	"lbm-d3q19-pull":   {[3]int64{64, 1, 8}, [3]int64{1, 1, 1}},
+	"star2d-r1":        {[3]int64{256, 2, 1}, [3]int64{1, 2, 1}},
+	"star3d-r1":        {[3]int64{32, 8, 4}, [3]int64{1, 1, 1}},
+	"star3d-r4":        {[3]int64{64, 4, 4}, [3]int64{1, 1, 2}},
+	"transpose2d":      {[3]int64{32, 8, 1}, [3]int64{1, 1, 1}},
+	"vec-copy":         {[3]int64{1024, 1, 1}, [3]int64{1, 1, 1}},
+	"vec3-scale":       {[3]int64{1024, 1, 1}, [3]int64{1, 1, 1}},
+}
+
+func loadExample(t *testing.T, name string) *kernel.Kernel {
+	t.Helper()
+	data, err := examples.Read(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.Parse(data, "examples/"+name+".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// TestGolden compares the generated program of every example with its
+// golden file; go test ./cudagen -update rewrites them.
+func TestGolden(t *testing.T) {
+	for _, name := range examples.Names() {
+		t.Run(name, func(t *testing.T) {
+			cfg, ok := goldenLaunch[name]
+			if !ok {
+				t.Fatalf("example %s has no golden launch; add one to goldenLaunch", name)
+			}
+			k := loadExample(t, name)
+			prog, err := Generate(k, k.NewLaunch(cfg.block, cfg.fold))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, filepath.Join("testdata", "golden", name+".cu"), prog.Source)
+		})
+	}
+}
+
+// syntheticLaunch lists the generator's own test specs under testdata and
+// the launch of their golden files.
+var syntheticLaunch = map[string]struct{ block, fold [3]int64 }{
+	"mixed":    {[3]int64{32, 4, 1}, [3]int64{2, 1, 1}},
+	"loadonly": {[3]int64{256, 1, 1}, [3]int64{1, 1, 1}},
+}
+
+func loadSynthetic(t *testing.T, name string) *kernel.Kernel {
+	t.Helper()
+	k, err := kernel.LoadFile(filepath.Join("testdata", name+".yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// TestGoldenSynthetic covers what the examples do not: all element sizes,
+// single precision, multiplicity, floor and modulo, padding, x folding and a
+// kernel without stores.
+func TestGoldenSynthetic(t *testing.T) {
+	for name, cfg := range syntheticLaunch {
+		t.Run(name, func(t *testing.T) {
+			k := loadSynthetic(t, name)
+			prog, err := Generate(k, k.NewLaunch(cfg.block, cfg.fold))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, filepath.Join("testdata", "golden", "synthetic-"+name+".cu"), prog.Source)
+		})
+	}
+}
+
+// checkGolden compares got with the golden file at path, or rewrites it
+// under -update.
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cudagen -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("generated program differs from %s (review the change, then run go test ./cudagen -update)", path)
+	}
+}
+
+// TestDistinctLoadsMatchFoldAccesses checks that the generator loads exactly
+// the de-duplicated folded accesses the model counts, in the same order.
+func TestDistinctLoadsMatchFoldAccesses(t *testing.T) {
+	folds := [][3]int64{{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {2, 2, 2}, {1, 4, 1}}
+	for _, name := range examples.Names() {
+		k := loadExample(t, name)
+		for _, fold := range folds {
+			g := &gen{k: k, l: k.NewLaunch([3]int64{32, 2, 2}, fold), points: points(fold)}
+			if err := g.plan(); err != nil {
+				t.Fatalf("%s fold %v: %v", name, fold, err)
+			}
+			for _, fp := range g.fields {
+				want, err := kernel.FoldAccesses(fp.f.Loads, fold)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(fp.loads) != len(want) {
+					t.Fatalf("%s fold %v field %s: %d distinct loads, FoldAccesses has %d", name, fold, fp.f.Name, len(fp.loads), len(want))
+				}
+				for i, a := range want {
+					idx, err := g.index(fp.f, a)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if fp.loads[i].index != idx {
+						t.Errorf("%s fold %v field %s load %d: %s, FoldAccesses gives %s", name, fold, fp.f.Name, i, fp.loads[i].index, idx)
+					}
+				}
+				// Every point uses each of its spec loads, and a value is
+				// marked for exactly the points that use it.
+				for k, use := range fp.pointUse {
+					if len(use) != len(fp.f.Loads) {
+						t.Fatalf("%s point %d uses %d loads, want %d", name, k, len(use), len(fp.f.Loads))
+					}
+					for _, d := range use {
+						if fp.loads[d].mask&(1<<k) == 0 {
+							t.Errorf("%s field %s: load %d used by point %d but not marked", name, fp.f.Name, d, k)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAllocationCoversEveryIndex enumerates every access at every point of
+// small domains and checks that it lies inside the planned allocation, and
+// that the pad keeps the 256-byte alignment of index 0.
+func TestAllocationCoversEveryIndex(t *testing.T) {
+	specs := map[string]*kernel.Kernel{}
+	for _, name := range examples.Names() {
+		specs[name] = loadExample(t, name)
+	}
+	for name := range syntheticLaunch {
+		specs[name] = loadSynthetic(t, name)
+	}
+	for name, k := range specs {
+		for _, dom := range [][3]int64{{7, 5, 3}, {33, 2, 1}} {
+			l := kernel.Launch{Block: [3]int64{8, 2, 1}, Fold: [3]int64{1, 1, 1}, Domain: dom}
+			g := &gen{k: k, l: l, points: points(l.Fold)}
+			if err := g.plan(); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for _, fp := range g.fields {
+				pad := fp.offset - fp.f.Offset
+				if pad < 0 || pad*fp.f.Element%256 != 0 {
+					t.Errorf("%s field %s: pad %d elements is not a whole number of 256-byte units", name, fp.f.Name, pad)
+				}
+				hit := map[int64]bool{}
+				for z := range dom[2] {
+					for y := range dom[1] {
+						for x := range dom[0] {
+							for _, a := range append(append([]kernel.Access(nil), fp.f.Loads...), fp.f.Stores...) {
+								i := pad + fp.f.ElementIndex(a, kernel.Point{x, y, z})
+								if i < 0 || i >= fp.elements {
+									t.Fatalf("%s field %s access %s at (%d,%d,%d): element %d outside [0, %d)", name, fp.f.Name, a, x, y, z, i, fp.elements)
+								}
+								hit[i] = true
+							}
+						}
+					}
+				}
+				if !hit[fp.elements-1] && fp.f.Extent == dom {
+					t.Errorf("%s field %s: the last allocated element is never touched (allocation larger than needed)", name, fp.f.Name)
+				}
+			}
+		}
+	}
+}
+
+// TestGenerateErrors checks the errors a user can cause.
+func TestGenerateErrors(t *testing.T) {
+	isl, err := kernel.Parse([]byte(`name: raw
+domain: [64]
+fields:
+  - name: A
+    element: 8
+    load_isl: ["{ [x, y, z] -> A[x] }"]
+  - name: B
+    element: 8
+    store: [[x]]
+`), "raw.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	star := loadExample(t, "star3d-r4")
+	for _, tc := range []struct {
+		k    *kernel.Kernel
+		l    kernel.Launch
+		want string
+	}{
+		{isl, isl.NewLaunch([3]int64{64, 1, 1}, kernel.NoFold), `field "A": raw ISL maps`},
+		{star, star.NewLaunch([3]int64{2048, 1, 1}, kernel.NoFold), "block"},
+		{star, kernel.Launch{Block: [3]int64{1024, 1, 1}, Fold: kernel.NoFold, Domain: [3]int64{64, 70000, 1}}, "65535"},
+		{star, star.NewLaunch([3]int64{4, 4, 4}, [3]int64{4, 4, 8}), "at most 64 lattice points"},
+	} {
+		_, err := Generate(tc.k, tc.l)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Generate(%s, %+v) = %v, want an error containing %q", tc.k.Name, tc.l, err, tc.want)
+		}
+	}
+}
+
+// TestFlopsAndFunction checks the reported flops: two per FMA, one FMA per
+// loaded component per point.
+func TestFlopsAndFunction(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		k     *kernel.Kernel
+		fold  [3]int64
+		flops float64
+	}{
+		{"star3d-r4", loadExample(t, "star3d-r4"), [3]int64{1, 1, 2}, 50},
+		{"lbm-d3q19-pull", loadExample(t, "lbm-d3q19-pull"), kernel.NoFold, 38},
+		// c, s, 2×2 f and the two components of v: 1+1+4+2 FMAs per point.
+		{"mixed", loadSynthetic(t, "mixed"), [3]int64{2, 1, 1}, 16},
+	} {
+		prog, err := Generate(tc.k, tc.k.NewLaunch([3]int64{32, 2, 2}, tc.fold))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prog.Flops != tc.flops {
+			t.Errorf("%s: %v flops per Lup, want %v", tc.name, prog.Flops, tc.flops)
+		}
+		if !strings.Contains(prog.Function, "polyvol") || !strings.Contains(prog.Source, "__global__ void __launch_bounds__(BX * BY * BZ)\n"+prog.Function+"(") {
+			t.Errorf("%s: function %q not declared as the polyvol kernel", tc.name, prog.Function)
+		}
+	}
+}
