@@ -361,3 +361,21 @@ func TestPoints(t *testing.T) {
 		}()
 	}
 }
+
+func TestBoxSet(t *testing.T) {
+	ctx := newTestCtx(t)
+	sc := ctx.NewScope()
+	defer sc.Free()
+	box := must(sc.BoxSet("T", []int64{0, -5, 7}, []int64{63999, 51199, 518}))
+	parsed := must(sc.ReadSet("{ T[a, b, c] : 0 <= a <= 63999 and -5 <= b <= 51199 and 7 <= c <= 518 }"))
+	if !must(box.IsEqual(parsed)) {
+		t.Errorf("BoxSet = %s, want %s", box, parsed)
+	}
+	small := must(sc.BoxSet("", []int64{-2, 3}, []int64{4, 5}))
+	if n := must(small.CountVal()); n != 7*3 {
+		t.Errorf("CountVal(%s) = %d, want 21", small, n)
+	}
+	if _, err := sc.BoxSet("T", []int64{0}, []int64{1, 2}); err == nil {
+		t.Error("BoxSet with bounds of different lengths succeeded")
+	}
+}
