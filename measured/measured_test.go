@@ -31,15 +31,15 @@ func TestReadCSVSample(t *testing.T) {
 		t.Fatalf("%d rows, want 4", len(s.Rows))
 	}
 	r := s.Rows[3]
-	if r.Kernel != "star3d-r1" || r.Block != [3]int64{8, 8, 4} || r.Fold != [3]int64{1, 1, 2} ||
-		r.Domain != [3]int64{64, 64, 64} || r.Lups != 262144 || r.Reps != 10 || r.GLups != 12 || r.Line != 12 {
+	if r.Kernel != "vec-copy" || r.Block != [3]int64{64, 1, 1} || r.Fold != [3]int64{2, 1, 1} ||
+		r.Domain != [3]int64{65536, 1, 1} || r.Lups != 65536 || r.Reps != 10 || r.GLups != 90 || r.Line != 12 {
 		t.Errorf("row 4: %+v", r)
 	}
 	if _, ok := r.Counters[CounterWavefronts]; ok {
 		t.Errorf("row 4: the empty wavefront cell should be absent")
 	}
 	// Row 1 was built to convert to round numbers.
-	want := map[string]float64{"L2→L1 load": 16, "L1→L2 store": 8, "DRAM load": 9, "DRAM store": 8, "L1 wavefronts": 4, "L1 load": 56}
+	want := map[string]float64{"L2→L1 load": 8, "L1→L2 store": 8, "DRAM load": 9, "DRAM store": 8, "L1 wavefronts": 4, "L1 load": 8}
 	for _, l := range Levels {
 		v, ok := s.Rows[0].PerLup(l)
 		if !ok || v != want[l.Name] {

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sampleDir returns a directory holding only the synthetic sample of the
+// measured package.
+func sampleDir(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "measured", "testdata", "sample-synthetic.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sample-synthetic.csv"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestMeasuredReport(t *testing.T) {
+	dir := sampleDir(t)
+	code, out, errOut := runCudaCLI("measured", dir, "--device", "H100-SXM")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"# Predicted against measured volumes on H100-SXM",
+		"## sample-synthetic (4 configurations)",
+		"runtime: none",
+		// vec-copy streams 8 B/Lup from L2, which the sample measures exactly.
+		"| L2→L1 load (B/Lup) | L2LoadV2 | reference | 4 | 0.0 | – |",
+		// The fourth row lacks the wavefront counter.
+		"| L1 wavefronts (per 32 Lup) | 32·L1DataPipeCycles | exact | 3 |",
+		"| GLup/s | exact | 4 |",
+		"| GLup/s | reference | 4 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	// Every performance line names a configuration of the sample and its
+	// measured GLup/s, rank among 4 and fraction of the best (131.072).
+	measuredGLups := map[string]string{"256,1,1": "131.07 | 1 of 4 | 100.0 %", "128,1,1": "100.00 | 3 of 4 | 76.3 %",
+		"1024,1,1": "120.00 | 2 of 4 | 91.6 %", "64,1,1": "90.00 | 4 of 4 | 68.7 %"}
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "| GLup/s |") {
+			continue
+		}
+		found := false
+		for block, tail := range measuredGLups {
+			if strings.Contains(line, "block "+block+" ") && strings.HasSuffix(line, tail+" |") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("performance line does not match its measured configuration: %s", line)
+		}
+	}
+
+	path := filepath.Join(t.TempDir(), "accuracy.md")
+	code, _, errOut = runCudaCLI("measured", dir, "--methods", "exact", "-o", path)
+	if code != ExitOK {
+		t.Fatalf("-o: exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || strings.Contains(string(data), "| reference |") || !strings.Contains(string(data), "| exact |") {
+		t.Errorf("-o %s with --methods exact: %v\n%s", path, err, data)
+	}
+}
+
+func TestMeasuredErrors(t *testing.T) {
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"measured", empty}, "no measurements in " + empty},
+		{[]string{"measured", filepath.Join(empty, "missing")}, "missing"},
+		{[]string{"measured"}, "one DIR"},
+		{[]string{"measured", sampleDir(t), "--methods", "guess"}, "--methods"},
+		{[]string{"measured", sampleDir(t), "--device", "no-such-gpu"}, "no-such-gpu"},
+	} {
+		code, out, errOut := runCudaCLI(tc.args...)
+		if code != ExitUsage || out != "" || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", tc.args, code, out, errOut, ExitUsage, tc.want)
+		}
+	}
+}
