@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strings"
@@ -51,7 +53,7 @@ func runMeasured(c *ucli.Context) error {
 	}
 	dir := c.Args().First()
 	sweeps, err := measured.LoadDir(dir)
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return asUsage(err)
 	}
 	rows := 0
@@ -224,12 +226,12 @@ var predictedNames = map[string]string{
 // flag (applyDomain), the rule `polyvol cuda` used when the program was
 // generated: extents equal to the spec's domain follow d.
 func kernelAt(k *kernel.Kernel, d [3]int64) (*kernel.Kernel, error) {
-	fs := flag.NewFlagSet("measured", flag.ContinueOnError)
-	fs.String("domain", "", "")
-	if err := fs.Set("domain", triple(d)); err != nil {
+	set := flag.NewFlagSet("measured", flag.ContinueOnError)
+	set.String("domain", "", "")
+	if err := set.Set("domain", triple(d)); err != nil {
 		return nil, err
 	}
-	return applyDomain(ucli.NewContext(nil, fs, nil), k)
+	return applyDomain(ucli.NewContext(nil, set, nil), k)
 }
 
 // writeMeasuredReport renders the comparison as markdown.

@@ -80,7 +80,7 @@ func TestMeasuredErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"measured", empty}, "no measurements in " + empty},
-		{[]string{"measured", filepath.Join(empty, "missing")}, "missing"},
+		{[]string{"measured", filepath.Join(empty, "missing")}, "no measurements in " + filepath.Join(empty, "missing")},
 		{[]string{"measured"}, "one DIR"},
 		{[]string{"measured", sampleDir(t), "--methods", "guess"}, "--methods"},
 		{[]string{"measured", sampleDir(t), "--device", "no-such-gpu"}, "no-such-gpu"},
