@@ -1,0 +1,397 @@
+// Package layercond analyses layer conditions on GPUs: how the DRAM volume of
+// a kernel changes as its domain grows and the data that neighbouring layers
+// could reuse stops fitting in the L2 cache.
+//
+// A sweep runs model.Estimate over a series of domains, by default the
+// paper's §5.7 series of square XY planes s×s with z = 512·1024·1024/s²
+// layers (SeriesDomain), and records per plane size the DRAM load volumes,
+// the x+y and z overlap volumes and the footprints of the y and z layer sets
+// against the L2 capacity (Point). The transition of a layer is the largest
+// plane size at which its reuse still fits, found by integer bisection on s
+// (Transition). Sequential gives, for comparison, the classic layer condition
+// of a sequential sweep in the form Kerncraft reports it, an inequality on X
+// and Y.
+//
+// # When a layer's reuse fits
+//
+// The y and z layer sets of spec/metrics.md §4.5 are the threads one row and
+// one layer of blocks before the current wave; their footprint Old_k competes
+// with the wave's new data for the L2. Layer k's reuse fits at plane size s
+// when its layer set is not empty and the method's own oversubscription of
+// that reuse is at most one, O_ov,k ≤ 1 (spec §5.4, model.Derived.OOv): for
+// method reference O_ov,k = (Old_k + New − Ov_k)/L2, i.e. the layer set and
+// the wave's data not already in it just fill the effective L2. O_ov,k is the
+// argument of the fitted overlap hit curve, which grants almost all of the
+// overlap below 1 and almost none above 2 (spec §7.1). Index 0 of every pair
+// is the y layer (its overlap includes the x part), index 1 the z layer, as
+// in the model.
+package layercond
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/sets"
+)
+
+// Layers names the two layers of every pair in this package, y then z.
+var Layers = [2]string{"y", "z"}
+
+// Config is one sweep: a kernel, a launch shape and a device, the plane
+// sizes to visit and how domains are formed from them.
+type Config struct {
+	Kernel *kernel.Kernel
+	Device *device.Device
+	Block  [3]int64
+	Fold   [3]int64 // thread folding; the zero value means no folding
+	Method sets.Method
+	// Sizes are the XY plane sizes s of the sweep (see ParseSweep).
+	Sizes []int64
+	// Total is X·Y·Z of the domain series (SeriesDomain); 0 means PaperTotal.
+	Total int64
+	// Workers is the number of sweep points estimated in parallel, each
+	// worker with its own ISL context; 0 means GOMAXPROCS. The result does not
+	// depend on it.
+	Workers int
+	// Progress, when not nil, is called after each plane size of Sizes has
+	// been estimated (bisection steps are not reported). Calls may come from
+	// several goroutines at once.
+	Progress func()
+}
+
+// Point is the analysis of one domain of the sweep. Volumes per lattice
+// update (Lup) are in bytes per Lup, footprints in bytes.
+type Point struct {
+	S      int64    `json:"s"`
+	Domain [3]int64 `json:"domain"`
+
+	// MemLoadV1 is the compulsory DRAM load volume of a wave, without any
+	// reuse from earlier waves; MemLoadV2 and MemLoadV3 apply the capacity
+	// curves to the layer overlaps and add store-eviction reads (spec §5.4).
+	MemLoadV1 float64 `json:"memLoadV1"`
+	MemLoadV2 float64 `json:"memLoadV2"`
+	MemLoadV3 float64 `json:"memLoadV3"`
+	// MemLoadOverlap is the part of MemLoadV1 the x+y and the z layer sets
+	// touched before the wave: what each layer saves if its reuse hits.
+	MemLoadOverlap [2]float64 `json:"memLoadOverlap"`
+	// NoZReuse is MemLoadV1 − MemLoadOverlap[0], the volume when x and y
+	// reuse hit and z reuse is lost: the upper plateau of the paper's §5.7.
+	NoZReuse float64 `json:"noZReuse"`
+	// FullReuse is MemLoadV1 minus both overlaps, the volume when every
+	// layer's reuse hits: the lower plateau, near the minimum of one load
+	// per Lup.
+	FullReuse float64 `json:"fullReuse"`
+
+	// WaveMemLoadNew is the wave's DRAM load footprint and WaveMemOld the
+	// footprints of the y and z layer sets (spec §4.7).
+	WaveMemLoadNew float64    `json:"waveMemLoadNew"`
+	WaveMemOld     [2]float64 `json:"waveMemOld"`
+	// OldOverL2 is WaveMemOld over the device's effective L2 capacity.
+	OldOverL2 [2]float64 `json:"oldOverL2"`
+	// Oversubscription is the method's O_ov of each layer's reuse.
+	Oversubscription [2]float64 `json:"waveOverlapOversubscription"`
+	// Fits says whether each layer's reuse fits (see the package doc).
+	Fits [2]bool `json:"fits"`
+}
+
+// Transition is where one layer's reuse stops fitting as the plane grows.
+type Transition struct {
+	Layer string `json:"layer"` // "y" or "z"
+	// Kind is TransitionFound, FitsThroughout or NeverFits.
+	Kind string `json:"kind"`
+	// S is the largest plane size at which the layer's reuse fits: the exact
+	// transition for TransitionFound, the largest size of the sweep for
+	// FitsThroughout, 0 for NeverFits.
+	S int64 `json:"s,omitempty"`
+	// Last and First are the points at S, where the reuse fits, and at S+1,
+	// where it does not (TransitionFound only).
+	Last  *Point `json:"last,omitempty"`
+	First *Point `json:"first,omitempty"`
+	// Estimates counts the model.Estimate calls the bisection made.
+	Estimates int `json:"estimates"`
+}
+
+// The kinds of Transition.
+const (
+	// TransitionFound: the reuse fits at S and not at S+1, where S lies
+	// between the last sweep size at which it fits and the next size.
+	TransitionFound = "transition"
+	// FitsThroughout: the reuse fits at the largest size of the sweep.
+	FitsThroughout = "fits throughout"
+	// NeverFits: the reuse fits at no size of the sweep.
+	NeverFits = "never fits"
+)
+
+// Result is a finished sweep.
+type Result struct {
+	Kernel  string   `json:"kernel"`
+	Device  string   `json:"device"`
+	Method  string   `json:"method"`
+	Block   [3]int64 `json:"block"`
+	Fold    [3]int64 `json:"fold"`
+	Total   int64    `json:"total"`   // X·Y·Z of the domain series
+	L2Bytes int64    `json:"L2Bytes"` // effective L2 capacity
+	Points  []Point  `json:"points"`
+	// Transitions are the y and z transitions, in that order.
+	Transitions [2]Transition `json:"transitions"`
+}
+
+// Sweep estimates every plane size of c and locates the y and z transitions.
+func Sweep(c Config) (*Result, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	c = c.withDefaults()
+	points, err := c.points()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{
+		Kernel: c.Kernel.Name, Device: c.Device.Name, Method: c.Method.String(),
+		Block: c.Block, Fold: c.Fold, Total: c.Total, L2Bytes: c.Device.L2Bytes,
+		Points: points,
+	}
+	// The two bisections are independent; each gets its own context.
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for k := range 2 {
+		wg.Go(func() {
+			res.Transitions[k], errs[k] = c.transition(k, points)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Evaluate estimates the single plane size s of c's series (c.Sizes is not
+// used) with ctx, or with a context of its own when ctx is nil.
+func Evaluate(c Config, s int64, ctx *isl.Ctx) (Point, error) {
+	c = c.withDefaults()
+	if err := c.check(); err != nil {
+		return Point{}, err
+	}
+	if err := c.checkSize(s); err != nil {
+		return Point{}, err
+	}
+	if ctx == nil {
+		var err error
+		if ctx, err = newCtx(); err != nil {
+			return Point{}, err
+		}
+		defer ctx.Close()
+	}
+	return c.evaluate(ctx, s)
+}
+
+// Validate reports whether c can be swept: a kernel with a 3-D domain and a
+// device, plane sizes that are positive and ascending, and at every size a
+// valid launch (kernel.Launch.Validate) whose byte addresses fit in 64 bits.
+// Its errors are the caller's: a bad configuration, not an engine failure.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	if err := c.check(); err != nil {
+		return err
+	}
+	if len(c.Sizes) == 0 {
+		return errors.New("layercond: no plane sizes to sweep")
+	}
+	for i, s := range c.Sizes {
+		if s < 1 || (i > 0 && s <= c.Sizes[i-1]) {
+			return fmt.Errorf("layercond: plane sizes must be positive and ascending, got %v", c.Sizes)
+		}
+		if err := c.checkSize(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withDefaults returns c with the zero values of Fold, Total and Workers
+// replaced by their defaults.
+func (c Config) withDefaults() Config {
+	if c.Fold == ([3]int64{}) {
+		c.Fold = kernel.NoFold
+	}
+	if c.Total == 0 {
+		c.Total = PaperTotal
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	return c
+}
+
+// check validates what does not depend on the plane size.
+func (c Config) check() error {
+	if c.Kernel == nil || c.Device == nil {
+		return errors.New("layercond: a kernel and a device are required")
+	}
+	if c.Kernel.Dims < 3 {
+		return fmt.Errorf("layercond: kernel %s has a %d-D domain; the sweep needs a 3-D one", c.Kernel.Name, c.Kernel.Dims)
+	}
+	if c.Total < 1 {
+		return fmt.Errorf("layercond: series total %d: expected a positive number of lattice points", c.Total)
+	}
+	return nil
+}
+
+// checkSize validates the launch and the byte addresses at plane size s.
+func (c Config) checkSize(s int64) error {
+	d := SeriesDomain(s, c.Total)
+	k := withDomain(c.Kernel, d)
+	if err := k.NewLaunch(c.Block, c.Fold).Validate(); err != nil {
+		return fmt.Errorf("layercond: plane size %d (domain %d,%d,%d): %w", s, d[0], d[1], d[2], err)
+	}
+	hi := kernel.Point{d[0] - 1, d[1] - 1, d[2] - 1}
+	for _, f := range k.Fields {
+		for _, store := range []bool{false, true} {
+			for _, a := range f.Accesses(store) {
+				if _, _, ok := f.AddressBounds(a, kernel.Point{}, hi); !ok {
+					return fmt.Errorf("layercond: plane size %d (domain %d,%d,%d): the byte addresses of field %s access %s do not fit in 64 bits", s, d[0], d[1], d[2], f.Name, a.Text)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// newCtx makes an ISL context with the model's operation bound.
+func newCtx() (*isl.Ctx, error) {
+	return isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations))
+}
+
+// points estimates every size of the sweep with c.Workers workers.
+func (c Config) points() ([]Point, error) {
+	points := make([]Point, len(c.Sizes))
+	workers := min(c.Workers, len(c.Sizes))
+	errs := make([]error, workers)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { errs[w] = c.work(next, points) })
+	}
+	for i := range c.Sizes {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return points, errors.Join(errs...)
+}
+
+// work estimates the sizes whose indices arrive on next into points, with
+// one context, until next is closed. After an error it only drains next.
+func (c Config) work(next <-chan int, points []Point) (err error) {
+	ctx, err := newCtx()
+	if err == nil {
+		defer func() { err = errors.Join(err, ctx.Close()) }()
+	}
+	for i := range next {
+		if err == nil {
+			points[i], err = c.evaluate(ctx, c.Sizes[i])
+		}
+		if c.Progress != nil {
+			c.Progress()
+		}
+	}
+	return err
+}
+
+// transition locates layer k's transition: the last sweep point at which the
+// reuse fits and the next one bracket it, and integer bisection on s between
+// them finds the largest s at which it fits.
+func (c Config) transition(k int, points []Point) (Transition, error) {
+	t := Transition{Layer: Layers[k], Kind: NeverFits}
+	last := -1
+	for i, p := range points {
+		if p.Fits[k] {
+			last = i
+		}
+	}
+	switch {
+	case last < 0:
+		return t, nil
+	case last == len(points)-1:
+		t.Kind, t.S = FitsThroughout, points[last].S
+		return t, nil
+	}
+	lo, hi := points[last], points[last+1]
+	if hi.S-lo.S > 1 {
+		ctx, err := newCtx()
+		if err != nil {
+			return t, err
+		}
+		defer ctx.Close()
+		for hi.S-lo.S > 1 {
+			p, err := c.evaluate(ctx, lo.S+(hi.S-lo.S)/2)
+			if err != nil {
+				return t, err
+			}
+			t.Estimates++
+			if p.Fits[k] {
+				lo = p
+			} else {
+				hi = p
+			}
+		}
+	}
+	t.Kind, t.S, t.Last, t.First = TransitionFound, lo.S, &lo, &hi
+	return t, nil
+}
+
+// evaluate estimates plane size s with ctx.
+func (c Config) evaluate(ctx *isl.Ctx, s int64) (Point, error) {
+	d := SeriesDomain(s, c.Total)
+	k := withDomain(c.Kernel, d)
+	l := k.NewLaunch(c.Block, c.Fold)
+	// The operation bound applies to each estimate, not to the whole sweep.
+	ctx.ResetOperations()
+	r, err := model.Estimate(k, l, c.Device, model.Options{Method: c.Method, Ctx: ctx})
+	if err != nil {
+		return Point{}, fmt.Errorf("layercond: plane size %d (domain %d,%d,%d): %w", s, d[0], d[1], d[2], err)
+	}
+	dv, b := r.Derived, r.Basic
+	p := Point{
+		S: s, Domain: d,
+		MemLoadV1: dv.MemLoadV1, MemLoadV2: dv.MemLoadV2, MemLoadV3: dv.MemLoadV3,
+		MemLoadOverlap:   dv.MemLoadOverlap,
+		NoZReuse:         dv.MemLoadV1 - dv.MemLoadOverlap[0],
+		FullReuse:        dv.MemLoadV1 - dv.MemLoadOverlap[0] - dv.MemLoadOverlap[1],
+		WaveMemLoadNew:   b.WaveMemLoadNew,
+		WaveMemOld:       b.WaveMemOld,
+		Oversubscription: dv.OOv,
+	}
+	for i := range 2 {
+		p.OldOverL2[i] = b.WaveMemOld[i] / float64(c.Device.L2Bytes)
+		p.Fits[i] = b.WaveMemOld[i] > 0 && dv.OOv[i] <= 1
+	}
+	return p, nil
+}
+
+// withDomain returns a copy of k on domain d. Field extents keep their
+// padding: an extent of k's domain plus p in a dimension becomes d plus p
+// there, so that halo-padded arrays grow with the domain. Extents below k's
+// domain are kept.
+func withDomain(k *kernel.Kernel, d [3]int64) *kernel.Kernel {
+	out := *k
+	out.Domain = d
+	out.Fields = make([]*kernel.Field, len(k.Fields))
+	for i, f := range k.Fields {
+		nf := *f
+		for j := range 3 {
+			if pad := f.Extent[j] - k.Domain[j]; pad >= 0 {
+				nf.Extent[j] = d[j] + pad
+			}
+		}
+		out.Fields[i] = &nf
+	}
+	return &out
+}

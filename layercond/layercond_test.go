@@ -1,0 +1,234 @@
+package layercond
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/sets"
+)
+
+// a100 returns the A100-40GB of the paper: 108 SMs, 20 MiB effective L2.
+func a100(t testing.TB) *device.Device {
+	t.Helper()
+	dev, err := device.Lookup("A100-40GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dev
+}
+
+// TestPlateausStar3dR4 reproduces the layer-condition plateaus of the
+// paper's §5.7 (spec §7.1) for the range-4 star stencil on the A100.
+//
+// The paper: "With no z layer reuse, all reuse has to come from the wave
+// shape itself. With 1/2/4/8/16/32 layers deep wave shapes, (d+8)/d values
+// have to be loaded", i.e. 72, 40, 24, 16, 12, 10 B/Lup. So the plateau is
+// the volume when x and y reuse hit and z reuse is lost, NoZReuse = memLoadV1
+// − memLoadOverlap[0], not the volume with z reuse (that one falls to the
+// minimum of 8 B/Lup, one load per Lup).
+//
+// Hand derivation: a wave of 1024-thread blocks (1024/d, 1, d) on planes far
+// larger than a wave (W = 216 blocks, a few block rows) is d layers deep.
+// Its z-neighbours reach 4 layers below and above, so it loads d+8 layers
+// at its xy positions; the y-neighbours are credited by the y layer set (the
+// block row before, whose footprint reaches 4 rows ahead). Per Lup that is
+// 8·(d+8)/d bytes. Method reference adds the x halo of its multi-dimensional
+// address space: the elements −4 … −1 and s … s+3 of each centre-layer row
+// fall into one extra 64-byte granule at each row end, 2·64 B per s Lups,
+// which is 128/s B/Lup. Method exact uses linear addresses, where a row's
+// halo lies in the neighbouring rows' granules.
+//
+// The plane size is s = 1664 = 26·64, z = 193 = 3·64 + 1: the number of
+// block layers ⌈193/d⌉ (193, 97, 49, 25, 13, 7) is odd for every d. For an
+// even count the exact method's middle wave (waves.ExactShape, the wave of
+// index ⌊nb/W/2⌋) straddles the boundary between the two middle block
+// layers; there it meets the domain's y boundary, whose halo rows nothing
+// reuses, and NoZReuse rises (26.8 instead of 10 B/Lup for d = 32 at s =
+// 2048, z = 128, four block layers).
+func TestPlateausStar3dR4(t *testing.T) {
+	k := loadExample(t, "star3d-r4")
+	dev := a100(t)
+	ctx, err := isl.NewCtx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	const s = 1664
+	for _, m := range []sets.Method{sets.Reference, sets.Exact} {
+		for _, d := range []int64{1, 2, 4, 8, 16, 32} {
+			c := Config{Kernel: k, Device: dev, Block: [3]int64{1024 / d, 1, d}, Method: m}
+			p, err := Evaluate(c, s, ctx)
+			if err != nil {
+				t.Fatalf("%v d=%d: %v", m, d, err)
+			}
+			plateau := 8 * float64(d+8) / float64(d)
+			want := plateau
+			if m == sets.Reference {
+				want += 128.0 / s
+			}
+			if math.Abs(p.NoZReuse-want) > 1e-3 {
+				t.Errorf("%v d=%d: memLoadV1 − overlap xy = %.4f B/Lup, want %.4f", m, d, p.NoZReuse, want)
+			}
+			// z reuse is lost: the z layer set is many times the L2
+			// (O_ov,z > 2, where the fitted z hit is about 0, spec §7.1) …
+			if p.Fits[1] || p.Oversubscription[1] < 2 {
+				t.Errorf("%v d=%d: O_ov,z = %.3f, want > 2 (no z reuse)", m, d, p.Oversubscription[1])
+			}
+			// … so the capacity-aware prediction sits on the plateau: the
+			// reference's steep curves keep all y reuse; the exact method's
+			// paper-era y curve is loose and misses part of the y overlap
+			// (up to 1.6 B/Lup for d = 32), never more than all of it.
+			if p.MemLoadV2 < want-1e-3 || p.MemLoadV2 > want+p.MemLoadOverlap[0] {
+				t.Errorf("%v d=%d: memLoadV2 = %.3f, want within [%.3f, %.3f]", m, d, p.MemLoadV2, want, want+p.MemLoadOverlap[0])
+			}
+			if m == sets.Reference && p.MemLoadV2 > want*1.005 {
+				t.Errorf("%v d=%d: memLoadV2 = %.3f, want the plateau %.3f within 0.5%%", m, d, p.MemLoadV2, want)
+			}
+			// With every layer's reuse credited each element of A is
+			// loaded once: 8 B/Lup exactly with linear addresses.
+			if m == sets.Exact && math.Abs(p.FullReuse-8) > 1e-3 {
+				t.Errorf("%v d=%d: fully reused volume %.4f B/Lup, want 8", m, d, p.FullReuse)
+			}
+		}
+	}
+}
+
+// TestLowPlateauStar3dR4 checks the other end of the paper's curves: on
+// small planes the z layer set fits and the volume is "almost as low as the
+// absolute minimum of 8 B/Lup".
+func TestLowPlateauStar3dR4(t *testing.T) {
+	k := loadExample(t, "star3d-r4")
+	dev := a100(t)
+	for _, m := range []sets.Method{sets.Reference, sets.Exact} {
+		for _, d := range []int64{1, 4, 32} {
+			p, err := Evaluate(Config{Kernel: k, Device: dev, Block: [3]int64{1024 / d, 1, d}, Method: m}, 128, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !p.Fits[1] || p.MemLoadV2 < 8 || p.MemLoadV2 > 10 {
+				t.Errorf("%v d=%d s=128: z fits %v, memLoadV2 = %.3f B/Lup, want z reuse to fit and 8 ≤ V2 < 10", m, d, p.Fits[1], p.MemLoadV2)
+			}
+		}
+	}
+}
+
+// TestZTransitionReference locates the z transition of block (1024,1,1)
+// with method reference and checks it against a hand-derived bracket.
+//
+// The z layer set is one layer of threads over the whole s×s plane. With
+// 64-byte granules (8 elements) its footprint is, for the loads of A, the
+// centre layer with the x halo (s rows of ⌊(s+3)/8⌋+2 granules) and the y
+// halo rows (8 of ⌈s/8⌉), the 8 other layers of the z-neighbours (s rows of
+// ⌈s/8⌉), and the store of B (s rows of ⌈s/8⌉): at least 1.25·s² granules,
+// Old_z ≥ 80·s² bytes. The reuse fits while O_ov,z = (Old_z + New − Ov_z)/L2
+// ≤ 1, so 80·s² ≤ 20 MiB: s ≤ 511 (80·512² is exactly 20 MiB). New − Ov_z
+// is what the wave loads that the layer set did not touch: the new leading
+// layer, 221184 threads · 8 B = 1.77 MB, plus x and y halo granules, below
+// 2.5 MB; with Old_z ≤ 80·s² + 200·s the reuse fits while 80·s² + 200·s +
+// 2.5 MB ≤ 20 MiB, which holds up to s = 479. So 479 ≤ s* ≤ 511; the
+// sequential condition for half the L2 says 381.
+func TestZTransitionReference(t *testing.T) {
+	r, err := Sweep(Config{
+		Kernel: loadExample(t, "star3d-r4"), Device: a100(t), Block: [3]int64{1024, 1, 1},
+		Method: sets.Reference, Sizes: []int64{64, 128, 256, 512, 1024},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := r.Transitions[1]
+	if z.Layer != "z" || z.Kind != TransitionFound || z.S < 479 || z.S > 511 {
+		t.Fatalf("z transition %+v, want one at 479 ≤ s ≤ 511", z)
+	}
+	if z.Last.S != z.S || z.First.S != z.S+1 || !z.Last.Fits[1] || z.First.Fits[1] {
+		t.Errorf("z transition at %d: the reuse must fit at s and not at s+1, got %+v and %+v", z.S, *z.Last, *z.First)
+	}
+	if z.Estimates > 8 { // bisection of the bracket (256, 512): ⌈log2 256⌉ steps
+		t.Errorf("z transition took %d estimates, want at most 8", z.Estimates)
+	}
+	// On planes narrower than the block's 1024 threads the wave spans whole
+	// planes and has no y layer set; from s = 512 on the y set is a single
+	// row and fits.
+	y := r.Transitions[0]
+	if y.Kind != FitsThroughout || y.S != 1024 {
+		t.Errorf("y transition %+v, want fits throughout up to 1024", y)
+	}
+	for _, p := range r.Points {
+		if wantY := p.S >= 512; p.Fits[0] != wantY {
+			t.Errorf("s=%d: y fits %v, want %v", p.S, p.Fits[0], wantY)
+		}
+	}
+}
+
+// TestSweepIndependentOfWorkers checks that the result does not depend on
+// the number of workers, and that every plane size reports progress once.
+func TestSweepIndependentOfWorkers(t *testing.T) {
+	c := Config{
+		Kernel: loadExample(t, "star3d-r4"), Device: a100(t), Block: [3]int64{256, 1, 4},
+		Method: sets.Reference, Sizes: []int64{128, 192, 256, 384, 512},
+	}
+	var results []*Result
+	for _, w := range []int{1, 3} {
+		c.Workers = w
+		var calls atomic.Int64
+		c.Progress = func() { calls.Add(1) }
+		r, err := Sweep(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls.Load() != int64(len(c.Sizes)) {
+			t.Errorf("%d workers: progress called %d times, want %d", w, calls.Load(), len(c.Sizes))
+		}
+		results = append(results, r)
+	}
+	if !reflect.DeepEqual(results[0], results[1]) {
+		t.Errorf("1 worker and 3 workers differ:\n%+v\n%+v", results[0], results[1])
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	k := loadExample(t, "star3d-r4")
+	dev := a100(t)
+	ok := Config{Kernel: k, Device: dev, Block: [3]int64{256, 1, 2}, Sizes: []int64{64, 128}}
+	cases := []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"no kernel", func(c *Config) { c.Kernel = nil }, "kernel and a device"},
+		{"2-D kernel", func(c *Config) { c.Kernel = loadExample(t, "star2d-r1") }, "2-D domain"},
+		{"no sizes", func(c *Config) { c.Sizes = nil }, "no plane sizes"},
+		{"descending", func(c *Config) { c.Sizes = []int64{128, 64} }, "ascending"},
+		{"block", func(c *Config) { c.Block = [3]int64{2048, 1, 1} }, "hardware limit"},
+		{"fold deeper than z", func(c *Config) { c.Fold = [3]int64{1, 1, 4}; c.Sizes = []int64{20000} }, "fold z = 4"},
+		{"too many points", func(c *Config) { c.Sizes = []int64{1 << 26} }, "2^50"},
+		{"total", func(c *Config) { c.Total = -1 }, "series total"},
+	}
+	for _, tc := range cases {
+		c := ok
+		tc.edit(&c)
+		if _, err := Sweep(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := Evaluate(Config{Kernel: k, Device: dev, Block: [3]int64{0, 1, 1}}, 64, nil); err == nil {
+		t.Error("Evaluate with block x = 0: no error")
+	}
+}
+
+// TestWithDomainKeepsPadding checks that halo-padded extents grow with the
+// domain and the spec is left untouched.
+func TestWithDomainKeepsPadding(t *testing.T) {
+	k := loadExample(t, "star3d-r1") // extent 514 = domain 512 + 2
+	got := withDomain(k, [3]int64{100, 200, 300})
+	if got.Fields[0].Extent != [3]int64{102, 202, 302} || got.Domain != [3]int64{100, 200, 300} {
+		t.Errorf("extent %v domain %v, want 102,202,302 and 100,200,300", got.Fields[0].Extent, got.Domain)
+	}
+	if k.Fields[0].Extent != [3]int64{514, 514, 514} {
+		t.Errorf("the spec's extent changed to %v", k.Fields[0].Extent)
+	}
+}

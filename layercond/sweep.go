@@ -1,0 +1,136 @@
+package layercond
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// PaperTotal is the lattice-point count X·Y·Z that the paper's §5.7 series
+// keeps constant: z = 512·1024·1024/(x·y).
+const PaperTotal = 512 * 1024 * 1024
+
+// DefaultSweep is the default list of plane sizes: 25 sizes from 64 to 13234,
+// each 1.25 times the one before.
+const DefaultSweep = "64:16384:x1.25"
+
+// maxSweepSizes bounds the number of plane sizes a sweep may list, so that a
+// typing slip such as 1:100000:+1 is an error rather than hours of work.
+const maxSweepSizes = 1000
+
+// SeriesDomain returns the domain of the series at plane size s: a square XY
+// plane of s×s points and z = total/(s·s) layers (rounded down, at least 1),
+// so that every domain of the series has about the same number of points.
+func SeriesDomain(s, total int64) [3]int64 {
+	return [3]int64{s, s, max(1, total/s/s)}
+}
+
+// ParseSweep parses a list of XY plane sizes s and returns them sorted
+// ascending without duplicates. The syntax is one of
+//
+//	A:B:xF   geometric: A, A·F, A·F², … up to B (F > 1); each size is rounded
+//	         to the nearest integer, so 64:16384:x1.25 gives 64 80 100 125 156 …
+//	A:B:+S   arithmetic: A, A+S, A+2S, … up to B (S ≥ 1)
+//	A:B:N    N sizes spaced evenly on a log scale from A to B, both included
+//	s1,s2,…  an explicit list
+//
+// B is included when the progression reaches it. Sizes must be at least 1,
+// and a sweep lists at most 1000 of them.
+func ParseSweep(spec string) ([]int64, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return nil, fmt.Errorf("sweep: empty; expected A:B:xF, A:B:+S, A:B:N or a list s1,s2,…")
+	}
+	var sizes []int64
+	if parts := strings.Split(spec, ":"); len(parts) == 3 {
+		var err error
+		if sizes, err = parseRange(parts); err != nil {
+			return nil, fmt.Errorf("sweep %q: %w", spec, err)
+		}
+	} else if len(parts) != 1 {
+		return nil, fmt.Errorf("sweep %q: expected A:B:STEP with three parts or a comma-separated list", spec)
+	} else {
+		for _, f := range strings.Split(spec, ",") {
+			s, err := parseSize(f)
+			if err != nil {
+				return nil, fmt.Errorf("sweep %q: %w", spec, err)
+			}
+			sizes = append(sizes, s)
+		}
+	}
+	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
+	if len(sizes) > maxSweepSizes {
+		return nil, fmt.Errorf("sweep %q: %d sizes, at most %d allowed", spec, len(sizes), maxSweepSizes)
+	}
+	return sizes, nil
+}
+
+// parseRange expands the A:B:STEP forms of ParseSweep.
+func parseRange(parts []string) ([]int64, error) {
+	a, err := parseSize(parts[0])
+	if err != nil {
+		return nil, err
+	}
+	b, err := parseSize(parts[1])
+	if err != nil {
+		return nil, err
+	}
+	if b < a {
+		return nil, fmt.Errorf("end %d is below start %d", b, a)
+	}
+	step := strings.TrimSpace(parts[2])
+	var out []int64
+	switch {
+	case strings.HasPrefix(step, "x"):
+		f, err := strconv.ParseFloat(step[1:], 64)
+		if err != nil || !(f > 1) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("factor %q: expected xF with a number F > 1", step)
+		}
+		for v := float64(a); v <= float64(b)*(1+1e-12); v *= f {
+			if len(out) > maxSweepSizes {
+				break
+			}
+			out = append(out, int64(math.Round(v)))
+		}
+	case strings.HasPrefix(step, "+"):
+		d, err := strconv.ParseInt(step[1:], 10, 64)
+		if err != nil || d < 1 {
+			return nil, fmt.Errorf("step %q: expected +S with an integer S ≥ 1", step)
+		}
+		if (b-a)/d >= maxSweepSizes {
+			return nil, fmt.Errorf("step %q gives more than %d sizes", step, maxSweepSizes)
+		}
+		for v := a; v <= b; v += d {
+			out = append(out, v)
+		}
+	default:
+		n, err := strconv.Atoi(step)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("step %q: expected xF (factor), +S (step) or N (number of sizes)", step)
+		}
+		if n > maxSweepSizes {
+			return nil, fmt.Errorf("%d sizes, at most %d allowed", n, maxSweepSizes)
+		}
+		if n == 1 || a == b {
+			return []int64{a}, nil
+		}
+		r := math.Log(float64(b) / float64(a))
+		for i := range n {
+			out = append(out, int64(math.Round(float64(a)*math.Exp(r*float64(i)/float64(n-1)))))
+		}
+	}
+	return out, nil
+}
+
+// parseSize parses one plane size, a positive integer.
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 1 {
+		return 0, fmt.Errorf("size %q: expected a positive integer", s)
+	}
+	return v, nil
+}

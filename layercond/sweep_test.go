@@ -1,0 +1,88 @@
+package layercond
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseSweep(t *testing.T) {
+	cases := []struct {
+		spec string
+		want []int64
+	}{
+		// 64·1.25^i rounded: 64, 80, 100, 125, 156.25, 195.3, 244.1, 305.2, 381.5 …
+		{"64:400:x1.25", []int64{64, 80, 100, 125, 156, 195, 244, 305, 381}},
+		{"64:512:x2", []int64{64, 128, 256, 512}},
+		{"256:1024:+256", []int64{256, 512, 768, 1024}},
+		{"256:1000:+256", []int64{256, 512, 768}},
+		{"100:10000:3", []int64{100, 1000, 10000}},
+		{"100:10000:1", []int64{100}},
+		{"7:7:x2", []int64{7}},
+		{"300, 100,200,100", []int64{100, 200, 300}},
+		{"381", []int64{381}},
+	}
+	for _, c := range cases {
+		got, err := ParseSweep(c.spec)
+		if err != nil {
+			t.Errorf("ParseSweep(%q): %v", c.spec, err)
+			continue
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("ParseSweep(%q) = %v, want %v", c.spec, got, c.want)
+		}
+	}
+}
+
+// TestDefaultSweep checks the default series: 25 sizes, the last 64·1.25^24 =
+// 13552.5 rounded, and the paper's sequential bound 381 among them.
+func TestDefaultSweep(t *testing.T) {
+	got, err := ParseSweep(DefaultSweep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 25 || got[0] != 64 || got[24] != 13553 || !slices.Contains(got, 381) {
+		t.Errorf("default sweep %v: want 25 sizes 64 … 13553 including 381", got)
+	}
+}
+
+func TestParseSweepErrors(t *testing.T) {
+	cases := map[string]string{
+		"":              "empty",
+		"0:10:x2":       `size "0"`,
+		"10:5:x2":       "below start",
+		"1:10:x1":       "F > 1",
+		"1:10:xa":       "F > 1",
+		"1:10:+0":       "S ≥ 1",
+		"1:10:0":        "expected xF",
+		"1:10:q":        "expected xF",
+		"a,b":           `size "a"`,
+		"1,-2":          `size "-2"`,
+		"1:2:3:4":       "three parts",
+		"1:100000:+1":   "more than 1000",
+		"1:100000:5000": "at most 1000",
+	}
+	for spec, want := range cases {
+		_, err := ParseSweep(spec)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseSweep(%q) = %v, want an error containing %q", spec, err, want)
+		}
+	}
+}
+
+func TestSeriesDomain(t *testing.T) {
+	cases := []struct {
+		s    int64
+		want [3]int64
+	}{
+		{512, [3]int64{512, 512, 2048}},   // 2^29 / 2^18
+		{1664, [3]int64{1664, 1664, 193}}, // 536870912 / 2768896 = 193.9
+		{16384, [3]int64{16384, 16384, 2}},
+		{65536, [3]int64{65536, 65536, 1}}, // at least one layer
+	}
+	for _, c := range cases {
+		if got := SeriesDomain(c.s, PaperTotal); got != c.want {
+			t.Errorf("SeriesDomain(%d) = %v, want %v", c.s, got, c.want)
+		}
+	}
+}
