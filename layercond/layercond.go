@@ -56,8 +56,9 @@ type Config struct {
 	// Total is X·Y·Z of the domain series (SeriesDomain); 0 means PaperTotal.
 	Total int64
 	// Workers is the number of sweep points estimated in parallel, each
-	// worker with its own ISL context; 0 means GOMAXPROCS. The result does not
-	// depend on it.
+	// worker with its own ISL context; 0 means GOMAXPROCS. The y and z
+	// bisections that follow run side by side. The result does not depend
+	// on it.
 	Workers int
 	// Progress, when not nil, is called after each plane size of Sizes has
 	// been estimated (bisection steps are not reported). Calls may come from
