@@ -1,6 +1,7 @@
 package footprint
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 
@@ -65,7 +66,12 @@ func countPiece(p *isl.BasicSet) (int64, error) {
 func boxCount(p *isl.BasicSet) (n int64, ok bool, err error) {
 	cons, err := p.Constraints()
 	if err != nil {
-		return 0, false, err
+		if errors.Is(err, isl.ErrQuota) {
+			return 0, false, err
+		}
+		// ISL lists no constraints of a basic set with unknown divs; such
+		// a piece is not a box, so isl_set_count_val counts it.
+		return 0, false, nil
 	}
 	nset, err := p.Dim(isl.DimSet)
 	if err != nil {

@@ -1,7 +1,7 @@
 package footprint
 
 import (
-	"fmt"
+	"encoding/binary"
 
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
@@ -32,8 +32,18 @@ func (e *Engine) Footprint(sc *isl.Scope, q Request, threads []sets.Box) (*isl.S
 }
 
 // Count returns the number of granules that the threads in boxes touch for
-// request q.
+// request q. Footprints of separable accesses are counted from their boxes
+// by inclusion–exclusion (CountBoxes); all others as ISL sets.
 func (e *Engine) Count(q Request, threads []sets.Box) (int64, error) {
+	img, ok, err := e.Mapper.ImageBoxes(q.Field, q.Store, q.Gran, q.Space, threads)
+	if err != nil {
+		return 0, err
+	}
+	if ok {
+		if n, ok, err := CountBoxes(img); ok || err != nil {
+			return n, err
+		}
+	}
 	sc := e.Ctx.NewScope()
 	defer sc.Free()
 	s, err := e.Footprint(sc, q, threads)
@@ -44,19 +54,42 @@ func (e *Engine) Count(q Request, threads []sets.Box) (int64, error) {
 }
 
 // OverlapCount returns |F(a) ∩ F(b)|: the granules of request q that both
-// thread sets touch.
+// thread sets touch. For separable accesses the intersection is the union of
+// the pairwise intersections of the two footprints' boxes, counted by
+// CountBoxes; otherwise ISL intersects the sets.
 func (e *Engine) OverlapCount(q Request, a, b []sets.Box) (int64, error) {
+	fa, okA, err := e.Mapper.ImageBoxes(q.Field, q.Store, q.Gran, q.Space, a)
+	if err != nil {
+		return 0, err
+	}
+	fb, okB, err := e.Mapper.ImageBoxes(q.Field, q.Store, q.Gran, q.Space, b)
+	if err != nil {
+		return 0, err
+	}
+	if okA && okB {
+		var both []sets.Box
+		for _, x := range fa {
+			for _, y := range fb {
+				if c := x.Intersect(y); !c.Empty() {
+					both = append(both, c)
+				}
+			}
+		}
+		if n, ok, err := CountBoxes(sets.MergeBoxes(both)); ok || err != nil {
+			return n, err
+		}
+	}
 	sc := e.Ctx.NewScope()
 	defer sc.Free()
-	fa, err := e.Footprint(sc, q, a)
+	sa, err := e.Footprint(sc, q, a)
 	if err != nil {
 		return 0, err
 	}
-	fb, err := e.Footprint(sc, q, b)
+	sb, err := e.Footprint(sc, q, b)
 	if err != nil {
 		return 0, err
 	}
-	both, err := fa.Intersect(fb)
+	both, err := sa.Intersect(sb)
 	if err != nil {
 		return 0, err
 	}
@@ -87,7 +120,11 @@ func (e *Engine) classKey(q Request, blockThreads sets.Box) (string, bool) {
 		origin[i] = blockThreads.Lo[i] * m.Geom.Fold[i]
 	}
 	p := m.PointBox(blockThreads)
-	key := fmt.Sprint(p.Shift([3]int64{-origin[0], -origin[1], -origin[2]}))
+	key := make([]byte, 0, 64)
+	for i := range 3 {
+		key = binary.AppendVarint(key, p.Lo[i]-origin[i])
+		key = binary.AppendVarint(key, p.Hi[i]-origin[i])
+	}
 	var first int64
 	for i, a := range f.Accesses(q.Store) {
 		for d := range 3 {
@@ -98,12 +135,12 @@ func (e *Engine) classKey(q Request, blockThreads sets.Box) (string, bool) {
 		addr := f.ByteAddress(a, origin)
 		if i == 0 {
 			first = addr
-			key += fmt.Sprintf("|%d", addr-floorDiv(addr, q.Gran)*q.Gran)
+			key = binary.AppendVarint(key, addr-floorDiv(addr, q.Gran)*q.Gran)
 			continue
 		}
-		key += fmt.Sprintf("|%d", addr-first)
+		key = binary.AppendVarint(key, addr-first)
 	}
-	return key, true
+	return string(key), true
 }
 
 // SumOverBlocks returns Σ_b |F_q(b)| over the given blocks (thread boxes,

@@ -104,10 +104,9 @@ func (m *Mapper) pointIndex(a kernel.Access, j [3]int64) ([3]kernel.Expr, error)
 
 // Footprint returns the set of granules of gran bytes that the threads in
 // boxes touch through the loads (or stores) of field number fi, in the given
-// address space. Linear granules are represented one-to-one as
-// [r, y', z'] with g = r + R·(y' + N1·z'), R = N0·s/G, whenever N0·s is a
-// multiple of G; this keeps footprints of boxes box-shaped. Otherwise the
-// granule is the single coordinate [g].
+// address space, computed by ISL as the range of AccessMap. It serves the
+// fields whose granules are not lifted (see GranuleDims); FootprintSet
+// serves every field.
 func (m *Mapper) Footprint(sc *isl.Scope, fi int, store bool, gran int64, space AddressSpace, boxes []Box) (*isl.Set, error) {
 	mp, err := m.AccessMap(sc, fi, store, gran, space, boxes)
 	if err != nil {
@@ -125,10 +124,9 @@ func (m *Mapper) AccessMap(sc *isl.Scope, fi int, store bool, gran int64, space 
 	if store {
 		raw = f.StoreMaps
 	}
-	// A field read through raw maps uses single-coordinate granules for all
-	// its accesses, so that their images live in one space.
-	rowGranules, lifted := liftable(f, gran)
-	lifted = lifted && len(raw) == 0
+	if _, lifted := m.lifted(fi, store, gran, space); lifted {
+		return nil, fmt.Errorf("field %q: internal error: lifted granules have no access map; use FootprintSet", f.Name)
+	}
 	var pieces []string
 	for _, a := range f.Accesses(store) {
 		for _, j := range m.foldOffsets() {
@@ -141,7 +139,7 @@ func (m *Mapper) AccessMap(sc *isl.Scope, fi int, store bool, gran int64, space 
 				if b.Empty() {
 					continue
 				}
-				ps, err := granulePieces(f, idx, gran, space, b, tuple, rowGranules, lifted)
+				ps, err := granulePieces(f, idx, gran, space, b, tuple)
 				if err != nil {
 					return nil, fmt.Errorf("field %q access %s: %w", f.Name, a.Text, err)
 				}
@@ -178,8 +176,7 @@ func (m *Mapper) AccessMap(sc *isl.Scope, fi int, store bool, gran int64, space 
 	return res, nil
 }
 
-// liftable reports whether a field's linear granules can use the lifted
-// [r, y', z'] representation, and the row length R in granules.
+// liftable reports whether a field's rows hold a whole number R of granules.
 func liftable(f *kernel.Field, gran int64) (int64, bool) {
 	rowBytes := f.Extent[0] * f.Element
 	if rowBytes%gran != 0 {
@@ -190,7 +187,7 @@ func liftable(f *kernel.Field, gran int64) (int64, bool) {
 
 // granulePieces renders the basic maps from the threads of box b to the
 // granules of the access with index tuple idx.
-func granulePieces(f *kernel.Field, idx [3]kernel.Expr, gran int64, space AddressSpace, b Box, tuple string, R int64, lifted bool) ([]string, error) {
+func granulePieces(f *kernel.Field, idx [3]kernel.Expr, gran int64, space AddressSpace, b Box, tuple string) ([]string, error) {
 	dom := "[x, y, z] -> "
 	cons := b.constraint()
 	s, alpha := f.Element, f.Offset
@@ -203,32 +200,9 @@ func granulePieces(f *kernel.Field, idx [3]kernel.Expr, gran int64, space Addres
 		return []string{fmt.Sprintf("%s%s[floor((%s)/%d), %s, %s] : %s", dom, tuple,
 			idx[0].ISL(), kappa, idx[1].ISL(), idx[2].ISL(), cons)}, nil
 	case LinearSpace:
-		if !lifted {
-			lin := fmt.Sprintf("%d*(%d + (%s) + %d*(%s) + %d*(%s))", s, alpha, idx[0].ISL(),
-				f.Extent[0], idx[1].ISL(), f.Extent[0]*f.Extent[1], idx[2].ISL())
-			return []string{fmt.Sprintf("%s%s[floor((%s)/%d)] : %s", dom, tuple, lin, gran, cons)}, nil
-		}
-		hi := kernel.Point{b.Hi[0] - 1, b.Hi[1] - 1, b.Hi[2] - 1}
-		lo := kernel.Point(b.Lo)
-		i0min, i0max, ok0 := idx[0].Bounds(lo, hi)
-		i1min, i1max, ok1 := idx[1].Bounds(lo, hi)
-		if !ok0 || !ok1 {
-			return nil, fmt.Errorf("index bounds overflow 64 bits over threads %v", b)
-		}
-		umin := floorDiv(s*(alpha+i0min), gran)
-		umax := floorDiv(s*(alpha+i0max), gran)
-		N1 := f.Extent[1]
-		u := fmt.Sprintf("floor((%d*(%d + (%s)))/%d)", s, alpha, idx[0].ISL(), gran)
-		var out []string
-		for k := floorDiv(umin, R); k <= floorDiv(umax, R); k++ {
-			for mm := floorDiv(i1min+k, N1); mm <= floorDiv(i1max+k, N1); mm++ {
-				out = append(out, fmt.Sprintf(
-					"%s%s[%s - %d, (%s) + %d, (%s) + %d] : %s and %d <= %s <= %d and %d <= (%s) + %d <= %d",
-					dom, tuple, u, k*R, idx[1].ISL(), k-mm*N1, idx[2].ISL(), mm, cons,
-					k*R, u, k*R+R-1, mm*N1, idx[1].ISL(), k, mm*N1+N1-1))
-			}
-		}
-		return out, nil
+		lin := fmt.Sprintf("%d*(%d + (%s) + %d*(%s) + %d*(%s))", s, alpha, idx[0].ISL(),
+			f.Extent[0], idx[1].ISL(), f.Extent[0]*f.Extent[1], idx[2].ISL())
+		return []string{fmt.Sprintf("%s%s[floor((%s)/%d)] : %s", dom, tuple, lin, gran, cons)}, nil
 	}
 	return nil, fmt.Errorf("unknown address space %d", space)
 }

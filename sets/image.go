@@ -14,22 +14,47 @@ import (
 const maxImageRows = 4096
 
 // GranuleDims returns the number of granule coordinates of field fi at
-// granularity gran: 3 for the multi-dimensional space and for linear
-// addresses whose rows hold a whole number of granules ([r, y', z']), and 1
-// for the remaining linear case ([g]).
+// granularity gran: 3 for the multi-dimensional space and for lifted linear
+// granules, 1 for the remaining linear case ([g]).
 func (m *Mapper) GranuleDims(fi int, store bool, gran int64, space AddressSpace) int {
-	f := m.Kernel.Fields[fi]
-	raw := f.LoadMaps
-	if store {
-		raw = f.StoreMaps
-	}
-	if space == MultiDimSpace {
-		return 3
-	}
-	if _, ok := liftable(f, gran); ok && len(raw) == 0 {
+	if _, lifted := m.lifted(fi, store, gran, space); lifted || space == MultiDimSpace {
 		return 3
 	}
 	return 1
+}
+
+// lifted reports whether field fi's linear granules are represented
+// one-to-one as [r, y', z'] with g = r + R·(y' + N1·z'), R = N0·s/G: when
+// its rows hold a whole number R of granules and every access is separable
+// with no stride that skips granules, so that footprints of boxes are unions
+// of boxes. Other linear granules are the single coordinate [g].
+func (m *Mapper) lifted(fi int, store bool, gran int64, space AddressSpace) (int64, bool) {
+	if space != LinearSpace {
+		return 0, false
+	}
+	f := m.Kernel.Fields[fi]
+	if len(f.LoadMaps) > 0 && !store || len(f.StoreMaps) > 0 && store {
+		return 0, false
+	}
+	R, ok := liftable(f, gran)
+	if !ok {
+		return 0, false
+	}
+	for _, a := range f.Accesses(store) {
+		terms, sep := separable(a)
+		if !sep || abs(terms[0].coef)*f.Element > gran || abs(terms[1].coef) > 1 || abs(terms[2].coef) > 1 {
+			return 0, false
+		}
+	}
+	return R, true
+}
+
+// abs returns |v|.
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
 
 // PointBox returns the lattice points covered by the threads of box t: the
@@ -159,7 +184,7 @@ func (m *Mapper) ImageBoxes(fi int, store bool, gran int64, space AddressSpace, 
 		return nil, false, nil
 	}
 	s, alpha := f.Element, f.Offset
-	R, lifted := liftable(f, gran)
+	R, lifted := m.lifted(fi, store, gran, space)
 	for _, a := range f.Accesses(store) {
 		terms, sep := separable(a)
 		if !sep {
@@ -200,15 +225,15 @@ func (m *Mapper) ImageBoxes(fi int, store bool, gran int64, space AddressSpace, 
 							Hi: [3]int64{rhi + 1, yhi + 1, e2hi + mm + 1}})
 					}
 				}
-			default: // linear, one interval per row
-				if step0*s > gran || step1 > 1 || step2 > 1 {
+			default: // linear, one interval per row (rows may be strided)
+				if step0*s > gran {
 					return nil, false, nil
 				}
-				if (e1hi-e1lo+1)*(e2hi-e2lo+1) > maxImageRows {
+				if ((e1hi-e1lo)/step1+1)*((e2hi-e2lo)/step2+1) > maxImageRows {
 					return nil, false, nil
 				}
-				for e2 := e2lo; e2 <= e2hi; e2++ {
-					for e1 := e1lo; e1 <= e1hi; e1++ {
+				for e2 := e2lo; e2 <= e2hi; e2 += step2 {
+					for e1 := e1lo; e1 <= e1hi; e1 += step1 {
 						row := alpha + e1*f.Extent[0] + e2*f.Extent[0]*f.Extent[1]
 						img = append(img, Box{
 							Lo: [3]int64{floorDiv(s*(row+e0lo), gran), 0, 0},
