@@ -19,14 +19,30 @@ type laneAccess struct {
 	addr, width int64
 }
 
-// instrKey names a warp instruction: the warp of a block, the folded point
-// and the access of a field (loads and stores apart).
+// instrKey names a warp instruction: the warp of a block and a field's
+// access in thread coordinates (loads and stores apart). Accesses of two
+// folded points that coincide in thread coordinates are one instruction
+// (spec/metrics.md §1.5 removes duplicate tuples).
 type instrKey struct {
 	block, warp int64
 	store       bool
-	point       int
 	field       int
-	access      int
+	tuple       string
+}
+
+// threadTuple renders access a of the point f·t + j in thread coordinates t.
+func threadTuple(a kernel.Access, f, j [3]int64) string {
+	var sub [3]kernel.Expr
+	for i := range 3 {
+		v, _ := kernel.Var(i).Scale(f[i])
+		sub[i], _ = v.Add(kernel.Const(j[i]))
+	}
+	out := ""
+	for i := range 3 {
+		e, _ := a.Index[i].Substitute(sub)
+		out += e.String() + ";"
+	}
+	return out
 }
 
 func floorDiv(a, b int64) int64 {
@@ -46,7 +62,6 @@ func forEachAccess(k *kernel.Kernel, l kernel.Launch, warpSize int64, visit func
 		bx, by, bz := blk%g[0], blk/g[0]%g[1], blk/(g[0]*g[1])
 		for tid := range b[0] * b[1] * b[2] {
 			t := [3]int64{bx*b[0] + tid%b[0], by*b[1] + tid/b[0]%b[1], bz*b[2] + tid/(b[0]*b[1])}
-			point := 0
 			for jz := range f[2] {
 				for jy := range f[1] {
 					for jx := range f[0] {
@@ -54,10 +69,10 @@ func forEachAccess(k *kernel.Kernel, l kernel.Launch, warpSize int64, visit func
 						if p[0] < d[0] && p[1] < d[1] && p[2] < d[2] {
 							for fi, fld := range k.Fields {
 								for _, store := range []bool{false, true} {
-									for ai, a := range fld.Accesses(store) {
+									for _, a := range fld.Accesses(store) {
 										visit(laneAccess{
 											block:       blk,
-											instruction: instrKey{blk, tid / warpSize, store, point, fi, ai},
+											instruction: instrKey{blk, tid / warpSize, store, fi, threadTuple(a, f, [3]int64{jx, jy, jz})},
 											field:       fi, store: store,
 											addr: fld.ByteAddress(a, p), width: fld.Element,
 										})
@@ -65,7 +80,6 @@ func forEachAccess(k *kernel.Kernel, l kernel.Launch, warpSize int64, visit func
 								}
 							}
 						}
-						point++
 					}
 				}
 			}

@@ -23,11 +23,16 @@ func regionOf(addr uint64) int { return int(addr>>regionBits) - 1 }
 
 // instruction is one warp-wide memory instruction of the kernel's program.
 type instruction struct {
-	field  int   // index into Kernel.Fields
-	region int   // field instance
-	store  bool  // store (else load)
-	width  int64 // bytes per lane: the field's element size
-	point  [3]int64
+	field  int      // index into Kernel.Fields
+	region int      // field instance
+	store  bool     // store (else load)
+	width  int64    // bytes per lane: the field's element size
+	point  [3]int64 // the fold offset j whose lattice point gives the address
+	// points are the fold offsets of all of a thread's lattice points that
+	// need this instruction: a folded access that coincides for several
+	// points is issued once (spec/metrics.md §1.5 removes duplicate tuples),
+	// and a lane executes it if any of those points lies in the domain.
+	points [][3]int64
 	// The byte address of a thread t is base + coef·t when linear, else
 	// regionBase + ByteAddress(access, fold·t + point).
 	linear bool
@@ -97,7 +102,9 @@ func foldPoints(fold [3]int64) [][3]int64 {
 
 // buildProgram lays out the program of every thread: for each folded point
 // (x fastest) the loads of all fields, then for each point the stores of all
-// fields; within a field, instance by instance, accesses in spec order.
+// fields; within a field, instance by instance, accesses in spec order. An
+// access whose thread-coordinate tuple equals one issued for an earlier point
+// is not issued again; the earlier instruction covers both points.
 func (tr *tracer) buildProgram(allInstances bool) error {
 	lo := kernel.Point{}
 	hi := kernel.Point{tr.launch.Domain[0] - 1, tr.launch.Domain[1] - 1, tr.launch.Domain[2] - 1}
@@ -124,22 +131,58 @@ func (tr *tracer) buildProgram(allInstances bool) error {
 	}
 	points := foldPoints(tr.launch.Fold)
 	for _, store := range []bool{false, true} {
+		issued := map[string]int{} // folded tuple per region → program index
 		for _, j := range points {
 			for r, fi := range tr.regionField {
 				f := tr.k.Fields[fi]
 				for _, a := range f.Accesses(store) {
+					key, err := foldedKey(a, tr.launch.Fold, j)
+					if err != nil {
+						return fmt.Errorf("sim: field %q: access %s: %w", f.Name, a, err)
+					}
+					key = fmt.Sprintf("%d|%s", r, key)
+					if at, ok := issued[key]; ok {
+						tr.program[at].points = append(tr.program[at].points, j)
+						continue
+					}
 					in, err := tr.instruction(f, a, j)
 					if err != nil {
 						return err
 					}
 					in.field, in.region, in.store = fi, r, store
 					in.base += regionBase(r)
+					in.points = [][3]int64{j}
+					issued[key] = len(tr.program)
 					tr.program = append(tr.program, in)
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// foldedKey returns the canonical text of access a for the point f·t + j in
+// thread coordinates t, which identifies accesses that coincide.
+func foldedKey(a kernel.Access, fold, j [3]int64) (string, error) {
+	var sub [3]kernel.Expr
+	for i := range 3 {
+		v, err := kernel.Var(i).Scale(fold[i])
+		if err != nil {
+			return "", err
+		}
+		if sub[i], err = v.Add(kernel.Const(j[i])); err != nil {
+			return "", err
+		}
+	}
+	var parts [3]string
+	for i := range 3 {
+		e, err := a.Index[i].Substitute(sub)
+		if err != nil {
+			return "", err
+		}
+		parts[i] = e.String()
+	}
+	return parts[0] + "," + parts[1] + "," + parts[2], nil
 }
 
 // instruction prepares access a of field f at fold offset j. Affine
@@ -176,17 +219,25 @@ func (tr *tracer) blockOrigin(b int64) [3]int64 {
 
 // addresses appends to buf the global start addresses of the active lanes of
 // warp w of the block at origin executing in. A lane is active if its thread
-// exists and its point fold·t + in.point lies inside the domain.
+// exists and one of its points fold·t + j (j in in.points) lies inside the
+// domain.
 func (tr *tracer) addresses(buf []uint64, origin [3]int64, w int, in *instruction) []uint64 {
 	first := w * tr.warpSize
 	last := min(first+tr.warpSize, tr.threads)
 	f, d, j := tr.launch.Fold, tr.launch.Domain, in.point
 	for _, lane := range tr.lanes[first:last] {
 		t0, t1, t2 := origin[0]+lane[0], origin[1]+lane[1], origin[2]+lane[2]
-		p0, p1, p2 := f[0]*t0+j[0], f[1]*t1+j[1], f[2]*t2+j[2]
-		if p0 >= d[0] || p1 >= d[1] || p2 >= d[2] {
+		active := false
+		for _, q := range in.points {
+			if f[0]*t0+q[0] < d[0] && f[1]*t1+q[1] < d[1] && f[2]*t2+q[2] < d[2] {
+				active = true
+				break
+			}
+		}
+		if !active {
 			continue
 		}
+		p0, p1, p2 := f[0]*t0+j[0], f[1]*t1+j[1], f[2]*t2+j[2]
 		var a int64
 		if in.linear {
 			a = in.base + in.coef[0]*t0 + in.coef[1]*t1 + in.coef[2]*t2
