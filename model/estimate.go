@@ -91,6 +91,8 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		defer c.Close()
 		ctx = c
 	}
+	ctx.ResetOperations() // the operations bound applies to each estimate
+
 	g := sets.NewGeometry(l)
 	B := g.ThreadsPerBlock()
 	lambda := l.LupsPerThread()

@@ -1,0 +1,176 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sets"
+	"github.com/polyvol/polyvol/sim"
+	"github.com/polyvol/polyvol/waves"
+)
+
+// crossKernel returns a random small kernel: one to three fields with random
+// element sizes, offsets and extents, and loads and stores whose indices are
+// affine (mostly stencil-like) or, now and then, quasi-affine.
+func crossKernel(t *testing.T, r *rand.Rand) *kernel.Kernel {
+	t.Helper()
+	dom := [3]int{2 + r.IntN(40), 1 + r.IntN(10), 1 + r.IntN(5)}
+	term := func(v string) string {
+		o := r.IntN(5) - 2
+		switch r.IntN(60) {
+		case 0, 1, 2:
+			return fmt.Sprintf("2*%s + %d", v, o)
+		case 3:
+			return fmt.Sprintf("floor(%s / 2) + %d", v, o)
+		case 4, 5, 6, 7:
+			return fmt.Sprintf("%d", o)
+		default:
+			return fmt.Sprintf("%s + %d", v, o)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: cross\ndomain: [%d, %d, %d]\nflops: 4\nfields:\n", dom[0], dom[1], dom[2])
+	elems := []int{2, 4, 8, 16}
+	for fi := range 1 + r.IntN(3) {
+		fmt.Fprintf(&b, "  - name: F%d\n    element: %d\n    offset: %d\n    multiplicity: %d\n    extent: [%d, %d, %d]\n",
+			fi, elems[r.IntN(len(elems))], r.IntN(9), 1+r.IntN(2), dom[0]+r.IntN(40), dom[1]+r.IntN(4), dom[2]+r.IntN(3))
+		for _, kind := range []string{"load", "store"} {
+			if kind == "store" && r.IntN(2) == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "    %s:\n", kind)
+			for range 1 + r.IntN(4) {
+				fmt.Fprintf(&b, "      - [%s, %s, %s]\n", term("x"), term("y"), term("z"))
+			}
+		}
+	}
+	k, err := kernel.Parse([]byte(b.String()), "cross.yaml")
+	if err != nil {
+		t.Fatalf("random kernel: %v\n%s", err, b.String())
+	}
+	return k
+}
+
+// TestEngineEqualsSimulatorCompulsory checks on random kernels and launches
+// that the engine's method-exact compulsory volumes equal the simulator's
+// exactly: the block L2→L1 load, the L2 store volume of the write-through
+// store instructions, and the wave's DRAM footprint, per field. The
+// simulator evaluates the expressions lane by lane without ISL, so any
+// difference is a bug in one of them.
+func TestEngineEqualsSimulatorCompulsory(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	ctx, err := isl.NewCtx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	devs := []string{"A100-40GB", "V100", "H100-SXM"}
+	cases := 1000
+	if testing.Short() {
+		cases = 150
+	}
+	for c := range cases {
+		k := crossKernel(t, r)
+		d, err := device.Lookup(devs[r.IntN(len(devs))])
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := k.NewLaunch([3]int64{int64(1 + r.IntN(40)), int64(1 + r.IntN(4)), int64(1 + r.IntN(2))},
+			[3]int64{int64(1 + r.IntN(2)), int64(1 + r.IntN(2)), 1})
+		if l.Validate() != nil {
+			continue
+		}
+		g := sets.NewGeometry(l)
+		e := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: true}}
+		W := int64(1 + r.IntN(int(min(g.Blocks(), 12))))
+		shape := waves.ExactShape(g, W)
+		var ids []int64
+		var idx [][3]int64
+		for _, b := range shape.Blocks {
+			bi := [3]int64{b.Lo[0] / g.Block[0], b.Lo[1] / g.Block[1], b.Lo[2] / g.Block[2]}
+			idx = append(idx, bi)
+			ids = append(ids, g.LinearBlockID(bi))
+		}
+		where := fmt.Sprintf("case %d: %s block %v fold %v domain %v wave %v", c, d.Name, l.Block, l.Fold, l.Domain, ids)
+		if testing.Verbose() {
+			t.Log(where)
+		}
+
+		// Block L2→L1 load.
+		simLoad, err := sim.BlockL2Load(k, l, d, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vols, err := e.BlockVolumes(d, shape.Blocks)
+		if err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		for _, v := range vols {
+			if v.Store {
+				continue
+			}
+			f := k.Fields[v.Field]
+			got := v.Sectors * float64(d.L1FetchBytes*f.Multiplicity)
+			if want := simLoad.Fields[v.Field].Bytes; !closeTo(got, want) {
+				t.Fatalf("%s: field %s block L2 load: engine %v, simulator %v", where, f.Name, got, want)
+			}
+		}
+
+		// L2 store of the write-through store instructions.
+		simStore, err := sim.BlockL2Store(k, l, d, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		warp, err := footprint.WarpVolumes(k, l, d, sets.Exact, idx)
+		if err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		if !closeTo(warp.BlockL2Store, simStore.Total) {
+			t.Fatalf("%s: block L2 store: engine %v, simulator %v", where, warp.BlockL2Store, simStore.Total)
+		}
+
+		// The wave's DRAM footprint.
+		simWaveLoad, simWaveStore, err := sim.WaveDRAMFootprint(k, l, d, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gran := func(store bool) int64 {
+			if store {
+				return d.DRAMWriteBytes
+			}
+			return d.DRAMFetchBytes
+		}
+		wv, err := waves.Count(e, shape, sets.LinearSpace, gran)
+		if err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		for _, v := range wv {
+			want := simWaveLoad.Fields[v.Field].Bytes
+			if v.Store {
+				want = simWaveStore.Fields[v.Field].Bytes
+			}
+			if got := float64(v.New * v.Gran * v.Multiplicity); !closeTo(got, want) {
+				t.Fatalf("%s: field %s store=%v wave DRAM footprint: engine %v, simulator %v", where, k.Fields[v.Field].Name, v.Store, got, want)
+			}
+		}
+	}
+	if n := ctx.LiveObjects(); n != 0 {
+		t.Fatalf("%d ISL objects leaked", n)
+	}
+}
+
+// closeTo compares two volumes that should be equal up to floating-point
+// averaging.
+func closeTo(a, b float64) bool {
+	d := a - b
+	if d < 0 {
+		d = -d
+	}
+	return d <= 1e-9*max(1, a, b)
+}

@@ -1,0 +1,72 @@
+package waves
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sets"
+)
+
+// BenchmarkWaveVolumesSizeIndependence evaluates all wave volumes of
+// star3d-r4 (A100-40GB, block (256,1,2)) on the paper's 640×512×512 domain
+// and on a 100×100-times larger 64000×51200×512 one, for both methods. The
+// two domain sizes should cost about the same: footprints are counted from
+// their boxes, whatever their extent.
+func BenchmarkWaveVolumesSizeIndependence(b *testing.B) {
+	data, err := examples.Read("star3d-r4")
+	if err != nil {
+		b.Fatal(err)
+	}
+	k, err := kernel.Parse(data, "star3d-r4.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dev, err := device.Lookup("A100-40GB")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, dom := range [][3]int64{{640, 512, 512}, {64000, 51200, 512}} {
+		big := *k
+		big.Fields = nil
+		for _, f := range k.Fields { // arrays as large as the domain
+			g := *f
+			g.Extent = dom
+			big.Fields = append(big.Fields, &g)
+		}
+		for _, m := range []sets.Method{sets.Reference, sets.Exact} {
+			b.Run(fmt.Sprintf("%dx%dx%d/%s", dom[0], dom[1], dom[2], m), func(b *testing.B) {
+				ctx, err := isl.NewCtx()
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer ctx.Close()
+				l := kernel.Launch{Block: [3]int64{256, 1, 2}, Fold: kernel.NoFold, Domain: dom}
+				g := sets.NewGeometry(l)
+				beta, _, err := BlocksPerSM(m, dev, g.ThreadsPerBlock(), big.Registers, big.SharedBytes)
+				if err != nil {
+					b.Fatal(err)
+				}
+				W := beta * int64(dev.SMs)
+				space, shapeOf := sets.MultiDimSpace, ReferenceShape
+				if m == sets.Exact {
+					space, shapeOf = sets.LinearSpace, ExactShape
+				}
+				e := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: &big, Geom: g, PointGuard: m == sets.Exact}}
+				for b.Loop() {
+					shape := shapeOf(g, W)
+					if _, err := Count(e, shape, space, func(bool) int64 { return dev.DRAMFetchBytes }); err != nil {
+						b.Fatal(err)
+					}
+					if _, err := TLBPages(e, shape.Current, dev.TLBPageBytes); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
