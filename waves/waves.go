@@ -63,11 +63,15 @@ func ReferenceShape(g sets.Geometry, blocksPerWave int64) Shape {
 }
 
 // ExactShape returns the exact wave: the W consecutive blocks in launch order
-// [a, a+W) of the middle one of the grid's real waves, and as layer sets the
-// blocks one reuse distance earlier in launch order: T_x the blocks of the
-// wave's first row before it, T_y the block row before that row, and T_z the
-// rest of the block layer before the wave. Thread sets are not clipped: the
-// exact Mapper clips every lattice point (PointGuard).
+// [a, a+W) of the middle one of the grid's real waves. Its layer sets hold
+// the blocks launched within one reuse distance before the wave: T_x the
+// blocks of the wave's first row before it, at most W of them (the
+// reference's ŵ0 blocks); T_y the g0 blocks before it (one block row); T_z
+// the g0·g1 blocks before it (one block layer). Each set contains every
+// earlier use of data the wave reuses at that distance, and its footprint is
+// the volume that passes through the cache between the two uses, which is
+// what competes for capacity (a stack distance). Thread sets are not
+// clipped: the exact Mapper clips every lattice point (PointGuard).
 func ExactShape(g sets.Geometry, blocksPerWave int64) Shape {
 	nb := g.Blocks()
 	W := min(blocksPerWave, nb)
@@ -76,7 +80,6 @@ func ExactShape(g sets.Geometry, blocksPerWave int64) Shape {
 		a = nb - W
 	}
 	row := a - a%g.Grid[0]
-	layer := g.Grid[0] * g.Grid[1]
 	threads := func(lo, hi int64) []sets.Box {
 		var out []sets.Box
 		for _, bb := range g.BlockRange(max(lo, 0), hi) {
@@ -86,9 +89,13 @@ func ExactShape(g sets.Geometry, blocksPerWave int64) Shape {
 	}
 	s := Shape{BlocksPerWave: W}
 	s.Current = threads(a, a+W)
-	s.X = threads(row, a)
-	s.Y = threads(row-g.Grid[0], row)
-	s.Z = threads(a-layer, row-g.Grid[0])
+	s.X = threads(max(row, a-W), a)
+	if g.Grid[1] > 1 { // a grid of one block row has no row reuse
+		s.Y = threads(a-g.Grid[0], a)
+	}
+	if g.Grid[2] > 1 { // and a grid of one block layer no layer reuse
+		s.Z = threads(a-g.Grid[0]*g.Grid[1], a)
+	}
 	for id := a; id < a+W; id++ {
 		s.Blocks = append(s.Blocks, g.BlockThreads(g.BlockIndex(id)))
 	}
