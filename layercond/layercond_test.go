@@ -48,7 +48,7 @@ func a100(t testing.TB) *device.Device {
 // even count the exact method's middle wave (waves.ExactShape, the wave of
 // index ⌊nb/W/2⌋) straddles the boundary between the two middle block
 // layers; there it meets the domain's y boundary, whose halo rows nothing
-// reuses, and NoZReuse rises (26.8 instead of 10 B/Lup for d = 32 at s =
+// reuses, and NoZReuse rises (27.1 instead of 10 B/Lup for d = 32 at s =
 // 2048, z = 128, four block layers).
 func TestPlateausStar3dR4(t *testing.T) {
 	k := loadExample(t, "star3d-r4")
