@@ -97,7 +97,14 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method
 	} else {
 		// §8 items 4, 5, 8: every sub-warp of the sample blocks, divided by
 		// the threads that have a lattice point in the domain.
-		warps = hardwareWarps(l.Block, d.SubWarpSize, sample)
+		modulus := int64(1)
+		for _, fi := range lists {
+			for _, in := range fi.Instructions {
+				modulus = lcm(modulus, cycleModel{d}.modulus(in.Width))
+			}
+		}
+		reps, weights := blockClasses(lists, l, modulus, sample)
+		warps = hardwareWarps(l.Block, d.SubWarpSize, reps, weights)
 		active := guard.activeThreadsIn(l.Block, sample)
 		if active == 0 {
 			return L1Result{}, fmt.Errorf("footprint: the sample blocks hold no thread inside the domain %v", l.Domain)
@@ -117,7 +124,7 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method
 					return model.terms(lanes[0], in.Width)
 				})
 				for _, w := range warps {
-					sum.add(c.on(w))
+					sum.add(c.on(w), w.weight)
 				}
 			}
 		}
@@ -144,11 +151,12 @@ type l1Sums struct {
 	tag, bank, lines int64
 }
 
-func (s *l1Sums) add(t l1Terms) {
-	s.cycles += max(t.issue, float64(t.tag), float64(t.bank))
-	s.tag += t.tag
-	s.bank += t.bank
-	s.lines += t.lines
+// add adds the terms of weight equivalent warps.
+func (s *l1Sums) add(t l1Terms, weight int64) {
+	s.cycles += float64(weight) * max(t.issue, float64(t.tag), float64(t.bank))
+	s.tag += weight * t.tag
+	s.bank += weight * t.bank
+	s.lines += weight * t.lines
 }
 
 // l1Combine turns a field list's sums into cycles per thread; threads is the

@@ -86,7 +86,8 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Met
 		diagBlocks = 1
 		diagGranule = referenceDiagWarp
 	} else {
-		warps = hardwareWarps(l.Block, d.WarpSize, sample)
+		reps, weights := blockClasses(lists, l, lcm(d.L1FetchBytes, d.L1WriteBytes), sample)
+		warps = hardwareWarps(l.Block, d.WarpSize, reps, weights)
 		diagWarps = warps
 		blocks = float64(len(sample))
 		diagBlocks = blocks
@@ -106,7 +107,7 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Met
 		for _, in := range fi.Instructions {
 			c := sectorCounter([]Instruction{in}, guard, granule, fullRange, memoise)
 			for _, w := range warps {
-				sectors += c.on(w)
+				sectors += c.on(w) * w.weight
 			}
 		}
 		f := WarpField{Name: fi.Field.Name, Store: fi.Store}
@@ -117,7 +118,7 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Met
 			c := sectorCounter(fi.Instructions, guard, diagGranule, fullRange, memoise)
 			var diag int64
 			for _, w := range diagWarps {
-				diag += c.on(w)
+				diag += c.on(w) * w.weight
 			}
 			f.L1Load = mult * float64(sectors*granule) / blocks
 			f.WarpL1Load = mult * float64(diag*d.L1FetchBytes) / diagBlocks

@@ -63,6 +63,9 @@ func newLanePattern(offsets []kernel.Point) *lanePattern {
 type warpTile struct {
 	base  kernel.Point
 	lanes *lanePattern
+	// weight is the number of warps this tile stands for: 1, or the blocks
+	// of a class of equivalent sample blocks (see blockClasses).
+	weight int64
 }
 
 // boxTiles is the reference's Tiling(ω, n) (spec/metrics.md §2.7): tiles k
@@ -82,7 +85,7 @@ func boxTiles(shape, n [3]int64) []warpTile {
 	for k2 := range n[2] {
 		for k1 := range n[1] {
 			for k0 := range n[0] {
-				tiles = append(tiles, warpTile{kernel.Point{k0 * shape[0], k1 * shape[1], k2 * shape[2]}, lanes})
+				tiles = append(tiles, warpTile{kernel.Point{k0 * shape[0], k1 * shape[1], k2 * shape[2]}, lanes, 1})
 			}
 		}
 	}
@@ -92,7 +95,8 @@ func boxTiles(shape, n [3]int64) []warpTile {
 // hardwareWarps returns the warps of size threads of every block in blocks:
 // consecutive linear thread ids, x fastest, the last warp of a block holding
 // the remainder (spec/metrics.md §8 item 5). Lanes are in thread-id order.
-func hardwareWarps(block [3]int64, size int, blocks [][3]int64) []warpTile {
+// weights, when not nil, gives each block's weight.
+func hardwareWarps(block [3]int64, size int, blocks [][3]int64, weights []int64) []warpTile {
 	threads := block[0] * block[1] * block[2]
 	var patterns []*lanePattern
 	for first := int64(0); first < threads; first += int64(size) {
@@ -103,13 +107,65 @@ func hardwareWarps(block [3]int64, size int, blocks [][3]int64) []warpTile {
 		patterns = append(patterns, newLanePattern(offsets))
 	}
 	var tiles []warpTile
-	for _, b := range blocks {
+	for bi, b := range blocks {
 		base := kernel.Point{b[0] * block[0], b[1] * block[1], b[2] * block[2]}
+		w := int64(1)
+		if weights != nil {
+			w = weights[bi]
+		}
 		for _, p := range patterns {
-			tiles = append(tiles, warpTile{base, p})
+			tiles = append(tiles, warpTile{base, p, w})
 		}
 	}
 	return tiles
+}
+
+// blockClasses groups sample blocks whose warps see the same lane addresses
+// up to a shift by a multiple of modulus: the same threads inside the domain
+// for every point offset j, the same first instruction address modulo modulus and the same
+// distances between all instructions' addresses at the block's first
+// thread. Every per-warp measure of the package is periodic in modulus, so
+// one block per class, weighted by the class size, gives the same sums as
+// the whole sample. With a non-affine instruction every block is its own
+// class.
+func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sample [][3]int64) (reps [][3]int64, weights []int64) {
+	var addrs []laneAddress
+	for _, fi := range lists {
+		for _, in := range fi.Instructions {
+			a := newLaneAddress(in.Address)
+			if !a.affine {
+				return sample, nil
+			}
+			addrs = append(addrs, a)
+		}
+	}
+	index := map[string]int{}
+	var key []byte
+	for _, b := range sample {
+		key = key[:0]
+		origin := kernel.Point{b[0] * l.Block[0], b[1] * l.Block[1], b[2] * l.Block[2]}
+		for i := range 3 { // per point offset j, the block's threads whose point f·t + j is inside
+			for j := range l.Fold[i] {
+				inside := floorDiv(l.Domain[i]-1-j, l.Fold[i]) + 1 - origin[i]
+				key = binary.AppendVarint(key, max(0, min(l.Block[i], inside)))
+			}
+		}
+		if len(addrs) > 0 {
+			first := addrs[0].at(origin)
+			key = binary.AppendVarint(key, floorMod(first, modulus))
+			for _, a := range addrs[1:] {
+				key = binary.AppendVarint(key, a.at(origin)-first)
+			}
+		}
+		if i, ok := index[string(key)]; ok {
+			weights[i]++
+			continue
+		}
+		index[string(key)] = len(reps)
+		reps = append(reps, b)
+		weights = append(weights, 1)
+	}
+	return reps, weights
 }
 
 // pointGuard decides which lanes execute an instruction under method Exact:

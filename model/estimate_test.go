@@ -220,32 +220,32 @@ func TestEstimateExactRecordsSpecCases(t *testing.T) {
 			"perfV3":   "19.95188", // §8 items 22, 23: O_L2 = V_alloc/V_cache with the paper-era store curve
 			"limV3":    "3"}},
 		{"C2", loadExample(t, "star2d-r1"), "A100-80GB", [3]int64{512, 1, 1}, kernel.NoFold, [3]int64{15000, 15000, 1}, want{
-			"L1Cycles":         "0.5686949", // §8 items 4, 7, 8: all warps of the wave's blocks, per-instruction maxima
-			"blockL1LoadAlloc": "12681.26",  // §8 items 3, 6: an interior wave's blocks, clipped, per full block
-			"blockL1Load":      "22529.06",  // §8 items 3, 6
-			"blockL2Load":      "12386.24",  // §8 items 3, 6
-			"blockL2Store":     "4608.265",  // §8 items 3, 6
-			"waveMemLoadNew":   "2015396",   // §8 items 2, 14, 15: W consecutive blocks, linear addresses with α
+			"L1Cycles":         "0.5687122", // §8 items 4, 7, 8: all warps of the wave's blocks, per-instruction maxima
+			"blockL1LoadAlloc": "12681.46",  // §8 items 3, 6: an interior wave's blocks, clipped, per full block
+			"blockL1Load":      "22529.14",  // §8 items 3, 6
+			"blockL2Load":      "12386.4",   // §8 items 3, 6
+			"blockL2Store":     "4608.285",  // §8 items 3, 6
+			"waveMemLoadNew":   "2015872",   // §8 items 2, 14, 15: W consecutive blocks, linear addresses with α
 			"waveMemStoreNew":  "1769734",   // §8 items 13, 14: stores at the 32 B write granularity, α = 1
-			"waveMemOld0":      "480160",    // §8 items 14, 17: one block row before the wave, linear addresses
+			"waveMemOld0":      "873632",    // §8 items 14, 17: one block row before the wave, linear addresses
 			"waveMemOld1":      "0", "waveMemLoadOverlap1": "0",
-			"waveMemLoadOverlap0": "245727.3", // §8 items 14, 18: linear addresses, consistent scaling
-			"L2LoadV2":            "24.40578", // §8 items 11, 22, 23
-			"perfV3":              "98.88386", // §8 items 13, 14, 22
+			"waveMemLoadOverlap0": "246137.2", // §8 items 14, 18: linear addresses, consistent scaling
+			"L2LoadV2":            "24.4061",  // §8 items 11, 22, 23
+			"perfV3":              "98.87557", // §8 items 13, 14, 22
 			"limV3":               "3"}},
 		{"C3", loadExample(t, "star3d-r4"), "A100-40GB", [3]int64{256, 1, 2}, kernel.NoFold, [3]int64{640, 512, 512}, want{
 			"L1Cycles":         "2.498438", // §8 items 4, 7, 8
 			"blockL1LoadAlloc": "57241.6",  // §8 items 3, 6: every third block is half outside the domain
 			"blockL1Load":      "105472", "blockL2Store": "4096",
 			"blockL2Load":         "53401.6",      // §8 items 3, 6
-			"waveMemLoadNew":      "8946509",      // §8 items 2, 14, 15
+			"waveMemLoadNew":      "8946432",      // §8 items 2, 14, 15
 			"waveMemStoreNew":     "1769472",      //
 			"waveMemOld0":         "144000",       // §8 items 17, 20
 			"waveMemOld1":         "3.145747e+07", // §8 items 15, 17: the g0·g1 blocks before the wave
 			"waveMemLoadOverlap0": "99072",        // §8 items 14, 18
-			"waveMemLoadOverlap1": "7077965",      // §8 items 14, 18
+			"waveMemLoadOverlap1": "7077888",      // §8 items 14, 18
 			"L2LoadV2":            "107.658",      // §8 items 11, 22, 23
-			"perfV3":              "29.14083",     // §8 items 22, 24: the paper-era z-overlap curve is much steeper
+			"perfV3":              "30.8905",      // §8 items 22, 24: the paper-era z-overlap curve is much steeper
 			"limV3":               "3"}},
 		{"C4", loadExample(t, "vec3-scale"), "MI210", [3]int64{1024, 1, 1}, kernel.NoFold, [3]int64{1000000, 1, 1}, want{
 			"L1Cycles": "2.25", "blockL1LoadAlloc": "32768", "blockL1Load": "57344", "blockL2Load": "32768", "blockL2Store": "57344",
@@ -258,14 +258,14 @@ func TestEstimateExactRecordsSpecCases(t *testing.T) {
 		{"C5", loadExample(t, "star3d-r4"), "A100-40GB", [3]int64{64, 4, 4}, [3]int64{1, 1, 2}, [3]int64{640, 512, 512}, want{
 			"L1Cycles":         "3.375", // §8 items 4, 7, 8
 			"blockL1LoadAlloc": "81920", "blockL1Load": "356352", "blockL2Load": "67584", "blockL2Store": "16384",
-			"waveMemLoadNew":      "7532992",      // §8 items 2, 14, 15, 19: W blocks, valid points under folding
+			"waveMemLoadNew":      "7412736",      // §8 items 2, 14, 15, 19: W blocks, valid points under folding
 			"waveMemStoreNew":     "3538944",      //
-			"waveMemOld0":         "1162240",      // §8 items 17, 20
+			"waveMemOld0":         "998400",       // §8 items 17, 20
 			"waveMemOld1":         "6.320531e+07", // §8 items 15, 17
 			"waveMemLoadOverlap0": "334848",       // §8 items 14, 18
-			"waveMemLoadOverlap1": "3660736",      // §8 items 14, 18
+			"waveMemLoadOverlap1": "3538944",      // §8 items 14, 18
 			"L2LoadV2":            "36.21882",     // §8 items 11, 22, 23
-			"perfV3":              "57.48703",     // §8 items 22, 24
+			"perfV3":              "58.13855",     // §8 items 22, 24
 			"limV3":               "3"}},
 		{"C6", c6, "A100-40GB", [3]int64{32, 4, 1}, kernel.NoFold, [3]int64{3456, 64, 8}, want{
 			"L1Cycles":         "0.53125", // §8 items 4, 7, 8

@@ -21,8 +21,9 @@ const (
 	// AllocationRatio is the paper's O = V_alloc/V_cache with V_alloc the
 	// allocation of everything sharing the cache: β·blockL1LoadAlloc for L1
 	// (also for the previous-block overlap), the wave's loads and stores for
-	// L2, and for the layer overlaps the layer's Old volume scaled like New
-	// plus the wave's allocation minus the reused part.
+	// L2, and for the layer overlaps the layer's Old volume plus the wave's
+	// allocation minus the reused part, all as actually allocated (not
+	// scaled by the wave's valid fraction).
 	AllocationRatio OversubscriptionRule = "allocation-ratio"
 )
 
@@ -95,11 +96,15 @@ func (m Method) oversubscriptions(b Basic, l Launch, sizeL1, sizeL2 float64) (ov
 		o.l1 = o.smL1Alloc / sizeL1
 		o.l1Overlap = o.l1
 		o.prevBlockArg = o.l1
+		// New and the overlaps arrive scaled by 1/q to a wave of W·B·λ
+		// valid points; what occupies the cache is the wave's actual
+		// footprint, so undo the scaling: a wave with idle threads
+		// allocates less, it does not make the layer sets larger.
 		q := b.waveScale()
 		for k := range o.layer {
-			o.layer[k] = (b.WaveMemOld[k]/q + waveL2Alloc - b.WaveMemLoadOverlap[k]) / sizeL2
+			o.layer[k] = (b.WaveMemOld[k] + q*(waveL2Alloc-b.WaveMemLoadOverlap[k])) / sizeL2
 		}
-		o.l2 = waveL2Alloc / sizeL2
+		o.l2 = q * waveL2Alloc / sizeL2
 	default:
 		return o, fmt.Errorf("model: method %q: unknown oversubscription rule %q", m.Name, m.Oversubscription)
 	}

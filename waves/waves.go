@@ -62,8 +62,8 @@ func ReferenceShape(g sets.Geometry, blocksPerWave int64) Shape {
 	return s
 }
 
-// ExactShape returns the exact wave: the W consecutive blocks in launch order
-// [a, a+W) of the middle one of the grid's real waves. Its layer sets hold
+// ExactShape returns the exact wave: W consecutive blocks in launch order
+// [a, a+W) centred on the middle of the middle block layer. Its layer sets hold
 // the blocks launched within one reuse distance before the wave: T_x the
 // blocks of the wave's first row before it, at most W of them (the
 // reference's ŵ0 blocks); T_y the g0 blocks before it (one block row); T_z
@@ -75,10 +75,11 @@ func ReferenceShape(g sets.Geometry, blocksPerWave int64) Shape {
 func ExactShape(g sets.Geometry, blocksPerWave int64) Shape {
 	nb := g.Blocks()
 	W := min(blocksPerWave, nb)
-	a := (nb / W / 2) * W
-	if a+W > nb {
-		a = nb - W
-	}
+	// Centre the wave on the middle of the middle block layer, so that a
+	// wave smaller than a layer lies inside one layer and away from the
+	// domain's y and z boundaries.
+	layer := g.Grid[0] * g.Grid[1]
+	a := max(0, min(nb-W, (g.Grid[2]/2)*layer+layer/2-W/2))
 	row := a - a%g.Grid[0]
 	threads := func(lo, hi int64) []sets.Box {
 		var out []sets.Box
@@ -94,7 +95,7 @@ func ExactShape(g sets.Geometry, blocksPerWave int64) Shape {
 		s.Y = threads(a-g.Grid[0], a)
 	}
 	if g.Grid[2] > 1 { // and a grid of one block layer no layer reuse
-		s.Z = threads(a-g.Grid[0]*g.Grid[1], a)
+		s.Z = threads(a-layer, a)
 	}
 	for id := a; id < a+W; id++ {
 		s.Blocks = append(s.Blocks, g.BlockThreads(g.BlockIndex(id)))
