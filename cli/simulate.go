@@ -1,0 +1,311 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/polyvol/polyvol/accuracy"
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sim"
+	ucli "github.com/urfave/cli/v2"
+)
+
+// Schedules of the --schedule flag.
+const (
+	scheduleLockstep = "lockstep"
+	scheduleBlock    = "block"
+	scheduleWarp     = "warp"
+)
+
+// schedules maps the --schedule values to the simulator's schedulers.
+var schedules = map[string]sim.Scheduler{
+	scheduleLockstep: sim.Lockstep{},
+	scheduleBlock:    sim.BlockByBlock{},
+	scheduleWarp:     sim.WarpByWarp{},
+}
+
+func init() {
+	register(func() *ucli.Command {
+		return &ucli.Command{
+			Name:      "simulate",
+			Usage:     "measure the volumes of one configuration with the trace-driven cache simulator",
+			ArgsUsage: "[SPEC]",
+			UsageText: `polyvol simulate [SPEC] [--device NAME] [--block X,Y,Z] [--fold X,Y,Z] [--domain X,Y,Z] [options]
+
+Runs every thread of the launch through coalescing, a sectored L1 per SM, a
+shared write-back L2 and DRAM (package sim, spec/models.md §4) and prints the
+bytes per lattice update at each level, in total and per field. SPEC, the
+defaults and --block, --fold and --domain are those of 'polyvol predict'.
+
+The JSON output uses predict's keys ("derived") where the quantities coincide:
+   L1Load          L1 load: sectors requested by the load warp instructions
+   L2LoadV2        L2→L1 load: L1 sector misses (simulated L2Load)
+   L2Store         L1→L2 store: write-through units
+   memLoadV4       DRAM load, reads of partially written chunks included
+                   (simulated memLoad)
+   memStoreV2      DRAM store: write-backs (simulated memStore)
+   memStoreEvicts  DRAM reads of partially written chunks
+and adds the raw counts of the simulator ("simulated").
+
+The simulation enumerates every thread, so its cost grows with the domain:
+configurations over --max-accesses (threads × memory instructions) are
+refused; simulate a smaller --domain.
+
+Examples:
+   polyvol simulate star3d-r4 --domain 160,128,128 --block 256,1,4
+   polyvol simulate star3d-r1 --domain 256,256,64 --block 32,8,4 --infinite --format json
+   polyvol simulate lbm-d3q19-pull --domain 64,64,64 --block 128,2,2 --split-l2 --l1-policy plru`,
+			Flags: []ucli.Flag{
+				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
+				deviceFileFlag,
+				&ucli.StringFlag{Name: "block", Aliases: []string{"b"}, Usage: "thread-block size `X,Y,Z` (default: by domain dimensions)"},
+				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
+				&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
+				&ucli.BoolFlag{Name: "infinite", Usage: "unbounded caches: only compulsory traffic remains"},
+				&ucli.StringFlag{Name: "l1-policy", Value: sim.LRU.String(), Usage: "L1 replacement policy: lru or plru (tree pseudo-LRU)"},
+				&ucli.StringFlag{Name: "l2-policy", Value: sim.LRU.String(), Usage: "L2 replacement policy: lru or plru"},
+				&ucli.BoolFlag{Name: "split-l2", Usage: "split the L2 into the device's partitions that duplicate lines (A100, H100)"},
+				&ucli.StringFlag{Name: "schedule", Value: scheduleLockstep, Usage: "warp order within a wave: lockstep (round-robin over all warps), block (block by block) or warp (warp by warp)"},
+				&ucli.Int64Flag{Name: "max-accesses", Value: sim.DefaultMaxAccesses, Usage: "refuse simulations of more than `N` thread memory accesses"},
+				formatFlag(formatTable, formatJSON, formatCSV),
+			},
+			Action: runSimulate,
+		}
+	})
+}
+
+// simulation is the JSON output of simulate.
+type simulation struct {
+	Kernel    string                    `json:"kernel"`
+	Device    string                    `json:"device"`
+	Launch    simLaunch                 `json:"launch"`
+	Config    simConfig                 `json:"config"`
+	Derived   accuracy.SimulatedDerived `json:"derived"`
+	Simulated sim.Result                `json:"simulated"`
+}
+
+// simLaunch describes the launch under predict's launch keys.
+type simLaunch struct {
+	Block         [3]int64 `json:"block"`
+	Fold          [3]int64 `json:"fold"`
+	Domain        [3]int64 `json:"domain"`
+	Grid          [3]int64 `json:"grid"`
+	BlocksPerSM   int      `json:"blocksPerSM"`
+	BlocksPerWave int64    `json:"blocksPerWave"`
+	Waves         int64    `json:"waves"`
+	LupCount      int64    `json:"lupCount"`
+}
+
+// simConfig records the simulated machine.
+type simConfig struct {
+	Infinite bool   `json:"infinite"`
+	L1Bytes  int64  `json:"l1Bytes"`
+	L2Bytes  int64  `json:"l2Bytes"`
+	L1Policy string `json:"l1Policy"`
+	L2Policy string `json:"l2Policy"`
+	SplitL2  bool   `json:"splitL2"`
+	Schedule string `json:"schedule"`
+}
+
+// runSimulate is the action of the simulate command.
+func runSimulate(c *ucli.Context) error {
+	if c.NArg() > 1 {
+		return usageErrorf("simulate takes at most one SPEC, got %d arguments", c.NArg())
+	}
+	format, err := outputFormat(c, formatTable, formatJSON, formatCSV)
+	if err != nil {
+		return err
+	}
+	spec := defaultSpec
+	if c.NArg() == 1 {
+		spec = c.Args().First()
+	}
+	k, err := loadKernel(spec)
+	if err != nil {
+		return err
+	}
+	if k, err = applyDomain(c, k); err != nil {
+		return err
+	}
+	devName, err := deviceFlagValue(c, "device")
+	if err != nil {
+		return err
+	}
+	dev, err := resolveDevice(c, devName)
+	if err != nil {
+		return err
+	}
+	block := defaultBlock(k)
+	if c.IsSet("block") {
+		if block, err = parseTriple("block", c.String("block")); err != nil {
+			return err
+		}
+	}
+	fold, err := parseTriple("fold", c.String("fold"))
+	if err != nil {
+		return err
+	}
+	l := k.NewLaunch(block, fold)
+	if err := l.Validate(); err != nil {
+		return asUsage(err)
+	}
+	cfg, sc, err := simConfigFlags(c, dev)
+	if err != nil {
+		return err
+	}
+	r, err := sim.Run(k, l, cfg)
+	if err != nil {
+		return simError(l, err)
+	}
+	out := simulation{
+		Kernel: k.Name, Device: dev.Name,
+		Launch: simLaunch{Block: r.Block, Fold: r.Fold, Domain: r.Domain, Grid: r.Grid,
+			BlocksPerSM: r.BlocksPerSM, BlocksPerWave: r.BlocksPerWave, Waves: r.Waves, LupCount: r.Lups},
+		Config:    sc,
+		Derived:   accuracy.SimulatedFields(k, r),
+		Simulated: r,
+	}
+	w := c.App.Writer
+	switch format {
+	case formatJSON:
+		return writeJSON(w, out)
+	case formatCSV:
+		return writeCSV(w, [][]string{simCSVHeader, simCSVRecord(out)})
+	}
+	return writeSimulation(w, out, dev)
+}
+
+// simConfigFlags builds the simulator configuration of the machine flags.
+func simConfigFlags(c *ucli.Context, dev *device.Device) (sim.Config, simConfig, error) {
+	var policies [2]sim.Policy
+	for i, flag := range []string{"l1-policy", "l2-policy"} {
+		p, err := sim.ParsePolicy(c.String(flag))
+		if err != nil {
+			return sim.Config{}, simConfig{}, usageErrorf("--%s: %v", flag, err)
+		}
+		policies[i] = p
+	}
+	schedule, err := parseChoice("schedule", c.String("schedule"), scheduleLockstep, scheduleBlock, scheduleWarp)
+	if err != nil {
+		return sim.Config{}, simConfig{}, err
+	}
+	if c.Int64("max-accesses") < 1 {
+		return sim.Config{}, simConfig{}, usageErrorf("--max-accesses %d: expected a positive number", c.Int64("max-accesses"))
+	}
+	cfg := sim.Config{
+		Device: dev, Infinite: c.Bool("infinite"), SplitL2: c.Bool("split-l2"),
+		L1Policy: policies[0], L2Policy: policies[1],
+		Schedule: schedules[schedule], MaxAccesses: c.Int64("max-accesses"),
+	}
+	sc := simConfig{Infinite: cfg.Infinite, L1Bytes: dev.L1Bytes, L2Bytes: dev.L2Bytes,
+		L1Policy: policies[0].String(), L2Policy: policies[1].String(), SplitL2: cfg.SplitL2, Schedule: schedule}
+	return cfg, sc, nil
+}
+
+// simError classifies an error of sim.Run. The launch is valid by then, so
+// what remains comes from the spec, the device or the size of the run, all
+// of which the user chose; a run over the simulator's limits is told to
+// shrink the domain.
+func simError(l kernel.Launch, err error) error {
+	msg := err.Error()
+	if strings.Contains(msg, "(Config.Max") {
+		return usageErrorf("block %s fold %s domain %s: the simulation is too large (%v); simulate a smaller --domain, e.g. %s",
+			triple(l.Block), triple(l.Fold), triple(l.Domain), err, triple(smallerDomain(l)))
+	}
+	return usageErrorf("block %s fold %s: %v", triple(l.Block), triple(l.Fold), err)
+}
+
+// smallerDomain suggests a domain with an eighth of the lattice points:
+// the largest extents halved until the volume dropped eightfold, never
+// below the block's extent times the fold.
+func smallerDomain(l kernel.Launch) [3]int64 {
+	d := l.Domain
+	for range 3 {
+		i := 0
+		for j := range 3 {
+			if d[j] > d[i] {
+				i = j
+			}
+		}
+		d[i] = max(d[i]/2, l.Block[i]*l.Fold[i], 1)
+	}
+	return d
+}
+
+// simCSVHeader names the columns of simCSVRecord; the volume columns carry
+// predict's names (csvHeader).
+var simCSVHeader = []string{
+	"kernel", "device", "block", "fold", "domain", "blocksPerSM", "blocksPerWave",
+	"infinite", "schedule", "l1Policy", "l2Policy", "splitL2",
+	"L1Load", "L2LoadV2", "L2Store", "memLoadV4", "memStoreV2", "memStoreEvicts",
+}
+
+// simCSVRecord returns the simCSVHeader columns of s at full precision.
+func simCSVRecord(s simulation) []string {
+	l, v := s.Launch, s.Derived.Volumes
+	return []string{
+		s.Kernel, s.Device, dims(l.Block), dims(l.Fold), dims(l.Domain),
+		strconv.Itoa(l.BlocksPerSM), strconv.FormatInt(l.BlocksPerWave, 10),
+		strconv.FormatBool(s.Config.Infinite), s.Config.Schedule, s.Config.L1Policy, s.Config.L2Policy, strconv.FormatBool(s.Config.SplitL2),
+		num(v.L1Load), num(v.L2LoadV2), num(v.L2Store), num(v.MemLoadV4), num(v.MemStoreV2), num(v.MemStoreEvicts),
+	}
+}
+
+// writeSimulation prints a simulation as a table of volumes per field,
+// labelled with predict's names.
+func writeSimulation(w io.Writer, s simulation, dev *device.Device) error {
+	l, cf := s.Launch, s.Config
+	caches := fmt.Sprintf("L1 %d KiB %s, L2 %d KiB %s", cf.L1Bytes/1024, cf.L1Policy, cf.L2Bytes/1024, cf.L2Policy)
+	if cf.SplitL2 {
+		caches += fmt.Sprintf(" per partition (%d partitions)", dev.L2Partitions)
+	}
+	if cf.Infinite {
+		caches = "infinite caches"
+	}
+	fmt.Fprintf(w, "%s on %s (%s), simulated: %s, schedule %s\n", s.Kernel, dev.Name, dev.DisplayName, caches, cf.Schedule)
+	fmt.Fprintf(w, "block %s  fold %s  domain %s  grid %s  (%d Lups, %d accesses)\n",
+		triple(l.Block), triple(l.Fold), triple(l.Domain), triple(l.Grid), l.LupCount, s.Simulated.Accesses)
+	fmt.Fprintf(w, "occupancy: %d blocks/SM, %d blocks/wave, %d waves\n\n", l.BlocksPerSM, l.BlocksPerWave, l.Waves)
+
+	d := s.Derived
+	head := []string{"volume (B/Lup)", "predict name", "total"}
+	for _, f := range d.LoadFields {
+		head = append(head, f.Name)
+	}
+	for _, f := range d.StoreFields {
+		head = append(head, f.Name+" (store)")
+	}
+	type lf = accuracy.LoadField
+	type sf = accuracy.StoreField
+	defs := []struct {
+		label, name string
+		total       float64
+		load        func(lf) float64
+		store       func(sf) float64
+	}{
+		{"L1 load", "L1Load", d.L1Load, func(f lf) float64 { return f.L1Load }, nil},
+		{"L2 load", "L2LoadV2", d.L2LoadV2, func(f lf) float64 { return f.L2LoadV2 }, nil},
+		{"L2 store", "L2Store", d.L2Store, nil, func(f sf) float64 { return f.L2Store }},
+		{"DRAM load", "memLoadV4", d.MemLoadV4, func(f lf) float64 { return f.MemLoadV4 }, func(f sf) float64 { return f.MemStoreEvicts }},
+		{"DRAM store", "memStoreV2", d.MemStoreV2, nil, func(f sf) float64 { return f.MemStoreV2 }},
+	}
+	rows := [][]string{head}
+	for _, def := range defs {
+		cells := []string{def.label, def.name, fixed(def.total, 2)}
+		for _, f := range d.LoadFields {
+			cells = append(cells, cell(def.load, f))
+		}
+		for _, f := range d.StoreFields {
+			cells = append(cells, cell(def.store, f))
+		}
+		rows = append(rows, cells)
+	}
+	if err := writeTable(w, rows); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\nDRAM load includes %s B/Lup read for partially written chunks (memStoreEvicts).\n", fixed(d.MemStoreEvicts, 2))
+	return err
+}
