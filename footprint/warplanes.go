@@ -98,23 +98,39 @@ func boxTiles(shape, n [3]int64) []warpTile {
 // weights, when not nil, gives each block's weight.
 func hardwareWarps(block [3]int64, size int, blocks [][3]int64, weights []int64) []warpTile {
 	threads := block[0] * block[1] * block[2]
-	var patterns []*lanePattern
+	// Warps whose lanes are translates of each other share one pattern of
+	// offsets from their first lane, so that memoised measures carry over.
+	type warpOf struct {
+		first   kernel.Point
+		pattern *lanePattern
+	}
+	shapes := map[string]*lanePattern{}
+	var warps []warpOf
 	for first := int64(0); first < threads; first += int64(size) {
 		var offsets []kernel.Point
+		var key []byte
+		origin := kernel.Point{first % block[0], first / block[0] % block[1], first / (block[0] * block[1])}
 		for tid := first; tid < min(threads, first+int64(size)); tid++ {
-			offsets = append(offsets, kernel.Point{tid % block[0], tid / block[0] % block[1], tid / (block[0] * block[1])})
+			o := kernel.Point{tid%block[0] - origin[0], tid/block[0]%block[1] - origin[1], tid/(block[0]*block[1]) - origin[2]}
+			offsets = append(offsets, o)
+			key = binary.AppendVarint(binary.AppendVarint(binary.AppendVarint(key, o[0]), o[1]), o[2])
 		}
-		patterns = append(patterns, newLanePattern(offsets))
+		p, ok := shapes[string(key)]
+		if !ok {
+			p = newLanePattern(offsets)
+			shapes[string(key)] = p
+		}
+		warps = append(warps, warpOf{origin, p})
 	}
 	var tiles []warpTile
 	for bi, b := range blocks {
-		base := kernel.Point{b[0] * block[0], b[1] * block[1], b[2] * block[2]}
 		w := int64(1)
 		if weights != nil {
 			w = weights[bi]
 		}
-		for _, p := range patterns {
-			tiles = append(tiles, warpTile{base, p, w})
+		for _, wp := range warps {
+			base := kernel.Point{b[0]*block[0] + wp.first[0], b[1]*block[1] + wp.first[1], b[2]*block[2] + wp.first[2]}
+			tiles = append(tiles, warpTile{base, wp.pattern, w})
 		}
 	}
 	return tiles

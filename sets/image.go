@@ -229,21 +229,52 @@ func (m *Mapper) ImageBoxes(fi int, store bool, gran int64, space AddressSpace, 
 				if step0*s > gran {
 					return nil, false, nil
 				}
-				if ((e1hi-e1lo)/step1+1)*((e2hi-e2lo)/step2+1) > maxImageRows {
+				img = appendRows(img, f, gran, [3]int64{e0lo, e1lo, e2lo}, [3]int64{e0hi, e1hi, e2hi}, step1, step2)
+				if len(img) > maxImageRows {
 					return nil, false, nil
-				}
-				for e2 := e2lo; e2 <= e2hi; e2 += step2 {
-					for e1 := e1lo; e1 <= e1hi; e1 += step1 {
-						row := alpha + e1*f.Extent[0] + e2*f.Extent[0]*f.Extent[1]
-						img = append(img, Box{
-							Lo: [3]int64{floorDiv(s*(row+e0lo), gran), 0, 0},
-							Hi: [3]int64{floorDiv(s*(row+e0hi), gran) + 1, 1, 1}})
-					}
 				}
 			}
 		}
 	}
 	return MergeBoxes(img), true, nil
+}
+
+// appendRows appends the granule intervals of the rows e1 ∈ [lo1, hi1] (step
+// step1), e2 ∈ [lo2, hi2] (step step2) of a field, each row covering the
+// elements [lo0, hi0]. Rows closer than one granule merge into one interval:
+// a gap shorter than a granule cannot hide a whole granule, so the granules
+// of the rows are those of their hull.
+func appendRows(img []Box, f *kernel.Field, gran int64, lo, hi [3]int64, step1, step2 int64) []Box {
+	s, n0, n01 := f.Element, f.Extent[0], f.Extent[0]*f.Extent[1]
+	rowBytes := (hi[0] - lo[0] + 1) * s
+	mergeY := step1*n0*s-rowBytes < gran
+	layerBytes := rowBytes
+	if mergeY {
+		layerBytes = (hi[1]-lo[1])*n0*s + rowBytes
+	}
+	mergeZ := mergeY && step2*n01*s-layerBytes < gran
+	interval := func(first, last int64) Box { // element offsets of the first and last byte's elements
+		return Box{Lo: [3]int64{floorDiv(s*(f.Offset+first), gran), 0, 0},
+			Hi: [3]int64{floorDiv(s*(f.Offset+last), gran) + 1, 1, 1}}
+	}
+	switch {
+	case mergeZ:
+		return append(img, interval(lo[0]+lo[1]*n0+lo[2]*n01, hi[0]+hi[1]*n0+hi[2]*n01))
+	case mergeY:
+		for e2 := lo[2]; e2 <= hi[2]; e2 += step2 {
+			img = append(img, interval(lo[0]+lo[1]*n0+e2*n01, hi[0]+hi[1]*n0+e2*n01))
+		}
+		return img
+	}
+	for e2 := lo[2]; e2 <= hi[2]; e2 += step2 {
+		for e1 := lo[1]; e1 <= hi[1]; e1 += step1 {
+			img = append(img, interval(lo[0]+e1*n0+e2*n01, hi[0]+e1*n0+e2*n01))
+		}
+		if len(img) > maxImageRows {
+			return img
+		}
+	}
+	return img
 }
 
 // MergeBoxes returns a union-equivalent list of boxes in which no two boxes

@@ -150,8 +150,13 @@ func rawMaps(loads, stores []string, store bool) []string {
 	return loads
 }
 
-// countField runs the counting sequence for one request.
+// countField runs the counting sequence for one request: from the
+// footprints' boxes when every footprint is a union of boxes, else with ISL
+// sets.
 func countField(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVolumes, error) {
+	if v, ok, err := countFieldBoxes(e, q, shape); ok || err != nil {
+		return v, err
+	}
 	v := FieldVolumes{Field: q.Field, Store: q.Store, Gran: q.Gran}
 	sc := e.Ctx.NewScope()
 	defer sc.Free()
@@ -188,6 +193,61 @@ func countField(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVol
 		}
 	}
 	return v, nil
+}
+
+// countFieldBoxes runs the counting sequence on unions of boxes, crediting
+// the overlaps in the order x, y, z by inclusion–exclusion:
+// Ov_y = |A∩Y| − |A∩X∩Y| and
+// Ov_z = |A∩Z| − |A∩X∩Z| − |A∩Y∩Z| + |A∩X∩Y∩Z|, which equal the ISL
+// sequence's |(A∖X)∩Y| and |(A∖X∖Y)∩Z|. ok is false when a footprint is
+// not a union of boxes.
+func countFieldBoxes(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVolumes, bool, error) {
+	v := FieldVolumes{Field: q.Field, Store: q.Store, Gran: q.Gran}
+	var img [4][]sets.Box // A, X, Y, Z
+	for i, threads := range [][]sets.Box{shape.Current, shape.X, shape.Y, shape.Z} {
+		if len(threads) == 0 {
+			continue
+		}
+		b, ok, err := e.Mapper.ImageBoxes(q.Field, q.Store, q.Gran, q.Space, threads)
+		if err != nil || !ok {
+			return v, false, err
+		}
+		img[i] = b
+	}
+	var failed bool
+	var firstErr error
+	count := func(parts ...[]sets.Box) int64 {
+		acc := parts[0]
+		for _, p := range parts[1:] {
+			acc = intersect(acc, p)
+		}
+		n, ok, err := footprint.CountBoxes(acc)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		failed = failed || !ok
+		return n
+	}
+	A, X, Y, Z := img[0], img[1], img[2], img[3]
+	v.New = count(A)
+	v.OldX, v.OldY, v.OldZ = count(X), count(Y), count(Z)
+	v.OvX = count(A, X)
+	v.OvY = count(A, Y) - count(A, X, Y)
+	v.OvZ = count(A, Z) - count(A, X, Z) - count(A, Y, Z) + count(A, X, Y, Z)
+	return v, !failed && firstErr == nil, firstErr
+}
+
+// intersect returns the pairwise intersections of two unions of boxes.
+func intersect(a, b []sets.Box) []sets.Box {
+	var out []sets.Box
+	for _, x := range a {
+		for _, y := range b {
+			if c := x.Intersect(y); !c.Empty() {
+				out = append(out, c)
+			}
+		}
+	}
+	return sets.MergeBoxes(out)
 }
 
 // ConcurrentGrid returns the reference's floor-rule concurrent grid w^c of
