@@ -170,8 +170,10 @@ func estimateOptions(c *ucli.Context) (model.Options, error) {
 }
 
 // applyDomain returns k with its domain replaced by the --domain flag when it
-// is set. Field extents that equal the spec's domain in a dimension follow
-// the new domain there; other extents (padded or fixed arrays) are kept.
+// is set. Field extents keep their padding, as in layercond: an extent of the
+// spec's domain plus p in a dimension becomes the new domain plus p there, so
+// halo-padded arrays follow the domain; extents below the spec's domain are
+// kept.
 func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 	if !c.IsSet("domain") {
 		return k, nil
@@ -186,8 +188,8 @@ func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 	for i, f := range k.Fields {
 		nf := *f
 		for j := range 3 {
-			if f.Extent[j] == k.Domain[j] {
-				nf.Extent[j] = d[j]
+			if pad := f.Extent[j] - k.Domain[j]; pad >= 0 {
+				nf.Extent[j] = d[j] + pad
 			}
 		}
 		for _, store := range []bool{false, true} {

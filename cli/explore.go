@@ -1,0 +1,372 @@
+package cli
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/model"
+	ucli "github.com/urfave/cli/v2"
+)
+
+// Exploration is the JSON output of explore and merge (docs/json.md): the
+// sweep's parameters and one model.Report per evaluated configuration,
+// ranked by predicted GLup/s, ties broken by block and then fold (each
+// compared x, y, z).
+type Exploration struct {
+	Kernel  string   `json:"kernel"`
+	Device  string   `json:"device"`
+	Method  string   `json:"method"`
+	Model   string   `json:"model"`
+	Domain  [3]int64 `json:"domain"`
+	Threads int64    `json:"threads"`
+	// Folds are the thread foldings tried with every block shape.
+	Folds [][3]int64 `json:"folds"`
+	// Configurations counts the enumerated configurations: block shapes
+	// times folds, of all shards together.
+	Configurations int       `json:"configurations"`
+	Skipped        []Skipped `json:"skipped"`
+	// Rows holds the reports, best first.
+	Rows []*model.Report `json:"rows"`
+	// Shard is set only in the output of explore --shard, for merge.
+	Shard *Shard `json:"shard,omitempty"`
+}
+
+// Skipped is a configuration left out because kernel.Launch.Validate
+// rejects it (e.g. a fold larger than the domain) or because its estimate
+// exceeds the ISL operation bound (model.DefaultMaxOperations).
+type Skipped struct {
+	Block  [3]int64 `json:"block"`
+	Fold   [3]int64 `json:"fold"`
+	Reason string   `json:"reason"`
+}
+
+// Shard identifies the slice of an exploration one explore --shard K/N run
+// evaluated, and how merge renders the combined result.
+type Shard struct {
+	Index  int    `json:"index"` // K, 1-based
+	Count  int    `json:"count"` // N
+	Format string `json:"format"`
+	Top    int    `json:"top"`
+}
+
+func init() {
+	register(func() *ucli.Command {
+		return &ucli.Command{
+			Name:      "explore",
+			Usage:     "rank every power-of-two block shape and fold by predicted performance",
+			ArgsUsage: "SPEC",
+			UsageText: `polyvol explore SPEC [--device NAME] [--threads N] [--folds F:F:...] [options]
+
+SPEC is a kernel spec file or the name of an embedded example. explore
+evaluates every block shape of --threads threads whose sides are powers of
+two within the hardware limits (x, y <= 1024, z <= 64), with every fold of
+--folds, in parallel, and ranks them by predicted GLup/s. The table shows the
+best --top rows; JSON and CSV give every row. With --shard K/N it evaluates
+the configurations i with i mod N = K-1 and writes JSON for 'polyvol merge'.
+
+Examples:
+   polyvol explore star3d-r4 --device A100-40GB
+   polyvol explore lbm-d3q19-pull --device H100-SXM --threads 512 --top 5
+   polyvol explore star3d-r4 --folds 1,1,1:1,1,2:1,1,4 --format csv > sweep.csv
+   polyvol explore star3d-r4 --shard 2/8 > shard-2.json`,
+			Flags: append([]ucli.Flag{
+				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
+				deviceFileFlag,
+				&ucli.IntFlag{Name: "threads", Value: kernel.MaxThreadsPerBlock, Usage: "threads per block, a power of two"},
+				&ucli.StringFlag{Name: "folds", Value: "1,1,1:1,2,1:1,1,2", Usage: "colon-separated thread foldings `X,Y,Z:...`"},
+				&ucli.IntFlag{Name: "top", Value: 10, Usage: "rows of the table (0: all)"},
+				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "configurations evaluated in parallel"},
+				&ucli.StringFlag{Name: "shard", Usage: "evaluate slice `K/N` only (1 <= K <= N) and write JSON for merge"},
+				formatFlag(formatTable, formatJSON, formatCSV),
+			}, estimateFlags()...),
+			Action: runExplore,
+		}
+	})
+}
+
+// runExplore is the action of the explore command.
+func runExplore(c *ucli.Context) error {
+	if c.NArg() != 1 {
+		return usageErrorf("explore takes one SPEC, got %d arguments", c.NArg())
+	}
+	format, err := outputFormat(c, formatTable, formatJSON, formatCSV)
+	if err != nil {
+		return err
+	}
+	opt, err := estimateOptions(c)
+	if err != nil {
+		return err
+	}
+	top, workers := c.Int("top"), c.Int("workers")
+	if top < 0 {
+		return usageErrorf("--top %d: must not be negative", top)
+	}
+	if workers < 1 {
+		return usageErrorf("--workers %d: must be at least 1", workers)
+	}
+	blocks, err := blockShapes(c.Int("threads"))
+	if err != nil {
+		return err
+	}
+	folds, err := parseFolds(c.String("folds"))
+	if err != nil {
+		return err
+	}
+	var shard *Shard
+	if c.IsSet("shard") {
+		k, n, err := parseShard(c.String("shard"))
+		if err != nil {
+			return err
+		}
+		shard = &Shard{Index: k, Count: n, Format: format, Top: top}
+	}
+	k, err := loadKernel(c.Args().First())
+	if err != nil {
+		return err
+	}
+	if k, err = applyDomain(c, k); err != nil {
+		return err
+	}
+	devName, err := deviceFlagValue(c, "device")
+	if err != nil {
+		return err
+	}
+	dev, err := resolveDevice(c, devName)
+	if err != nil {
+		return err
+	}
+
+	e := &Exploration{
+		Kernel: k.Name, Device: dev.Name, Method: opt.Method.String(), Model: string(opt.Model),
+		Domain: k.Domain, Threads: int64(c.Int("threads")), Folds: folds,
+		Configurations: len(blocks) * len(folds), Skipped: []Skipped{}, Shard: shard,
+	}
+	var launches []kernel.Launch
+	i := 0
+	for _, f := range folds {
+		for _, b := range blocks {
+			if shard == nil || i%shard.Count == shard.Index-1 {
+				l := k.NewLaunch(b, f)
+				if err := l.Validate(); err != nil {
+					e.Skipped = append(e.Skipped, Skipped{Block: b, Fold: f, Reason: err.Error()})
+				} else {
+					launches = append(launches, l)
+				}
+			}
+			i++
+		}
+	}
+	prog := newProgress(c.App.ErrWriter, len(launches), "explore")
+	rows, skipped, err := estimateAll(k, dev, opt, launches, workers, prog)
+	prog.finish()
+	if err != nil {
+		return err
+	}
+	e.Rows, e.Skipped = rows, append(e.Skipped, skipped...)
+	if shard == nil && len(e.Rows) == 0 {
+		return usageErrorf("every configuration was skipped: %s", e.Skipped[0].Reason)
+	}
+	if shard != nil {
+		format = formatJSON
+	}
+	return writeExploration(c.App.Writer, c.App.ErrWriter, e, format, top)
+}
+
+// blockShapes returns the blocks of exactly threads threads whose sides are
+// powers of two within kernel.MaxBlockDim, ordered by x, then y.
+func blockShapes(threads int) ([][3]int64, error) {
+	if threads < 1 || threads > kernel.MaxThreadsPerBlock || threads&(threads-1) != 0 {
+		return nil, usageErrorf("--threads %d: expected a power of two from 1 to %d", threads, kernel.MaxThreadsPerBlock)
+	}
+	var out [][3]int64
+	for x := int64(1); x <= int64(threads); x *= 2 {
+		for y := int64(1); x*y <= int64(threads); y *= 2 {
+			b := [3]int64{x, y, int64(threads) / (x * y)}
+			if b[0] <= kernel.MaxBlockDim[0] && b[1] <= kernel.MaxBlockDim[1] && b[2] <= kernel.MaxBlockDim[2] {
+				out = append(out, b)
+			}
+		}
+	}
+	return out, nil
+}
+
+// parseFolds parses the --folds value, colon-separated X,Y,Z triples.
+func parseFolds(s string) ([][3]int64, error) {
+	var folds [][3]int64
+	for _, part := range strings.Split(s, ":") {
+		f, err := parseTriple("folds", part)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(folds, f) {
+			return nil, usageErrorf("--folds %q: fold %s appears twice", s, triple(f))
+		}
+		folds = append(folds, f)
+	}
+	return folds, nil
+}
+
+// parseShard parses the --shard value K/N with 1 <= K <= N.
+func parseShard(s string) (k, n int, err error) {
+	ks, ns, ok := strings.Cut(s, "/")
+	k, errK := strconv.Atoi(ks)
+	n, errN := strconv.Atoi(ns)
+	if !ok || errK != nil || errN != nil || n < 1 || k < 1 || k > n {
+		return 0, 0, usageErrorf("--shard %q: expected K/N with integers 1 <= K <= N, e.g. 3/8", s)
+	}
+	return k, n, nil
+}
+
+// estimateAll estimates every launch with workers goroutines, each with its
+// own ISL context, and returns the reports ranked (rankReports) and the
+// launches whose estimate exceeded the ISL operation bound, as skipped.
+// It stops at the first other failure and returns the failure of the
+// lowest-numbered launch.
+func estimateAll(k *kernel.Kernel, dev *device.Device, opt model.Options, launches []kernel.Launch, workers int, prog *progress) ([]*model.Report, []Skipped, error) {
+	reports := make([]*model.Report, len(launches))
+	quota := make([]error, len(launches))
+	var (
+		next     atomic.Int64
+		failed   atomic.Bool
+		mu       sync.Mutex
+		firstIdx = len(launches)
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	fail := func(i int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if i < firstIdx {
+			firstIdx, firstErr = i, err
+		}
+		failed.Store(true)
+	}
+	for range min(workers, len(launches)) {
+		wg.Go(func() {
+			ctx, err := isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations))
+			if err != nil {
+				fail(-1, err)
+				return
+			}
+			defer ctx.Close()
+			o := opt
+			o.Ctx = ctx
+			for !failed.Load() {
+				i := int(next.Add(1)) - 1
+				if i >= len(launches) {
+					return
+				}
+				ctx.ResetOperations() // the bound is per configuration
+				r, err := model.Estimate(k, launches[i], dev, o)
+				switch {
+				case errors.Is(err, isl.ErrQuota):
+					quota[i] = err
+				case err != nil:
+					fail(i, estimateError(launches[i], err))
+					return
+				}
+				reports[i] = r
+				prog.add()
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, nil, firstErr
+	}
+	var skipped []Skipped
+	for i, err := range quota {
+		if err != nil {
+			l := launches[i]
+			skipped = append(skipped, Skipped{Block: l.Block, Fold: l.Fold, Reason: fmt.Sprintf("exceeds the ISL operation bound of %d (%v)", model.DefaultMaxOperations, err)})
+		}
+	}
+	reports = slices.DeleteFunc(reports, func(r *model.Report) bool { return r == nil })
+	rankReports(reports)
+	return reports, skipped, nil
+}
+
+// rankReports sorts reports by predicted GLup/s, best first, ties broken by
+// block and then fold (each compared x, y, z), so the order never depends on
+// evaluation order.
+func rankReports(rs []*model.Report) {
+	slices.SortFunc(rs, func(a, b *model.Report) int {
+		if c := cmp.Compare(b.Prediction.GLups, a.Prediction.GLups); c != 0 {
+			return c
+		}
+		if c := slices.Compare(a.Launch.Block[:], b.Launch.Block[:]); c != 0 {
+			return c
+		}
+		return slices.Compare(a.Launch.Fold[:], b.Launch.Fold[:])
+	})
+}
+
+// sortSkipped orders skipped configurations by block and then fold.
+func sortSkipped(s []Skipped) {
+	slices.SortFunc(s, func(a, b Skipped) int {
+		if c := slices.Compare(a.Block[:], b.Block[:]); c != 0 {
+			return c
+		}
+		return slices.Compare(a.Fold[:], b.Fold[:])
+	})
+}
+
+// noteSkipped prints one note on w per distinct reason in skipped, with the
+// configurations it applies to.
+func noteSkipped(w io.Writer, skipped []Skipped) {
+	var reasons []string
+	configs := map[string][]string{}
+	for _, s := range skipped {
+		if _, ok := configs[s.Reason]; !ok {
+			reasons = append(reasons, s.Reason)
+		}
+		configs[s.Reason] = append(configs[s.Reason], "block "+triple(s.Block)+" fold "+triple(s.Fold))
+	}
+	for _, r := range reasons {
+		fmt.Fprintf(w, "polyvol: note: skipped %d configurations (%s): %s\n", len(configs[r]), strings.Join(configs[r], "; "), r)
+	}
+}
+
+// writeExploration notes the skipped configurations on stderr and writes e to
+// stdout in the given format; the table shows the first top rows (0: all).
+func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, top int) error {
+	sortSkipped(e.Skipped)
+	noteSkipped(stderr, e.Skipped)
+	switch format {
+	case formatJSON:
+		return writeJSON(stdout, e)
+	case formatCSV:
+		records := [][]string{append([]string{"rank"}, csvHeader...)}
+		for i, r := range e.Rows {
+			records = append(records, append([]string{strconv.Itoa(i + 1)}, csvRecord(r)...))
+		}
+		return writeCSV(stdout, records)
+	}
+	fmt.Fprintf(stdout, "%s on %s, method %s, model %s, domain %s\n", e.Kernel, e.Device, e.Method, e.Model, triple(e.Domain))
+	shown := len(e.Rows)
+	if top > 0 {
+		shown = min(top, shown)
+	}
+	fmt.Fprintf(stdout, "%d configurations (%d threads per block, %d folds), %d skipped; best %d by predicted GLup/s\n\n",
+		e.Configurations, e.Threads, len(e.Folds), len(e.Skipped), shown)
+	rows := [][]string{{"rank", "block", "fold", "GLup/s", "limiter", "blocks/SM", "L1 cycles/Lup", "L2 B/Lup", "DRAM B/Lup"}}
+	for i, r := range e.Rows[:shown] {
+		d := r.Derived
+		rows = append(rows, []string{
+			strconv.Itoa(i + 1), triple(r.Launch.Block), triple(r.Launch.Fold), fixed(r.Prediction.GLups, 2), r.Prediction.Limiter,
+			strconv.FormatInt(r.Launch.BlocksPerSM, 10), fixed(d.L1CyclesPerLup, 3), fixed(d.L2TotalV2, 2), fixed(d.MemLoadV3+d.MemStoreV2, 2),
+		})
+	}
+	return writeTable(stdout, rows)
+}

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"slices"
+
+	"github.com/polyvol/polyvol/model"
+	ucli "github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(func() *ucli.Command {
+		return &ucli.Command{
+			Name:      "merge",
+			Usage:     "combine the outputs of explore --shard K/N into the unsharded result",
+			ArgsUsage: "FILE...",
+			UsageText: `polyvol merge FILE... [--format table|json|csv] [--top N]
+
+Each FILE is the JSON output of one 'polyvol explore --shard K/N' run; all N
+shards of the same exploration must be given, in any order. The output is
+byte-identical to the exploration run without --shard, in the format and
+with the --top the shards were run with unless --format or --top is given.
+
+Examples:
+   polyvol merge shard-*.json
+   polyvol merge --format csv shard-1.json shard-2.json shard-3.json`,
+			Flags: []ucli.Flag{
+				&ucli.StringFlag{Name: "format", Usage: "output format: table, json or csv (default: the shards')"},
+				&ucli.IntFlag{Name: "top", Usage: "rows of the table, 0: all (default: the shards')"},
+			},
+			Action: runMerge,
+		}
+	})
+}
+
+// runMerge is the action of the merge command.
+func runMerge(c *ucli.Context) error {
+	if c.NArg() == 0 {
+		return usageErrorf("merge needs the shard files of one exploration")
+	}
+	e, err := mergeShards(c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	format, top := e.Shard.Format, e.Shard.Top
+	if c.IsSet("format") {
+		if format, err = outputFormat(c, formatTable, formatJSON, formatCSV); err != nil {
+			return err
+		}
+	}
+	if c.IsSet("top") {
+		if top = c.Int("top"); top < 0 {
+			return usageErrorf("--top %d: must not be negative", top)
+		}
+	}
+	e.Shard = nil
+	return writeExploration(c.App.Writer, c.App.ErrWriter, e, format, top)
+}
+
+// mergeShards reads the shard files and combines them into one exploration
+// whose Shard holds the shards' format and top. Every shard 1..N of the same
+// exploration must appear exactly once.
+func mergeShards(paths []string) (*Exploration, error) {
+	var all *Exploration
+	seen := map[int]string{}
+	for _, path := range paths {
+		e, err := readShard(path)
+		if err != nil {
+			return nil, err
+		}
+		if prev, ok := seen[e.Shard.Index]; ok {
+			return nil, usageErrorf("%s: shard %d/%d was already given in %s", path, e.Shard.Index, e.Shard.Count, prev)
+		}
+		seen[e.Shard.Index] = path
+		if all == nil {
+			all = e
+			continue
+		}
+		if !sameExploration(all, e) {
+			return nil, usageErrorf("%s: shard of a different exploration than %s (kernel, device, method, model, domain, threads, folds, shard count, format or top differ)", path, paths[0])
+		}
+		all.Rows = append(all.Rows, e.Rows...)
+		all.Skipped = append(all.Skipped, e.Skipped...)
+	}
+	for k := 1; k <= all.Shard.Count; k++ {
+		if _, ok := seen[k]; !ok {
+			return nil, usageErrorf("shard %d/%d is missing", k, all.Shard.Count)
+		}
+	}
+	rankReports(all.Rows)
+	return all, nil
+}
+
+// readShard decodes one shard file; unknown keys are errors.
+func readShard(path string) (*Exploration, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var e Exploration
+	if err := dec.Decode(&e); err != nil {
+		return nil, usageErrorf("%s: not an explore --shard output: %v", path, err)
+	}
+	if e.Shard == nil {
+		return nil, usageErrorf("%s: not an explore --shard output: no \"shard\" key", path)
+	}
+	if e.Shard.Count < 1 || e.Shard.Index < 1 || e.Shard.Index > e.Shard.Count {
+		return nil, usageErrorf("%s: shard %d/%d: expected 1 <= K <= N", path, e.Shard.Index, e.Shard.Count)
+	}
+	if slices.Contains(e.Rows, (*model.Report)(nil)) {
+		return nil, usageErrorf("%s: rows: null entry", path)
+	}
+	if e.Skipped == nil {
+		e.Skipped = []Skipped{}
+	}
+	return &e, nil
+}
+
+// sameExploration reports whether a and b are shards of the same exploration.
+func sameExploration(a, b *Exploration) bool {
+	return a.Kernel == b.Kernel && a.Device == b.Device && a.Method == b.Method && a.Model == b.Model &&
+		a.Domain == b.Domain && a.Threads == b.Threads && slices.Equal(a.Folds, b.Folds) &&
+		a.Configurations == b.Configurations &&
+		a.Shard.Count == b.Shard.Count && a.Shard.Format == b.Shard.Format && a.Shard.Top == b.Shard.Top
+}
