@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/polyvol/polyvol/model"
 	ucli "github.com/urfave/cli/v2"
@@ -92,42 +94,29 @@ func fixed(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec
 // dims formats a block, fold or domain as "XxYxZ".
 func dims(t [3]int64) string { return fmt.Sprintf("%dx%dx%d", t[0], t[1], t[2]) }
 
-// newTable returns a tabwriter whose cells are right-aligned; callers pad the
-// first (label) column with padLabels so that it reads left-aligned.
-func newTable(w io.Writer) *tabwriter.Writer {
-	return tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-}
+// writeTable writes rows aligned in columns with text/tabwriter: the first
+// column (labels) left-aligned, the others (numbers) right-aligned. An empty
+// row is a blank line, which starts a new block of columns.
+func writeTable(w io.Writer, rows [][]string) error { return writeColumns(w, rows, 1) }
 
-// padLabels left-aligns the first cell of every row by padding it to the
-// widest first cell, and joins each row with tabs and a trailing tab, as
-// AlignRight needs terminated cells. An empty row is a blank line, which
-// starts a new block of columns.
-func padLabels(rows [][]string) []string {
-	width := 0
+// writeColumns is writeTable with the first left columns left-aligned.
+func writeColumns(w io.Writer, rows [][]string, left int) error {
+	width := make([]int, left)
 	for _, r := range rows {
-		if len(r) > 0 {
-			width = max(width, len([]rune(r[0])))
+		for i := range min(left, len(r)) {
+			width[i] = max(width[i], utf8.RuneCountInString(r[i]))
 		}
 	}
-	lines := make([]string, len(rows))
-	for i, r := range rows {
-		if len(r) == 0 {
-			continue
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, r := range rows {
+		var line strings.Builder
+		for i, c := range r {
+			if i < left {
+				c = fmt.Sprintf("%-*s", width[i], c) // fmt pads by runes
+			}
+			line.WriteString(c + "\t") // AlignRight needs terminated cells
 		}
-		line := fmt.Sprintf("%-*s\t", width, r[0])
-		for _, c := range r[1:] {
-			line += c + "\t"
-		}
-		lines[i] = line
-	}
-	return lines
-}
-
-// writeTable writes rows aligned in columns (see padLabels).
-func writeTable(w io.Writer, rows [][]string) error {
-	tw := newTable(w)
-	for _, line := range padLabels(rows) {
-		fmt.Fprintln(tw, line)
+		fmt.Fprintln(tw, line.String())
 	}
 	return tw.Flush()
 }

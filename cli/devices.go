@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/polyvol/polyvol/device"
+	ucli "github.com/urfave/cli/v2"
+	"go.yaml.in/yaml/v3"
+)
+
+func init() {
+	register(func() *ucli.Command {
+		return &ucli.Command{
+			Name:      "devices",
+			Usage:     "list the known GPUs, or show every parameter of one with its source",
+			ArgsUsage: "[NAME]",
+			UsageText: `polyvol devices [NAME] [--device-file FILE] [--format table|json]
+
+Without NAME it lists every device of the embedded database and of the
+--device-file files. With NAME (canonical name, marketing name or alias) it
+shows every parameter of that device and where the number comes from.
+
+Examples:
+   polyvol devices
+   polyvol devices A100-40GB
+   polyvol devices --device-file examples/devices/a100-80mb-l2.yaml A100-80MB-L2
+   polyvol devices MI210 --format json`,
+			Flags:  []ucli.Flag{deviceFileFlag, formatFlag(formatTable, formatJSON)},
+			Action: runDevices,
+		}
+	})
+}
+
+// runDevices is the action of the devices command.
+func runDevices(c *ucli.Context) error {
+	if c.NArg() > 1 {
+		return usageErrorf("devices takes at most one NAME, got %d arguments", c.NArg())
+	}
+	format, err := outputFormat(c, formatTable, formatJSON)
+	if err != nil {
+		return err
+	}
+	w := c.App.Writer
+	if c.NArg() == 1 {
+		d, err := resolveDevice(c, c.Args().First())
+		if err != nil {
+			return err
+		}
+		if format == formatJSON {
+			m, err := deviceMap(d)
+			if err != nil {
+				return err
+			}
+			return writeJSON(w, m)
+		}
+		return writeDevice(w, d)
+	}
+	files, err := loadDeviceFiles(c)
+	if err != nil {
+		return err
+	}
+	all := append(device.All(), files...)
+	if format == formatJSON {
+		list := make([]map[string]any, len(all))
+		for i, d := range all {
+			if list[i], err = deviceMap(d); err != nil {
+				return err
+			}
+		}
+		return writeJSON(w, list)
+	}
+	rows := [][]string{{"name", "display name", "SMs", "clock GHz", "L1 KiB", "L2 MiB", "L2 GB/s", "DRAM GB/s"}}
+	for _, d := range all {
+		l2 := fixed(float64(d.L2Bytes)/(1<<20), 0)
+		if d.L2Partitions > 1 {
+			l2 = fmt.Sprintf("%dx%s", d.L2Partitions, l2)
+		}
+		rows = append(rows, []string{d.Name, d.DisplayName, strconv.Itoa(d.SMs), num(d.ClockGHz),
+			strconv.FormatInt(d.L1Bytes>>10, 10), l2, num(d.L2BandwidthGBs), num(d.DRAMBandwidthGBs)})
+	}
+	if err := writeColumns(w, rows, 2); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, "\nL2 MiB is the capacity one SM sees; NxM means N partitions that duplicate lines.")
+	return err
+}
+
+// deviceMap returns d as the mapping of its device-file schema (YAML keys),
+// so JSON output uses the same names as device files.
+func deviceMap(d *device.Device) (map[string]any, error) {
+	data, err := yaml.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	return m, yaml.Unmarshal(data, &m)
+}
+
+// writeDevice prints every parameter of d with its value and source.
+func writeDevice(w io.Writer, d *device.Device) error {
+	fmt.Fprintf(w, "%s (%s), %s %s, L1 model %s\n", d.Name, d.DisplayName, d.Vendor, d.Arch, d.L1Model)
+	if len(d.Aliases) > 0 {
+		fmt.Fprintf(w, "aliases: %s\n", strings.Join(d.Aliases, ", "))
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) // left-aligned: sources are long text
+	fmt.Fprintf(tw, "parameter\tvalue\tsource\n")
+	for _, p := range deviceParams(reflect.ValueOf(*d), "") {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.key, p.value, d.Source(p.key))
+	}
+	return tw.Flush()
+}
+
+// deviceParam is one numeric device parameter under its dotted YAML key.
+type deviceParam struct{ key, value string }
+
+// deviceParams lists the numeric parameters of a device struct value in
+// declaration order, descending into nested structs (limits, latencies)
+// with dotted keys. Names, strings, lists and the sources map are left out.
+func deviceParams(v reflect.Value, prefix string) []deviceParam {
+	var out []deviceParam
+	t := v.Type()
+	for i := range t.NumField() {
+		key := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+		if key == "" || key == "-" {
+			continue
+		}
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Struct:
+			out = append(out, deviceParams(f, prefix+key+".")...)
+		case reflect.Int, reflect.Int64:
+			out = append(out, deviceParam{prefix + key, strconv.FormatInt(f.Int(), 10)})
+		case reflect.Float64:
+			out = append(out, deviceParam{prefix + key, num(f.Float())})
+		}
+	}
+	return out
+}
