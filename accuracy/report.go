@@ -207,7 +207,7 @@ func writeRefit(p printer, r Report) error {
 		}{{"L1", f.Curves.L1}, {"overlapY", f.Curves.OverlapY}, {"overlapZ", f.Curves.OverlapZ}, {"L2", f.Curves.L2}} {
 			p("| %s | %.4g | %.4g | %.4g |\n", c.name, c.c.A, c.c.B, c.c.C)
 		}
-		p("\n")
+		p("\nThe fit is reported, not adopted: method exact uses the curves recorded in model/curves.go (%s).\n\n", model.MethodExact.Curves.Name)
 	}
 	if len(r.Variants) <= 2 {
 		return nil
