@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 
@@ -31,6 +33,7 @@ func (e *UsageError) Unwrap() error { return e.Err }
 
 // newApp builds the urfave/cli application with all commands.
 func newApp(stdout, stderr io.Writer) *ucli.App {
+	prof := &cpuProfile{}
 	return &ucli.App{
 		Name:                 "polyvol",
 		Usage:                "predict GPU memory-hierarchy data volumes and performance from address expressions",
@@ -40,7 +43,43 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		ErrWriter:            stderr,
 		HideVersion:          true,
 		Commands:             commands(),
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "cpuprofile", TakesFile: true, Usage: "write a CPU profile of the command to `FILE` (go tool pprof)"},
+		},
+		Before: prof.start,
+		After:  prof.stop,
 	}
+}
+
+// cpuProfile implements --cpuprofile: start begins CPU profiling into the
+// flag's file before the command runs, stop ends it afterwards.
+type cpuProfile struct{ f *os.File }
+
+func (p *cpuProfile) start(c *ucli.Context) error {
+	path := c.String("cpuprofile")
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("--cpuprofile: %w", err)}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--cpuprofile: %w", err)
+	}
+	p.f = f
+	return nil
+}
+
+func (p *cpuProfile) stop(*ucli.Context) error {
+	if p.f == nil {
+		return nil
+	}
+	pprof.StopCPUProfile()
+	err := p.f.Close()
+	p.f = nil
+	return err
 }
 
 // commandMakers holds one constructor per command; each command's file
@@ -95,8 +134,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 // urfave/cli/v2 stops parsing flags at the first positional argument.
 // A flag's value stays with it; everything after "--" stays positional.
 func flagsFirst(app *ucli.App, args []string) []string {
-	if len(args) < 3 {
-		return args
+	if len(args) < 3 || args[len(args)-1] == "--generate-bash-completion" {
+		return args // completion must stay the last argument
 	}
 	cmd := app.Command(args[1])
 	if cmd == nil || len(cmd.Subcommands) > 0 {

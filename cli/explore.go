@@ -90,7 +90,8 @@ Examples:
 				&ucli.StringFlag{Name: "shard", Usage: "evaluate slice `K/N` only (1 <= K <= N) and write JSON for merge"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 			}, estimateFlags()...),
-			Action: runExplore,
+			Action:       runExplore,
+			BashComplete: completeSpecs,
 		}
 	})
 }

@@ -158,15 +158,24 @@ func estimateFlags() []ucli.Flag {
 
 // estimateOptions returns the model options of the --method and --model flags.
 func estimateOptions(c *ucli.Context) (model.Options, error) {
-	m, err := sets.ParseMethod(c.String("method"))
+	m, err := parseMethod(c)
 	if err != nil {
-		return model.Options{}, usageErrorf("--method: %v", err)
+		return model.Options{}, err
 	}
 	mn, err := model.ParseModelName(c.String("model"))
 	if err != nil {
 		return model.Options{}, usageErrorf("--model: %v", err)
 	}
 	return model.Options{Method: m, Model: mn}, nil
+}
+
+// parseMethod returns the estimation method of the --method flag.
+func parseMethod(c *ucli.Context) (sets.Method, error) {
+	m, err := sets.ParseMethod(c.String("method"))
+	if err != nil {
+		return m, usageErrorf("--method: %v", err)
+	}
+	return m, nil
 }
 
 // applyDomain returns k with its domain replaced by the --domain flag when it

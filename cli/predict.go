@@ -55,7 +55,8 @@ Examples:
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 			}, estimateFlags()...),
-			Action: runPredict,
+			Action:       runPredict,
+			BashComplete: completeSpecs,
 		}
 	})
 }
