@@ -43,6 +43,7 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		ErrWriter:            stderr,
 		HideVersion:          true,
 		Commands:             commands(),
+		OnUsageError:         onUsageError,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "cpuprofile", TakesFile: true, Usage: "write a CPU profile of the command to `FILE` (go tool pprof)"},
 		},
@@ -96,8 +97,17 @@ func commands() []*ucli.Command {
 		out = append(out, mk())
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	for _, c := range out {
+		if c.OnUsageError == nil {
+			c.OnUsageError = onUsageError
+		}
+	}
 	return out
 }
+
+// onUsageError reports a flag parsing error as a *UsageError on one line,
+// instead of urfave/cli's default of printing the help to stdout.
+func onUsageError(_ *ucli.Context, err error, _ bool) error { return &UsageError{Err: err} }
 
 func init() {
 	register(func() *ucli.Command {

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/polyvol/polyvol/examples"
 	ucli "github.com/urfave/cli/v2"
@@ -71,11 +73,16 @@ Examples:
 	})
 }
 
-// completeSpecs is the shell completion of commands that take a SPEC:
-// the embedded example names, then the command's flags.
+// completeSpecs is the shell completion of commands that take a SPEC: the
+// command's flags when the word being completed starts with "-", otherwise
+// the embedded example names. Like urfave/cli's own completion it reads the
+// word from os.Args, where the completion scripts put it.
 func completeSpecs(c *ucli.Context) {
+	if n := len(os.Args); n > 2 && strings.HasPrefix(os.Args[n-2], "-") {
+		ucli.DefaultCompleteWithFlags(c.Command)(c)
+		return
+	}
 	for _, n := range examples.Names() {
 		fmt.Fprintln(c.App.Writer, n)
 	}
-	ucli.DefaultCompleteWithFlags(c.Command)(c)
 }

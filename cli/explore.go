@@ -44,7 +44,7 @@ type Exploration struct {
 
 // Skipped is a configuration left out because kernel.Launch.Validate
 // rejects it (e.g. a fold larger than the domain) or because its estimate
-// exceeds the ISL operation bound (model.DefaultMaxOperations).
+// exceeds the ISL operation bound (--max-operations).
 type Skipped struct {
 	Block  [3]int64 `json:"block"`
 	Fold   [3]int64 `json:"fold"`
@@ -169,7 +169,7 @@ func runExplore(c *ucli.Context) error {
 		}
 	}
 	prog := newProgress(c.App.ErrWriter, len(launches), "explore")
-	rows, skipped, err := estimateAll(k, dev, opt, launches, workers, prog)
+	rows, skipped, err := estimateAll(func() (*isl.Ctx, error) { return newISLCtx(c) }, k, dev, opt, launches, workers, prog)
 	prog.finish()
 	if err != nil {
 		return err
@@ -230,11 +230,11 @@ func parseShard(s string) (k, n int, err error) {
 }
 
 // estimateAll estimates every launch with workers goroutines, each with its
-// own ISL context, and returns the reports ranked (rankReports) and the
+// own ISL context from newCtx, and returns the reports ranked (rankReports) and the
 // launches whose estimate exceeded the ISL operation bound, as skipped.
 // It stops at the first other failure and returns the failure of the
 // lowest-numbered launch.
-func estimateAll(k *kernel.Kernel, dev *device.Device, opt model.Options, launches []kernel.Launch, workers int, prog *progress) ([]*model.Report, []Skipped, error) {
+func estimateAll(newCtx func() (*isl.Ctx, error), k *kernel.Kernel, dev *device.Device, opt model.Options, launches []kernel.Launch, workers int, prog *progress) ([]*model.Report, []Skipped, error) {
 	reports := make([]*model.Report, len(launches))
 	quota := make([]error, len(launches))
 	var (
@@ -255,7 +255,7 @@ func estimateAll(k *kernel.Kernel, dev *device.Device, opt model.Options, launch
 	}
 	for range min(workers, len(launches)) {
 		wg.Go(func() {
-			ctx, err := isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations))
+			ctx, err := newCtx()
 			if err != nil {
 				fail(-1, err)
 				return
@@ -290,7 +290,7 @@ func estimateAll(k *kernel.Kernel, dev *device.Device, opt model.Options, launch
 	for i, err := range quota {
 		if err != nil {
 			l := launches[i]
-			skipped = append(skipped, Skipped{Block: l.Block, Fold: l.Fold, Reason: fmt.Sprintf("exceeds the ISL operation bound of %d (%v)", model.DefaultMaxOperations, err)})
+			skipped = append(skipped, Skipped{Block: l.Block, Fold: l.Fold, Reason: fmt.Sprintf("exceeds the ISL operation bound (%v)", err)})
 		}
 	}
 	reports = slices.DeleteFunc(reports, func(r *model.Report) bool { return r == nil })
@@ -323,9 +323,10 @@ func sortSkipped(s []Skipped) {
 	})
 }
 
-// noteSkipped prints one note on w per distinct reason in skipped, with the
-// configurations it applies to.
+// noteSkipped prints one note on w per distinct reason in skipped, naming
+// the first configurations it applies to.
 func noteSkipped(w io.Writer, skipped []Skipped) {
+	const named = 3
 	var reasons []string
 	configs := map[string][]string{}
 	for _, s := range skipped {
@@ -335,7 +336,12 @@ func noteSkipped(w io.Writer, skipped []Skipped) {
 		configs[s.Reason] = append(configs[s.Reason], "block "+triple(s.Block)+" fold "+triple(s.Fold))
 	}
 	for _, r := range reasons {
-		fmt.Fprintf(w, "polyvol: note: skipped %d configurations (%s): %s\n", len(configs[r]), strings.Join(configs[r], "; "), r)
+		list := configs[r]
+		text := strings.Join(list[:min(named, len(list))], "; ")
+		if len(list) > named {
+			text += fmt.Sprintf("; and %d more", len(list)-named)
+		}
+		fmt.Fprintf(w, "polyvol: note: skipped %d configurations (%s): %s\n", len(list), text, r)
 	}
 }
 

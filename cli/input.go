@@ -153,7 +153,14 @@ func estimateFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "method", Value: "exact", Usage: "estimation method: exact or reference (spec/metrics.md)"},
 		&ucli.StringFlag{Name: "model", Value: string(model.ModelRoofline), Usage: "performance model: roofline, latency or su2015"},
 		&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
+		&ucli.Uint64Flag{Name: "max-operations", Value: model.DefaultMaxOperations, Usage: "bound on the ISL operations of one configuration (0: none)"},
 	}
+}
+
+// newISLCtx returns an ISL context bounded by the --max-operations flag of
+// estimateFlags; the bound counts operations since the last ResetOperations.
+func newISLCtx(c *ucli.Context) (*isl.Ctx, error) {
+	return isl.NewCtx(isl.WithMaxOperations(c.Uint64("max-operations")))
 }
 
 // estimateOptions returns the model options of the --method and --model flags.
@@ -215,11 +222,12 @@ func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 
 // estimateError classifies an error of model.Estimate: exceeding the ISL
 // operation bound is a usage error (the configuration is too complex for the
-// bound, which the user can avoid), everything else is internal.
+// bound, which the user can raise with --max-operations or avoid),
+// everything else is internal.
 func estimateError(l kernel.Launch, err error) error {
 	if errors.Is(err, isl.ErrQuota) {
-		return usageErrorf("block %s fold %s: the estimate exceeds the ISL operation bound of %d; try --method reference or a smaller --domain (%v)",
-			triple(l.Block), triple(l.Fold), model.DefaultMaxOperations, err)
+		return usageErrorf("block %s fold %s: the estimate exceeds the ISL operation bound; raise --max-operations, or try --method reference or a smaller --domain (%v)",
+			triple(l.Block), triple(l.Fold), err)
 	}
 	return fmt.Errorf("block %s fold %s: %w", triple(l.Block), triple(l.Fold), err)
 }

@@ -107,6 +107,12 @@ func runPredict(c *ucli.Context) error {
 	if err := l.Validate(); err != nil {
 		return asUsage(err)
 	}
+	ctx, err := newISLCtx(c)
+	if err != nil {
+		return err
+	}
+	defer ctx.Close()
+	opt.Ctx = ctx
 	r, err := model.Estimate(k, l, dev, opt)
 	if err != nil {
 		return estimateError(l, err)

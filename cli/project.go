@@ -46,13 +46,13 @@ L2 = L2 load V2 + store, DRAM = DRAM load V3 + store V2, times the Lups;
 shared-memory bytes stay the profile's.
 
 Examples:
-   polyvol project --profile examples/profiles/star3d-r4-a100.json --from A100-40GB --to H100-SXM
-   polyvol project --profile examples/profiles/star3d-r4-a100.json --from A100-40GB --to H100-SXM \
+   polyvol project --profile examples/profiles/star3d-r4-a100-illustrative.json --from A100-40GB --to H100-SXM
+   polyvol project --profile examples/profiles/star3d-r4-a100-illustrative.json --from A100-40GB --to H100-SXM \
        --spec star3d-r4 --block 256,1,2 --format json`,
 			Flags: []ucli.Flag{
-				&ucli.StringFlag{Name: "profile", Required: true, TakesFile: true, Usage: "measured profile `FILE` (JSON)"},
-				&ucli.StringFlag{Name: "from", Required: true, Usage: "GPU `NAME` the profile was measured on"},
-				&ucli.StringFlag{Name: "to", Required: true, Usage: "GPU `NAME` to project onto"},
+				&ucli.StringFlag{Name: "profile", TakesFile: true, Usage: "measured profile `FILE` (JSON)"},
+				&ucli.StringFlag{Name: "from", Usage: "GPU `NAME` the profile was measured on"},
+				&ucli.StringFlag{Name: "to", Usage: "GPU `NAME` to project onto"},
 				deviceFileFlag,
 				&ucli.StringFlag{Name: "spec", Usage: "kernel `SPEC` (file or example) to estimate the bytes per level on each GPU"},
 				&ucli.StringFlag{Name: "block", Usage: "thread-block size `X,Y,Z` for --spec (default: by domain dimensions)"},
@@ -71,6 +71,11 @@ Examples:
 func runProject(c *ucli.Context) error {
 	if c.NArg() > 0 {
 		return usageErrorf("project takes no arguments, got %d", c.NArg())
+	}
+	for _, f := range []string{"profile", "from", "to"} {
+		if !c.IsSet(f) {
+			return usageErrorf("--%s is required", f)
+		}
 	}
 	format, err := outputFormat(c, formatTable, formatJSON)
 	if err != nil {

@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/model"
+)
+
+// small is a fast exploration used by the tests below: transpose2d on a
+// 128 x 64 domain, whose fold 1,1,2 is invalid for the 2-D domain and skipped.
+var small = []string{"explore", "transpose2d", "--domain", "128,64"}
+
+// TestBlockShapes checks the enumeration: 56 shapes of 1024 threads (the
+// paper's 168 configurations with three folds), every shape a power of two
+// per side within the hardware limits, no duplicates.
+func TestBlockShapes(t *testing.T) {
+	for threads, want := range map[int]int{1024: 56, 256: 42, 1: 1, 2: 3} {
+		shapes, err := blockShapes(threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(shapes) != want {
+			t.Errorf("%d threads: %d shapes, want %d", threads, len(shapes), want)
+		}
+		seen := map[[3]int64]bool{}
+		for _, b := range shapes {
+			l := kernel.Launch{Block: b, Fold: kernel.NoFold, Domain: [3]int64{1 << 20, 1 << 20, 1 << 10}}
+			if b[0]*b[1]*b[2] != int64(threads) || l.Validate() != nil || seen[b] {
+				t.Errorf("%d threads: bad or repeated shape %v", threads, b)
+			}
+			for _, s := range b {
+				if s&(s-1) != 0 {
+					t.Errorf("%v: side %d is not a power of two", b, s)
+				}
+			}
+			seen[b] = true
+		}
+	}
+}
+
+// TestExploreRanking checks that JSON rows are all evaluated configurations,
+// ranked by GLup/s, and that the Validate-invalid ones are listed as skipped.
+func TestExploreRanking(t *testing.T) {
+	out, errOut, code := run(t, append(small, "--format", "json")...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var e Exploration
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Configurations != 168 || len(e.Rows)+len(e.Skipped) != 168 || len(e.Skipped) != 56 {
+		t.Fatalf("%d configurations, %d rows, %d skipped; want 168 = 112 + 56", e.Configurations, len(e.Rows), len(e.Skipped))
+	}
+	for _, s := range e.Skipped {
+		if s.Fold != [3]int64{1, 1, 2} || !strings.Contains(s.Reason, "fold z = 2") {
+			t.Errorf("skipped %+v", s)
+		}
+	}
+	if !strings.Contains(errOut, "polyvol: note: skipped 56 configurations") {
+		t.Errorf("no note on stderr: %q", errOut)
+	}
+	for i := 1; i < len(e.Rows); i++ {
+		a, b := e.Rows[i-1], e.Rows[i]
+		if a.Prediction.GLups < b.Prediction.GLups {
+			t.Errorf("row %d (%v GLup/s) ranked above row %d (%v)", i, a.Prediction.GLups, i+1, b.Prediction.GLups)
+		}
+	}
+}
+
+// TestRankTies checks the deterministic tie-break: equal predictions are
+// ordered by block, then fold, each compared x, y, z.
+func TestRankTies(t *testing.T) {
+	mk := func(g float64, b, f [3]int64) *model.Report {
+		return &model.Report{Launch: model.LaunchInfo{Block: b, Fold: f}, Prediction: model.Prediction{GLups: g}}
+	}
+	rs := []*model.Report{
+		mk(10, [3]int64{32, 4, 8}, [3]int64{1, 1, 2}),
+		mk(10, [3]int64{32, 4, 8}, [3]int64{1, 1, 1}),
+		mk(20, [3]int64{64, 4, 4}, [3]int64{1, 1, 1}),
+		mk(10, [3]int64{16, 8, 8}, [3]int64{1, 2, 1}),
+	}
+	rankReports(rs)
+	var got []string
+	for _, r := range rs {
+		got = append(got, triple(r.Launch.Block)+"/"+triple(r.Launch.Fold))
+	}
+	want := "64,4,4/1,1,1 16,8,8/1,2,1 32,4,8/1,1,1 32,4,8/1,1,2"
+	if strings.Join(got, " ") != want {
+		t.Errorf("order %v, want %s", got, want)
+	}
+}
+
+// TestExploreWorkersDeterministic checks that the output is byte-identical
+// whatever the number of workers, in every format.
+func TestExploreWorkersDeterministic(t *testing.T) {
+	for _, format := range []string{"json", "csv", "table"} {
+		one := mustRun(t, append(small, "--format", format, "--workers", "1")...)
+		for _, w := range []string{"2", "3"} {
+			if got := mustRun(t, append(small, "--format", format, "--workers", w)...); got != one {
+				t.Errorf("--format %s: --workers %s differs from --workers 1:\n%s", format, w, firstDiff(one, got))
+			}
+		}
+	}
+}
+
+// TestShardMerge checks that merging the shards of an exploration gives
+// exactly the unsharded output, for every format and shard count.
+func TestShardMerge(t *testing.T) {
+	dir := t.TempDir()
+	for _, format := range []string{"json", "csv", "table"} {
+		want := mustRun(t, append(small, "--format", format, "--top", "5")...)
+		for _, n := range []int{1, 3, 4} {
+			var files []string
+			for k := n; k >= 1; k-- { // any order
+				path := filepath.Join(dir, format+"-"+strconv.Itoa(k)+"of"+strconv.Itoa(n)+".json")
+				shard := mustRun(t, append(small, "--format", format, "--top", "5", "--shard", strconv.Itoa(k)+"/"+strconv.Itoa(n))...)
+				if err := os.WriteFile(path, []byte(shard), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				files = append(files, path)
+			}
+			if got := mustRun(t, append([]string{"merge"}, files...)...); got != want {
+				t.Errorf("--format %s, %d shards: merge differs from the unsharded run:\n%s", format, n, firstDiff(want, got))
+			}
+		}
+	}
+	// The format of the merged output can be changed at merge time.
+	files, _ := filepath.Glob(filepath.Join(dir, "table-*of3.json"))
+	if got, want := mustRun(t, append([]string{"merge", "--format", "csv"}, files...)...), mustRun(t, append(small, "--format", "csv")...); got != want {
+		t.Errorf("merge --format csv differs from explore --format csv:\n%s", firstDiff(want, got))
+	}
+}
+
+// TestMergeErrors checks that incomplete, repeated or mixed shard sets are
+// usage errors.
+func TestMergeErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, args ...string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(mustRun(t, args...)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	s1 := write("s1.json", append(small, "--shard", "1/2")...)
+	s2 := write("s2.json", append(small, "--shard", "2/2")...)
+	other := write("other.json", "explore", "transpose2d", "--domain", "64,64", "--shard", "2/2")
+	full := write("full.json", append(small, "--format", "json")...)
+	for _, tc := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{s1}, "shard 2/2 is missing"},
+		{[]string{s1, s1}, "already given"},
+		{[]string{s1, other}, "different exploration"},
+		{[]string{full}, "no \"shard\" key"},
+		{[]string{s1, filepath.Join(dir, "none.json")}, "none.json"},
+	} {
+		_, errOut, code := run(t, append([]string{"merge"}, tc.files...)...)
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("merge %v: exit %d, stderr %q, want %q", tc.files, code, errOut, tc.want)
+		}
+	}
+	if _, errOut, code := run(t, "merge", s2, s1); code != ExitOK {
+		t.Errorf("complete set: exit %d %s", code, errOut)
+	}
+}

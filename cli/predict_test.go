@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/model"
+)
+
+// TestPredictGolden pins predict --format json of every example kernel on
+// A100-40GB with its default block, method exact. Regenerate with
+// go test ./cli -run TestPredictGolden -update and review the diff.
+func TestPredictGolden(t *testing.T) {
+	for _, name := range examples.Names() {
+		t.Run(name, func(t *testing.T) {
+			out := mustRun(t, "predict", name, "--format", "json")
+			var r model.Report
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatalf("output is not a Report: %v", err)
+			}
+			if r.Kernel != name || r.Device != "A100-40GB" || r.Method != "exact" || r.Prediction.GLups <= 0 {
+				t.Errorf("kernel %q device %q method %q GLups %v", r.Kernel, r.Device, r.Method, r.Prediction.GLups)
+			}
+			checkGolden(t, "predict-"+name+".json", out)
+		})
+	}
+}
+
+// TestPredictDefault checks that predict without arguments is star3d-r4 on
+// A100-40GB with block 256,1,2 and that the table has every section.
+func TestPredictDefault(t *testing.T) {
+	out := mustRun(t, "predict")
+	for _, want := range []string{
+		"star3d-r4 on A100-40GB", "block 256,1,2", "L1 load", "L2 load V2", "DRAM load V4", "DRAM store V2",
+		"data pipe", "blocks/SM", "flops", "L1 (cycles)", "DRAM (load V3 + store V2)", "prediction:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("default predict output lacks %q:\n%s", want, out)
+		}
+	}
+	if json := mustRun(t, "predict", "star3d-r4", "--block", "256,1,2", "--format", "json"); json != mustRun(t, "predict", "--format", "json") {
+		t.Error("predict without SPEC differs from predict star3d-r4 --block 256,1,2")
+	}
+}
+
+// TestPredictCSV checks the header and that the row has one value per column.
+func TestPredictCSV(t *testing.T) {
+	out := mustRun(t, "predict", "vec-copy", "--format", "csv")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want a header and one row, got %d lines:\n%s", len(lines), out)
+	}
+	if lines[0] != strings.Join(csvHeader, ",") {
+		t.Errorf("header %q", lines[0])
+	}
+	row := strings.Split(lines[1], ",")
+	if len(row) != len(csvHeader) {
+		t.Fatalf("%d cells for %d columns", len(row), len(csvHeader))
+	}
+	// vec-copy has no flops: the perfFlops cell is empty, and it moves 8 B
+	// per Lup in L1 (one 8-byte load).
+	col := func(name string) string {
+		for i, h := range csvHeader {
+			if h == name {
+				return row[i]
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return ""
+	}
+	if col("perfFlops") != "" || col("L1Load") != "8" || col("block") != "256x1x1" {
+		t.Errorf("perfFlops %q L1Load %q block %q", col("perfFlops"), col("L1Load"), col("block"))
+	}
+}
+
+// TestFlagsAfterSpec checks that flags are parsed after the positional SPEC.
+func TestFlagsAfterSpec(t *testing.T) {
+	_, errOut, code := run(t, "predict", "vec-copy", "--device", "NoSuchGPU")
+	if code != ExitUsage || !strings.Contains(errOut, `unknown device "NoSuchGPU"`) {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	out := mustRun(t, "predict", "vec-copy", "--block", "128", "--format=csv")
+	if !strings.Contains(out, ",128x1x1,") {
+		t.Errorf("block flag after SPEC ignored:\n%s", out)
+	}
+}
+
+// TestTeraPointDomain documents the decision that a domain of 2^40 points
+// is valid input: the cost of an estimate does not depend on the domain size.
+// Domains beyond 2^50 points are usage errors (TestUsageErrors).
+func TestTeraPointDomain(t *testing.T) {
+	out := mustRun(t, "predict", "testdata/specs/tera-points.yaml", "--format", "csv")
+	if !strings.Contains(out, ",1048576x1048576x1,") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+// TestUsageErrors checks that every class of user error exits with code 2
+// and one line on stderr that names the problem, with nothing on stdout.
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // substrings of the message
+	}{
+		{"unknown flag", []string{"predict", "--bogus"}, []string{"flag provided but not defined", "bogus"}},
+		{"unknown command", []string{"frobnicate"}, []string{"frobnicate"}},
+		{"unknown device", []string{"predict", "--device", "Z100"}, []string{`unknown device "Z100"`, "A100-40GB"}},
+		{"unknown spec", []string{"predict", "no-such-kernel"}, []string{`spec "no-such-kernel"`, "star3d-r4"}},
+		{"malformed YAML", []string{"predict", "testdata/specs/malformed.yaml"}, []string{"testdata/specs/malformed.yaml:", "did not find expected"}},
+		{"non-affine expression", []string{"predict", "testdata/specs/non-affine.yaml"}, []string{"non-affine.yaml:7:", `field "A" load[0]`, "column 2", "not affine"}},
+		{"ISL syntax error", []string{"predict", "testdata/specs/isl-syntax.yaml"}, []string{"isl-syntax.yaml:7:", `field "A" load_isl[0]`, "syntax error"}},
+		{"domain beyond 2^50 in spec", []string{"predict", "testdata/specs/huge-domain.yaml"}, []string{"huge-domain.yaml:2:", "2^50"}},
+		{"domain beyond 2^50 by flag", []string{"predict", "vec-copy", "--domain", "1099511627776,1099511627776"}, []string{"2^50"}},
+		{"zero block", []string{"predict", "--block", "0,1,1"}, []string{"--block", "entry 1 (x) = 0", "at least 1"}},
+		{"block not a number", []string{"predict", "--block", "64,y"}, []string{"--block", "not an integer"}},
+		{"block over 1024 threads", []string{"predict", "--block", "64,8,4"}, []string{"2048 threads", "limit 1024"}},
+		{"block x over the limit", []string{"predict", "--block", "2048"}, []string{"block x = 2048", "hardware limit 1024"}},
+		{"fold larger than domain", []string{"predict", "vec-copy", "--fold", "1,2,1"}, []string{"fold y = 2", "larger than the domain"}},
+		{"unknown method", []string{"predict", "--method", "magic"}, []string{"--method", "magic"}},
+		{"unknown model", []string{"predict", "--model", "ecm"}, []string{"--model", "ecm"}},
+		{"unknown format", []string{"predict", "--format", "xml"}, []string{`--format "xml"`, "table, json, csv"}},
+		{"two specs", []string{"predict", "vec-copy", "star3d-r4"}, []string{"at most one SPEC"}},
+		{"explore without spec", []string{"explore"}, []string{"one SPEC"}},
+		{"bad shard", []string{"explore", "vec-copy", "--shard", "3/2"}, []string{`--shard "3/2"`, "1 <= K <= N"}},
+		{"shard not K/N", []string{"explore", "vec-copy", "--shard", "1"}, []string{`--shard "1"`}},
+		{"threads not a power of two", []string{"explore", "vec-copy", "--threads", "384"}, []string{"--threads 384", "power of two"}},
+		{"duplicate fold", []string{"explore", "vec-copy", "--folds", "1,1,1:1,1,1"}, []string{"appears twice"}},
+		{"zero workers", []string{"explore", "vec-copy", "--workers", "0"}, []string{"--workers 0"}},
+		{"missing device file", []string{"devices", "--device-file", "testdata/no-such-device.yaml"}, []string{"no-such-device.yaml"}},
+		{"project without profile", []string{"project", "--from", "V100", "--to", "H100-SXM"}, []string{"profile"}},
+		{"project with unknown device", []string{"project", "--profile", "testdata/profiles/dram-only.json", "--from", "V100", "--to", "X1"}, []string{`unknown device "X1"`}},
+		{"project block without spec", []string{"project", "--profile", "testdata/profiles/dram-only.json", "--from", "V100", "--to", "H100-SXM", "--block", "64"}, []string{"--block needs --spec"}},
+		{"completion for an unknown shell", []string{"completion", "fish"}, []string{"bash or zsh"}},
+		{"merge without files", []string{"merge"}, []string{"shard files"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(t, tc.args...)
+			if code != ExitUsage {
+				t.Errorf("exit %d, want %d; stderr %q", code, ExitUsage, errOut)
+			}
+			if out != "" {
+				t.Errorf("stdout not empty: %q", out)
+			}
+			if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "polyvol: ") {
+				t.Errorf("stderr is not one line starting with \"polyvol: \": %q", errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr %q lacks %q", errOut, w)
+				}
+			}
+		})
+	}
+}
+
+// TestEstimateErrorClasses checks that an estimate exceeding the ISL
+// operation bound is a usage error naming the configuration and the flag
+// that raises the bound, and that other engine failures are internal.
+func TestEstimateErrorClasses(t *testing.T) {
+	l := kernel.Launch{Block: [3]int64{32, 4, 2}, Fold: [3]int64{1, 1, 2}}
+	err := estimateError(l, fmt.Errorf("counting: %w", isl.ErrQuota))
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "block 32,4,2 fold 1,1,2") || !strings.Contains(err.Error(), "--max-operations") {
+		t.Errorf("quota: %v (usage error: %v)", err, errors.As(err, &ue))
+	}
+	if err := estimateError(l, errors.New("boom")); errors.As(err, &ue) {
+		t.Errorf("internal failure classified as usage error: %v", err)
+	}
+}
+
+// TestHelpHasExamples checks that every command's help shows an example.
+func TestHelpHasExamples(t *testing.T) {
+	for _, c := range commands() {
+		if c.Name == "help" {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			out := mustRun(t, c.Name, "--help")
+			if !strings.Contains(out, "Example") || !strings.Contains(out, "polyvol "+c.Name) {
+				t.Errorf("help of %s has no example:\n%s", c.Name, out)
+			}
+		})
+	}
+}
