@@ -139,31 +139,37 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-// flagsFirst moves the flags of a command line "polyvol CMD ..." before its
-// positional arguments, so that "polyvol predict SPEC --device X" works:
-// urfave/cli/v2 stops parsing flags at the first positional argument.
-// A flag's value stays with it; everything after "--" stays positional.
+// flagsFirst moves the flags of a command line "polyvol [global flags] CMD
+// ..." before the command's positional arguments, so that "polyvol predict
+// SPEC --device X" works: urfave/cli/v2 stops parsing flags at the first
+// positional argument. A flag's value stays with it; everything after "--"
+// stays positional.
 func flagsFirst(app *ucli.App, args []string) []string {
-	if len(args) < 3 || args[len(args)-1] == "--generate-bash-completion" {
+	if len(args) < 2 || args[len(args)-1] == "--generate-bash-completion" {
 		return args // completion must stay the last argument
 	}
-	cmd := app.Command(args[1])
+	global := valueFlags(app.Flags)
+	i := 1
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
+		if global[strings.TrimLeft(args[i], "-")] {
+			i++
+		}
+		i++
+	}
+	if i >= len(args) {
+		return args
+	}
+	cmd := app.Command(args[i])
 	if cmd == nil || len(cmd.Subcommands) > 0 {
 		return args
 	}
-	takesValue := map[string]bool{}
-	for _, f := range cmd.Flags {
-		df, ok := f.(ucli.DocGenerationFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = ok && df.TakesValue()
-		}
-	}
+	takesValue := valueFlags(cmd.Flags)
 	flags, positional := []string{}, []string{}
-	rest := args[2:]
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
+	rest := args[i+1:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
 		if a == "--" {
-			positional = append(positional, rest[i:]...)
+			positional = append(positional, rest[j+1:]...)
 			break
 		}
 		if len(a) < 2 || a[0] != '-' {
@@ -171,14 +177,26 @@ func flagsFirst(app *ucli.App, args []string) []string {
 			continue
 		}
 		flags = append(flags, a)
-		name := strings.TrimLeft(a, "-")
-		if takesValue[name] && !strings.Contains(name, "=") && i+1 < len(rest) {
-			i++
-			flags = append(flags, rest[i])
+		if takesValue[strings.TrimLeft(a, "-")] && j+1 < len(rest) {
+			j++
+			flags = append(flags, rest[j])
 		}
 	}
-	if len(positional) > 0 && positional[0] != "--" {
-		positional = append([]string{"--"}, positional...)
+	out := append(append([]string{}, args[:i+1]...), flags...)
+	if len(positional) > 0 {
+		out = append(append(out, "--"), positional...)
 	}
-	return append(append(args[:2:2], flags...), positional...)
+	return out
+}
+
+// valueFlags returns the names (and aliases) of the flags that take a value.
+func valueFlags(flags []ucli.Flag) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range flags {
+		df, ok := f.(ucli.DocGenerationFlag)
+		for _, n := range f.Names() {
+			m[n] = ok && df.TakesValue()
+		}
+	}
+	return m
 }
