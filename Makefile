@@ -11,18 +11,24 @@ GAZELLE := bin/gazelle-$(GAZELLE_VERSION)
 FUZZTIME ?= 20s
 BENCHTIME ?= 200ms
 
-.PHONY: run build test fmt-check vet bazel-test go-test bazel-gen fuzz bench clean
+.PHONY: run build test deps-run deps-test fmt-check vet bazel-test go-test bazel-gen fuzz bench clean
 
-# Build and run polyvol on its embedded defaults.
-run:
-	$(GO) run . version
+# Predict the embedded default: star3d-r4 on A100-40GB, block 256,1,2.
+run: deps-run
+	$(GO) run . predict
+
+# Install the Debian packages each goal needs when they are missing.
+deps-run:
+	@scripts/deps.sh run
+deps-test:
+	@scripts/deps.sh test
 
 build:
 	$(GO) build -o polyvol .
 	$(BAZEL) build //...
 
 # go test runs last so that its summary closes the output, which CI reads.
-test: fmt-check vet bazel-test go-test
+test: deps-test fmt-check vet bazel-test go-test
 
 fmt-check:
 	@unformatted=$$(find . -path ./vendor -prune -o -name '*.go' -print | xargs -r gofmt -l); \
