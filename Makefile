@@ -1,0 +1,76 @@
+# polyvol has two builds over the same tree: the go command, and Bazel
+# (offline, see docs/building.md). `make test` is what CI runs.
+
+GO ?= go
+BAZEL ?= bazel
+
+# gazelle writes the BUILD files; it is installed into bin/ on first use.
+GAZELLE_VERSION := v0.26.0
+GAZELLE := bin/gazelle-$(GAZELLE_VERSION)
+
+FUZZTIME ?= 20s
+BENCHTIME ?= 200ms
+
+.PHONY: run build test deps-run deps-test fmt-check vet bazel-test go-test bazel-gen fuzz bench clean
+
+# Predict the embedded default: star3d-r4 on A100-40GB, block 256,1,2.
+run: deps-run
+	$(GO) run . predict
+
+# Install the Debian packages each goal needs when they are missing.
+deps-run:
+	@scripts/deps.sh run
+deps-test:
+	@scripts/deps.sh test
+
+build:
+	$(GO) build -o polyvol .
+	$(BAZEL) build //...
+
+# go test runs last so that its summary closes the output, which CI reads.
+test: deps-test fmt-check vet bazel-test go-test
+
+fmt-check:
+	@unformatted=$$(find . -path ./vendor -prune -o -name '*.go' -print | xargs -r gofmt -l); \
+	if [ -n "$$unformatted" ]; then \
+		echo "gofmt: these files need formatting:"; echo "$$unformatted"; exit 1; \
+	fi
+
+vet:
+	$(GO) vet ./...
+
+# Exit status 4 means the build passed but there are no test targets.
+bazel-test:
+	$(BAZEL) test //... --test_output=errors || [ $$? -eq 4 ]
+
+go-test:
+	$(GO) test -race ./...
+
+# Run after changing dependencies or adding, removing or renaming packages or
+# files: go mod vendor deletes vendor/**/BUILD.bazel, gazelle writes them back.
+bazel-gen: $(GAZELLE)
+	$(GO) mod tidy
+	$(GO) mod vendor
+	$(GAZELLE)
+
+$(GAZELLE):
+	GOBIN=$(CURDIR)/bin $(GO) install github.com/bazelbuild/bazel-gazelle/cmd/gazelle@$(GAZELLE_VERSION)
+	mv bin/gazelle $@
+
+# Fuzz every Fuzz* target in the tree for FUZZTIME each; go test allows one
+# -fuzz target per run.
+fuzz:
+	@targets=$$(grep -rEo --include='*_test.go' --exclude-dir=vendor '^func Fuzz[A-Za-z0-9_]*' . | sed 's/:func /:/'); \
+	if [ -z "$$targets" ]; then echo "no fuzz targets"; fi; \
+	for t in $$targets; do \
+		pkg=$$(dirname "$${t%%:*}"); name=$${t##*:}; \
+		echo "== $$pkg $$name"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) "$$pkg" || exit 1; \
+	done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...
+
+clean:
+	$(BAZEL) clean
+	rm -f polyvol
