@@ -142,7 +142,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		ThreadsPerBlock: int(B),
 		LupsPerThread:   int(lambda),
 		BlocksPerSM:     int(beta),
-		BlocksPerWave:   int(W),
+		BlocksPerWave:   int(waveBlocks(opt.Method, W, shape)),
 		FlopsPerLup:     flopsPerLup,
 		FlinsPerLup:     math.Ceil(k.FlopsPerThread(l.Fold)/2) / float64(lambda),
 		FPBytes:         k.FPType,
@@ -169,6 +169,16 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		return nil, err
 	}
 	return rep, nil
+}
+
+// waveBlocks returns the W that wave volumes are normalised with: β·SMs for
+// the reference (spec §5.4), and for method exact the blocks of the wave it
+// counted, which are fewer when the whole grid holds less than one wave.
+func waveBlocks(m sets.Method, W int64, shape waves.Shape) int64 {
+	if m == sets.Exact {
+		return shape.BlocksPerWave
+	}
+	return W
 }
 
 // blockBasic computes the block- and warp-level metrics of spec §3.
