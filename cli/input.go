@@ -234,3 +234,44 @@ func estimateError(l kernel.Launch, err error) error {
 
 // triple formats a block, fold or domain as "X,Y,Z", the flag syntax.
 func triple(t [3]int64) string { return fmt.Sprintf("%d,%d,%d", t[0], t[1], t[2]) }
+
+// configurationFromFlags loads the SPEC argument (or the embedded default),
+// applies --domain, resolves --device and parses --block (default by the
+// kernel's dimensions) and --fold: the configuration that predict and
+// simulate share.
+func configurationFromFlags(c *ucli.Context) (*kernel.Kernel, *device.Device, kernel.Launch, error) {
+	spec := defaultSpec
+	if c.NArg() == 1 {
+		spec = c.Args().First()
+	}
+	k, err := loadKernel(spec)
+	if err != nil {
+		return nil, nil, kernel.Launch{}, err
+	}
+	if k, err = applyDomain(c, k); err != nil {
+		return nil, nil, kernel.Launch{}, err
+	}
+	devName, err := deviceFlagValue(c, "device")
+	if err != nil {
+		return nil, nil, kernel.Launch{}, err
+	}
+	dev, err := resolveDevice(c, devName)
+	if err != nil {
+		return nil, nil, kernel.Launch{}, err
+	}
+	block := defaultBlock(k)
+	if c.IsSet("block") {
+		if block, err = parseTriple("block", c.String("block")); err != nil {
+			return nil, nil, kernel.Launch{}, err
+		}
+	}
+	fold, err := parseTriple("fold", c.String("fold"))
+	if err != nil {
+		return nil, nil, kernel.Launch{}, err
+	}
+	l := k.NewLaunch(block, fold)
+	if err := l.Validate(); err != nil {
+		return nil, nil, kernel.Launch{}, asUsage(err)
+	}
+	return k, dev, l, nil
+}

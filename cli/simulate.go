@@ -119,38 +119,9 @@ func runSimulate(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	spec := defaultSpec
-	if c.NArg() == 1 {
-		spec = c.Args().First()
-	}
-	k, err := loadKernel(spec)
+	k, dev, l, err := configurationFromFlags(c)
 	if err != nil {
 		return err
-	}
-	if k, err = applyDomain(c, k); err != nil {
-		return err
-	}
-	devName, err := deviceFlagValue(c, "device")
-	if err != nil {
-		return err
-	}
-	dev, err := resolveDevice(c, devName)
-	if err != nil {
-		return err
-	}
-	block := defaultBlock(k)
-	if c.IsSet("block") {
-		if block, err = parseTriple("block", c.String("block")); err != nil {
-			return err
-		}
-	}
-	fold, err := parseTriple("fold", c.String("fold"))
-	if err != nil {
-		return err
-	}
-	l := k.NewLaunch(block, fold)
-	if err := l.Validate(); err != nil {
-		return asUsage(err)
 	}
 	cfg, sc, err := simConfigFlags(c, dev)
 	if err != nil {
