@@ -198,26 +198,17 @@ func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := *k
-	out.Domain = d
-	out.Fields = make([]*kernel.Field, len(k.Fields))
-	for i, f := range k.Fields {
-		nf := *f
-		for j := range 3 {
-			if pad := f.Extent[j] - k.Domain[j]; pad >= 0 {
-				nf.Extent[j] = d[j] + pad
-			}
-		}
+	out := k.WithDomain(d)
+	for _, f := range out.Fields {
 		for _, store := range []bool{false, true} {
-			for _, a := range nf.Accesses(store) {
-				if _, _, ok := nf.AddressBounds(a, kernel.Point{}, kernel.Point{d[0] - 1, d[1] - 1, d[2] - 1}); !ok {
+			for _, a := range f.Accesses(store) {
+				if _, _, ok := f.AddressBounds(a, kernel.Point{}, kernel.Point{d[0] - 1, d[1] - 1, d[2] - 1}); !ok {
 					return nil, usageErrorf("--domain %s: the byte addresses of field %q access %s do not fit in 64 bits", triple(d), f.Name, a.Text)
 				}
 			}
 		}
-		out.Fields[i] = &nf
 	}
-	return &out, nil
+	return out, nil
 }
 
 // estimateError classifies an error of model.Estimate: exceeding the ISL

@@ -224,26 +224,7 @@ func (g *gen) size(fp *fieldPlan) error {
 // foldAccess returns access a of point j in thread coordinates:
 // x → f0·x + j0, y → f1·y + j1, z → f2·z + j2.
 func (g *gen) foldAccess(a kernel.Access, j kernel.Point) (kernel.Access, error) {
-	var sub [3]kernel.Expr
-	for i := range 3 {
-		s, err := kernel.Var(i).Scale(g.l.Fold[i])
-		if err == nil {
-			s, err = s.Add(kernel.Const(j[i]))
-		}
-		if err != nil {
-			return kernel.Access{}, err
-		}
-		sub[i] = s
-	}
-	out := kernel.Access{Text: a.Text}
-	for i, e := range a.Index {
-		s, err := e.Substitute(sub)
-		if err != nil {
-			return kernel.Access{}, fmt.Errorf("access %s folded by %d×%d×%d: %w", a, g.l.Fold[0], g.l.Fold[1], g.l.Fold[2], err)
-		}
-		out.Index[i] = s
-	}
-	return out, nil
+	return kernel.FoldAccess(a, g.l.Fold, j)
 }
 
 // index translates the linear element index of the folded access a, without

@@ -90,23 +90,10 @@ func foldInstructions(f *kernel.Field, accesses []kernel.Access, fold [3]int64) 
 		for jy := range fold[1] {
 			for jx := range fold[0] {
 				j := [3]int64{jx, jy, jz}
-				var sub [3]kernel.Expr
-				for i := range sub {
-					s, err := kernel.Var(i).Scale(fold[i])
-					if err == nil {
-						sub[i], err = s.Add(kernel.Const(j[i]))
-					}
+				for _, a := range accesses {
+					b, err := kernel.FoldAccess(a, fold, j)
 					if err != nil {
 						return nil, err
-					}
-				}
-				for _, a := range accesses {
-					var b kernel.Access
-					for i, e := range a.Index {
-						var err error
-						if b.Index[i], err = e.Substitute(sub); err != nil {
-							return nil, fmt.Errorf("access %s folded by %v: %w", a.Text, fold, err)
-						}
 					}
 					if n := slices.IndexFunc(tuples, b.Equal); n >= 0 {
 						out[n].Points = append(out[n].Points, j)

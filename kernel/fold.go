@@ -23,23 +23,10 @@ func FoldAccesses(accesses []Access, fold [3]int64) ([]Access, error) {
 		for jy := range fold[1] {
 			for jx := range fold[0] {
 				j := [3]int64{jx, jy, jz}
-				var sub [3]Expr
-				for i := range sub {
-					s, err := Var(i).Scale(fold[i])
-					if err == nil {
-						sub[i], err = s.Add(Const(j[i]))
-					}
+				for _, a := range accesses {
+					b, err := FoldAccess(a, fold, j)
 					if err != nil {
 						return nil, err
-					}
-				}
-				for _, a := range accesses {
-					var b Access
-					for i, e := range a.Index {
-						var err error
-						if b.Index[i], err = e.Substitute(sub); err != nil {
-							return nil, fmt.Errorf("access %s with fold %v: %w", a.Text, fold, err)
-						}
 					}
 					b.Text = fmt.Sprintf("%s at point offset %v", a.Text, j)
 					out = append(out, b)
@@ -82,4 +69,27 @@ func FoldRelationISL(fold [3]int64) string {
 		cs = append(cs, fmt.Sprintf("%d%s <= p%s < %d%s + %d", f, axisNames[i], axisNames[i], f, axisNames[i], f))
 	}
 	return "{ [x, y, z] -> [px, py, pz] : " + strings.Join(cs, " and ") + " }"
+}
+
+// FoldAccess returns access a of the lattice point f·t + j in the thread
+// coordinates t: x → f0·x + j0, y → f1·y + j1, z → f2·z + j2.
+func FoldAccess(a Access, fold, j [3]int64) (Access, error) {
+	var sub [3]Expr
+	for i := range sub {
+		s, err := Var(i).Scale(fold[i])
+		if err == nil {
+			sub[i], err = s.Add(Const(j[i]))
+		}
+		if err != nil {
+			return Access{}, err
+		}
+	}
+	out := Access{Text: a.Text}
+	for i, e := range a.Index {
+		var err error
+		if out.Index[i], err = e.Substitute(sub); err != nil {
+			return Access{}, fmt.Errorf("access %s folded by %v at point offset %v: %w", a.Text, fold, j, err)
+		}
+	}
+	return out, nil
 }

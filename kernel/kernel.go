@@ -185,3 +185,23 @@ func (k *Kernel) Field(name string) *Field {
 	}
 	return nil
 }
+
+// WithDomain returns a copy of k on domain d. Field extents keep their
+// padding: an extent of k's domain plus p in a dimension becomes d plus p
+// there, so that halo-padded arrays grow with the domain; extents smaller
+// than k's domain are kept. The caller validates the new addresses.
+func (k *Kernel) WithDomain(d [3]int64) *Kernel {
+	out := *k
+	out.Domain = d
+	out.Fields = make([]*Field, len(k.Fields))
+	for i, f := range k.Fields {
+		nf := *f
+		for j := range 3 {
+			if pad := f.Extent[j] - k.Domain[j]; pad >= 0 {
+				nf.Extent[j] = d[j] + pad
+			}
+		}
+		out.Fields[i] = &nf
+	}
+	return &out
+}

@@ -248,7 +248,7 @@ func (c Config) check() error {
 // checkSize validates the launch and the byte addresses at plane size s.
 func (c Config) checkSize(s int64) error {
 	d := SeriesDomain(s, c.Total)
-	k := withDomain(c.Kernel, d)
+	k := c.Kernel.WithDomain(d)
 	if err := k.NewLaunch(c.Block, c.Fold).Validate(); err != nil {
 		return fmt.Errorf("layercond: plane size %d (domain %d,%d,%d): %w", s, d[0], d[1], d[2], err)
 	}
@@ -351,7 +351,7 @@ func (c Config) transition(k int, points []Point) (Transition, error) {
 // evaluate estimates plane size s with ctx.
 func (c Config) evaluate(ctx *isl.Ctx, s int64) (Point, error) {
 	d := SeriesDomain(s, c.Total)
-	k := withDomain(c.Kernel, d)
+	k := c.Kernel.WithDomain(d)
 	l := k.NewLaunch(c.Block, c.Fold)
 	// The operation bound applies to each estimate, not to the whole sweep.
 	ctx.ResetOperations()
@@ -375,24 +375,4 @@ func (c Config) evaluate(ctx *isl.Ctx, s int64) (Point, error) {
 		p.Fits[i] = b.WaveMemOld[i] > 0 && dv.OOv[i] <= 1
 	}
 	return p, nil
-}
-
-// withDomain returns a copy of k on domain d. Field extents keep their
-// padding: an extent of k's domain plus p in a dimension becomes d plus p
-// there, so that halo-padded arrays grow with the domain. Extents below k's
-// domain are kept.
-func withDomain(k *kernel.Kernel, d [3]int64) *kernel.Kernel {
-	out := *k
-	out.Domain = d
-	out.Fields = make([]*kernel.Field, len(k.Fields))
-	for i, f := range k.Fields {
-		nf := *f
-		for j := range 3 {
-			if pad := f.Extent[j] - k.Domain[j]; pad >= 0 {
-				nf.Extent[j] = d[j] + pad
-			}
-		}
-		out.Fields[i] = &nf
-	}
-	return &out
 }

@@ -224,7 +224,7 @@ func TestConfigErrors(t *testing.T) {
 // domain and the spec is left untouched.
 func TestWithDomainKeepsPadding(t *testing.T) {
 	k := loadExample(t, "star3d-r1") // extent 514 = domain 512 + 2
-	got := withDomain(k, [3]int64{100, 200, 300})
+	got := k.WithDomain([3]int64{100, 200, 300})
 	if got.Fields[0].Extent != [3]int64{102, 202, 302} || got.Domain != [3]int64{100, 200, 300} {
 		t.Errorf("extent %v domain %v, want 102,202,302 and 100,200,300", got.Fields[0].Extent, got.Domain)
 	}

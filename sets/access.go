@@ -81,25 +81,8 @@ func (m *Mapper) guardBox(box Box, j [3]int64) Box {
 // pointIndex returns the index tuple of access a for the point f·t + j,
 // as expressions in the thread coordinates x, y, z.
 func (m *Mapper) pointIndex(a kernel.Access, j [3]int64) ([3]kernel.Expr, error) {
-	var sub [3]kernel.Expr
-	for i := range 3 {
-		v, err := kernel.Var(i).Scale(m.Geom.Fold[i])
-		if err != nil {
-			return sub, err
-		}
-		if sub[i], err = v.Add(kernel.Const(j[i])); err != nil {
-			return sub, err
-		}
-	}
-	var idx [3]kernel.Expr
-	for i := range 3 {
-		e, err := a.Index[i].Substitute(sub)
-		if err != nil {
-			return idx, err
-		}
-		idx[i] = e
-	}
-	return idx, nil
+	b, err := kernel.FoldAccess(a, m.Geom.Fold, j)
+	return b.Index, err
 }
 
 // Footprint returns the set of granules of gran bytes that the threads in

@@ -164,25 +164,11 @@ func (tr *tracer) buildProgram(allInstances bool) error {
 // foldedKey returns the canonical text of access a for the point f·t + j in
 // thread coordinates t, which identifies accesses that coincide.
 func foldedKey(a kernel.Access, fold, j [3]int64) (string, error) {
-	var sub [3]kernel.Expr
-	for i := range 3 {
-		v, err := kernel.Var(i).Scale(fold[i])
-		if err != nil {
-			return "", err
-		}
-		if sub[i], err = v.Add(kernel.Const(j[i])); err != nil {
-			return "", err
-		}
+	b, err := kernel.FoldAccess(a, fold, j)
+	if err != nil {
+		return "", err
 	}
-	var parts [3]string
-	for i := range 3 {
-		e, err := a.Index[i].Substitute(sub)
-		if err != nil {
-			return "", err
-		}
-		parts[i] = e.String()
-	}
-	return parts[0] + "," + parts[1] + "," + parts[2], nil
+	return b.String(), nil
 }
 
 // instruction prepares access a of field f at fold offset j. Affine
