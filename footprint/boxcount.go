@@ -28,6 +28,9 @@ func CountBoxes(boxes []sets.Box) (n int64, ok bool, err error) {
 			live = append(live, b)
 		}
 	}
+	if n, ok := countIntervals(live); ok {
+		return n, true, nil
+	}
 	if len(live) > maxSweepBoxes {
 		return 0, false, nil
 	}
@@ -45,6 +48,34 @@ func CountBoxes(boxes []sets.Box) (n int64, ok bool, err error) {
 		total = sum
 	}
 	return int64(total), true, nil
+}
+
+// countIntervals counts a union of boxes that agree in y and z, such as the
+// per-row intervals of single-coordinate granules, by sorting and merging
+// their x intervals; ok is false when the boxes differ in y or z.
+func countIntervals(boxes []sets.Box) (int64, bool) {
+	if len(boxes) == 0 {
+		return 0, true
+	}
+	for _, b := range boxes[1:] {
+		if b.Lo[1] != boxes[0].Lo[1] || b.Hi[1] != boxes[0].Hi[1] || b.Lo[2] != boxes[0].Lo[2] || b.Hi[2] != boxes[0].Hi[2] {
+			return 0, false
+		}
+	}
+	iv := make([][2]int64, len(boxes))
+	for i, b := range boxes {
+		iv[i] = [2]int64{b.Lo[0], b.Hi[0]}
+	}
+	slices.SortFunc(iv, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	var length int64
+	end := iv[0][0]
+	for _, v := range iv {
+		if lo := max(v[0], end); v[1] > lo {
+			length += v[1] - lo
+			end = v[1]
+		}
+	}
+	return length * (boxes[0].Hi[1] - boxes[0].Lo[1]) * (boxes[0].Hi[2] - boxes[0].Lo[2]), true
 }
 
 // slab is a range of one coordinate of the given width over which the same

@@ -11,7 +11,7 @@ import (
 // maxImageRows bounds the number of per-row intervals the interval path
 // emits for a field whose rows are not a whole number of granules; larger
 // footprints go through ISL's own image computation.
-const maxImageRows = 4096
+const maxImageRows = 1 << 16
 
 // GranuleDims returns the number of granule coordinates of field fi at
 // granularity gran: 3 for the multi-dimensional space and for lifted linear
