@@ -288,6 +288,9 @@ func MergeBoxes(boxes []Box) []Box {
 			out = append(out, b)
 		}
 	}
+	if sameYZ(out) { // intervals of one row: a single sweep in x merges them
+		return sweep(out, 0)
+	}
 	for changed := true; changed; {
 		changed = false
 		for d := range 3 {
@@ -298,6 +301,16 @@ func MergeBoxes(boxes []Box) []Box {
 	}
 	sort.Slice(out, func(i, j int) bool { return less(out[i], out[j], 0) })
 	return out
+}
+
+// sameYZ reports whether all boxes have the same y and z extents.
+func sameYZ(boxes []Box) bool {
+	for _, b := range boxes {
+		if !sameOutside(b, boxes[0], 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // sweep merges, among boxes that agree outside dimension d, those that
