@@ -6,32 +6,6 @@ import (
 	"github.com/polyvol/polyvol/measured"
 )
 
-// Pearson is the linear correlation coefficient of a and b; NaN for fewer
-// than two pairs or when either side is constant.
-func Pearson(a, b []float64) float64 {
-	if len(a) < 2 || len(a) != len(b) {
-		return math.NaN()
-	}
-	var ma, mb float64
-	for i := range a {
-		ma += a[i]
-		mb += b[i]
-	}
-	n := float64(len(a))
-	ma, mb = ma/n, mb/n
-	var cov, va, vb float64
-	for i := range a {
-		da, db := a[i]-ma, b[i]-mb
-		cov += da * db
-		va += da * da
-		vb += db * db
-	}
-	if va == 0 || vb == 0 {
-		return math.NaN()
-	}
-	return cov / math.Sqrt(va*vb)
-}
-
 // Top1 judges a ranking where lower is better (a data volume): it returns
 // the index of the smallest prediction (the first of ties) and the ratio of
 // its simulated value to the smallest simulated value, which is 1 when the
@@ -101,7 +75,7 @@ func Compute(pred, simulated [][]float64) Stats {
 	}
 	st.N = len(allP)
 	st.MAPE = measured.MAPE(allP, allS)
-	st.Pearson = Pearson(allP, allS)
+	st.Pearson = measured.Pearson(allP, allS)
 	st.Spearman, st.Top1 = math.NaN(), math.NaN()
 	if st.RankedSweeps > 0 {
 		st.Spearman = rhoSum / float64(st.RankedSweeps)

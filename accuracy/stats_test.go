@@ -5,21 +5,6 @@ import (
 	"testing"
 )
 
-func TestPearson(t *testing.T) {
-	// means 2 and 13/3: cov 5, variances 2 and 38/3, r = 5/√(76/3).
-	if got, want := Pearson([]float64{1, 2, 3}, []float64{2, 4, 7}), 5/math.Sqrt(76.0/3); math.Abs(got-want) > 1e-12 {
-		t.Errorf("Pearson = %v, want %v", got, want)
-	}
-	if got := Pearson([]float64{1, 2, 3}, []float64{6, 4, 2}); math.Abs(got+1) > 1e-12 {
-		t.Errorf("Pearson of a falling line = %v, want -1", got)
-	}
-	for _, c := range [][2][]float64{{{1}, {1}}, {{1, 1}, {1, 2}}, {{1, 2}, {1}}} {
-		if got := Pearson(c[0], c[1]); !math.IsNaN(got) {
-			t.Errorf("Pearson(%v, %v) = %v, want NaN", c[0], c[1], got)
-		}
-	}
-}
-
 func TestTop1(t *testing.T) {
 	cases := []struct {
 		pred, sim []float64

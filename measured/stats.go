@@ -53,12 +53,25 @@ func Spearman(a, b []float64) float64 {
 	if len(a) < 2 || len(a) != len(b) {
 		return math.NaN()
 	}
-	ra, rb := ranks(a), ranks(b)
+	return Pearson(ranks(a), ranks(b))
+}
+
+// Pearson is the linear correlation coefficient of a and b; NaN for fewer
+// than two pairs or when either side is constant.
+func Pearson(a, b []float64) float64 {
+	if len(a) < 2 || len(a) != len(b) {
+		return math.NaN()
+	}
+	var ma, mb float64
+	for i := range a {
+		ma += a[i]
+		mb += b[i]
+	}
 	n := float64(len(a))
-	ma, mb := (n+1)/2, (n+1)/2
+	ma, mb = ma/n, mb/n
 	var cov, va, vb float64
-	for i := range ra {
-		da, db := ra[i]-ma, rb[i]-mb
+	for i := range a {
+		da, db := a[i]-ma, b[i]-mb
 		cov += da * db
 		va += da * da
 		vb += db * db
