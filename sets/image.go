@@ -1,8 +1,10 @@
 package sets
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"math"
+	"slices"
 
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
@@ -176,15 +178,18 @@ func (t separableTerm) interval(p Box) (lo, hi, step int64) {
 // maxImageRows intervals, and the caller must let ISL compute the image.
 func (m *Mapper) ImageBoxes(fi int, store bool, gran int64, space AddressSpace, boxes []Box) (img []Box, ok bool, err error) {
 	f := m.Kernel.Fields[fi]
-	raw := f.LoadMaps
-	if store {
-		raw = f.StoreMaps
+	R, lifted := m.lifted(fi, store, gran, space)
+	if space == LinearSpace && !lifted { // single-coordinate granules [g]
+		ranges, ok := m.AddressRanges(fi, store, gran, boxes)
+		if !ok {
+			return nil, false, nil
+		}
+		return rangeGranules(ranges, gran), true, nil
 	}
-	if len(raw) > 0 {
+	if len(f.LoadMaps) > 0 && !store || len(f.StoreMaps) > 0 && store {
 		return nil, false, nil
 	}
 	s, alpha := f.Element, f.Offset
-	R, lifted := m.lifted(fi, store, gran, space)
 	for _, a := range f.Accesses(store) {
 		terms, sep := separable(a)
 		if !sep {
@@ -198,8 +203,7 @@ func (m *Mapper) ImageBoxes(fi int, store bool, gran int64, space AddressSpace, 
 			e0lo, e0hi, step0 := terms[0].interval(p)
 			e1lo, e1hi, step1 := terms[1].interval(p)
 			e2lo, e2hi, step2 := terms[2].interval(p)
-			switch {
-			case space == MultiDimSpace:
+			if space == MultiDimSpace {
 				kappa := gran / s
 				if kappa < 1 {
 					return nil, false, fmt.Errorf("field %q: element size %d B exceeds the granularity %d B of the multi-dimensional address space", f.Name, s, gran)
@@ -210,28 +214,21 @@ func (m *Mapper) ImageBoxes(fi int, store bool, gran int64, space AddressSpace, 
 				img = append(img, Box{
 					Lo: [3]int64{floorDiv(e0lo, kappa), e1lo, e2lo},
 					Hi: [3]int64{floorDiv(e0hi, kappa) + 1, e1hi + 1, e2hi + 1}})
-			case lifted:
-				if step0*s > gran || step1 > 1 || step2 > 1 {
-					return nil, false, nil
-				}
-				umin, umax := floorDiv(s*(alpha+e0lo), gran), floorDiv(s*(alpha+e0hi), gran)
-				N1 := f.Extent[1]
-				for k := floorDiv(umin, R); k <= floorDiv(umax, R); k++ {
-					rlo, rhi := max(umin, k*R)-k*R, min(umax, k*R+R-1)-k*R
-					for mm := floorDiv(e1lo+k, N1); mm <= floorDiv(e1hi+k, N1); mm++ {
-						ylo, yhi := max(e1lo+k, mm*N1)-mm*N1, min(e1hi+k, mm*N1+N1-1)-mm*N1
-						img = append(img, Box{
-							Lo: [3]int64{rlo, ylo, e2lo + mm},
-							Hi: [3]int64{rhi + 1, yhi + 1, e2hi + mm + 1}})
-					}
-				}
-			default: // linear, one interval per row (rows may be strided)
-				if step0*s > gran {
-					return nil, false, nil
-				}
-				img = appendRows(img, f, gran, [3]int64{e0lo, e1lo, e2lo}, [3]int64{e0hi, e1hi, e2hi}, step1, step2)
-				if len(img) > maxImageRows {
-					return nil, false, nil
+				continue
+			}
+			// lifted linear granules [r, y', z']
+			if step0*s > gran || step1 > 1 || step2 > 1 {
+				return nil, false, nil
+			}
+			umin, umax := floorDiv(s*(alpha+e0lo), gran), floorDiv(s*(alpha+e0hi), gran)
+			N1 := f.Extent[1]
+			for k := floorDiv(umin, R); k <= floorDiv(umax, R); k++ {
+				rlo, rhi := max(umin, k*R)-k*R, min(umax, k*R+R-1)-k*R
+				for mm := floorDiv(e1lo+k, N1); mm <= floorDiv(e1hi+k, N1); mm++ {
+					ylo, yhi := max(e1lo+k, mm*N1)-mm*N1, min(e1hi+k, mm*N1+N1-1)-mm*N1
+					img = append(img, Box{
+						Lo: [3]int64{rlo, ylo, e2lo + mm},
+						Hi: [3]int64{rhi + 1, yhi + 1, e2hi + mm + 1}})
 				}
 			}
 		}
@@ -239,42 +236,135 @@ func (m *Mapper) ImageBoxes(fi int, store bool, gran int64, space AddressSpace, 
 	return MergeBoxes(img), true, nil
 }
 
-// appendRows appends the granule intervals of the rows e1 ∈ [lo1, hi1] (step
-// step1), e2 ∈ [lo2, hi2] (step step2) of a field, each row covering the
-// elements [lo0, hi0]. Rows closer than one granule merge into one interval:
-// a gap shorter than a granule cannot hide a whole granule, so the granules
-// of the rows are those of their hull.
-func appendRows(img []Box, f *kernel.Field, gran int64, lo, hi [3]int64, step1, step2 int64) []Box {
+// AddressRange is the closed range [First, Last] of byte addresses that
+// holds a list of element start addresses.
+type AddressRange struct {
+	First, Last int64
+}
+
+// AddressRanges returns the start addresses at which the threads in boxes
+// access field fi's elements through its loads (or stores), in the linear
+// address space, as sorted ranges that stand for the addresses at
+// granularity gran: consecutive addresses inside a range are at most gran
+// bytes apart, and so are two ranges only if they are joined into one. A
+// range then holds no gap that could contain a whole granule, so the
+// granules of the ranges are those of the addresses, also after every
+// address is shifted by the same amount. ok is false when an access is not
+// separable (see FootprintSet), an element stride exceeds gran, the field
+// has raw maps, or more than maxImageRows rows would be listed.
+func (m *Mapper) AddressRanges(fi int, store bool, gran int64, boxes []Box) (ranges []AddressRange, ok bool) {
+	f := m.Kernel.Fields[fi]
+	if len(f.LoadMaps) > 0 && !store || len(f.StoreMaps) > 0 && store {
+		return nil, false
+	}
+	// The element indices of unit-stride accesses form boxes; merging them
+	// first (a stencil's accesses overlap in all but one index) leaves far
+	// fewer rows to list.
+	var unit []Box
+	for _, a := range f.Accesses(store) {
+		terms, sep := separable(a)
+		if !sep {
+			return nil, false
+		}
+		for _, tb := range boxes {
+			p := m.PointBox(tb)
+			if p.Empty() {
+				continue
+			}
+			e0lo, e0hi, step0 := terms[0].interval(p)
+			e1lo, e1hi, step1 := terms[1].interval(p)
+			e2lo, e2hi, step2 := terms[2].interval(p)
+			if step0*f.Element > gran {
+				return nil, false
+			}
+			if step0 == 1 && step1 == 1 && step2 == 1 {
+				unit = append(unit, Box{Lo: [3]int64{e0lo, e1lo, e2lo}, Hi: [3]int64{e0hi + 1, e1hi + 1, e2hi + 1}})
+				continue
+			}
+			ranges = appendRowRanges(ranges, f, gran, [3]int64{e0lo, e1lo, e2lo}, [3]int64{e0hi, e1hi, e2hi}, step1, step2)
+			if len(ranges) > maxImageRows {
+				return nil, false
+			}
+		}
+	}
+	for _, b := range MergeBoxes(unit) {
+		ranges = appendRowRanges(ranges, f, gran, b.Lo, [3]int64{b.Hi[0] - 1, b.Hi[1] - 1, b.Hi[2] - 1}, 1, 1)
+		if len(ranges) > maxImageRows {
+			return nil, false
+		}
+	}
+	slices.SortFunc(ranges, func(a, b AddressRange) int { return cmp.Compare(a.First, b.First) })
+	out := ranges[:0]
+	for _, r := range ranges {
+		if k := len(out) - 1; k >= 0 && r.First-out[k].Last <= gran {
+			out[k].Last = max(out[k].Last, r.Last)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, true
+}
+
+// appendRowRanges appends the address ranges of the rows e1 ∈ [lo1, hi1]
+// (step step1), e2 ∈ [lo2, hi2] (step step2) of a field, each row holding
+// the elements [lo0, hi0]. Rows whose start addresses are at most gran apart
+// are listed as one range, and so are such layers of rows, so that a large
+// footprint needs few ranges.
+func appendRowRanges(out []AddressRange, f *kernel.Field, gran int64, lo, hi [3]int64, step1, step2 int64) []AddressRange {
 	s, n0, n01 := f.Element, f.Extent[0], f.Extent[0]*f.Extent[1]
-	rowBytes := (hi[0] - lo[0] + 1) * s
-	mergeY := step1*n0*s-rowBytes < gran
-	layerBytes := rowBytes
-	if mergeY {
-		layerBytes = (hi[1]-lo[1])*n0*s + rowBytes
+	span := func(first, last int64) AddressRange { // element offsets of the first and last element
+		return AddressRange{s * (f.Offset + first), s * (f.Offset + last)}
 	}
-	mergeZ := mergeY && step2*n01*s-layerBytes < gran
-	interval := func(first, last int64) Box { // element offsets of the first and last byte's elements
-		return Box{Lo: [3]int64{floorDiv(s*(f.Offset+first), gran), 0, 0},
-			Hi: [3]int64{floorDiv(s*(f.Offset+last), gran) + 1, 1, 1}}
-	}
+	rowSpan := hi[0] - lo[0]
+	joinY := s*(step1*n0-rowSpan) <= gran
+	layerSpan := rowSpan + (hi[1]-lo[1])*n0
+	joinZ := joinY && s*(step2*n01-layerSpan) <= gran
 	switch {
-	case mergeZ:
-		return append(img, interval(lo[0]+lo[1]*n0+lo[2]*n01, hi[0]+hi[1]*n0+hi[2]*n01))
-	case mergeY:
-		for e2 := lo[2]; e2 <= hi[2]; e2 += step2 {
-			img = append(img, interval(lo[0]+lo[1]*n0+e2*n01, hi[0]+hi[1]*n0+e2*n01))
+	case joinZ:
+		return append(out, span(lo[0]+lo[1]*n0+lo[2]*n01, hi[0]+hi[1]*n0+hi[2]*n01))
+	case joinY:
+		for e2 := lo[2]; e2 <= hi[2] && len(out) <= maxImageRows; e2 += step2 {
+			out = append(out, span(lo[0]+lo[1]*n0+e2*n01, hi[0]+hi[1]*n0+e2*n01))
 		}
-		return img
+		return out
 	}
-	for e2 := lo[2]; e2 <= hi[2]; e2 += step2 {
+	for e2 := lo[2]; e2 <= hi[2] && len(out) <= maxImageRows; e2 += step2 {
 		for e1 := lo[1]; e1 <= hi[1]; e1 += step1 {
-			img = append(img, interval(lo[0]+e1*n0+e2*n01, hi[0]+e1*n0+e2*n01))
+			out = append(out, span(lo[0]+e1*n0+e2*n01, hi[0]+e1*n0+e2*n01))
 		}
-		if len(img) > maxImageRows {
-			return img
+	}
+	return out
+}
+
+// rangeGranules returns the granules of sorted address ranges (see
+// AddressRanges) as merged intervals [g, g') of single-coordinate boxes.
+func rangeGranules(ranges []AddressRange, gran int64) []Box {
+	var img []Box
+	for _, r := range ranges {
+		lo, hi := floorDiv(r.First, gran), floorDiv(r.Last, gran)+1
+		if k := len(img) - 1; k >= 0 && lo <= img[k].Hi[0] {
+			img[k].Hi[0] = max(img[k].Hi[0], hi)
+			continue
 		}
+		img = append(img, Box{Lo: [3]int64{lo, 0, 0}, Hi: [3]int64{hi, 1, 1}})
 	}
 	return img
+}
+
+// CountGranules returns the number of granules of gran bytes that sorted
+// address ranges (see AddressRanges) touch after every address is shifted
+// by shift bytes.
+func CountGranules(ranges []AddressRange, gran, shift int64) int64 {
+	var n int64
+	next := int64(math.MinInt64) // the first granule not yet counted
+	for _, r := range ranges {
+		lo, hi := max(floorDiv(r.First+shift, gran), next), floorDiv(r.Last+shift, gran)
+		if hi >= lo {
+			n += hi - lo + 1
+			next = hi + 1
+		}
+	}
+	return n
 }
 
 // MergeBoxes returns a union-equivalent list of boxes in which no two boxes
@@ -299,7 +389,7 @@ func MergeBoxes(boxes []Box) []Box {
 			changed = changed || len(out) < n
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return less(out[i], out[j], 0) })
+	slices.SortFunc(out, func(a, b Box) int { return compareBoxes(a, b, 0) })
 	return out
 }
 
@@ -316,7 +406,7 @@ func sameYZ(boxes []Box) bool {
 // sweep merges, among boxes that agree outside dimension d, those that
 // overlap or touch in d.
 func sweep(boxes []Box, d int) []Box {
-	sort.Slice(boxes, func(i, j int) bool { return less(boxes[i], boxes[j], d) })
+	slices.SortFunc(boxes, func(a, b Box) int { return compareBoxes(a, b, d) })
 	out := boxes[:0]
 	for _, b := range boxes {
 		if k := len(out) - 1; k >= 0 && sameOutside(out[k], b, d) && b.Lo[d] <= out[k].Hi[d] {
@@ -328,23 +418,24 @@ func sweep(boxes []Box, d int) []Box {
 	return out
 }
 
-// less orders boxes by their extents outside dimension d, then by Lo[d].
-func less(a, b Box, d int) bool {
+// compareBoxes orders boxes by their extents outside dimension d, then by
+// their extent in d.
+func compareBoxes(a, b Box, d int) int {
 	for k := range 3 {
 		if k == d {
 			continue
 		}
-		if a.Lo[k] != b.Lo[k] {
-			return a.Lo[k] < b.Lo[k]
+		if c := cmp.Compare(a.Lo[k], b.Lo[k]); c != 0 {
+			return c
 		}
-		if a.Hi[k] != b.Hi[k] {
-			return a.Hi[k] < b.Hi[k]
+		if c := cmp.Compare(a.Hi[k], b.Hi[k]); c != 0 {
+			return c
 		}
 	}
-	if a.Lo[d] != b.Lo[d] {
-		return a.Lo[d] < b.Lo[d]
+	if c := cmp.Compare(a.Lo[d], b.Lo[d]); c != 0 {
+		return c
 	}
-	return a.Hi[d] < b.Hi[d]
+	return cmp.Compare(a.Hi[d], b.Hi[d])
 }
 
 // sameOutside reports whether a and b have the same extent in every

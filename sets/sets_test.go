@@ -56,12 +56,9 @@ func randomKernel(t *testing.T, r *rand.Rand) *kernel.Kernel {
 	return k
 }
 
-// enumeratedFootprint evaluates the accesses point by point: the oracle.
-func enumeratedFootprint(m *Mapper, fi int, gran int64, space AddressSpace, boxes []Box) []string {
-	f := m.Kernel.Fields[fi]
-	tuple := TupleName(m.Kernel, fi, false)
-	R, lifted := m.lifted(fi, false, gran, space)
-	seen := map[string]bool{}
+// visitAccesses calls visit for every load of field fi at every lattice
+// point of the threads in boxes (inside the domain when m guards points).
+func visitAccesses(m *Mapper, fi int, boxes []Box, visit func(a kernel.Access, p kernel.Point)) {
 	for _, box := range boxes {
 		for x := box.Lo[0]; x < box.Hi[0]; x++ {
 			for y := box.Lo[1]; y < box.Hi[1]; y++ {
@@ -71,32 +68,98 @@ func enumeratedFootprint(m *Mapper, fi int, gran int64, space AddressSpace, boxe
 						if m.PointGuard && (p[0] >= m.Geom.Domain[0] || p[1] >= m.Geom.Domain[1] || p[2] >= m.Geom.Domain[2]) {
 							continue
 						}
-						for _, a := range f.Loads {
-							var key string
-							if space == MultiDimSpace {
-								key = fmt.Sprintf("%s[%d, %d, %d]", tuple, floorDiv(a.Index[0].Eval(p), gran/f.Element), a.Index[1].Eval(p), a.Index[2].Eval(p))
-							} else {
-								g := floorDiv(f.ByteAddress(a, p), gran)
-								if lifted {
-									w := floorDiv(g, R)
-									key = fmt.Sprintf("%s[%d, %d, %d]", tuple, g-w*R, w-floorDiv(w, f.Extent[1])*f.Extent[1], floorDiv(w, f.Extent[1]))
-								} else {
-									key = fmt.Sprintf("%s[%d]", tuple, g)
-								}
-							}
-							seen[key] = true
+						for _, a := range m.Kernel.Fields[fi].Loads {
+							visit(a, p)
 						}
 					}
 				}
 			}
 		}
 	}
+}
+
+// enumeratedFootprint evaluates the accesses point by point: the oracle.
+func enumeratedFootprint(m *Mapper, fi int, gran int64, space AddressSpace, boxes []Box) []string {
+	f := m.Kernel.Fields[fi]
+	tuple := TupleName(m.Kernel, fi, false)
+	R, lifted := m.lifted(fi, false, gran, space)
+	seen := map[string]bool{}
+	visitAccesses(m, fi, boxes, func(a kernel.Access, p kernel.Point) {
+		var key string
+		if space == MultiDimSpace {
+			key = fmt.Sprintf("%s[%d, %d, %d]", tuple, floorDiv(a.Index[0].Eval(p), gran/f.Element), a.Index[1].Eval(p), a.Index[2].Eval(p))
+		} else {
+			g := floorDiv(f.ByteAddress(a, p), gran)
+			if lifted {
+				w := floorDiv(g, R)
+				key = fmt.Sprintf("%s[%d, %d, %d]", tuple, g-w*R, w-floorDiv(w, f.Extent[1])*f.Extent[1], floorDiv(w, f.Extent[1]))
+			} else {
+				key = fmt.Sprintf("%s[%d]", tuple, g)
+			}
+		}
+		seen[key] = true
+	})
 	out := make([]string, 0, len(seen))
 	for k := range seen {
 		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestCountGranulesUnderShift checks, on random kernels, thread boxes and
+// granularities (some not a multiple of the element size), that the
+// granules of AddressRanges shifted by a random amount are exactly the
+// distinct granules of the shifted start addresses, enumerated point by
+// point, and that the ranges are sorted and more than a granule apart.
+func TestCountGranulesUnderShift(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	checked := 0
+	for c := range 1000 {
+		k := randomKernel(t, r)
+		l := k.NewLaunch([3]int64{1 + int64(r.IntN(8)), 1 + int64(r.IntN(4)), 1 + int64(r.IntN(3))},
+			[3]int64{1 + int64(r.IntN(2)), 1 + int64(r.IntN(2)), 1})
+		m := &Mapper{Kernel: k, Geom: NewGeometry(l), PointGuard: r.IntN(2) == 0}
+		grid := m.Geom.GridThreads()
+		var boxes []Box
+		for range 1 + r.IntN(2) {
+			var b Box
+			for i := range 3 {
+				b.Lo[i] = int64(r.IntN(int(grid.Hi[i])))
+				b.Hi[i] = b.Lo[i] + 1 + int64(r.IntN(int(grid.Hi[i]-b.Lo[i])))
+			}
+			boxes = append(boxes, b)
+		}
+		gran := []int64{4, 16, 32, 48, 128, 1000, 4096}[r.IntN(7)]
+		for fi, f := range k.Fields {
+			ranges, ok := m.AddressRanges(fi, false, gran, boxes)
+			if !ok {
+				continue
+			}
+			checked++
+			for i := 1; i < len(ranges); i++ {
+				if ranges[i].First-ranges[i-1].Last <= gran || ranges[i].First > ranges[i].Last {
+					t.Fatalf("case %d field %d: ranges %v not sorted and separated at granularity %d", c, fi, ranges, gran)
+				}
+			}
+			var addrs []int64
+			visitAccesses(m, fi, boxes, func(a kernel.Access, p kernel.Point) { addrs = append(addrs, f.ByteAddress(a, p)) })
+			for range 4 {
+				shift := r.Int64N(4*gran) - 2*gran
+				seen := map[int64]bool{}
+				for _, a := range addrs {
+					seen[floorDiv(a+shift, gran)] = true
+				}
+				if got := CountGranules(ranges, gran, shift); got != int64(len(seen)) {
+					t.Fatalf("case %d field %d gran %d shift %d boxes %v: %d granules, enumeration has %d\n kernel %+v",
+						c, fi, gran, shift, boxes, got, len(seen), f)
+				}
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d footprints had address ranges; the generator no longer exercises them", checked)
+	}
 }
 
 // TestFootprintEqualsEnumeration checks, on random kernels, launches and
