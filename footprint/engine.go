@@ -100,19 +100,19 @@ func (e *Engine) OverlapCount(q Request, a, b []sets.Box) (int64, error) {
 func (e *Engine) field(q Request) *kernel.Field { return e.Mapper.Kernel.Fields[q.Field] }
 
 // classKey identifies blocks whose footprints for a request are translates
-// of each other in the linear address space, so that they have the same
-// size: the same clipped point box relative to the block's first point, the
-// same first access address modulo the granularity, and the same distances
-// between the accesses. ok is false when no such key exists (non-affine or
-// raw accesses, or the multi-dimensional space); such blocks are counted one
-// by one.
-func (e *Engine) classKey(q Request, blockThreads sets.Box) (string, bool) {
+// of each other in the linear address space: the same clipped point box
+// relative to the block's first point and the same distances between the
+// accesses. base is the first access's byte address at the block's first
+// point; two blocks of a class differ by the shift between their bases. ok
+// is false when no such key exists (non-affine or raw accesses, or the
+// multi-dimensional space); such blocks are counted one by one.
+func (e *Engine) classKey(q Request, blockThreads sets.Box) (key string, base int64, ok bool) {
 	if q.Space != sets.LinearSpace {
-		return "", false
+		return "", 0, false
 	}
 	f := e.field(q)
 	if len(f.LoadMaps) > 0 && !q.Store || len(f.StoreMaps) > 0 && q.Store {
-		return "", false
+		return "", 0, false
 	}
 	m := e.Mapper
 	var origin kernel.Point
@@ -120,49 +120,76 @@ func (e *Engine) classKey(q Request, blockThreads sets.Box) (string, bool) {
 		origin[i] = blockThreads.Lo[i] * m.Geom.Fold[i]
 	}
 	p := m.PointBox(blockThreads)
-	key := make([]byte, 0, 64)
+	buf := make([]byte, 0, 64)
 	for i := range 3 {
-		key = binary.AppendVarint(key, p.Lo[i]-origin[i])
-		key = binary.AppendVarint(key, p.Hi[i]-origin[i])
+		buf = binary.AppendVarint(buf, p.Lo[i]-origin[i])
+		buf = binary.AppendVarint(buf, p.Hi[i]-origin[i])
 	}
-	var first int64
 	for i, a := range f.Accesses(q.Store) {
 		for d := range 3 {
 			if _, _, lin := a.Index[d].Linear(); !lin {
-				return "", false
+				return "", 0, false
 			}
 		}
 		addr := f.ByteAddress(a, origin)
 		if i == 0 {
-			first = addr
-			key = binary.AppendVarint(key, addr-floorDiv(addr, q.Gran)*q.Gran)
+			base = addr
 			continue
 		}
-		key = binary.AppendVarint(key, addr-first)
+		buf = binary.AppendVarint(buf, addr-base)
 	}
-	return string(key), true
+	return string(buf), base, true
+}
+
+// blockClass is one class of translated block footprints in SumOverBlocks.
+type blockClass struct {
+	base int64 // the representative's first access address
+	// ranges are the representative's address ranges at the request's
+	// granularity, when listed is true.
+	ranges []sets.AddressRange
+	listed bool
+	// sizes holds the footprint sizes counted so far by base address modulo
+	// the granularity, on which the size of a translate depends.
+	sizes map[int64]int64
 }
 
 // SumOverBlocks returns Σ_b |F_q(b)| over the given blocks (thread boxes,
-// one per block), counting one representative per class of translated
-// footprints.
+// one per block). Blocks whose footprints are translates of each other form
+// a class (classKey); for each class it lists the representative's address
+// ranges once and counts every member's granules from them in one pass
+// over the ranges (sets.CountGranules), and members at the same base
+// address modulo the granularity share one count.
 func (e *Engine) SumOverBlocks(q Request, blocks []sets.Box) (int64, error) {
-	cache := map[string]int64{}
+	classes := map[string]*blockClass{}
 	var sum int64
 	for _, b := range blocks {
-		key, ok := e.classKey(q, b)
-		if ok {
-			if n, hit := cache[key]; hit {
-				sum += n
-				continue
+		key, base, ok := e.classKey(q, b)
+		if !ok {
+			n, err := e.Count(q, []sets.Box{b})
+			if err != nil {
+				return 0, err
 			}
+			sum += n
+			continue
 		}
-		n, err := e.Count(q, []sets.Box{b})
-		if err != nil {
-			return 0, err
+		c := classes[key]
+		if c == nil {
+			c = &blockClass{base: base, sizes: map[int64]int64{}}
+			c.ranges, c.listed = e.Mapper.AddressRanges(q.Field, q.Store, q.Gran, []sets.Box{b})
+			classes[key] = c
 		}
-		if ok {
-			cache[key] = n
+		residue := floorMod(base, q.Gran)
+		n, hit := c.sizes[residue]
+		if !hit {
+			if c.listed {
+				n = sets.CountGranules(c.ranges, q.Gran, base-c.base)
+			} else {
+				var err error
+				if n, err = e.Count(q, []sets.Box{b}); err != nil {
+					return 0, err
+				}
+			}
+			c.sizes[residue] = n
 		}
 		sum += n
 	}
