@@ -77,7 +77,7 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method
 		return L1Result{}, err
 	}
 	guard := newPointGuard(l, m)
-	var warps []warpTile
+	var warps *warpSet
 	var allocBlocks [][3]int64
 	var threads, threadsPerBlock float64
 	if m == sets.Reference {
@@ -90,8 +90,8 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method
 			n[i] = min(referenceCycleSampleThreads, l.Block[i]*t[i]) / shape[i]
 		}
 		n[0] = max(referenceCycleMinWidth/l.Block[0], n[0])
-		warps = boxTiles(shape, n)
-		threads = float64(len(warps) * d.SubWarpSize)
+		warps = newWarpSet(boxTiles(shape, n), guard)
+		threads = float64(len(warps.tiles) * d.SubWarpSize)
 		allocBlocks = truncatedBlocks(l)
 		threadsPerBlock = float64(l.ThreadsPerBlock())
 	} else {
@@ -104,7 +104,7 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method
 			}
 		}
 		reps, weights := blockClasses(lists, l, modulus, sample)
-		warps = hardwareWarps(l.Block, d.SubWarpSize, reps, weights)
+		warps = newWarpSet(hardwareWarps(l.Block, d.SubWarpSize, reps, weights), guard)
 		active := guard.activeThreadsIn(l.Block, sample)
 		if active == 0 {
 			return L1Result{}, fmt.Errorf("footprint: the sample blocks hold no thread inside the domain %v", l.Domain)
@@ -123,9 +123,7 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method
 				c := newWarpMeasure([]Instruction{in}, guard, model.modulus(in.Width), memoise, func(lanes [][]int64) l1Terms {
 					return model.terms(lanes[0], in.Width)
 				})
-				for _, w := range warps {
-					sum.add(c.on(w), w.weight)
-				}
+				c.each(warps, sum.add)
 			}
 		}
 		var lines float64

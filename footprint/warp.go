@@ -75,19 +75,19 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Met
 		return WarpResult{}, err
 	}
 	guard := newPointGuard(l, m)
-	var warps, diagWarps []warpTile
+	var warps, diagWarps *warpSet
 	var blocks, diagBlocks float64
 	diagGranule := d.L1FetchBytes
 	if m == sets.Reference {
 		t := truncatedGrid(l)
-		warps = warpBoxesOver(l.Block, d.WarpSize, t)
+		warps = newWarpSet(warpBoxesOver(l.Block, d.WarpSize, t), guard)
 		blocks = float64(t[0] * t[1] * t[2])
-		diagWarps = warpBoxesOver(l.Block, referenceDiagWarp, [3]int64{1, 1, 1})
+		diagWarps = newWarpSet(warpBoxesOver(l.Block, referenceDiagWarp, [3]int64{1, 1, 1}), guard)
 		diagBlocks = 1
 		diagGranule = referenceDiagWarp
 	} else {
 		reps, weights := blockClasses(lists, l, lcm(d.L1FetchBytes, d.L1WriteBytes), sample)
-		warps = hardwareWarps(l.Block, d.WarpSize, reps, weights)
+		warps = newWarpSet(hardwareWarps(l.Block, d.WarpSize, reps, weights), guard)
 		diagWarps = warps
 		blocks = float64(len(sample))
 		diagBlocks = blocks
@@ -106,9 +106,7 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Met
 		var sectors int64
 		for _, in := range fi.Instructions {
 			c := sectorCounter([]Instruction{in}, guard, granule, fullRange, memoise)
-			for _, w := range warps {
-				sectors += c.on(w) * w.weight
-			}
+			c.each(warps, func(n, weight int64) { sectors += n * weight })
 		}
 		f := WarpField{Name: fi.Field.Name, Store: fi.Store}
 		if fi.Store {
@@ -117,9 +115,7 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Met
 		} else {
 			c := sectorCounter(fi.Instructions, guard, diagGranule, fullRange, memoise)
 			var diag int64
-			for _, w := range diagWarps {
-				diag += c.on(w) * w.weight
-			}
+			c.each(diagWarps, func(n, weight int64) { diag += n * weight })
 			f.L1Load = mult * float64(sectors*granule) / blocks
 			f.WarpL1Load = mult * float64(diag*d.L1FetchBytes) / diagBlocks
 			res.BlockL1Load += f.L1Load

@@ -2,6 +2,7 @@ package footprint
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/sets"
@@ -284,6 +285,9 @@ type warpMeasure[T any] struct {
 	modulus int64
 	measure func(lanes [][]int64) T
 	memo    map[memoKey]T // nil: no memoisation
+	// rigid is true when all addresses are affine with the same
+	// coefficients, so that their distances are the same on every warp.
+	rigid bool
 	// distances numbers the distinct vectors of the other instructions'
 	// base addresses relative to the first's (groups of several only).
 	distances map[string]int
@@ -304,6 +308,10 @@ func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64
 		a := newLaneAddress(in.Address)
 		affine = affine && a.affine
 		w.addrs = append(w.addrs, a)
+	}
+	w.rigid = affine
+	for _, a := range w.addrs {
+		w.rigid = w.rigid && a.coef == w.addrs[0].coef
 	}
 	if memoise && affine {
 		w.memo = make(map[memoKey]T)
@@ -344,6 +352,109 @@ func (w *warpMeasure[T]) on(t warpTile) T {
 	v := w.enumerate(t, true)
 	w.memo[key] = v
 	return v
+}
+
+// maxBucketModulus bounds the moduli for which warps are grouped by address
+// residue (see warpSet).
+const maxBucketModulus = 1 << 12
+
+// warpSet is a list of warps together with its partitions into groups of
+// equivalent warps, made on demand and kept for each address coefficient
+// vector and modulus.
+type warpSet struct {
+	tiles  []warpTile
+	guard  *pointGuard
+	groups map[groupKey]*warpGroups
+}
+
+type groupKey struct {
+	coef    [3]int64
+	modulus int64
+}
+
+// warpGroups partitions the warps of a warpSet for affine addresses with one
+// coefficient vector c: warps whose lanes all execute, that share a lane
+// pattern and c·base modulo the modulus form a group. Every instruction
+// with address c·t + c0 sees the lane addresses of a group's warps up to a
+// shift by a multiple of the modulus. The warps with inactive lanes are
+// loose.
+type warpGroups struct {
+	reps    []int   // index of each group's first warp
+	weights []int64 // total weight of each group's warps
+	loose   []int
+}
+
+func newWarpSet(tiles []warpTile, guard *pointGuard) *warpSet {
+	return &warpSet{tiles: tiles, guard: guard, groups: map[groupKey]*warpGroups{}}
+}
+
+// grouped returns the partition for coefficients coef and the modulus,
+// computing it with a few integer operations per warp on first use.
+func (s *warpSet) grouped(coef [3]int64, modulus int64) *warpGroups {
+	key := groupKey{coef, modulus}
+	if g, ok := s.groups[key]; ok {
+		return g
+	}
+	type bucket struct {
+		weight int64
+		rep    int
+	}
+	g := &warpGroups{}
+	var patterns []*lanePattern
+	var buckets [][]bucket
+	mask, pow2 := modulus-1, modulus&(modulus-1) == 0
+	for i, t := range s.tiles {
+		if s.guard != nil && !s.guard.allExecute(t) {
+			g.loose = append(g.loose, i)
+			continue
+		}
+		k := slices.Index(patterns, t.lanes)
+		if k < 0 {
+			k = len(patterns)
+			patterns = append(patterns, t.lanes)
+			buckets = append(buckets, make([]bucket, modulus))
+		}
+		a := coef[0]*t.base[0] + coef[1]*t.base[1] + coef[2]*t.base[2]
+		r := a & mask // a mod modulus, also for negative a
+		if !pow2 {
+			r = floorMod(a, modulus)
+		}
+		b := &buckets[k][r]
+		if b.weight == 0 {
+			b.rep = i
+		}
+		b.weight += t.weight
+	}
+	for k := range patterns {
+		for _, b := range buckets[k] {
+			if b.weight > 0 {
+				g.reps = append(g.reps, b.rep)
+				g.weights = append(g.weights, b.weight)
+			}
+		}
+	}
+	s.groups[key] = g
+	return g
+}
+
+// each calls visit with the measure and weight of every warp of ws. For
+// rigid memoised instructions it measures each group of equivalent warps
+// (warpSet.grouped) once and visits it with the group's total weight; all
+// other warps are visited one by one.
+func (w *warpMeasure[T]) each(ws *warpSet, visit func(v T, weight int64)) {
+	if w.memo == nil || !w.rigid || w.modulus > maxBucketModulus {
+		for _, t := range ws.tiles {
+			visit(w.on(t), t.weight)
+		}
+		return
+	}
+	g := ws.grouped(w.addrs[0].coef, w.modulus)
+	for _, i := range g.loose {
+		visit(w.on(ws.tiles[i]), ws.tiles[i].weight)
+	}
+	for k, i := range g.reps {
+		visit(w.enumerate(ws.tiles[i], true), g.weights[k])
+	}
 }
 
 // enumerate evaluates the measure lane by lane; with full false it skips
