@@ -99,46 +99,69 @@ func (e *Engine) OverlapCount(q Request, a, b []sets.Box) (int64, error) {
 // field returns the kernel field of request q.
 func (e *Engine) field(q Request) *kernel.Field { return e.Mapper.Kernel.Fields[q.Field] }
 
-// classKey identifies blocks whose footprints for a request are translates
-// of each other in the linear address space: the same clipped point box
-// relative to the block's first point and the same distances between the
-// accesses. base is the first access's byte address at the block's first
-// point; two blocks of a class differ by the shift between their bases. ok
-// is false when no such key exists (non-affine or raw accesses, or the
-// multi-dimensional space); such blocks are counted one by one.
-func (e *Engine) classKey(q Request, blockThreads sets.Box) (key string, base int64, ok bool) {
-	if q.Space != sets.LinearSpace {
-		return "", 0, false
-	}
+// blockClassifier sorts the blocks of one request into classes whose
+// footprints are translates of each other in the linear address space.
+type blockClassifier struct {
+	mapper *sets.Mapper
+	addrs  []laneAddress // each access's byte address, affine
+	// rigid is true when all accesses have the same coefficients, so that
+	// the distances between their addresses are the same in every block.
+	rigid bool
+}
+
+// classKey identifies a class of blockClassifier: blocks with the same
+// clipped point box relative to the block's first point and the same
+// distances between the accesses' addresses there.
+type classKey struct {
+	clip      sets.Box
+	distances string // encoded distances from the first access; empty when rigid
+}
+
+// newBlockClassifier returns the classifier of request q; ok is false when
+// there is none (non-affine or raw accesses, or the multi-dimensional
+// space), and blocks must be counted one by one.
+func newBlockClassifier(e *Engine, q Request) (c *blockClassifier, ok bool) {
 	f := e.field(q)
-	if len(f.LoadMaps) > 0 && !q.Store || len(f.StoreMaps) > 0 && q.Store {
-		return "", 0, false
+	if q.Space != sets.LinearSpace || len(f.LoadMaps) > 0 && !q.Store || len(f.StoreMaps) > 0 && q.Store {
+		return nil, false
 	}
-	m := e.Mapper
+	c = &blockClassifier{mapper: e.Mapper, rigid: true}
+	for _, a := range f.Accesses(q.Store) {
+		idx, err := f.ElementIndexExpr(a)
+		if err == nil {
+			idx, err = idx.Scale(f.Element)
+		}
+		if err != nil {
+			return nil, false
+		}
+		addr := newLaneAddress(idx)
+		if !addr.affine {
+			return nil, false
+		}
+		c.rigid = c.rigid && (len(c.addrs) == 0 || addr.coef == c.addrs[0].coef)
+		c.addrs = append(c.addrs, addr)
+	}
+	return c, len(c.addrs) > 0
+}
+
+// classify returns the class of the block with thread box blockThreads and
+// base, the first access's byte address at the block's first point; two
+// blocks of a class differ by the shift between their bases.
+func (c *blockClassifier) classify(blockThreads sets.Box) (key classKey, base int64) {
 	var origin kernel.Point
 	for i := range 3 {
-		origin[i] = blockThreads.Lo[i] * m.Geom.Fold[i]
+		origin[i] = blockThreads.Lo[i] * c.mapper.Geom.Fold[i]
 	}
-	p := m.PointBox(blockThreads)
-	buf := make([]byte, 0, 64)
-	for i := range 3 {
-		buf = binary.AppendVarint(buf, p.Lo[i]-origin[i])
-		buf = binary.AppendVarint(buf, p.Hi[i]-origin[i])
-	}
-	for i, a := range f.Accesses(q.Store) {
-		for d := range 3 {
-			if _, _, lin := a.Index[d].Linear(); !lin {
-				return "", 0, false
-			}
+	key.clip = c.mapper.PointBox(blockThreads).Shift([3]int64{-origin[0], -origin[1], -origin[2]})
+	base = c.addrs[0].at(origin)
+	if !c.rigid {
+		var buf []byte
+		for _, a := range c.addrs[1:] {
+			buf = binary.AppendVarint(buf, a.at(origin)-base)
 		}
-		addr := f.ByteAddress(a, origin)
-		if i == 0 {
-			base = addr
-			continue
-		}
-		buf = binary.AppendVarint(buf, addr-base)
+		key.distances = string(buf)
 	}
-	return string(buf), base, true
+	return key, base
 }
 
 // blockClass is one class of translated block footprints in SumOverBlocks.
@@ -155,15 +178,15 @@ type blockClass struct {
 
 // SumOverBlocks returns Σ_b |F_q(b)| over the given blocks (thread boxes,
 // one per block). Blocks whose footprints are translates of each other form
-// a class (classKey); for each class it lists the representative's address
+// a class (blockClassifier); for each class it lists the representative's address
 // ranges once and counts every member's granules from them in one pass
 // over the ranges (sets.CountGranules), and members at the same base
 // address modulo the granularity share one count.
 func (e *Engine) SumOverBlocks(q Request, blocks []sets.Box) (int64, error) {
-	classes := map[string]*blockClass{}
+	classifier, ok := newBlockClassifier(e, q)
+	classes := map[classKey]*blockClass{}
 	var sum int64
 	for _, b := range blocks {
-		key, base, ok := e.classKey(q, b)
 		if !ok {
 			n, err := e.Count(q, []sets.Box{b})
 			if err != nil {
@@ -172,6 +195,7 @@ func (e *Engine) SumOverBlocks(q Request, blocks []sets.Box) (int64, error) {
 			sum += n
 			continue
 		}
+		key, base := classifier.classify(b)
 		c := classes[key]
 		if c == nil {
 			c = &blockClass{base: base, sizes: map[int64]int64{}}
