@@ -55,8 +55,8 @@ func (e *Engine) Count(q Request, threads []sets.Box) (int64, error) {
 
 // OverlapCount returns |F(a) ∩ F(b)|: the granules of request q that both
 // thread sets touch. For separable accesses the intersection is the union of
-// the pairwise intersections of the two footprints' boxes, counted by
-// CountBoxes; otherwise ISL intersects the sets.
+// the pairwise intersections of the two footprints' boxes
+// (sets.IntersectBoxes), counted by CountBoxes; otherwise ISL intersects the sets.
 func (e *Engine) OverlapCount(q Request, a, b []sets.Box) (int64, error) {
 	fa, okA, err := e.Mapper.ImageBoxes(q.Field, q.Store, q.Gran, q.Space, a)
 	if err != nil {
@@ -67,15 +67,7 @@ func (e *Engine) OverlapCount(q Request, a, b []sets.Box) (int64, error) {
 		return 0, err
 	}
 	if okA && okB {
-		var both []sets.Box
-		for _, x := range fa {
-			for _, y := range fb {
-				if c := x.Intersect(y); !c.Empty() {
-					both = append(both, c)
-				}
-			}
-		}
-		if n, ok, err := CountBoxes(sets.MergeBoxes(both)); ok || err != nil {
+		if n, ok, err := CountBoxes(sets.IntersectBoxes(fa, fb)); ok || err != nil {
 			return n, err
 		}
 	}

@@ -393,6 +393,74 @@ func MergeBoxes(boxes []Box) []Box {
 	return out
 }
 
+// IntersectBoxes returns the union of boxes common to two unions of boxes. It
+// sweeps both lists in the order of their lower edges in the dimension
+// where the boxes overlap least, and intersects each box only with the
+// boxes of the other list whose extent there it meets, so that lists of
+// thousands of row intervals cost about their length, not its square.
+func IntersectBoxes(a, b []Box) []Box {
+	d := sweepDimension(a, b)
+	if len(a) == 0 || len(b) == 0 {
+		return nil
+	}
+	byLo := func(x, y Box) int { return cmp.Compare(x.Lo[d], y.Lo[d]) }
+	if !slices.IsSortedFunc(a, byLo) {
+		a = slices.Clone(a)
+		slices.SortFunc(a, byLo)
+	}
+	if !slices.IsSortedFunc(b, byLo) {
+		b = slices.Clone(b)
+		slices.SortFunc(b, byLo)
+	}
+	var out, openA, openB []Box
+	for len(a) > 0 || len(b) > 0 {
+		var x Box
+		own, other := &openA, &openB
+		if len(b) == 0 || len(a) > 0 && a[0].Lo[d] <= b[0].Lo[d] {
+			x, a = a[0], a[1:]
+		} else {
+			x, b = b[0], b[1:]
+			own, other = &openB, &openA
+		}
+		kept := (*other)[:0]
+		for _, y := range *other {
+			if y.Hi[d] <= x.Lo[d] { // y ends before x and every later box starts
+				continue
+			}
+			kept = append(kept, y)
+			if c := x.Intersect(y); !c.Empty() {
+				out = append(out, c)
+			}
+		}
+		*other = kept
+		*own = append(*own, x)
+	}
+	return MergeBoxes(out)
+}
+
+// sweepDimension returns the dimension in which the boxes of a and b
+// overlap least: the smallest ratio of their summed extents to the extent
+// of their hull.
+func sweepDimension(a, b []Box) int {
+	best, bestDepth := 0, math.Inf(1)
+	for d := range 3 {
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		var sum float64
+		for _, list := range [][]Box{a, b} {
+			for _, x := range list {
+				lo, hi = min(lo, x.Lo[d]), max(hi, x.Hi[d])
+				sum += float64(x.Hi[d] - x.Lo[d])
+			}
+		}
+		if hi > lo {
+			if depth := sum / float64(hi-lo); depth < bestDepth {
+				best, bestDepth = d, depth
+			}
+		}
+	}
+	return best
+}
+
 // sameYZ reports whether all boxes have the same y and z extents.
 func sameYZ(boxes []Box) bool {
 	for _, b := range boxes {

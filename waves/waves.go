@@ -216,12 +216,8 @@ func countFieldBoxes(e *footprint.Engine, q footprint.Request, shape Shape) (Fie
 	}
 	var failed bool
 	var firstErr error
-	count := func(parts ...[]sets.Box) int64 {
-		acc := parts[0]
-		for _, p := range parts[1:] {
-			acc = intersect(acc, p)
-		}
-		n, ok, err := footprint.CountBoxes(acc)
+	count := func(boxes []sets.Box) int64 {
+		n, ok, err := footprint.CountBoxes(boxes)
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
@@ -229,25 +225,14 @@ func countFieldBoxes(e *footprint.Engine, q footprint.Request, shape Shape) (Fie
 		return n
 	}
 	A, X, Y, Z := img[0], img[1], img[2], img[3]
+	AX, AY, AZ := sets.IntersectBoxes(A, X), sets.IntersectBoxes(A, Y), sets.IntersectBoxes(A, Z)
+	AXY := sets.IntersectBoxes(AX, Y)
 	v.New = count(A)
 	v.OldX, v.OldY, v.OldZ = count(X), count(Y), count(Z)
-	v.OvX = count(A, X)
-	v.OvY = count(A, Y) - count(A, X, Y)
-	v.OvZ = count(A, Z) - count(A, X, Z) - count(A, Y, Z) + count(A, X, Y, Z)
+	v.OvX = count(AX)
+	v.OvY = count(AY) - count(AXY)
+	v.OvZ = count(AZ) - count(sets.IntersectBoxes(AX, Z)) - count(sets.IntersectBoxes(AY, Z)) + count(sets.IntersectBoxes(AXY, Z))
 	return v, !failed && firstErr == nil, firstErr
-}
-
-// intersect returns the pairwise intersections of two unions of boxes.
-func intersect(a, b []sets.Box) []sets.Box {
-	var out []sets.Box
-	for _, x := range a {
-		for _, y := range b {
-			if c := x.Intersect(y); !c.Empty() {
-				out = append(out, c)
-			}
-		}
-	}
-	return sets.MergeBoxes(out)
 }
 
 // ConcurrentGrid returns the reference's floor-rule concurrent grid w^c of
