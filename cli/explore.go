@@ -43,8 +43,9 @@ type Exploration struct {
 }
 
 // Skipped is a configuration left out because kernel.Launch.Validate
-// rejects it (e.g. a fold larger than the domain) or because its estimate
-// exceeds the ISL operation bound (--max-operations).
+// rejects it (e.g. a fold larger than the domain), because its block does
+// not fit on an SM of the device, or because its estimate exceeds the ISL
+// operation bound (--max-operations).
 type Skipped struct {
 	Block  [3]int64 `json:"block"`
 	Fold   [3]int64 `json:"fold"`
@@ -176,7 +177,8 @@ func runExplore(c *ucli.Context) error {
 	}
 	e.Rows, e.Skipped = rows, append(e.Skipped, skipped...)
 	if shard == nil && len(e.Rows) == 0 {
-		return usageErrorf("every configuration was skipped: %s", e.Skipped[0].Reason)
+		return usageErrorf("every configuration was skipped (try fewer --threads, more --max-operations or a smaller --domain); the first: block %s fold %s: %s",
+			triple(e.Skipped[0].Block), triple(e.Skipped[0].Fold), e.Skipped[0].Reason)
 	}
 	if shard != nil {
 		format = formatJSON
@@ -230,13 +232,14 @@ func parseShard(s string) (k, n int, err error) {
 }
 
 // estimateAll estimates every launch with workers goroutines, each with its
-// own ISL context from newCtx, and returns the reports ranked (rankReports) and the
-// launches whose estimate exceeded the ISL operation bound, as skipped.
+// own ISL context from newCtx, and returns the reports ranked (rankReports)
+// and, as skipped, the launches whose estimate exceeded the ISL operation
+// bound or whose block does not fit on an SM of the device.
 // It stops at the first other failure and returns the failure of the
 // lowest-numbered launch.
 func estimateAll(newCtx func() (*isl.Ctx, error), k *kernel.Kernel, dev *device.Device, opt model.Options, launches []kernel.Launch, workers int, prog *progress) ([]*model.Report, []Skipped, error) {
 	reports := make([]*model.Report, len(launches))
-	quota := make([]error, len(launches))
+	skips := make([]string, len(launches)) // why launch i was skipped
 	var (
 		next     atomic.Int64
 		failed   atomic.Bool
@@ -272,7 +275,9 @@ func estimateAll(newCtx func() (*isl.Ctx, error), k *kernel.Kernel, dev *device.
 				r, err := model.Estimate(k, launches[i], dev, o)
 				switch {
 				case errors.Is(err, isl.ErrQuota):
-					quota[i] = err
+					skips[i] = fmt.Sprintf("exceeds the ISL operation bound (%v)", err)
+				case errors.As(err, new(*device.NoFitError)):
+					skips[i] = err.Error()
 				case err != nil:
 					fail(i, estimateError(launches[i], err))
 					return
@@ -287,10 +292,10 @@ func estimateAll(newCtx func() (*isl.Ctx, error), k *kernel.Kernel, dev *device.
 		return nil, nil, firstErr
 	}
 	var skipped []Skipped
-	for i, err := range quota {
-		if err != nil {
+	for i, why := range skips {
+		if why != "" {
 			l := launches[i]
-			skipped = append(skipped, Skipped{Block: l.Block, Fold: l.Fold, Reason: fmt.Sprintf("exceeds the ISL operation bound (%v)", err)})
+			skipped = append(skipped, Skipped{Block: l.Block, Fold: l.Fold, Reason: why})
 		}
 	}
 	reports = slices.DeleteFunc(reports, func(r *model.Report) bool { return r == nil })

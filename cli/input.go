@@ -220,6 +220,9 @@ func estimateError(l kernel.Launch, err error) error {
 		return usageErrorf("block %s fold %s: the estimate exceeds the ISL operation bound; raise --max-operations, or try --method reference or a smaller --domain (%v)",
 			triple(l.Block), triple(l.Fold), err)
 	}
+	if errors.As(err, new(*device.NoFitError)) {
+		return usageErrorf("block %s: %v; choose a smaller block", triple(l.Block), err)
+	}
 	return fmt.Errorf("block %s fold %s: %w", triple(l.Block), triple(l.Fold), err)
 }
 

@@ -80,7 +80,7 @@ func (d *Device) Occupancy(threadsPerBlock, registersPerThread int, sharedPerBlo
 	}
 	blocks := bound[lim]
 	if blocks == 0 {
-		return Occupancy{}, fmt.Errorf("occupancy on %s: no block of %d threads fits on an SM: %s", d.Name, threadsPerBlock, d.noFit(lim, warpsPerBlock, regsPerWarp, sharedAlloc))
+		return Occupancy{}, &NoFitError{Device: d.Name, ThreadsPerBlock: threadsPerBlock, Reason: d.noFit(lim, warpsPerBlock, regsPerWarp, sharedAlloc)}
 	}
 	return Occupancy{
 		BlocksPerSM:  blocks,
@@ -89,6 +89,18 @@ func (d *Device) Occupancy(threadsPerBlock, registersPerThread int, sharedPerBlo
 		Fraction:     float64(blocks*warpsPerBlock) / float64(l.MaxWarpsPerSM),
 		Limiter:      lim,
 	}, nil
+}
+
+// NoFitError reports that not even one block of a launch fits on an SM of a
+// device; the launch, not the tool, is at fault.
+type NoFitError struct {
+	Device          string
+	ThreadsPerBlock int
+	Reason          string // the resource that admits no block, and why
+}
+
+func (e *NoFitError) Error() string {
+	return fmt.Sprintf("occupancy on %s: no block of %d threads fits on an SM: %s", e.Device, e.ThreadsPerBlock, e.Reason)
 }
 
 // noFit explains why the resource lim admits no block at all.

@@ -1,6 +1,7 @@
 package device
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -97,6 +98,12 @@ func TestOccupancyErrors(t *testing.T) {
 		_, err = d.Occupancy(tc.threads, tc.regs, tc.shared)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %d/%d/%d: error %v, want it to contain %q", tc.dev, tc.threads, tc.regs, tc.shared, err, tc.want)
+		}
+		// Only a launch that fits nowhere is a NoFitError; out-of-range
+		// inputs are not.
+		var noFit *NoFitError
+		if got, want := errors.As(err, &noFit), strings.Contains(tc.want, "fits on an SM"); got != want {
+			t.Errorf("%s %d/%d/%d: error %v is a NoFitError: %v, want %v", tc.dev, tc.threads, tc.regs, tc.shared, err, got, want)
 		}
 	}
 	if _, err := (&Device{Name: "empty"}).Occupancy(32, 32, 0); err == nil {

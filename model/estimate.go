@@ -98,10 +98,11 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	lambda := l.LupsPerThread()
 	beta, limiter, err := waves.BlocksPerSM(opt.Method, dev, B, k.Registers, k.SharedBytes)
 	if err != nil {
-		return nil, fmt.Errorf("occupancy of block %v on %s: %w", l.Block, dev.Name, err)
+		return nil, err
 	}
 	if beta < 1 {
-		return nil, fmt.Errorf("block %v with %d registers per thread does not fit on an SM of %s", l.Block, k.Registers, dev.Name)
+		return nil, &device.NoFitError{Device: dev.Name, ThreadsPerBlock: int(B),
+			Reason: fmt.Sprintf("%d threads × %d registers exceed the 65536 registers of the reference's rule", B, k.Registers)}
 	}
 	W := beta * int64(dev.SMs)
 	exact := opt.Method == sets.Exact
