@@ -1,0 +1,158 @@
+package waves
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sets"
+)
+
+// stencilKernel returns a random small stencil-like kernel: one or two
+// fields whose loads are offsets of (x, y, z), now and then strided,
+// constant or transposed, and a store at (x, y, z).
+func stencilKernel(t *testing.T, r *rand.Rand) *kernel.Kernel {
+	t.Helper()
+	dom := [3]int{4 + r.IntN(40), 1 + r.IntN(12), 1 + r.IntN(6)}
+	term := func(v string) string {
+		switch r.IntN(12) {
+		case 0:
+			return fmt.Sprintf("2*%s + %d", v, r.IntN(3))
+		case 1:
+			return fmt.Sprint(r.IntN(3))
+		}
+		return fmt.Sprintf("%s + %d", v, r.IntN(5)-2)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: waves\ndomain: [%d, %d, %d]\nfields:\n", dom[0], dom[1], dom[2])
+	for fi := range 1 + r.IntN(2) {
+		fmt.Fprintf(&b, "  - name: F%d\n    element: %d\n    offset: %d\n    extent: [%d, %d, %d]\n    store: [[x, y, z]]\n    load:\n",
+			fi, []int{2, 4, 8, 16}[r.IntN(4)], r.IntN(9), 2*dom[0]+5, dom[1]+4+r.IntN(4), 2*dom[2]+5)
+		for range 1 + r.IntN(5) {
+			v := [3]string{"x", "y", "z"}
+			if r.IntN(6) == 0 {
+				v[0], v[1] = v[1], v[0]
+			}
+			fmt.Fprintf(&b, "      - [%s, %s, %s]\n", term(v[0]), term(v[1]), term(v[2]))
+		}
+	}
+	k, err := kernel.Parse([]byte(b.String()), "waves.yaml")
+	if err != nil {
+		t.Fatalf("random kernel: %v\n%s", err, b.String())
+	}
+	return k
+}
+
+// islSequence is the oracle for Count: the counting sequence of spec §4.6
+// written out on ISL sets built from the access maps (sets.Mapper.Footprint,
+// no interval arithmetic): New = |A|, then for each layer L in x, y, z
+// Old = |F(L)|, Ov = |A ∩ F(L)| and A = A ∖ F(L).
+func islSequence(t *testing.T, sc *isl.Scope, m *sets.Mapper, q footprint.Request, shape Shape) FieldVolumes {
+	t.Helper()
+	v := FieldVolumes{Field: q.Field, Store: q.Store, Gran: q.Gran}
+	footprintOf := func(threads []sets.Box) *isl.Set {
+		s, err := m.Footprint(sc, q.Field, q.Store, q.Gran, q.Space, threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	count := func(s *isl.Set) int64 {
+		n, err := s.CountVal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	a := footprintOf(shape.Current)
+	v.New = count(a)
+	for _, layer := range []struct {
+		threads  []sets.Box
+		old, ovl *int64
+	}{{shape.X, &v.OldX, &v.OvX}, {shape.Y, &v.OldY, &v.OvY}, {shape.Z, &v.OldZ, &v.OvZ}} {
+		if len(layer.threads) == 0 {
+			continue
+		}
+		l := footprintOf(layer.threads)
+		*layer.old = count(l)
+		common, err := a.Intersect(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*layer.ovl = count(common)
+		if a, err = a.Subtract(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return v
+}
+
+// TestCountEqualsISLSequence checks on random stencil kernels, launches and
+// wave sizes, for both methods' shapes, both address spaces and
+// granularities from a sector to a 512 KiB page, that Count's volumes (from
+// boxes, by sweeps and inclusion–exclusion) equal the ISL counting sequence
+// exactly, and that the box path is what ran for most of them.
+func TestCountEqualsISLSequence(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 4))
+	ctx, err := isl.NewCtx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	cases := 80
+	if testing.Short() {
+		cases = 30
+	}
+	viaBoxes, total := 0, 0
+	for c := range cases {
+		k := stencilKernel(t, r)
+		var block, fold [3]int64
+		for d, limit := range [3]int{16, 4, 2} {
+			block[d] = int64(1 + r.IntN(limit))
+			fold[d] = min(k.Domain[d], int64(1+r.IntN(2)))
+		}
+		l := k.NewLaunch(block, fold)
+		g := sets.NewGeometry(l)
+		W := 1 + r.Int64N(g.Blocks())
+		method := sets.Method(r.IntN(2))
+		shape := ReferenceShape(g, W)
+		if method == sets.Exact {
+			shape = ExactShape(g, W)
+		}
+		e := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: method == sets.Exact}}
+		space := sets.AddressSpace(r.IntN(2))
+		gran := []int64{32, 128, 4096, 512 << 10}[r.IntN(4)]
+		if space == sets.MultiDimSpace {
+			gran = []int64{32, 128}[r.IntN(2)]
+		}
+		got, err := Count(e, shape, space, func(bool) int64 { return gran })
+		if err != nil {
+			t.Fatalf("case %d: %v", c, err)
+		}
+		for _, v := range got {
+			q := footprint.Request{Field: v.Field, Store: v.Store, Gran: gran, Space: space}
+			sc := ctx.NewScope()
+			want := islSequence(t, sc, e.Mapper, q, shape)
+			sc.Free()
+			want.Multiplicity = v.Multiplicity
+			if v != want {
+				t.Fatalf("case %d (%s, block %v, fold %v, W %d, space %d, gran %d) field %d store %v:\n got  %+v\n want %+v",
+					c, method, block, fold, W, space, gran, v.Field, v.Store, v, want)
+			}
+			if _, ok, _ := countFieldBoxes(e, q, shape); ok {
+				viaBoxes++
+			}
+			total++
+		}
+	}
+	if viaBoxes < total/2 {
+		t.Errorf("only %d of %d footprints were counted from boxes", viaBoxes, total)
+	}
+	if n := ctx.LiveObjects(); n != 0 {
+		t.Errorf("%d ISL objects leaked", n)
+	}
+}
