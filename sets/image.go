@@ -190,50 +190,74 @@ func (m *Mapper) ImageBoxes(fi int, store bool, gran int64, space AddressSpace, 
 		return nil, false, nil
 	}
 	s, alpha := f.Element, f.Offset
-	for _, a := range f.Accesses(store) {
+	ivs, sep := m.indexIntervals(fi, store, boxes)
+	if !sep {
+		return nil, false, nil
+	}
+	for _, iv := range ivs {
+		e0lo, e1lo, e2lo := iv.lo[0], iv.lo[1], iv.lo[2]
+		e0hi, e1hi, e2hi := iv.hi[0], iv.hi[1], iv.hi[2]
+		step0, step1, step2 := iv.step[0], iv.step[1], iv.step[2]
+		if space == MultiDimSpace {
+			kappa := gran / s
+			if kappa < 1 {
+				return nil, false, fmt.Errorf("field %q: element size %d B exceeds the granularity %d B of the multi-dimensional address space", f.Name, s, gran)
+			}
+			if step0 > kappa || step1 > 1 || step2 > 1 {
+				return nil, false, nil
+			}
+			img = append(img, Box{
+				Lo: [3]int64{floorDiv(e0lo, kappa), e1lo, e2lo},
+				Hi: [3]int64{floorDiv(e0hi, kappa) + 1, e1hi + 1, e2hi + 1}})
+			continue
+		}
+		// lifted linear granules [r, y', z']
+		if step0*s > gran || step1 > 1 || step2 > 1 {
+			return nil, false, nil
+		}
+		umin, umax := floorDiv(s*(alpha+e0lo), gran), floorDiv(s*(alpha+e0hi), gran)
+		N1 := f.Extent[1]
+		for k := floorDiv(umin, R); k <= floorDiv(umax, R); k++ {
+			rlo, rhi := max(umin, k*R)-k*R, min(umax, k*R+R-1)-k*R
+			for mm := floorDiv(e1lo+k, N1); mm <= floorDiv(e1hi+k, N1); mm++ {
+				ylo, yhi := max(e1lo+k, mm*N1)-mm*N1, min(e1hi+k, mm*N1+N1-1)-mm*N1
+				img = append(img, Box{
+					Lo: [3]int64{rlo, ylo, e2lo + mm},
+					Hi: [3]int64{rhi + 1, yhi + 1, e2hi + mm + 1}})
+			}
+		}
+	}
+	return MergeBoxes(img), true, nil
+}
+
+// indexInterval is the range [lo, hi] of each index of one access over one
+// box of lattice points, and the index's step there.
+type indexInterval struct {
+	lo, hi, step [3]int64
+}
+
+// indexIntervals returns the index intervals of every access of field fi's
+// loads (or stores) over the lattice points of every non-empty thread box;
+// ok is false when an access is not separable.
+func (m *Mapper) indexIntervals(fi int, store bool, boxes []Box) (ivs []indexInterval, ok bool) {
+	for _, a := range m.Kernel.Fields[fi].Accesses(store) {
 		terms, sep := separable(a)
 		if !sep {
-			return nil, false, nil
+			return nil, false
 		}
 		for _, tb := range boxes {
 			p := m.PointBox(tb)
 			if p.Empty() {
 				continue
 			}
-			e0lo, e0hi, step0 := terms[0].interval(p)
-			e1lo, e1hi, step1 := terms[1].interval(p)
-			e2lo, e2hi, step2 := terms[2].interval(p)
-			if space == MultiDimSpace {
-				kappa := gran / s
-				if kappa < 1 {
-					return nil, false, fmt.Errorf("field %q: element size %d B exceeds the granularity %d B of the multi-dimensional address space", f.Name, s, gran)
-				}
-				if step0 > kappa || step1 > 1 || step2 > 1 {
-					return nil, false, nil
-				}
-				img = append(img, Box{
-					Lo: [3]int64{floorDiv(e0lo, kappa), e1lo, e2lo},
-					Hi: [3]int64{floorDiv(e0hi, kappa) + 1, e1hi + 1, e2hi + 1}})
-				continue
+			var iv indexInterval
+			for d := range 3 {
+				iv.lo[d], iv.hi[d], iv.step[d] = terms[d].interval(p)
 			}
-			// lifted linear granules [r, y', z']
-			if step0*s > gran || step1 > 1 || step2 > 1 {
-				return nil, false, nil
-			}
-			umin, umax := floorDiv(s*(alpha+e0lo), gran), floorDiv(s*(alpha+e0hi), gran)
-			N1 := f.Extent[1]
-			for k := floorDiv(umin, R); k <= floorDiv(umax, R); k++ {
-				rlo, rhi := max(umin, k*R)-k*R, min(umax, k*R+R-1)-k*R
-				for mm := floorDiv(e1lo+k, N1); mm <= floorDiv(e1hi+k, N1); mm++ {
-					ylo, yhi := max(e1lo+k, mm*N1)-mm*N1, min(e1hi+k, mm*N1+N1-1)-mm*N1
-					img = append(img, Box{
-						Lo: [3]int64{rlo, ylo, e2lo + mm},
-						Hi: [3]int64{rhi + 1, yhi + 1, e2hi + mm + 1}})
-				}
-			}
+			ivs = append(ivs, iv)
 		}
 	}
-	return MergeBoxes(img), true, nil
+	return ivs, true
 }
 
 // AddressRange is the closed range [First, Last] of byte addresses that
@@ -260,31 +284,22 @@ func (m *Mapper) AddressRanges(fi int, store bool, gran int64, boxes []Box) (ran
 	// The element indices of unit-stride accesses form boxes; merging them
 	// first (a stencil's accesses overlap in all but one index) leaves far
 	// fewer rows to list.
+	ivs, sep := m.indexIntervals(fi, store, boxes)
+	if !sep {
+		return nil, false
+	}
 	var unit []Box
-	for _, a := range f.Accesses(store) {
-		terms, sep := separable(a)
-		if !sep {
+	for _, iv := range ivs {
+		if iv.step[0]*f.Element > gran {
 			return nil, false
 		}
-		for _, tb := range boxes {
-			p := m.PointBox(tb)
-			if p.Empty() {
-				continue
-			}
-			e0lo, e0hi, step0 := terms[0].interval(p)
-			e1lo, e1hi, step1 := terms[1].interval(p)
-			e2lo, e2hi, step2 := terms[2].interval(p)
-			if step0*f.Element > gran {
-				return nil, false
-			}
-			if step0 == 1 && step1 == 1 && step2 == 1 {
-				unit = append(unit, Box{Lo: [3]int64{e0lo, e1lo, e2lo}, Hi: [3]int64{e0hi + 1, e1hi + 1, e2hi + 1}})
-				continue
-			}
-			ranges = appendRowRanges(ranges, f, gran, [3]int64{e0lo, e1lo, e2lo}, [3]int64{e0hi, e1hi, e2hi}, step1, step2)
-			if len(ranges) > maxImageRows {
-				return nil, false
-			}
+		if iv.step == [3]int64{1, 1, 1} {
+			unit = append(unit, Box{Lo: iv.lo, Hi: [3]int64{iv.hi[0] + 1, iv.hi[1] + 1, iv.hi[2] + 1}})
+			continue
+		}
+		ranges = appendRowRanges(ranges, f, gran, iv.lo, iv.hi, iv.step[1], iv.step[2])
+		if len(ranges) > maxImageRows {
+			return nil, false
 		}
 	}
 	for _, b := range MergeBoxes(unit) {

@@ -78,6 +78,26 @@ func visitAccesses(m *Mapper, fi int, boxes []Box, visit func(a kernel.Access, p
 	}
 }
 
+// randomThreads returns a Mapper for a random launch of k (blocks up to
+// 8×4×maxZ threads, folds up to 2×2×1, the point guard on or off) and one or
+// two random boxes of its threads.
+func randomThreads(r *rand.Rand, k *kernel.Kernel, maxZ int) (*Mapper, []Box) {
+	l := k.NewLaunch([3]int64{1 + int64(r.IntN(8)), 1 + int64(r.IntN(4)), 1 + int64(r.IntN(maxZ))},
+		[3]int64{1 + int64(r.IntN(2)), 1 + int64(r.IntN(2)), 1})
+	m := &Mapper{Kernel: k, Geom: NewGeometry(l), PointGuard: r.IntN(2) == 0}
+	grid := m.Geom.GridThreads()
+	var boxes []Box
+	for range 1 + r.IntN(2) {
+		var b Box
+		for i := range 3 {
+			b.Lo[i] = int64(r.IntN(int(grid.Hi[i])))
+			b.Hi[i] = b.Lo[i] + 1 + int64(r.IntN(int(grid.Hi[i]-b.Lo[i])))
+		}
+		boxes = append(boxes, b)
+	}
+	return m, boxes
+}
+
 // enumeratedFootprint evaluates the accesses point by point: the oracle.
 func enumeratedFootprint(m *Mapper, fi int, gran int64, space AddressSpace, boxes []Box) []string {
 	f := m.Kernel.Fields[fi]
@@ -117,19 +137,7 @@ func TestCountGranulesUnderShift(t *testing.T) {
 	checked := 0
 	for c := range 1000 {
 		k := randomKernel(t, r)
-		l := k.NewLaunch([3]int64{1 + int64(r.IntN(8)), 1 + int64(r.IntN(4)), 1 + int64(r.IntN(3))},
-			[3]int64{1 + int64(r.IntN(2)), 1 + int64(r.IntN(2)), 1})
-		m := &Mapper{Kernel: k, Geom: NewGeometry(l), PointGuard: r.IntN(2) == 0}
-		grid := m.Geom.GridThreads()
-		var boxes []Box
-		for range 1 + r.IntN(2) {
-			var b Box
-			for i := range 3 {
-				b.Lo[i] = int64(r.IntN(int(grid.Hi[i])))
-				b.Hi[i] = b.Lo[i] + 1 + int64(r.IntN(int(grid.Hi[i]-b.Lo[i])))
-			}
-			boxes = append(boxes, b)
-		}
+		m, boxes := randomThreads(r, k, 3)
 		gran := []int64{4, 16, 32, 48, 128, 1000, 4096}[r.IntN(7)]
 		for fi, f := range k.Fields {
 			ranges, ok := m.AddressRanges(fi, false, gran, boxes)
@@ -179,19 +187,7 @@ func TestFootprintEqualsEnumeration(t *testing.T) {
 	}
 	for c := range cases {
 		k := randomKernel(t, r)
-		l := k.NewLaunch([3]int64{1 + int64(r.IntN(8)), 1 + int64(r.IntN(4)), 1 + int64(r.IntN(2))},
-			[3]int64{1 + int64(r.IntN(2)), 1 + int64(r.IntN(2)), 1})
-		m := &Mapper{Kernel: k, Geom: NewGeometry(l), PointGuard: r.IntN(2) == 0}
-		grid := m.Geom.GridThreads()
-		var boxes []Box
-		for range 1 + r.IntN(2) {
-			var b Box
-			for i := range 3 {
-				b.Lo[i] = int64(r.IntN(int(grid.Hi[i])))
-				b.Hi[i] = b.Lo[i] + 1 + int64(r.IntN(int(grid.Hi[i]-b.Lo[i])))
-			}
-			boxes = append(boxes, b)
-		}
+		m, boxes := randomThreads(r, k, 2)
 		gran := []int64{32, 64, 128}[r.IntN(3)]
 		space := AddressSpace(r.IntN(2))
 		for fi := range k.Fields {
