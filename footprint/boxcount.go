@@ -62,17 +62,17 @@ func countIntervals(boxes []sets.Box) (int64, bool) {
 			return 0, false
 		}
 	}
-	iv := make([][2]int64, len(boxes))
-	for i, b := range boxes {
-		iv[i] = [2]int64{b.Lo[0], b.Hi[0]}
+	byLo := func(a, b sets.Box) int { return cmp.Compare(a.Lo[0], b.Lo[0]) }
+	if !slices.IsSortedFunc(boxes, byLo) { // footprints and intersections come sorted
+		boxes = slices.Clone(boxes)
+		slices.SortFunc(boxes, byLo)
 	}
-	slices.SortFunc(iv, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 	var length int64
-	end := iv[0][0]
-	for _, v := range iv {
-		if lo := max(v[0], end); v[1] > lo {
-			length += v[1] - lo
-			end = v[1]
+	end := boxes[0].Lo[0]
+	for _, b := range boxes {
+		if lo := max(b.Lo[0], end); b.Hi[0] > lo {
+			length += b.Hi[0] - lo
+			end = b.Hi[0]
 		}
 	}
 	return length * (boxes[0].Hi[1] - boxes[0].Lo[1]) * (boxes[0].Hi[2] - boxes[0].Lo[2]), true

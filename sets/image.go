@@ -414,10 +414,13 @@ func MergeBoxes(boxes []Box) []Box {
 // boxes of the other list whose extent there it meets, so that lists of
 // thousands of row intervals cost about their length, not its square.
 func IntersectBoxes(a, b []Box) []Box {
-	d := sweepDimension(a, b)
 	if len(a) == 0 || len(b) == 0 {
 		return nil
 	}
+	if rows, ok := intersectRows(a, b); ok {
+		return rows
+	}
+	d := sweepDimension(a, b)
 	byLo := func(x, y Box) int { return cmp.Compare(x.Lo[d], y.Lo[d]) }
 	if !slices.IsSortedFunc(a, byLo) {
 		a = slices.Clone(a)
@@ -451,6 +454,38 @@ func IntersectBoxes(a, b []Box) []Box {
 		*own = append(*own, x)
 	}
 	return MergeBoxes(out)
+}
+
+// intersectRows intersects two lists of sorted, disjoint x intervals of one
+// row (boxes with the same y and z extents), such as single-coordinate
+// granules, in one merge pass; the result is sorted and disjoint too. ok is
+// false for any other lists.
+func intersectRows(a, b []Box) (out []Box, ok bool) {
+	if !sameYZ(a) || !sameYZ(b) || !sameOutside(a[0], b[0], 0) || !sortedDisjoint(a) || !sortedDisjoint(b) {
+		return nil, false
+	}
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		if c := a[i].Intersect(b[j]); !c.Empty() {
+			out = append(out, c)
+		}
+		if a[i].Hi[0] < b[j].Hi[0] {
+			i++
+		} else {
+			j++
+		}
+	}
+	return out, true
+}
+
+// sortedDisjoint reports whether the boxes' x intervals are sorted and
+// disjoint.
+func sortedDisjoint(boxes []Box) bool {
+	for i := 1; i < len(boxes); i++ {
+		if boxes[i].Lo[0] < boxes[i-1].Hi[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // sweepDimension returns the dimension in which the boxes of a and b
