@@ -9,6 +9,11 @@ import (
 // MaxThreadsPerBlock is the hardware limit on threads per block.
 const MaxThreadsPerBlock = 1024
 
+// MaxLupsPerThread bounds the lattice points one thread computes, the
+// product of the folding factors: each point adds its accesses to the
+// thread's unrolled instruction list, and the engine's cost grows with it.
+const MaxLupsPerThread = 1024
+
 // MaxBlockDim is the largest block size allowed per dimension (x, y, z).
 var MaxBlockDim = [3]int64{1024, 1024, 64}
 
@@ -58,6 +63,9 @@ func (l Launch) Validate() error {
 	}
 	if n := l.ThreadsPerBlock(); n > MaxThreadsPerBlock {
 		return fmt.Errorf("block %d×%d×%d has %d threads, more than the limit %d", l.Block[0], l.Block[1], l.Block[2], n, MaxThreadsPerBlock)
+	}
+	if l.Fold[0] > MaxLupsPerThread/l.Fold[1] || l.Fold[0]*l.Fold[1] > MaxLupsPerThread/l.Fold[2] {
+		return fmt.Errorf("fold %d×%d×%d gives more than %d lattice points per thread", l.Fold[0], l.Fold[1], l.Fold[2], MaxLupsPerThread)
 	}
 	if l.Domain[0] > maxLups/l.Domain[1] || l.Domain[0]*l.Domain[1] > maxLups/l.Domain[2] {
 		return fmt.Errorf("domain %d×%d×%d has more than 2^50 points", l.Domain[0], l.Domain[1], l.Domain[2])

@@ -43,6 +43,8 @@ func TestLaunchValidateErrors(t *testing.T) {
 		{func(l *Launch) { l.Fold[2] = 0 }, "fold z = 0"},
 		{func(l *Launch) { l.Fold[1] = 101 }, "fold y = 101: larger than the domain"},
 		{func(l *Launch) { l.Domain[0] = -1 }, "domain x = -1"},
+		{func(l *Launch) { l.Fold = [3]int64{64, 32, 1} }, "fold 64×32×1 gives more than 1024 lattice points per thread"},
+		{func(l *Launch) { l.Fold = [3]int64{2, 1 << 40, 1 << 40}; l.Domain = [3]int64{2, 1 << 40, 1 << 40} }, "lattice points per thread"},
 		{func(l *Launch) { l.Domain = [3]int64{1 << 20, 1 << 20, 1 << 20} }, "2^50"},
 	}
 	if err := ok.Validate(); err != nil {
