@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
@@ -57,6 +59,71 @@ func TestSectorWrites(t *testing.T) {
 	got = sectorWrites(nil, []uint64{40, 8, 0}, 8)
 	if len(got) != 2 || got[0] != (sectorWrite{0, 0xFFFF}) || got[1] != (sectorWrite{1, 0xFF00}) {
 		t.Errorf("unordered lanes: %v", got)
+	}
+}
+
+// TestByteRangesMatchLanes compares the ranges byteRanges merges with the
+// lanes' own addresses on random launches and linear instructions: both must
+// give the same active lanes, granules and sector writes. Warps at the
+// domain's edge, rows split across warps, strides outside [0, width] and
+// several points per instruction exercise the fallback as well.
+func TestByteRangesMatchLanes(t *testing.T) {
+	k, err := kernel.Parse([]byte("name: t\ndomain: [8, 8, 8]\nfields:\n  - name: A\n    element: 8\n    load: [[x, y, z]]\n"), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	dim := func(hi int64) int64 { return 1 + rng.Int64N(hi) }
+	merged := 0
+	for range 2000 {
+		l := kernel.Launch{
+			Block: [3]int64{dim(70), dim(4), dim(3)},
+			Fold:  [3]int64{dim(2), dim(2), dim(2)},
+		}
+		for i := range 3 {
+			l.Domain[i] = l.Fold[i] - 1 + dim(3*l.Block[i]*l.Fold[i])
+		}
+		warpSize := []int{4, 7, 32}[rng.IntN(3)]
+		tr, err := newTracer(k, l, warpSize, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		width := int64(1) << rng.IntN(6)
+		in := instruction{width: width, linear: true, base: regionBase(0) + rng.Int64N(1<<20)}
+		in.coef = [3]int64{rng.Int64N(2*width+3) - width - 1, rng.Int64N(1 << 12), rng.Int64N(1 << 16)}
+		if rng.IntN(2) == 0 {
+			in.coef[0] = rng.Int64N(width + 1)
+		}
+		points := foldPoints(l.Fold)
+		for _, j := range points {
+			if len(in.points) == 0 || rng.IntN(3) == 0 {
+				in.points = append(in.points, j)
+			}
+		}
+		in.point = in.points[0]
+		origin := tr.blockOrigin(rng.Int64N(tr.blocks))
+		w := rng.IntN(tr.warpsPerBlock)
+
+		addrs := tr.addresses(nil, origin, w, &in)
+		ranges, rangeWidth, lanes := tr.byteRanges(nil, origin, w, &in)
+		if lanes != len(addrs) {
+			t.Fatalf("launch %+v warp %d origin %v %+v: %d active lanes, want %d", l, w, origin, in, lanes, len(addrs))
+		}
+		if len(ranges) == 1 && lanes > 1 {
+			merged++
+		}
+		for shift := range uint(8) {
+			got, want := granules(nil, ranges, rangeWidth, shift), granules(nil, addrs, width, shift)
+			if !slices.Equal(got, want) {
+				t.Fatalf("launch %+v warp %d origin %v %+v: granules at shift %d %v, want %v", l, w, origin, in, shift, got, want)
+			}
+		}
+		if got, want := sectorWrites(nil, ranges, rangeWidth), sectorWrites(nil, addrs, width); !slices.Equal(got, want) {
+			t.Fatalf("launch %+v warp %d origin %v %+v: sector writes %v, want %v", l, w, origin, in, got, want)
+		}
+	}
+	if merged < 200 {
+		t.Errorf("only %d of 2000 cases merged the lanes into one range", merged)
 	}
 }
 

@@ -288,17 +288,19 @@ func (m *machine) trackedLines() int64 {
 // issue executes instruction instr of warp w of block b of the current wave.
 func (m *machine) issue(b, w, instr int) {
 	in := &m.tr.program[instr]
-	m.addrs = m.tr.addresses(m.addrs[:0], m.waveOrigin[b], w, in)
-	if len(m.addrs) == 0 {
+	var width int64
+	var lanes int
+	m.addrs, width, lanes = m.tr.byteRanges(m.addrs[:0], m.waveOrigin[b], w, in)
+	if lanes == 0 {
 		return
 	}
-	m.accesses += int64(len(m.addrs))
+	m.accesses += int64(lanes)
 	c := &m.counts[in.field]
 	sm := m.waveSM[b]
 	if in.store {
-		m.gran = granules(m.gran[:0], m.addrs, in.width, m.geo.l1Write)
+		m.gran = granules(m.gran[:0], m.addrs, width, m.geo.l1Write)
 		c.L2StoreBytes += int64(len(m.gran)) << m.geo.l1Write
-		m.writes = sectorWrites(m.writes[:0], m.addrs, in.width)
+		m.writes = sectorWrites(m.writes[:0], m.addrs, width)
 		p := m.partition[sm]
 		for _, sw := range m.writes {
 			home := m.home(sw.sector)
@@ -309,7 +311,7 @@ func (m *machine) issue(b, w, instr int) {
 		}
 		return
 	}
-	m.gran = granules(m.gran[:0], m.addrs, in.width, m.geo.l1Fetch)
+	m.gran = granules(m.gran[:0], m.addrs, width, m.geo.l1Fetch)
 	c.L1LoadBytes += int64(len(m.gran)) << m.geo.l1Fetch
 	for _, s := range m.gran {
 		m.l1Load(sm, s, c)

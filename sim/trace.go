@@ -52,6 +52,7 @@ type tracer struct {
 	warpSize      int        // lanes per warp
 	warpsPerBlock int        // ⌈threads/warpSize⌉
 	lanes         [][3]int64 // thread index in the block per linear thread id
+	rowWarp       []bool     // per warp: its lanes share y and z, so x runs consecutively
 	program       []instruction
 	regionField   []int // field index of each region
 	lups          int64
@@ -79,6 +80,11 @@ func newTracer(k *kernel.Kernel, l kernel.Launch, warpSize int, allInstances boo
 	for id := range tr.lanes {
 		t := int64(id)
 		tr.lanes[id] = [3]int64{t % l.Block[0], t / l.Block[0] % l.Block[1], t / (l.Block[0] * l.Block[1])}
+	}
+	tr.rowWarp = make([]bool, tr.warpsPerBlock)
+	for w := range tr.rowWarp {
+		first, last := tr.lanes[w*warpSize], tr.lanes[min((w+1)*warpSize, tr.threads)-1]
+		tr.rowWarp[w] = first[1] == last[1] && first[2] == last[2]
 	}
 	if err := tr.buildProgram(allInstances); err != nil {
 		return nil, err
@@ -233,6 +239,45 @@ func (tr *tracer) addresses(buf []uint64, origin [3]int64, w int, in *instructio
 		buf = append(buf, uint64(a))
 	}
 	return buf
+}
+
+// byteRanges appends to buf the start addresses of byte ranges of a common
+// width that together cover exactly the bytes the active lanes of warp w of
+// the block at origin access when executing in, and returns them with that width
+// and the number of active lanes. granules and sectorWrites give the same
+// result for these ranges as for the lanes' own. When every lane of a warp
+// in one row is active and a linear address advances along x by at least 0
+// and at most the element width per lane, the lanes' ranges overlap or abut
+// and the result is one range; otherwise it is the lanes' addresses with the
+// element width.
+func (tr *tracer) byteRanges(buf []uint64, origin [3]int64, w int, in *instruction) (ranges []uint64, width int64, lanes int) {
+	if in.linear && tr.rowWarp[w] && 0 <= in.coef[0] && in.coef[0] <= in.width {
+		first := w * tr.warpSize
+		last := min(first+tr.warpSize, tr.threads) - 1
+		if tr.allActive(origin, tr.lanes[last], in) {
+			lane := tr.lanes[first]
+			lo := in.base + in.coef[0]*(origin[0]+lane[0]) + in.coef[1]*(origin[1]+lane[1]) + in.coef[2]*(origin[2]+lane[2])
+			n := last - first + 1
+			return append(buf, uint64(lo)), int64(n-1)*in.coef[0] + in.width, n
+		}
+	}
+	buf = tr.addresses(buf, origin, w, in)
+	return buf, in.width, len(buf)
+}
+
+// allActive reports whether every thread of the block at origin whose index
+// in the block is at most corner in each dimension executes in: whether
+// some point fold·t + j (j in in.points) of the thread t at the corner lies
+// inside the domain, since then it does for every smaller thread.
+func (tr *tracer) allActive(origin, corner [3]int64, in *instruction) bool {
+	f, d := tr.launch.Fold, tr.launch.Domain
+	t0, t1, t2 := origin[0]+corner[0], origin[1]+corner[1], origin[2]+corner[2]
+	for _, q := range in.points {
+		if f[0]*t0+q[0] < d[0] && f[1]*t1+q[1] < d[1] && f[2]*t2+q[2] < d[2] {
+			return true
+		}
+	}
+	return false
 }
 
 // granules appends to buf the distinct granules (address >> shift) that the
