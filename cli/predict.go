@@ -88,6 +88,9 @@ func runPredict(c *ucli.Context) error {
 	if err != nil {
 		return estimateError(l, err)
 	}
+	if note := l.GridNote(); note != "" {
+		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
+	}
 	w := c.App.Writer
 	switch format {
 	case formatJSON:

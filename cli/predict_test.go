@@ -93,11 +93,17 @@ func TestFlagsAfterSpec(t *testing.T) {
 
 // TestTeraPointDomain documents the decision that a domain of 2^40 points
 // is valid input: the cost of an estimate does not depend on the domain size.
+// A grid beyond CUDA's launch limits gets a note on stderr.
 // Domains beyond 2^50 points are usage errors (TestUsageErrors).
 func TestTeraPointDomain(t *testing.T) {
-	out := mustRun(t, "predict", "testdata/specs/tera-points.yaml", "--format", "csv")
-	if !strings.Contains(out, ",1048576x1048576x1,") {
-		t.Errorf("output:\n%s", out)
+	out, errOut, code := run(t, "predict", "testdata/specs/tera-points.yaml", "--format", "csv")
+	if code != ExitOK || !strings.Contains(out, ",1048576x1048576x1,") {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+	// Its grid of 524288 blocks in y needs more than one CUDA launch: a
+	// note says so, and the estimate stands.
+	if !strings.Contains(errOut, "polyvol: note: grid y = 524288 blocks exceeds the 65535") {
+		t.Errorf("stderr %q lacks the grid note", errOut)
 	}
 }
 

@@ -14,6 +14,10 @@ const MaxThreadsPerBlock = 1024
 // thread's unrolled instruction list, and the engine's cost grows with it.
 const MaxLupsPerThread = 1024
 
+// MaxGridDim is the largest grid CUDA launches per dimension, in blocks.
+// Estimates do not need it; GridNote reports a launch beyond it.
+var MaxGridDim = [3]int64{1<<31 - 1, 65535, 65535}
+
 // MaxBlockDim is the largest block size allowed per dimension (x, y, z).
 var MaxBlockDim = [3]int64{1024, 1024, 64}
 
@@ -82,6 +86,19 @@ func (l Launch) Grid() [3]int64 {
 		g[i] = ceilDiv(l.Domain[i], l.Block[i]*l.Fold[i])
 	}
 	return g
+}
+
+// GridNote describes how the grid exceeds MaxGridDim, or returns "" when a
+// single CUDA launch can run it. The model still applies to such a grid: a
+// real kernel covers it with several launches or a grid-stride loop.
+func (l Launch) GridNote() string {
+	g := l.Grid()
+	for i := range g {
+		if g[i] > MaxGridDim[i] {
+			return fmt.Sprintf("grid %s = %d blocks exceeds the %d blocks one CUDA launch allows; a real kernel needs several launches or a grid-stride loop", axisNames[i], g[i], MaxGridDim[i])
+		}
+	}
+	return ""
 }
 
 // ThreadsPerBlock returns B = b0·b1·b2.

@@ -80,3 +80,14 @@ func TestFoldRelationISL(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+func TestGridNote(t *testing.T) {
+	l := Launch{Block: [3]int64{256, 2, 1}, Fold: NoFold, Domain: [3]int64{1 << 20, 2 * 65535, 1}}
+	if n := l.GridNote(); n != "" {
+		t.Errorf("grid %v: note %q, want none", l.Grid(), n)
+	}
+	l.Domain[1]++ // 65536 blocks in y
+	if n := l.GridNote(); !strings.Contains(n, "grid y = 65536 blocks exceeds the 65535") {
+		t.Errorf("grid %v: note %q", l.Grid(), n)
+	}
+}
