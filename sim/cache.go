@@ -120,14 +120,14 @@ func (t *tagStore) touch(s int32) {
 	switch {
 	case t.unbounded:
 	case t.policy == LRU:
-		set := int(s) / t.assoc
+		set := t.setOf(s)
 		if t.head[set] == s {
 			return
 		}
 		t.unlink(set, s)
 		t.pushFront(set, s)
 	default:
-		set := int(s) / t.assoc
+		set := t.setOf(s)
 		way := int(s) - set*t.assoc
 		bits := t.tree[set*t.treeLeaves:]
 		node, lo, size := 1, 0, t.treeLeaves
@@ -143,6 +143,15 @@ func (t *tagStore) touch(s int32) {
 			size = half
 		}
 	}
+}
+
+// setOf returns the set of slot s. Fully associative stores, the default,
+// have one set, so the division is skipped there.
+func (t *tagStore) setOf(s int32) int {
+	if t.sets == 1 {
+		return 0
+	}
+	return int(s) / t.assoc
 }
 
 // insert places line, which must be absent, into its set with cleared
