@@ -10,6 +10,7 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/sets"
 )
 
@@ -157,10 +158,17 @@ func countField(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVol
 	if v, ok, err := countFieldBoxes(e, q, shape); ok || err != nil {
 		return v, err
 	}
-	v := FieldVolumes{Field: q.Field, Store: q.Store, Gran: q.Gran}
 	sc := e.Ctx.NewScope()
 	defer sc.Free()
-	a, err := e.Footprint(sc, q, shape.Current)
+	return countFieldSets(q, shape, func(threads []sets.Box) (*isl.Set, error) { return e.Footprint(sc, q, threads) })
+}
+
+// countFieldSets runs the counting sequence on ISL sets: New = |A|, then
+// for each layer L in x, y, z, Old = |F(L)|, Ov = |A ∩ F(L)| and
+// A = A ∖ F(L). footprintOf returns F of a union of thread boxes.
+func countFieldSets(q footprint.Request, shape Shape, footprintOf func([]sets.Box) (*isl.Set, error)) (FieldVolumes, error) {
+	v := FieldVolumes{Field: q.Field, Store: q.Store, Gran: q.Gran}
+	a, err := footprintOf(shape.Current)
 	if err != nil {
 		return v, err
 	}
@@ -174,7 +182,7 @@ func countField(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVol
 		if len(layer.threads) == 0 {
 			continue
 		}
-		l, err := e.Footprint(sc, q, layer.threads)
+		l, err := footprintOf(layer.threads)
 		if err != nil {
 			return v, err
 		}
