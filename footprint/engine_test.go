@@ -55,6 +55,20 @@ func separableSpec(r *rand.Rand, domain [3]int64, quasi bool) string {
 	return spec
 }
 
+// randomEngine returns an engine with context ctx (nil when the test
+// needs no ISL) for a random launch of k: blocks of up to 16×4×2 threads,
+// folds of up to 2 per dimension within the domain, the point guard on or
+// off.
+func randomEngine(r *rand.Rand, ctx *isl.Ctx, k *kernel.Kernel) *Engine {
+	var block, fold [3]int64
+	for d, limit := range [3]int{16, 4, 2} {
+		block[d] = int64(1 + r.IntN(limit))
+		fold[d] = min(k.Domain[d], int64(1+r.IntN(2)))
+	}
+	g := sets.NewGeometry(k.NewLaunch(block, fold))
+	return &Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: r.IntN(2) == 0}}
+}
+
 // TestSumOverBlocksEqualsEnumeration checks that the class-wise counting of
 // SumOverBlocks, from shifted address ranges, gives exactly the sum over the
 // blocks of their distinct granules, enumerated thread by thread, for blocks
@@ -65,14 +79,8 @@ func TestSumOverBlocksEqualsEnumeration(t *testing.T) {
 	for c := range 60 {
 		domain := [3]int64{int64(8 + r.IntN(40)), int64(1 + r.IntN(12)), int64(1 + r.IntN(6))}
 		k := parseKernel(t, separableSpec(r, domain, false))
-		var block, fold [3]int64
-		for d, limit := range [3]int{16, 4, 2} {
-			block[d] = int64(1 + r.IntN(limit))
-			fold[d] = int64(1 + r.IntN(2))
-		}
-		l := k.NewLaunch(block, fold)
-		g := sets.NewGeometry(l)
-		e := &Engine{Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: r.IntN(2) == 0}}
+		e := randomEngine(r, nil, k)
+		g, block, fold := e.Mapper.Geom, e.Mapper.Geom.Block, e.Mapper.Geom.Fold
 		var blocks []sets.Box
 		for z := range g.Grid[2] {
 			for y := range g.Grid[1] {
@@ -133,14 +141,8 @@ func TestEnumeratedCountEqualsISL(t *testing.T) {
 	for c := range 40 {
 		domain := [3]int64{int64(4 + r.IntN(40)), int64(1 + r.IntN(10)), int64(1 + r.IntN(4))}
 		k := parseKernel(t, separableSpec(r, domain, true))
-		var block, fold [3]int64
-		for d, limit := range [3]int{16, 4, 2} {
-			block[d] = int64(1 + r.IntN(limit))
-			fold[d] = min(domain[d], int64(1+r.IntN(2)))
-		}
-		l := k.NewLaunch(block, fold)
-		g := sets.NewGeometry(l)
-		e := &Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: r.IntN(2) == 0}}
+		e := randomEngine(r, ctx, k)
+		g := e.Mapper.Geom
 		var blocks []sets.Box
 		for range 4 {
 			blocks = append(blocks, g.BlockThreads([3]int64{r.Int64N(g.Grid[0]), r.Int64N(g.Grid[1]), r.Int64N(g.Grid[2])}))
