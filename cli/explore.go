@@ -140,11 +140,7 @@ func runExplore(c *ucli.Context) error {
 	if k, err = applyDomain(c, k); err != nil {
 		return err
 	}
-	devName, err := deviceFlagValue(c, "device")
-	if err != nil {
-		return err
-	}
-	dev, err := resolveDevice(c, devName)
+	dev, err := commandDevice(c)
 	if err != nil {
 		return err
 	}

@@ -106,21 +106,21 @@ func resolveDevice(c *ucli.Context, name string) (*device.Device, error) {
 	return d, asUsage(err)
 }
 
-// deviceFlagValue returns the device name a command should use: the value of
-// flag when the user set it, else the device of a single --device-file, else
-// the flag's default.
-func deviceFlagValue(c *ucli.Context, flag string) (string, error) {
-	if c.IsSet(flag) {
-		return c.String(flag), nil
+// commandDevice returns the device a command runs on: the one the
+// --device flag names, or, when the flag is not given and --device-file
+// holds exactly one device, that device.
+func commandDevice(c *ucli.Context) (*device.Device, error) {
+	name := c.String("device")
+	if !c.IsSet("device") {
+		files, err := loadDeviceFiles(c)
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 1 {
+			name = files[0].Name
+		}
 	}
-	files, err := loadDeviceFiles(c)
-	if err != nil {
-		return "", err
-	}
-	if len(files) == 1 {
-		return files[0].Name, nil
-	}
-	return c.String(flag), nil
+	return resolveDevice(c, name)
 }
 
 // joinLines puts a multi-line error (errors.Join) on one line.
@@ -245,11 +245,7 @@ func configurationFromFlags(c *ucli.Context) (*kernel.Kernel, *device.Device, ke
 	if k, err = applyDomain(c, k); err != nil {
 		return nil, nil, kernel.Launch{}, err
 	}
-	devName, err := deviceFlagValue(c, "device")
-	if err != nil {
-		return nil, nil, kernel.Launch{}, err
-	}
-	dev, err := resolveDevice(c, devName)
+	dev, err := commandDevice(c)
 	if err != nil {
 		return nil, nil, kernel.Launch{}, err
 	}

@@ -163,11 +163,7 @@ func runLayercond(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	devName, err := deviceFlagValue(c, "device")
-	if err != nil {
-		return err
-	}
-	dev, err := resolveDevice(c, devName)
+	dev, err := commandDevice(c)
 	if err != nil {
 		return err
 	}

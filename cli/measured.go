@@ -71,11 +71,7 @@ func runMeasured(c *ucli.Context) error {
 		}
 		methods = append(methods, m)
 	}
-	devName, err := deviceFlagValue(c, "device")
-	if err != nil {
-		return err
-	}
-	dev, err := resolveDevice(c, devName)
+	dev, err := commandDevice(c)
 	if err != nil {
 		return err
 	}
