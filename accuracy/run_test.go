@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 )
@@ -15,11 +14,7 @@ import (
 // loadExample loads an embedded example and shrinks its domain, keeping
 // the field extents (a padded array).
 func loadExample(spec string, domain [3]int64) (*kernel.Kernel, error) {
-	data, err := examples.Read(spec)
-	if err != nil {
-		return nil, err
-	}
-	k, err := kernel.Parse(data, spec+".yaml")
+	k, err := kernel.ParseExample(spec)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -58,11 +59,10 @@ func loadKernel(arg string) (*kernel.Kernel, error) {
 		k, err := kernel.LoadFile(arg, opt)
 		return k, asUsage(err)
 	}
-	data, err := examples.Read(arg)
-	if err != nil {
+	k, err := kernel.ParseExample(arg, opt)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, usageErrorf("spec %q: no such file and no embedded example of that name (examples: %s)", arg, strings.Join(examples.Names(), ", "))
 	}
-	k, err := kernel.Parse(data, strings.TrimSuffix(arg, ".yaml")+".yaml", opt)
 	return k, asUsage(err)
 }
 

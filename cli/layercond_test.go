@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/layercond"
 	"github.com/polyvol/polyvol/sets"
@@ -32,11 +31,7 @@ func TestLayercondJSONMatchesLibrary(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	data, err := examples.Read("star3d-r4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := kernel.Parse(data, "star3d-r4.yaml")
+	k, err := kernel.ParseExample("star3d-r4")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/sets"
 )
@@ -35,11 +34,7 @@ func parseKernel(t testing.TB, spec string) *kernel.Kernel {
 
 func exampleKernel(t testing.TB, name string) *kernel.Kernel {
 	t.Helper()
-	data, err := examples.Read(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := kernel.Parse(data, name+".yaml")
+	k, err := kernel.ParseExample(name)
 	if err != nil {
 		t.Fatal(err)
 	}

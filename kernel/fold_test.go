@@ -1,18 +1,14 @@
 package kernel
 
 import (
+	"errors"
+	"io/fs"
 	"testing"
-
-	"github.com/polyvol/polyvol/examples"
 )
 
 func loadExample(t *testing.T, name string) *Kernel {
 	t.Helper()
-	data, err := examples.Read(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := Parse(data, name+".yaml")
+	k, err := ParseExample(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,5 +54,15 @@ func TestFoldStar3dR4(t *testing.T) {
 	}
 	if s := b.Stores[1].String(); s != "(x, y, 2*z + 1)" {
 		t.Errorf("second store = %s, want (x, y, 2*z + 1)", s)
+	}
+}
+
+func TestParseExample(t *testing.T) {
+	k, err := ParseExample("star3d-r4.yaml")
+	if err != nil || k.Name != "star3d-r4" {
+		t.Fatalf("ParseExample(star3d-r4.yaml) = %v, %v", k, err)
+	}
+	if _, err := ParseExample("no-such-kernel"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("unknown example: error %v, want fs.ErrNotExist", err)
 	}
 }

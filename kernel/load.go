@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/polyvol/polyvol/examples"
 )
 
 // SpecError is an error in a kernel spec: the file, the 1-based line and
@@ -44,6 +46,18 @@ type options struct {
 // maps are only checked for being non-empty.
 func WithMapValidator(validate func(src string) error) Option {
 	return func(o *options) { o.validateMap = validate }
+}
+
+// ParseExample parses the embedded example kernel of the given name (see
+// examples.Names), with or without the ".yaml" suffix; errors name the file
+// NAME.yaml. It fails with an fs.ErrNotExist error for an unknown name.
+func ParseExample(name string, opts ...Option) (*Kernel, error) {
+	file := strings.TrimSuffix(name, ".yaml") + ".yaml"
+	data, err := examples.Read(file)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, file, opts...)
 }
 
 // LoadFile reads and validates the kernel spec at path (YAML or JSON).

@@ -5,18 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
 )
 
 // loadExample parses one of the embedded example kernels.
 func loadExample(t testing.TB, name string) *kernel.Kernel {
 	t.Helper()
-	data, err := examples.Read(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := kernel.Parse(data, name+".yaml")
+	k, err := kernel.ParseExample(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,8 +32,7 @@ func parseSpec(t *testing.T, spec string) *kernel.Kernel {
 // layers of 8-byte elements, so the z-layer condition in half of the A100's
 // 20 MiB L2 is 72·X·Y ≤ 10 MiB, X = Y < √(10 MiB/(9·8 B)) = 381.
 func ExampleSequential() {
-	data, _ := examples.Read("star3d-r4")
-	k, _ := kernel.Parse(data, "star3d-r4.yaml")
+	k, _ := kernel.ParseExample("star3d-r4")
 	lc, _ := Sequential(k, 10<<20)
 	for _, c := range lc.Conditions {
 		fmt.Printf("%s layer: %s (square planes: s <= %d)\n", c.Layer, c.Text, c.MaxSquare)

@@ -20,11 +20,7 @@ func BenchmarkEstimate(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, name := range examples.Names() {
-		data, err := examples.Read(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		k, err := kernel.Parse(data, name+".yaml")
+		k, err := kernel.ParseExample(name)
 		if err != nil {
 			b.Fatal(err)
 		}

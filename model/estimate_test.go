@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/sets"
 )
@@ -15,11 +14,7 @@ import (
 // loadExample parses one of the embedded example kernels.
 func loadExample(t *testing.T, name string) *kernel.Kernel {
 	t.Helper()
-	data, err := examples.Read(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := kernel.Parse(data, name+".yaml")
+	k, err := kernel.ParseExample(name)
 	if err != nil {
 		t.Fatal(err)
 	}

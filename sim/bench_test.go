@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/sim"
 )
@@ -13,11 +12,7 @@ import (
 // thread) on a 256×128×64 domain through the A100's real caches with the L2
 // split, and reports simulated lane accesses per second.
 func BenchmarkSimulate(b *testing.B) {
-	data, err := examples.Read("star3d-r4")
-	if err != nil {
-		b.Fatal(err)
-	}
-	k, err := kernel.Parse(data, "star3d-r4.yaml")
+	k, err := kernel.ParseExample("star3d-r4")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/sim"
 )
@@ -12,8 +11,7 @@ import (
 // A streaming copy moves each double once at every level: 8 B per lattice
 // update loaded and 8 B stored.
 func ExampleRun() {
-	data, _ := examples.Read("vec-copy")
-	k, _ := kernel.Parse(data, "vec-copy.yaml")
+	k, _ := kernel.ParseExample("vec-copy")
 	d, _ := device.Lookup("A100-40GB")
 	l := kernel.Launch{Block: [3]int64{256, 1, 1}, Fold: kernel.NoFold, Domain: [3]int64{1 << 16, 1, 1}}
 	r, err := sim.Run(k, l, sim.Config{Device: d, SplitL2: true})

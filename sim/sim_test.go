@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/sim"
 )
@@ -45,11 +44,11 @@ func parse(t *testing.T, spec string) *kernel.Kernel {
 
 func example(t *testing.T, name string) *kernel.Kernel {
 	t.Helper()
-	data, err := examples.Read(name)
+	k, err := kernel.ParseExample(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return parse(t, string(data))
+	return k
 }
 
 func lookup(t *testing.T, name string, sms int) *device.Device {

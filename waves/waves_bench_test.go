@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
@@ -18,11 +17,7 @@ import (
 // two domain sizes should cost about the same: footprints are counted from
 // their boxes, whatever their extent.
 func BenchmarkWaveVolumesSizeIndependence(b *testing.B) {
-	data, err := examples.Read("star3d-r4")
-	if err != nil {
-		b.Fatal(err)
-	}
-	k, err := kernel.Parse(data, "star3d-r4.yaml")
+	k, err := kernel.ParseExample("star3d-r4")
 	if err != nil {
 		b.Fatal(err)
 	}
