@@ -32,6 +32,10 @@ func TestAllValidAndSorted(t *testing.T) {
 	}
 }
 
+// referenceTable starts the source of every number taken from the reference
+// implementation's device table (spec/metrics.md §6).
+const referenceTable = "reference (Warpspeed) device table"
+
 // The rows are copied from the table of spec/metrics.md §6.
 func TestSpecTable(t *testing.T) {
 	type row struct {
@@ -67,38 +71,76 @@ func TestSpecTable(t *testing.T) {
 		got := row{d.Name, d.L1Model, d.WarpSize, d.SubWarpSize, d.LSUs, d.SMs, d.ClockGHz, d.L1Bytes, d.L2Bytes,
 			d.L1BankWidth, d.L1AllocBytes, d.L1FetchBytes, d.L1WriteBytes, d.DRAMFetchBytes, d.DRAMWriteBytes,
 			d.FP32PerCycleSM, d.FP64PerCycleSM, d.L2BandwidthGBs, d.DRAMBandwidthGBs}
+		// A bandwidth keeps the table's value unless a measurement of the
+		// device replaced it (docs/devices.md); TestBandwidthsMatchMeasurements
+		// checks those against the measured files.
+		for _, bw := range []struct {
+			key       string
+			got, want *float64
+		}{{"l2_bandwidth_gbs", &got.l2bw, &r.l2bw}, {"dram_bandwidth_gbs", &got.membw, &r.membw}} {
+			switch src := d.Source(bw.key); {
+			case strings.HasPrefix(src, "measured"):
+				*bw.got = *bw.want
+			case !strings.HasPrefix(src, referenceTable):
+				t.Errorf("%s %s: source %q is neither a measurement nor the table", r.name, bw.key, src)
+			}
+		}
 		if got != r {
 			t.Errorf("%s:\n got %+v\nwant %+v", r.name, got, r)
 		}
 	}
 }
 
-// Hopper entries outside the spec table: public spec-sheet numbers.
+// Hopper entries outside the spec table: public spec-sheet numbers. A
+// measured DRAM bandwidth replaces the spec sheet's peak where one exists
+// (docs/devices.md) and cannot exceed it; the H100-SXM's L2 bandwidth, which
+// no spec sheet states, is estimated from the H200, its GH100 twin.
 func TestHopperSpecSheets(t *testing.T) {
 	tests := []struct {
 		name        string
 		sms         int
-		clock, dram float64
-		l2bw        float64
+		clock, dram float64 // dram: the spec sheet's peak
 	}{
-		{"H100-SXM", 132, 1.98, 3350, 8400},
-		{"H100-PCIe", 114, 1.755, 2000, 7758},
-		{"H200", 132, 1.98, 4800, 8400},
+		{"H100-SXM", 132, 1.98, 3350},
+		{"H100-PCIe", 114, 1.755, 2000},
+		{"H200", 132, 1.98, 4800},
+	}
+	h200, err := Lookup("H200")
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, tc := range tests {
 		d, err := Lookup(tc.name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.SMs != tc.sms || d.ClockGHz != tc.clock || d.DRAMBandwidthGBs != tc.dram || d.L2BandwidthGBs != tc.l2bw {
-			t.Errorf("%s: sms %d clock %v dram %v l2bw %v", d.Name, d.SMs, d.ClockGHz, d.DRAMBandwidthGBs, d.L2BandwidthGBs)
+		if d.SMs != tc.sms || d.ClockGHz != tc.clock {
+			t.Errorf("%s: sms %d clock %v", d.Name, d.SMs, d.ClockGHz)
+		}
+		switch src := d.Source("dram_bandwidth_gbs"); {
+		case strings.HasPrefix(src, "spec sheet"):
+			if d.DRAMBandwidthGBs != tc.dram {
+				t.Errorf("%s: spec-sheet DRAM bandwidth %v, want %v", d.Name, d.DRAMBandwidthGBs, tc.dram)
+			}
+		case strings.HasPrefix(src, "measured"):
+			if !(d.DRAMBandwidthGBs < tc.dram) {
+				t.Errorf("%s: measured DRAM bandwidth %v not below the spec sheet's peak %v", d.Name, d.DRAMBandwidthGBs, tc.dram)
+			}
+		default:
+			t.Errorf("%s: DRAM bandwidth source %q is neither a spec sheet nor a measurement", d.Name, src)
 		}
 		if d.L1Bytes != 256*kib || d.L2Bytes != 25*mib || d.L2Partitions != 2 || d.Arch != "sm_90" {
 			t.Errorf("%s: L1 %d L2 %d partitions %d arch %s", d.Name, d.L1Bytes, d.L2Bytes, d.L2Partitions, d.Arch)
 		}
-		if src := d.Source("l2_bandwidth_gbs"); tc.l2bw == 8400 && !strings.Contains(src, "estimate") {
-			t.Errorf("%s: estimated L2 bandwidth not marked as an estimate: %q", d.Name, src)
-		}
+	}
+	sxm, err := Lookup("H100-SXM")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src := sxm.Source("l2_bandwidth_gbs"); sxm.L2BandwidthGBs != h200.L2BandwidthGBs ||
+		!strings.HasPrefix(src, "estimate") || !strings.Contains(src, "H200") {
+		t.Errorf("H100-SXM L2 bandwidth %v (%q), want the H200's %v marked as an estimate from it",
+			sxm.L2BandwidthGBs, src, h200.L2BandwidthGBs)
 	}
 }
 
@@ -233,7 +275,7 @@ func TestExampleHypotheticalDevice(t *testing.T) {
 	// Apart from names, L2 size and sources it is the A100-40GB.
 	d.Name, d.DisplayName, d.Aliases, d.L2Bytes, d.Sources = base.Name, base.DisplayName, base.Aliases, base.L2Bytes, base.Sources
 	if !slices.Equal(d.Aliases, base.Aliases) || d.Limits != base.Limits || d.Latencies != base.Latencies || d.SMs != base.SMs ||
-		d.L1Bytes != base.L1Bytes || d.DRAMBandwidthGBs != base.DRAMBandwidthGBs {
+		d.L1Bytes != base.L1Bytes || d.DRAMBandwidthGBs != base.DRAMBandwidthGBs || d.L2BandwidthGBs != base.L2BandwidthGBs {
 		t.Errorf("example differs from the A100-40GB beyond its L2")
 	}
 }
