@@ -32,10 +32,6 @@ func TestAllValidAndSorted(t *testing.T) {
 	}
 }
 
-// referenceTable starts the source of every number taken from the reference
-// implementation's device table (spec/metrics.md §6).
-const referenceTable = "reference (Warpspeed) device table"
-
 // The rows are copied from the table of spec/metrics.md §6.
 func TestSpecTable(t *testing.T) {
 	type row struct {
@@ -78,11 +74,12 @@ func TestSpecTable(t *testing.T) {
 			key       string
 			got, want *float64
 		}{{"l2_bandwidth_gbs", &got.l2bw, &r.l2bw}, {"dram_bandwidth_gbs", &got.membw, &r.membw}} {
-			switch src := d.Source(bw.key); {
-			case strings.HasPrefix(src, "measured"):
+			switch class := d.SourceClass(bw.key); class {
+			case SourceMeasured:
 				*bw.got = *bw.want
-			case !strings.HasPrefix(src, referenceTable):
-				t.Errorf("%s %s: source %q is neither a measurement nor the table", r.name, bw.key, src)
+			case SourceReference:
+			default:
+				t.Errorf("%s %s: source class %q, want a measurement or the table", r.name, bw.key, class)
 			}
 		}
 		if got != r {
@@ -117,17 +114,17 @@ func TestHopperSpecSheets(t *testing.T) {
 		if d.SMs != tc.sms || d.ClockGHz != tc.clock {
 			t.Errorf("%s: sms %d clock %v", d.Name, d.SMs, d.ClockGHz)
 		}
-		switch src := d.Source("dram_bandwidth_gbs"); {
-		case strings.HasPrefix(src, "spec sheet"):
+		switch class := d.SourceClass("dram_bandwidth_gbs"); class {
+		case SourceSpecSheet:
 			if d.DRAMBandwidthGBs != tc.dram {
 				t.Errorf("%s: spec-sheet DRAM bandwidth %v, want %v", d.Name, d.DRAMBandwidthGBs, tc.dram)
 			}
-		case strings.HasPrefix(src, "measured"):
+		case SourceMeasured:
 			if !(d.DRAMBandwidthGBs < tc.dram) {
 				t.Errorf("%s: measured DRAM bandwidth %v not below the spec sheet's peak %v", d.Name, d.DRAMBandwidthGBs, tc.dram)
 			}
 		default:
-			t.Errorf("%s: DRAM bandwidth source %q is neither a spec sheet nor a measurement", d.Name, src)
+			t.Errorf("%s: DRAM bandwidth source class %q, want a spec sheet or a measurement", d.Name, class)
 		}
 		if d.L1Bytes != 256*kib || d.L2Bytes != 25*mib || d.L2Partitions != 2 || d.Arch != "sm_90" {
 			t.Errorf("%s: L1 %d L2 %d partitions %d arch %s", d.Name, d.L1Bytes, d.L2Bytes, d.L2Partitions, d.Arch)
@@ -138,7 +135,7 @@ func TestHopperSpecSheets(t *testing.T) {
 		t.Fatal(err)
 	}
 	if src := sxm.Source("l2_bandwidth_gbs"); sxm.L2BandwidthGBs != h200.L2BandwidthGBs ||
-		!strings.HasPrefix(src, "estimate") || !strings.Contains(src, "H200") {
+		sxm.SourceClass("l2_bandwidth_gbs") != SourceEstimate || !strings.Contains(src, "H200") {
 		t.Errorf("H100-SXM L2 bandwidth %v (%q), want the H200's %v marked as an estimate from it",
 			sxm.L2BandwidthGBs, src, h200.L2BandwidthGBs)
 	}
@@ -394,4 +391,22 @@ func FuzzParse(f *testing.F) {
 
 		}
 	})
+}
+
+func TestSourceClass(t *testing.T) {
+	d := &Device{Sources: map[string]string{
+		"sms":                "spec/metrics.md §6, reference (Warpspeed) device table",
+		"l2_bandwidth_gbs":   "measured, achievable: somewhere",
+		"dram_bandwidth_gbs": "spec sheet (peak): a data sheet",
+		"clock_ghz":          "estimate: from a sibling",
+		"l1_bytes":           "a vendor whitepaper",
+	}}
+	for key, want := range map[string]string{
+		"sms": SourceReference, "l2_bandwidth_gbs": SourceMeasured, "dram_bandwidth_gbs": SourceSpecSheet,
+		"clock_ghz": SourceEstimate, "l1_bytes": "unclassified", "l2_bytes": "no source",
+	} {
+		if got := d.SourceClass(key); got != want {
+			t.Errorf("SourceClass(%q) = %q, want %q", key, got, want)
+		}
+	}
 }

@@ -222,6 +222,42 @@ func (d *Device) Source(key string) string {
 	return fromGroup
 }
 
+// The classes of a number's source (docs/devices.md). A source text of the
+// database starts with the prefix of its class.
+const (
+	SourceMeasured  = "measured"        // a published measurement of this device
+	SourceSpecSheet = "spec sheet"      // the vendor's data sheet (a peak for bandwidths)
+	SourceReference = "reference table" // the reference implementation's table, spec/metrics.md §6
+	SourceEstimate  = "estimate"        // derived from another device or a rule; the text says how
+)
+
+// sourcePrefixes maps the start of a source text to its class.
+var sourcePrefixes = []struct{ prefix, class string }{
+	{"measured", SourceMeasured},
+	{"spec sheet", SourceSpecSheet},
+	{"reference (Warpspeed) device table", SourceReference},
+	{"spec/metrics.md §6", SourceReference},
+	{"estimate", SourceEstimate},
+}
+
+// SourceClass returns the class of the source of the number under key
+// (SourceMeasured, SourceSpecSheet, SourceReference or SourceEstimate),
+// read from the start of its source text; "unclassified" for a text that
+// starts otherwise (device files need not follow the database's
+// convention), and "no source" when the key has none.
+func (d *Device) SourceClass(key string) string {
+	src := d.Source(key)
+	if src == "" {
+		return "no source"
+	}
+	for _, p := range sourcePrefixes {
+		if strings.HasPrefix(src, p.prefix) {
+			return p.class
+		}
+	}
+	return "unclassified"
+}
+
 func (d *Device) check() []*FieldError {
 	var errs []*FieldError
 	bad := func(key, format string, args ...any) {

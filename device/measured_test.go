@@ -112,7 +112,10 @@ func checkBandwidth(t *testing.T, d *Device, key string, got float64, m measured
 			d.Name, key, got, m.gbs, m.file, m.row, m.col, 100*rel, 100*bandwidthTolerance)
 	}
 	src := d.Source(key)
-	for _, cite := range []string{"measured", m.file, "row " + m.row, m.col} {
+	if class := d.SourceClass(key); class != SourceMeasured {
+		t.Errorf("%s %s: source class %q, want %q", d.Name, key, class, SourceMeasured)
+	}
+	for _, cite := range []string{m.file, "row " + m.row, m.col} {
 		if !strings.Contains(src, cite) {
 			t.Errorf("%s %s: source %q does not cite %q", d.Name, key, src, cite)
 		}
@@ -125,7 +128,8 @@ func checkBandwidth(t *testing.T, d *Device, key string, got float64, m measured
 // (docs/devices.md). DRAM is the best scale-kernel stream (one load and one
 // store stream, the traffic of a stencil), L2 the median bandwidth of
 // L2-resident data sets of 2-8 MB. Every other bandwidth must say that it
-// is a spec-sheet value, a reference-table value or an estimate.
+// is a spec-sheet value, a reference-table value or an estimate
+// (Device.SourceClass).
 func TestBandwidthsMatchMeasurements(t *testing.T) {
 	type level struct {
 		key, summaryCol, vanLankerCol string
@@ -203,12 +207,12 @@ func TestBandwidthsMatchMeasurements(t *testing.T) {
 				checked++
 				continue
 			}
-			switch {
-			case strings.HasPrefix(src, "measured"):
+			switch class := d.SourceClass(l.key); class {
+			case SourceMeasured:
 				t.Errorf("%s %s: source %q claims a measurement, but neither %s nor %s has one", d.Name, l.key, src, summaryFile, vanLankerFile)
-			case !strings.HasPrefix(src, "spec sheet") && !strings.HasPrefix(src, "reference (Warpspeed) device table") &&
-				!strings.HasPrefix(src, "estimate"):
-				t.Errorf("%s %s: source %q does not start with its class (measured, spec sheet, reference (Warpspeed) device table, estimate)", d.Name, l.key, src)
+			case SourceSpecSheet, SourceReference, SourceEstimate:
+			default:
+				t.Errorf("%s %s: source %q is %s; it must start with its class (docs/devices.md)", d.Name, l.key, src, class)
 			}
 		}
 	}
