@@ -38,6 +38,9 @@ func init() {
 
 The profile (JSON: timeS, flops, bytes {L1, shared, L2, DRAM},
 activeThreadsPerInstr, fmaInstr, addMulInstr) was measured on --from.
+The ceilings of both GPUs are the device numbers predict uses: bandwidths
+from the device database or --device-file (measured where the database has
+a measurement, docs/devices.md), FMA peak and L1 from lanes, clock and SMs.
 Without --spec the projection assumes the same bytes per level on both GPUs
 (model.Project). With --spec both GPUs' bytes per level are estimated for
 the spec's domain and launch (model.Estimate on each GPU) and the time is

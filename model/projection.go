@@ -22,25 +22,14 @@ type Ceilings struct {
 	Provenance string  `json:"provenance"`
 }
 
-// MeasuredCeilings are the measured maxima of Van Lanker et al. 2024,
-// Table 1 (spec/models.md §3), keyed by canonical device name.
-var MeasuredCeilings = map[string]Ceilings{
-	"V100":      {"V100", 6890, 846, 2460, 13963, vanLanker},
-	"A100-40GB": {"A100-40GB", 9476, 1375, 4710, 19492, vanLanker},
-	"A100-80GB": {"A100-80GB", 9476, 1678, 4710, 19492, vanLanker},
-	"H100-SXM":  {"H100-SXM", 24979, 1907, 7758, 25330, vanLanker},
-}
-
-const vanLanker = "measured maxima, Van Lanker et al. 2024 Table 1"
-
-// CeilingsFor returns the measured maxima of dev when they exist for
-// double precision (fpBytes = 8), and otherwise spec-sheet numbers: FMA peak
-// 2·lanes·clock·SMs, L2 and DRAM bandwidth fields, L1 = bank width per cycle
-// over all SMs. The Provenance field says which.
+// CeilingsFor returns the ceilings of dev for fpBytes-byte floating point
+// (4 or 8), from the same device numbers that Estimate's limiters use, so
+// that project and predict agree: FMA peak 2·lanes·clock·SMs (FlopsBound's
+// instruction rate, two flops per FMA), the device's L2 and DRAM bandwidths
+// (measured where the database has a measurement, docs/devices.md), and L1
+// = bank width per cycle over all SMs. The Provenance field names the
+// device and the class of its bandwidths' sources.
 func CeilingsFor(dev device.Device, fpBytes int) (Ceilings, error) {
-	if c, ok := MeasuredCeilings[dev.Name]; ok && fpBytes == 8 {
-		return c, nil
-	}
 	lanes := dev.FP64PerCycleSM
 	if fpBytes == 4 {
 		lanes = dev.FP32PerCycleSM
@@ -51,7 +40,8 @@ func CeilingsFor(dev device.Device, fpBytes int) (Ceilings, error) {
 		DRAMGBs:    dev.DRAMBandwidthGBs,
 		L2GBs:      dev.L2BandwidthGBs,
 		L1GBs:      float64(dev.L1BankWidth) * dev.ClockGHz * float64(dev.SMs),
-		Provenance: fmt.Sprintf("spec sheet of %s (no measured maxima for %d-byte floating point)", dev.Name, fpBytes),
+		Provenance: fmt.Sprintf("device %s: DRAM %s, L2 %s; FMA peak and L1 from lanes, bank width, clock and SMs (as predict)",
+			dev.Name, dev.SourceClass("dram_bandwidth_gbs"), dev.SourceClass("l2_bandwidth_gbs")),
 	}
 	return c, c.validate()
 }

@@ -1,17 +1,67 @@
 package model
 
 import (
+	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/polyvol/polyvol/device"
 )
+
+// vanLankerTable1 reads the measured maxima of Van Lanker et al. 2024,
+// Table 1 (spec/models.md §3) from the repository's copy, keyed by the
+// paper's device names (V100, A100-40, A100-80, H100). A missing file fails
+// the test.
+func vanLankerTable1(t *testing.T) map[string]Ceilings {
+	t.Helper()
+	path := filepath.Join("..", "testdata", "measured", "papers_vanlanker2024_table1.csv")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("measured data missing: %v", err)
+	}
+	var body []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			body = append(body, line)
+		}
+	}
+	records, err := csv.NewReader(strings.NewReader(strings.Join(body, "\n"))).ReadAll()
+	if err != nil || len(records) < 2 {
+		t.Fatalf("%s: %d records, %v", path, len(records), err)
+	}
+	col := map[string]int{}
+	for i, name := range records[0] {
+		col[name] = i
+	}
+	out := map[string]Ceilings{}
+	for _, r := range records[1:] {
+		num := func(name string) float64 {
+			i, ok := col[name]
+			if !ok {
+				t.Fatalf("%s: no column %s", path, name)
+			}
+			v, err := strconv.ParseFloat(r[i], 64)
+			if err != nil {
+				t.Fatalf("%s: row %s, column %s: %v", path, r[col["device"]], name, err)
+			}
+			return v
+		}
+		name := r[col["device"]]
+		out[name] = Ceilings{name, num("perf_max_gflops"), num("bw_dram_max_gbs"), num("bw_l2_max_gbs"), num("bw_l1_max_gbs"),
+			"measured maxima, Van Lanker et al. 2024 Table 1"}
+	}
+	return out
+}
 
 func TestProjectPureDRAMV100ToH100(t *testing.T) {
 	// spec/models.md §3: a pure-DRAM kernel projects V100 → H100 with the
 	// time ratio 1907/846. 1 GB of DRAM traffic, 1 MFlop (OI = 0.001).
-	v100, h100 := MeasuredCeilings["V100"], MeasuredCeilings["H100-SXM"]
+	table := vanLankerTable1(t)
+	v100, h100 := table["V100"], table["H100"]
 	for _, flops := range []float64{1e6, 0} {
 		p := Profile{TimeS: 1e9 / 846e9, Flops: flops, Bytes: LevelBytes{DRAM: 1e9}, ActiveThreadsPerInstr: 32, FMAInstr: 1}
 		proj, err := Project(p, v100, h100)
@@ -30,7 +80,8 @@ func TestProjectComputeBound(t *testing.T) {
 	// 1 TFlop of FMAs over 1 MB of each level: compute-bound on both GPUs,
 	// so the time ratio is the FMA peak ratio 24979/6890 at every level,
 	// independent of the active-thread fraction and the mix.
-	v100, h100 := MeasuredCeilings["V100"], MeasuredCeilings["H100-SXM"]
+	table := vanLankerTable1(t)
+	v100, h100 := table["V100"], table["H100"]
 	p := Profile{TimeS: 0.5, Flops: 1e12, Bytes: LevelBytes{L1: 1e6, L2: 1e6, DRAM: 1e6}, ActiveThreadsPerInstr: 16, FMAInstr: 3, AddMulInstr: 1}
 	proj, err := Project(p, v100, h100)
 	if err != nil {
@@ -51,7 +102,8 @@ func TestProjectWithVolumesChangesDRAMLevel(t *testing.T) {
 	// The target's smaller cache doubles its DRAM traffic (the LULESH
 	// failure mode): the DRAM-level prediction doubles, while the pure
 	// projection keeps the source's bytes.
-	a100, v100 := MeasuredCeilings["A100-40GB"], MeasuredCeilings["V100"]
+	table := vanLankerTable1(t)
+	a100, v100 := table["A100-40"], table["V100"]
 	p := Profile{TimeS: 1e-3, Flops: 1e6, Bytes: LevelBytes{L1: 4e9, L2: 2e9, DRAM: 1e9}, ActiveThreadsPerInstr: 32, FMAInstr: 1}
 	pure, err := Project(p, a100, v100)
 	if err != nil {
@@ -77,30 +129,62 @@ func TestProjectWithVolumesChangesDRAMLevel(t *testing.T) {
 }
 
 func TestCeilingsFor(t *testing.T) {
-	measured := a100x40
-	c, err := CeilingsFor(measured, 8)
-	if err != nil || c.PerfGFlops != 9476 || !strings.Contains(c.Provenance, "measured") {
-		t.Errorf("A100-40GB ceilings %+v, %v; want the measured table", c, err)
+	// The spec table's A100-40GB (derived_test.go): FP64 peak
+	// 2·32·1.41·108 = 9745.92 GFlop/s, L1 128 B·1.41 GHz·108 = 19491.84 GB/s,
+	// and its bandwidths, whatever its name.
+	for _, name := range []string{"A100-40GB", "A100-custom"} {
+		dev := a100x40
+		dev.Name = name
+		dev.Sources = map[string]string{"dram_bandwidth_gbs": "measured: a file", "l2_bandwidth_gbs": "spec sheet: a sheet"}
+		c, err := CeilingsFor(dev, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(c.PerfGFlops-9745.92) > 1e-9 || math.Abs(c.L1GBs-19491.84) > 1e-9 || c.DRAMGBs != 1400 || c.L2GBs != 4000 ||
+			c.Device != name || !strings.Contains(c.Provenance, "DRAM measured, L2 spec sheet") {
+			t.Errorf("%s: ceilings %+v", name, c)
+		}
 	}
-	// No measured maxima: spec sheet, FP64 peak 2·32·1.41·108 = 9745.92 GFlop/s,
-	// L1 128 B·1.41 GHz·108 = 19491.84 GB/s.
-	custom := a100x40
-	custom.Name = "A100-custom"
-	c, err = CeilingsFor(custom, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(c.PerfGFlops-9745.92) > 1e-9 || math.Abs(c.L1GBs-19491.84) > 1e-9 || c.DRAMGBs != 1400 || c.L2GBs != 4000 ||
-		!strings.Contains(c.Provenance, "spec sheet") {
-		t.Errorf("spec-sheet ceilings %+v", c)
-	}
-	// Single precision has no measured maxima either.
-	if c, err := CeilingsFor(measured, 4); err != nil || math.Abs(c.PerfGFlops-2*9745.92) > 1e-9 {
+	// Single precision uses the FP32 lanes.
+	if c, err := CeilingsFor(a100x40, 4); err != nil || math.Abs(c.PerfGFlops-2*9745.92) > 1e-9 {
 		t.Errorf("A100-40GB FP32 ceilings %+v, %v", c, err)
 	}
+	custom := a100x40
 	custom.DRAMBandwidthGBs = 0
 	if _, err := CeilingsFor(custom, 8); err == nil {
 		t.Error("device without bandwidth: no error")
+	}
+}
+
+// TestCeilingsMatchPredict checks, for every device of the database and
+// both precisions, that project's ceilings are the rates predict's limiters
+// use: with one byte per Lup at L2 and DRAM, one L1 cycle and one
+// floating-point instruction per Lup, the limiters in GLup/s are the L2
+// and DRAM bandwidths in GB/s, the L1 cycle rate and the FMA instruction
+// rate (half the flop rate).
+func TestCeilingsMatchPredict(t *testing.T) {
+	unit := Derived{L1CyclesPerLup: 1, L2TotalV1: 1, L2TotalV2: 1, MemLoadV1: 1, MemLoadV2: 1, MemLoadV3: 1, MemLoadV4: 1}
+	for _, d := range device.All() {
+		for _, fp := range []int{4, 8} {
+			c, err := CeilingsFor(*d, fp)
+			if err != nil {
+				t.Fatalf("%s: %v", d.Name, err)
+			}
+			lim := computeLimiters(unit, Launch{FlinsPerLup: 1, FlopsPerLup: 2, FPBytes: fp}, *d)
+			same := func(what string, project, predict float64) {
+				if math.Abs(project-predict) > 1e-12*predict {
+					t.Errorf("%s fp%d %s: project %v, predict %v", d.Name, fp, what, project, predict)
+				}
+			}
+			same("DRAM GB/s", c.DRAMGBs, lim.PerfMemV3)
+			same("DRAM GB/s (V1)", c.DRAMGBs, lim.PerfMemV1)
+			same("L2 GB/s", c.L2GBs, lim.PerfL2V2)
+			same("L1 GB/s", c.L1GBs, lim.PerfL1*float64(d.L1BankWidth))
+			same("FMA GFlop/s", c.PerfGFlops, 2**lim.PerfFlops)
+			if c.Device != d.Name || !strings.Contains(c.Provenance, d.SourceClass("dram_bandwidth_gbs")) {
+				t.Errorf("%s: device %q provenance %q", d.Name, c.Device, c.Provenance)
+			}
+		}
 	}
 }
 
