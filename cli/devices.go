@@ -74,19 +74,21 @@ func runDevices(c *ucli.Context) error {
 		}
 		return writeJSON(w, list)
 	}
-	rows := [][]string{{"name", "display name", "SMs", "clock GHz", "L1 KiB", "L2 MiB", "L2 GB/s", "DRAM GB/s"}}
+	rows := [][]string{{"name", "display name", "SMs", "clock GHz", "L1 KiB", "L2 MiB", "L2 GB/s", "DRAM GB/s", "L2 / DRAM from"}}
 	for _, d := range all {
 		l2 := fixed(float64(d.L2Bytes)/(1<<20), 0)
 		if d.L2Partitions > 1 {
 			l2 = fmt.Sprintf("%dx%s", d.L2Partitions, l2)
 		}
 		rows = append(rows, []string{d.Name, d.DisplayName, strconv.Itoa(d.SMs), num(d.ClockGHz),
-			strconv.FormatInt(d.L1Bytes>>10, 10), l2, num(d.L2BandwidthGBs), num(d.DRAMBandwidthGBs)})
+			strconv.FormatInt(d.L1Bytes>>10, 10), l2, num(d.L2BandwidthGBs), num(d.DRAMBandwidthGBs),
+			d.SourceClass("l2_bandwidth_gbs") + " / " + d.SourceClass("dram_bandwidth_gbs")})
 	}
 	if err := writeColumns(w, rows, 2); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(w, "\nL2 MiB is the capacity one SM sees; NxM means N partitions that duplicate lines.")
+	_, err = fmt.Fprintln(w, "\nL2 MiB is the capacity one SM sees; NxM means N partitions that duplicate lines.\n"+
+		"Measured bandwidths are achievable ones from micro-benchmarks, spec-sheet ones peaks (docs/devices.md).")
 	return err
 }
 

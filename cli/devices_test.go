@@ -17,6 +17,18 @@ func TestDevicesList(t *testing.T) {
 			t.Errorf("list lacks %s (%s)", d.Name, d.DisplayName)
 		}
 	}
+	// Each database device's row says where its two bandwidths come from.
+	for _, d := range device.All() {
+		from := d.SourceClass("l2_bandwidth_gbs") + " / " + d.SourceClass("dram_bandwidth_gbs")
+		found := false
+		for _, l := range strings.Split(out, "\n") {
+			f := strings.Fields(l)
+			found = found || len(f) > 0 && f[0] == d.Name && strings.HasSuffix(l, from)
+		}
+		if !found {
+			t.Errorf("row of %s lacks the bandwidth sources %q:\n%s", d.Name, from, out)
+		}
+	}
 	var list []map[string]any
 	if err := json.Unmarshal([]byte(mustRun(t, "devices", "--format", "json")), &list); err != nil {
 		t.Fatal(err)
