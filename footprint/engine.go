@@ -10,10 +10,15 @@ import (
 
 // Engine counts footprints of one kernel under one launch. It owns no ISL
 // context: Ctx belongs to the caller and, like every ISL context, to one
-// goroutine at a time.
+// goroutine at a time, and so does the Engine.
 type Engine struct {
 	Ctx    *isl.Ctx
 	Mapper *sets.Mapper
+	// Budget bounds the engine's counting work; a nil Budget is replaced by
+	// one with the default bound on first use.
+	Budget *Budget
+
+	counters map[int64]*counter // by granularity, with their memories
 }
 
 // Request names one footprint: the loads or stores of one field at one
@@ -25,67 +30,89 @@ type Request struct {
 	Space sets.AddressSpace
 }
 
+// budget returns the engine's work budget.
+func (e *Engine) budget() *Budget {
+	if e.Budget == nil {
+		e.Budget = &Budget{}
+	}
+	return e.Budget
+}
+
+// counter returns the engine's counter of granules of gran bytes.
+func (e *Engine) counter(gran int64) *counter {
+	if e.counters == nil {
+		e.counters = map[int64]*counter{}
+	}
+	c := e.counters[gran]
+	if c == nil {
+		c = newCounter(gran, e.budget())
+		e.counters[gran] = c
+	}
+	return c
+}
+
 // Footprint returns the set of granules that the threads in boxes touch for
 // request q, made in scope sc.
 func (e *Engine) Footprint(sc *isl.Scope, q Request, threads []sets.Box) (*isl.Set, error) {
-	return e.Mapper.FootprintSet(sc, q.Field, q.Store, q.Gran, q.Space, threads)
+	return e.Mapper.Footprint(sc, q.Field, q.Store, q.Gran, q.Space, threads)
+}
+
+// Raw reports whether request q's accesses include raw ISL maps, which only
+// ISL can count.
+func (e *Engine) Raw(q Request) bool {
+	f := e.field(q)
+	return q.Store && len(f.StoreMaps) > 0 || !q.Store && len(f.LoadMaps) > 0
 }
 
 // Count returns the number of granules that the threads in boxes touch for
-// request q. Footprints of separable accesses are counted from their boxes
-// by inclusion–exclusion (CountBoxes); all others as ISL sets.
+// request q. The footprint is a union of progressions (one per access and
+// residue class of its floor and modulo terms, see progressions), counted
+// exactly at a cost independent of the boxes' size (counter.count).
+// Raw ISL maps are counted as ISL sets.
 func (e *Engine) Count(q Request, threads []sets.Box) (int64, error) {
-	img, ok, err := e.Mapper.ImageBoxes(q.Field, q.Store, q.Gran, q.Space, threads)
-	if err != nil {
-		return 0, err
-	}
-	if ok {
-		if n, ok, err := CountBoxes(img); ok || err != nil {
-			return n, err
+	if e.Raw(q) {
+		sc := e.Ctx.NewScope()
+		defer sc.Free()
+		s, err := e.Footprint(sc, q, threads)
+		if err != nil {
+			return 0, err
 		}
+		return Count(s)
 	}
-	sc := e.Ctx.NewScope()
-	defer sc.Free()
-	s, err := e.Footprint(sc, q, threads)
+	ps, gran, err := e.progressions(q, threads)
 	if err != nil {
 		return 0, err
 	}
-	return Count(s)
+	return e.counter(gran).count(ps)
 }
 
-// OverlapCount returns |F(a) ∩ F(b)|: the granules of request q that both
-// thread sets touch. For separable accesses the intersection is the union of
-// the pairwise intersections of the two footprints' boxes
-// (sets.IntersectBoxes), counted by CountBoxes; otherwise ISL intersects the sets.
+// OverlapCount returns |F(a) ∩ F(b)| = |F(a)| + |F(b)| − |F(a ∪ b)|: the
+// granules of request q that both thread sets touch.
 func (e *Engine) OverlapCount(q Request, a, b []sets.Box) (int64, error) {
-	fa, okA, err := e.Mapper.ImageBoxes(q.Field, q.Store, q.Gran, q.Space, a)
-	if err != nil {
-		return 0, err
-	}
-	fb, okB, err := e.Mapper.ImageBoxes(q.Field, q.Store, q.Gran, q.Space, b)
-	if err != nil {
-		return 0, err
-	}
-	if okA && okB {
-		if n, ok, err := CountBoxes(sets.IntersectBoxes(fa, fb)); ok || err != nil {
-			return n, err
+	return e.IntersectionCount(q, a, b)
+}
+
+// IntersectionCount returns the number of granules of request q that every
+// one of the thread sets touches, by inclusion–exclusion over the counts of
+// their unions: |∩ F(S_i)| = Σ_{∅≠J} (−1)^{|J|+1} |F(∪_{j∈J} S_j)|.
+func (e *Engine) IntersectionCount(q Request, threadSets ...[]sets.Box) (int64, error) {
+	var total int64
+	for mask := 1; mask < 1<<len(threadSets); mask++ {
+		var union []sets.Box
+		sign := int64(-1)
+		for i, s := range threadSets {
+			if mask&(1<<i) != 0 {
+				union = append(union, s...)
+				sign = -sign
+			}
 		}
+		n, err := e.Count(q, union)
+		if err != nil {
+			return 0, err
+		}
+		total += sign * n
 	}
-	sc := e.Ctx.NewScope()
-	defer sc.Free()
-	sa, err := e.Footprint(sc, q, a)
-	if err != nil {
-		return 0, err
-	}
-	sb, err := e.Footprint(sc, q, b)
-	if err != nil {
-		return 0, err
-	}
-	both, err := sa.Intersect(sb)
-	if err != nil {
-		return 0, err
-	}
-	return Count(both)
+	return total, nil
 }
 
 // field returns the kernel field of request q.
@@ -158,11 +185,9 @@ func (c *blockClassifier) classify(blockThreads sets.Box) (key classKey, base in
 
 // blockClass is one class of translated block footprints in SumOverBlocks.
 type blockClass struct {
-	base int64 // the representative's first access address
-	// ranges are the representative's address ranges at the request's
-	// granularity, when listed is true.
-	ranges []sets.AddressRange
-	listed bool
+	base int64         // the representative's first access address
+	ps   []progression // the representative's footprint
+	gran int64
 	// sizes holds the footprint sizes counted so far by base address modulo
 	// the granularity, on which the size of a translate depends.
 	sizes map[int64]int64
@@ -170,19 +195,17 @@ type blockClass struct {
 
 // SumOverBlocks returns Σ_b |F_q(b)| over the given blocks (thread boxes,
 // one per block). Blocks whose footprints are translates of each other form
-// a class (blockClassifier); for each class it lists the representative's
-// address ranges once and counts every member's granules from them in one
-// pass over the ranges (sets.CountGranules), and members at the same base
-// address modulo the granularity share one count. Blocks without ranges
-// (accesses with floor or modulo terms) are counted by evaluating their
-// accesses (enumeratedCount) when they are small enough, else with ISL.
+// a class (blockClassifier); each class lists its representative's
+// progressions once, and a member is counted as those progressions shifted
+// to it, once per base address modulo the granularity. Other blocks (floor
+// or modulo terms, raw maps) are counted one by one.
 func (e *Engine) SumOverBlocks(q Request, blocks []sets.Box) (int64, error) {
 	classifier, ok := newBlockClassifier(e, q)
 	classes := map[classKey]*blockClass{}
 	var sum int64
 	for _, b := range blocks {
 		if !ok {
-			n, err := e.countBlock(q, b)
+			n, err := e.Count(q, []sets.Box{b})
 			if err != nil {
 				return 0, err
 			}
@@ -192,78 +215,28 @@ func (e *Engine) SumOverBlocks(q Request, blocks []sets.Box) (int64, error) {
 		key, base := classifier.classify(b)
 		c := classes[key]
 		if c == nil {
-			c = &blockClass{base: base, sizes: map[int64]int64{}}
-			c.ranges, c.listed = e.Mapper.AddressRanges(q.Field, q.Store, q.Gran, []sets.Box{b})
+			ps, gran, err := e.progressions(q, []sets.Box{b})
+			if err != nil {
+				return 0, err
+			}
+			c = &blockClass{base: base, ps: ps, gran: gran, sizes: map[int64]int64{}}
 			classes[key] = c
 		}
-		residue := floorMod(base, q.Gran)
+		residue := floorMod(base, c.gran)
 		n, hit := c.sizes[residue]
 		if !hit {
-			if c.listed {
-				n = sets.CountGranules(c.ranges, q.Gran, base-c.base)
-			} else {
-				var err error
-				if n, err = e.countBlock(q, b); err != nil {
-					return 0, err
-				}
+			shifted := make([]progression, len(c.ps))
+			for i, p := range c.ps {
+				p.base += base - c.base
+				shifted[i] = p
+			}
+			var err error
+			if n, err = e.counter(c.gran).count(shifted); err != nil {
+				return 0, err
 			}
 			c.sizes[residue] = n
 		}
 		sum += n
 	}
 	return sum, nil
-}
-
-// countBlock returns |F_q| of one block's threads: by enumeratedCount when it
-// applies, else by Count.
-func (e *Engine) countBlock(q Request, threads sets.Box) (int64, error) {
-	if n, ok := e.enumeratedCount(q, threads); ok {
-		return n, nil
-	}
-	return e.Count(q, []sets.Box{threads})
-}
-
-// maxEnumeratedAccesses bounds the accesses enumeratedCount evaluates.
-const maxEnumeratedAccesses = 1 << 18
-
-// enumeratedCount counts the linear granules of request q that the threads
-// in one box touch by evaluating every access at every lattice point of the
-// threads (inside the domain when the mapper guards points) and counting the
-// distinct granules. For a block of threads with floor or modulo index terms
-// this takes microseconds where ISL's image of the access map takes
-// milliseconds; a test checks that both agree. ok is false for raw ISL maps,
-// the multi-dimensional space and boxes of more than maxEnumeratedAccesses
-// accesses.
-func (e *Engine) enumeratedCount(q Request, threads sets.Box) (n int64, ok bool) {
-	f, m := e.field(q), e.Mapper
-	accesses := f.Accesses(q.Store)
-	if q.Space != sets.LinearSpace || len(f.LoadMaps) > 0 && !q.Store || len(f.StoreMaps) > 0 && q.Store {
-		return 0, false
-	}
-	fold, dom := m.Geom.Fold, m.Geom.Domain
-	size := threads.Size()
-	if size > maxEnumeratedAccesses || size*fold[0]*fold[1]*fold[2]*int64(len(accesses)) > maxEnumeratedAccesses {
-		return 0, false
-	}
-	granules := make([]int64, 0, size*fold[0]*fold[1]*fold[2]*int64(len(accesses)))
-	for t0 := threads.Lo[0]; t0 < threads.Hi[0]; t0++ {
-		for t1 := threads.Lo[1]; t1 < threads.Hi[1]; t1++ {
-			for t2 := threads.Lo[2]; t2 < threads.Hi[2]; t2++ {
-				for j0 := range fold[0] {
-					for j1 := range fold[1] {
-						for j2 := range fold[2] {
-							p := kernel.Point{fold[0]*t0 + j0, fold[1]*t1 + j1, fold[2]*t2 + j2}
-							if m.PointGuard && (p[0] >= dom[0] || p[1] >= dom[1] || p[2] >= dom[2]) {
-								continue
-							}
-							for _, a := range accesses {
-								granules = append(granules, floorDiv(f.ByteAddress(a, p), q.Gran))
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-	return int64(len(distinct(granules))), true
 }

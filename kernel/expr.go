@@ -779,3 +779,47 @@ func (p *parser) floor(name token) (Expr, error) {
 	e, err := num.FloorDiv(d)
 	return e, wrap(slash.col, err)
 }
+
+// maxPeriod bounds the period Period reports in one coordinate.
+const maxPeriod = 1 << 20
+
+// Period returns, for each coordinate i, a step L_i such that
+// e(p + L_i·u_i) − e(p) is the same for every point p (u_i the unit vector
+// of coordinate i): e is affine on every residue class of points modulo L.
+// It is 1 where no floor or modulo term depends on coordinate i, and the
+// product of the divisors along each nesting chain otherwise. ok is false
+// when a period exceeds 2^20.
+func (e Expr) Period() (period [3]int64, ok bool) {
+	period = [3]int64{1, 1, 1}
+	for _, t := range e.divs {
+		inner, ok := t.atom.arg.Period()
+		if !ok {
+			return period, false
+		}
+		for i := range 3 {
+			if !t.atom.arg.dependsOn(i) {
+				continue
+			}
+			l := inner[i] * t.atom.d
+			period[i] = period[i] / gcd(period[i], l) * l
+			if period[i] > maxPeriod {
+				return period, false
+			}
+		}
+	}
+	return period, true
+}
+
+// dependsOn reports whether coordinate i appears in e, directly or inside a
+// floor or modulo term.
+func (e Expr) dependsOn(i int) bool {
+	if e.lin[i] != 0 {
+		return true
+	}
+	for _, t := range e.divs {
+		if t.atom.arg.dependsOn(i) {
+			return true
+		}
+	}
+	return false
+}

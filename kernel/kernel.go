@@ -205,3 +205,22 @@ func (k *Kernel) WithDomain(d [3]int64) *Kernel {
 	}
 	return &out
 }
+
+// Period returns the per-coordinate period of the access (see Expr.Period):
+// the least common multiple over its three index expressions.
+func (a Access) Period() (period [3]int64, ok bool) {
+	period = [3]int64{1, 1, 1}
+	for _, e := range a.Index {
+		p, ok := e.Period()
+		if !ok {
+			return period, false
+		}
+		for i := range 3 {
+			period[i] = period[i] / gcd(period[i], p[i]) * p[i]
+			if period[i] > maxPeriod {
+				return period, false
+			}
+		}
+	}
+	return period, true
+}

@@ -87,9 +87,7 @@ func (m *Mapper) pointIndex(a kernel.Access, j [3]int64) ([3]kernel.Expr, error)
 
 // Footprint returns the set of granules of gran bytes that the threads in
 // boxes touch through the loads (or stores) of field number fi, in the given
-// address space, computed by ISL as the range of AccessMap. It serves the
-// fields whose granules are not lifted (see GranuleDims); FootprintSet
-// serves every field.
+// address space, computed by ISL as the range of AccessMap.
 func (m *Mapper) Footprint(sc *isl.Scope, fi int, store bool, gran int64, space AddressSpace, boxes []Box) (*isl.Set, error) {
 	mp, err := m.AccessMap(sc, fi, store, gran, space, boxes)
 	if err != nil {
@@ -106,9 +104,6 @@ func (m *Mapper) AccessMap(sc *isl.Scope, fi int, store bool, gran int64, space 
 	raw := f.LoadMaps
 	if store {
 		raw = f.StoreMaps
-	}
-	if _, lifted := m.lifted(fi, store, gran, space); lifted {
-		return nil, fmt.Errorf("field %q: internal error: lifted granules have no access map; use FootprintSet", f.Name)
 	}
 	var pieces []string
 	for _, a := range f.Accesses(store) {
@@ -146,7 +141,7 @@ func (m *Mapper) AccessMap(sc *isl.Scope, fi int, store bool, gran int64, space 
 		maps = append(maps, mp)
 	}
 	if len(maps) == 0 {
-		return emptyAccessMap(sc, tuple, m.GranuleDims(fi, store, gran, space))
+		return emptyAccessMap(sc, tuple, granuleDims(space))
 	}
 	res := maps[0]
 	for _, mp := range maps[1:] {
@@ -159,13 +154,20 @@ func (m *Mapper) AccessMap(sc *isl.Scope, fi int, store bool, gran int64, space 
 	return res, nil
 }
 
-// liftable reports whether a field's rows hold a whole number R of granules.
-func liftable(f *kernel.Field, gran int64) (int64, bool) {
-	rowBytes := f.Extent[0] * f.Element
-	if rowBytes%gran != 0 {
-		return 0, false
+// granuleDims returns the number of granule coordinates of an address
+// space: 1 for the linear space ([g]), 3 for the multi-dimensional one.
+func granuleDims(space AddressSpace) int {
+	if space == MultiDimSpace {
+		return 3
 	}
-	return rowBytes / gran, true
+	return 1
+}
+
+// linearGranules renders the ISL constraints that tie granule g of gran
+// bytes to an element of size bytes at byte address addr: g is one of the
+// granules of the bytes addr … addr+size−1.
+func linearGranules(addr string, size, gran int64) string {
+	return fmt.Sprintf("%d*g <= %s + %d and %d*g >= %s - %d", gran, addr, size-1, gran, addr, gran-1)
 }
 
 // granulePieces renders the basic maps from the threads of box b to the
@@ -185,7 +187,7 @@ func granulePieces(f *kernel.Field, idx [3]kernel.Expr, gran int64, space Addres
 	case LinearSpace:
 		lin := fmt.Sprintf("%d*(%d + (%s) + %d*(%s) + %d*(%s))", s, alpha, idx[0].ISL(),
 			f.Extent[0], idx[1].ISL(), f.Extent[0]*f.Extent[1], idx[2].ISL())
-		return []string{fmt.Sprintf("%s%s[floor((%s)/%d)] : %s", dom, tuple, lin, gran, cons)}, nil
+		return []string{fmt.Sprintf("%s%s[g] : %s and %s", dom, tuple, cons, linearGranules(lin, s, gran))}, nil
 	}
 	return nil, fmt.Errorf("unknown address space %d", space)
 }
@@ -238,11 +240,7 @@ func (m *Mapper) rawAccessMap(sc *isl.Scope, f *kernel.Field, src string, gran i
 		}
 	}
 	if len(foldParts) == 0 {
-		dims := 1
-		if space == MultiDimSpace {
-			dims = 3
-		}
-		return emptyAccessMap(sc, tuple, dims)
+		return emptyAccessMap(sc, tuple, granuleDims(space))
 	}
 	fold, err := sc.ReadMap("{ " + strings.Join(foldParts, "; ") + " }")
 	if err != nil {
@@ -259,8 +257,9 @@ func (m *Mapper) rawAccessMap(sc *isl.Scope, f *kernel.Field, src string, gran i
 		}
 		target = fmt.Sprintf("%s[floor(%s/%d), %s, %s]", tuple, full[0], kappa, full[1], full[2])
 	default:
-		target = fmt.Sprintf("%s[floor((%d*(%d + %s + %d*%s + %d*%s))/%d)]", tuple, f.Element, f.Offset,
-			full[0], f.Extent[0], full[1], f.Extent[0]*f.Extent[1], full[2], gran)
+		addr := fmt.Sprintf("%d*(%d + %s + %d*%s + %d*%s)", f.Element, f.Offset,
+			full[0], f.Extent[0], full[1], f.Extent[0]*f.Extent[1], full[2])
+		target = fmt.Sprintf("%s[g] : %s", tuple, linearGranules(addr, f.Element, gran))
 	}
 	gmap, err := sc.ReadMap(fmt.Sprintf("{ %s[%s] -> %s }", outName, strings.Join(idx, ", "), target))
 	if err != nil {
@@ -278,6 +277,20 @@ func (m *Mapper) rawAccessMap(sc *isl.Scope, f *kernel.Field, src string, gran i
 func emptyAccessMap(sc *isl.Scope, tuple string, dims int) (*isl.Map, error) {
 	coords := []string{"g0", "g1", "g2"}[:dims]
 	return sc.ReadMap(fmt.Sprintf("{ [x, y, z] -> %s[%s] : 1 = 0 }", tuple, strings.Join(coords, ", ")))
+}
+
+// PointBox returns the lattice points covered by the threads of box t: the
+// box [f·lo, f·hi), clipped to the domain when the mapper guards points.
+func (m *Mapper) PointBox(t Box) Box {
+	var p Box
+	for i := range 3 {
+		p.Lo[i] = t.Lo[i] * m.Geom.Fold[i]
+		p.Hi[i] = t.Hi[i] * m.Geom.Fold[i]
+	}
+	if m.PointGuard {
+		p = p.Intersect(Box{Hi: m.Geom.Domain})
+	}
+	return p
 }
 
 // floorDiv returns ⌊a/b⌋ for b > 0.

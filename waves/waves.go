@@ -7,6 +7,7 @@ package waves
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
@@ -151,12 +152,12 @@ func rawMaps(loads, stores []string, store bool) []string {
 	return loads
 }
 
-// countField runs the counting sequence for one request: from the
-// footprints' boxes when every footprint is a union of boxes, else with ISL
-// sets.
+// countField runs the counting sequence for one request: with ISL sets for
+// raw access maps, else from the engine's counts of unions of the wave's
+// and the layers' thread sets (countFieldUnions).
 func countField(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVolumes, error) {
-	if v, ok, err := countFieldBoxes(e, q, shape); ok || err != nil {
-		return v, err
+	if !e.Raw(q) {
+		return countFieldUnions(e, q, shape)
 	}
 	sc := e.Ctx.NewScope()
 	defer sc.Free()
@@ -203,44 +204,62 @@ func countFieldSets(q footprint.Request, shape Shape, footprintOf func([]sets.Bo
 	return v, nil
 }
 
-// countFieldBoxes runs the counting sequence on unions of boxes, crediting
-// the overlaps in the order x, y, z by inclusion–exclusion:
+// countFieldUnions runs the counting sequence from counts of unions of
+// footprints, crediting the overlaps in the order x, y, z:
 // Ov_y = |A∩Y| − |A∩X∩Y| and
 // Ov_z = |A∩Z| − |A∩X∩Z| − |A∩Y∩Z| + |A∩X∩Y∩Z|, which equal the ISL
-// sequence's |(A∖X)∩Y| and |(A∖X∖Y)∩Z|. ok is false when a footprint is
-// not a union of boxes.
-func countFieldBoxes(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVolumes, bool, error) {
+// sequence's |(A∖X)∩Y| and |(A∖X∖Y)∩Z|. Each intersection is an
+// inclusion–exclusion sum over the unions of its sets, and each union is
+// counted once.
+func countFieldUnions(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVolumes, error) {
 	v := FieldVolumes{Field: q.Field, Store: q.Store, Gran: q.Gran}
-	var img [4][]sets.Box // A, X, Y, Z
-	for i, threads := range [][]sets.Box{shape.Current, shape.X, shape.Y, shape.Z} {
-		if len(threads) == 0 {
-			continue
+	threads := [4][]sets.Box{shape.Current, shape.X, shape.Y, shape.Z}
+	const a, x, y, z = 1, 2, 4, 8 // the sets A, X, Y, Z as bits
+	unions := map[int]int64{0: 0}
+	union := func(mask int) (int64, error) {
+		if n, ok := unions[mask]; ok {
+			return n, nil
 		}
-		b, ok, err := e.Mapper.ImageBoxes(q.Field, q.Store, q.Gran, q.Space, threads)
-		if err != nil || !ok {
-			return v, false, err
+		var boxes []sets.Box
+		for i, t := range threads {
+			if mask&(1<<i) != 0 {
+				boxes = append(boxes, t...)
+			}
 		}
-		img[i] = b
+		n, err := e.Count(q, boxes)
+		unions[mask] = n
+		return n, err
 	}
-	var failed bool
-	var firstErr error
-	count := func(boxes []sets.Box) int64 {
-		n, ok, err := footprint.CountBoxes(boxes)
-		if err != nil && firstErr == nil {
-			firstErr = err
+	// intersection returns |∩ of the sets in mask| = Σ over non-empty
+	// sub-masks J of (−1)^{|J|+1}·|∪J|.
+	intersection := func(mask int) (int64, error) {
+		var total int64
+		for sub := mask; sub > 0; sub = (sub - 1) & mask {
+			n, err := union(sub)
+			if err != nil {
+				return 0, err
+			}
+			if bits.OnesCount(uint(sub))%2 == 1 {
+				total += n
+			} else {
+				total -= n
+			}
 		}
-		failed = failed || !ok
-		return n
+		return total, nil
 	}
-	A, X, Y, Z := img[0], img[1], img[2], img[3]
-	AX, AY, AZ := sets.IntersectBoxes(A, X), sets.IntersectBoxes(A, Y), sets.IntersectBoxes(A, Z)
-	AXY := sets.IntersectBoxes(AX, Y)
-	v.New = count(A)
-	v.OldX, v.OldY, v.OldZ = count(X), count(Y), count(Z)
-	v.OvX = count(AX)
-	v.OvY = count(AY) - count(AXY)
-	v.OvZ = count(AZ) - count(sets.IntersectBoxes(AX, Z)) - count(sets.IntersectBoxes(AY, Z)) + count(sets.IntersectBoxes(AXY, Z))
-	return v, !failed && firstErr == nil, firstErr
+	var err error
+	counts := map[int]int64{}
+	for _, mask := range []int{a, x, y, z, a | x, a | y, a | x | y, a | z, a | x | z, a | y | z, a | x | y | z} {
+		if counts[mask], err = intersection(mask); err != nil {
+			return v, err
+		}
+	}
+	v.New = counts[a]
+	v.OldX, v.OldY, v.OldZ = counts[x], counts[y], counts[z]
+	v.OvX = counts[a|x]
+	v.OvY = counts[a|y] - counts[a|x|y]
+	v.OvZ = counts[a|z] - counts[a|x|z] - counts[a|y|z] + counts[a|x|y|z]
+	return v, nil
 }
 
 // ConcurrentGrid returns the reference's floor-rule concurrent grid w^c of

@@ -50,10 +50,9 @@ func stencilKernel(t *testing.T, r *rand.Rand) *kernel.Kernel {
 // TestCountEqualsISLSequence checks on random stencil kernels, launches and
 // wave sizes, for both methods' shapes, both address spaces and
 // granularities from a sector to a 512 KiB page, that Count's volumes (from
-// boxes, by sweeps and inclusion–exclusion) equal the counting sequence of
-// spec §4.6 run on ISL sets built from the access maps (Mapper.Footprint, no
-// interval arithmetic) exactly, and that the box path is what ran for most
-// of them.
+// the engine's counts of unions, by inclusion–exclusion) equal the counting
+// sequence of spec §4.6 run on ISL sets built from the access maps
+// (Mapper.Footprint) exactly.
 func TestCountEqualsISLSequence(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 4))
 	ctx, err := isl.NewCtx()
@@ -65,7 +64,6 @@ func TestCountEqualsISLSequence(t *testing.T) {
 	if testing.Short() {
 		cases = 30
 	}
-	viaBoxes, total := 0, 0
 	for c := range cases {
 		k := stencilKernel(t, r)
 		var block, fold [3]int64
@@ -106,14 +104,7 @@ func TestCountEqualsISLSequence(t *testing.T) {
 				t.Fatalf("case %d (%s, block %v, fold %v, W %d, space %d, gran %d) field %d store %v:\n got  %+v\n want %+v",
 					c, method, block, fold, W, space, gran, v.Field, v.Store, v, want)
 			}
-			if _, ok, _ := countFieldBoxes(e, q, shape); ok {
-				viaBoxes++
-			}
-			total++
 		}
-	}
-	if viaBoxes < total/2 {
-		t.Errorf("only %d of %d footprints were counted from boxes", viaBoxes, total)
 	}
 	if n := ctx.LiveObjects(); n != 0 {
 		t.Errorf("%d ISL objects leaked", n)

@@ -1,0 +1,158 @@
+package footprint
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sets"
+)
+
+// indexProgression is one access over one residue class of one box of
+// lattice points: the element index tuple e_d(q) = base[d] + Σ_i step[d][i]·q_i
+// for 0 ≤ q_i < count[i]. Inside a residue class modulo the access's period
+// (kernel.Access.Period) every index is affine, floor and modulo terms
+// included.
+type indexProgression struct {
+	base  [3]int64
+	step  [3][3]int64 // step[d][i]: change of index d per step in q_i
+	count [3]int64
+}
+
+// indexProgressions lists the index progressions of request q's accesses
+// over the lattice points of the thread boxes (clipped by the mapper's point
+// guard). The number of progressions is the number of accesses times the
+// residue classes of their periods, whatever the size of the boxes.
+func (e *Engine) indexProgressions(q Request, threads []sets.Box) ([]indexProgression, error) {
+	f := e.field(q)
+	var out []indexProgression
+	for _, t := range threads {
+		pb := e.Mapper.PointBox(t)
+		if pb.Empty() {
+			continue
+		}
+		for _, a := range f.Accesses(q.Store) {
+			period, ok := a.Period()
+			if !ok {
+				return nil, fmt.Errorf("field %q access %s: the periods of its floor and modulo terms exceed 2^20", f.Name, a.Text)
+			}
+			var classes [3]int64
+			for i := range 3 {
+				classes[i] = min(period[i], pb.Hi[i]-pb.Lo[i])
+			}
+			if err := e.budget().spend(classes[0] * classes[1] * classes[2]); err != nil {
+				return nil, fmt.Errorf("field %q access %s: %d residue classes: %w", f.Name, a.Text, classes[0]*classes[1]*classes[2], err)
+			}
+			var r [3]int64
+			for r[2] = 0; r[2] < classes[2]; r[2]++ {
+				for r[1] = 0; r[1] < classes[1]; r[1]++ {
+					for r[0] = 0; r[0] < classes[0]; r[0]++ {
+						out = append(out, residueProgression(a, pb, period, r))
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// residueProgression returns access a over the points p of box pb with
+// p − pb.Lo ≡ r modulo period, that is p = pb.Lo + r + period·q. The steps
+// are differences of evaluations, exact because a is affine on the class.
+func residueProgression(a kernel.Access, pb sets.Box, period, r [3]int64) indexProgression {
+	var p0 kernel.Point
+	var ip indexProgression
+	for i := range 3 {
+		p0[i] = pb.Lo[i] + r[i]
+		ip.count[i] = ceilDiv(pb.Hi[i]-p0[i], period[i])
+	}
+	for d := range 3 {
+		ip.base[d] = a.Index[d].Eval(p0)
+	}
+	for i := range 3 {
+		p1 := p0
+		p1[i] += period[i]
+		for d := range 3 {
+			ip.step[d][i] = a.Index[d].Eval(p1) - ip.base[d]
+		}
+	}
+	return ip
+}
+
+// progressions returns request q's footprint over the thread boxes as byte
+// progressions and the granularity to count them at. In the linear space
+// these are the elements' bytes, s·(α + e0 + N0·e1 + N0·N1·e2) onwards, at
+// q.Gran. In the multi-dimensional space (⌊e0/κ⌋, e1, e2), κ = ⌊G/s⌋, each
+// index tuple is laid out on a line, (e0 − E0) + κ·M1·(e1 − E1) +
+// κ·M1·M2·(e2 − E2) with E0 a multiple of κ and M1, M2 large enough that
+// distinct granule tuples never share a granule of κ bytes; counting
+// one-byte elements there at κ counts the tuples.
+func (e *Engine) progressions(q Request, threads []sets.Box) ([]progression, int64, error) {
+	ips, err := e.indexProgressions(q, threads)
+	if err != nil || len(ips) == 0 {
+		return nil, q.Gran, err
+	}
+	f := e.field(q)
+	var weights [3]int64
+	var origin [3]int64
+	width, gran := f.Element, q.Gran
+	switch q.Space {
+	case sets.LinearSpace:
+		weights = [3]int64{f.Element, f.Element * f.Extent[0], f.Element * f.Extent[0] * f.Extent[1]}
+		origin = [3]int64{-f.Offset, 0, 0}
+	case sets.MultiDimSpace:
+		kappa := q.Gran / f.Element
+		if kappa < 1 {
+			return nil, 0, fmt.Errorf("field %q: element size %d B exceeds the granularity %d B of the multi-dimensional address space", f.Name, f.Element, q.Gran)
+		}
+		lo, hi := indexBounds(ips)
+		origin = [3]int64{floorDiv(lo[0], kappa) * kappa, lo[1], lo[2]}
+		cols := floorDiv(hi[0]-origin[0], kappa) + 1
+		rows := hi[1] - lo[1] + 1
+		if float64(kappa)*float64(cols)*float64(rows)*float64(hi[2]-lo[2]+1) > math.MaxInt64/4 {
+			return nil, 0, fmt.Errorf("field %q: the multi-dimensional footprint's index range is too large to count", f.Name)
+		}
+		weights = [3]int64{1, kappa * cols, kappa * cols * rows}
+		width, gran = 1, kappa
+	default:
+		return nil, 0, fmt.Errorf("unknown address space %d", q.Space)
+	}
+	out := make([]progression, len(ips))
+	for k, ip := range ips {
+		p := progression{width: width, axes: make([]axis, 3)}
+		for d := range 3 {
+			p.base += weights[d] * (ip.base[d] - origin[d])
+		}
+		for i := range 3 {
+			var step int64
+			for d := range 3 {
+				step += weights[d] * ip.step[d][i]
+			}
+			p.axes[i] = axis{step: step, count: ip.count[i]}
+		}
+		out[k] = p
+	}
+	return out, gran, nil
+}
+
+// indexBounds returns the smallest and largest value of each index over the
+// progressions.
+func indexBounds(ips []indexProgression) (lo, hi [3]int64) {
+	for d := range 3 {
+		lo[d], hi[d] = math.MaxInt64, math.MinInt64
+	}
+	for _, ip := range ips {
+		for d := range 3 {
+			a, b := ip.base[d], ip.base[d]
+			for i := range 3 {
+				if s := ip.step[d][i] * (ip.count[i] - 1); s < 0 {
+					a += s
+				} else {
+					b += s
+				}
+			}
+			lo[d], hi[d] = min(lo[d], a), max(hi[d], b)
+		}
+	}
+	return lo, hi
+}

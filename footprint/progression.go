@@ -1,0 +1,476 @@
+package footprint
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// ErrWorkBound reports that a count needed more work than its Budget allows.
+var ErrWorkBound = errors.New("counting work bound exceeded")
+
+// DefaultWorkBound is the work a Budget allows when none is set: about a
+// few seconds of counting and well under 200 MB of memory.
+const DefaultWorkBound = 50_000_000
+
+// Budget bounds the counting work of one estimate. Work is measured in
+// progressions handled (one unit each time the counter builds, merges or
+// splits one), which bounds both time and memory. The zero value allows
+// DefaultWorkBound units. A Budget belongs to one goroutine at a time.
+type Budget struct {
+	Limit int64 // units allowed; 0 means DefaultWorkBound
+	used  int64
+}
+
+// spend charges n units; it fails with ErrWorkBound once the limit is passed.
+func (b *Budget) spend(n int64) error {
+	if b == nil {
+		return nil
+	}
+	b.used += n
+	limit := b.Limit
+	if limit == 0 {
+		limit = DefaultWorkBound
+	}
+	if b.used > limit {
+		return fmt.Errorf("%w: more than %d units of counting work", ErrWorkBound, limit)
+	}
+	return nil
+}
+
+// Used returns the units spent so far.
+func (b *Budget) Used() int64 { return b.used }
+
+// progression is a generalised arithmetic progression of byte ranges: the
+// bytes [base + Σ_i axes[i].step·q_i, … + width) for 0 ≤ q_i < axes[i].count.
+// Every footprint polyvol counts is a union of progressions: one access over
+// one box of lattice points (and one residue class of its floor and modulo
+// terms) is one.
+type progression struct {
+	base, width int64
+	axes        []axis
+}
+
+// axis is one dimension of a progression: count translates step bytes apart.
+type axis struct {
+	step, count int64
+}
+
+// span returns the distance from the first to the last byte of p.
+func (p progression) span() int64 {
+	s := p.width - 1
+	for _, a := range p.axes {
+		s += a.step * (a.count - 1)
+	}
+	return s
+}
+
+// normalize returns p in the canonical form the counter works on, for
+// granules of gran bytes: positive steps in ascending order, no axis of one
+// translate, axes whose translates form a contiguous run folded into one,
+// and the innermost axes folded into the width while the gap between two
+// translates is smaller than a granule (such a gap cannot hold a whole
+// granule, so the granules are those of the run's hull). ok is false for an
+// empty progression.
+func normalize(p progression, gran int64) (progression, bool) {
+	if p.width <= 0 {
+		return p, false
+	}
+	axes := make([]axis, 0, len(p.axes))
+	for _, a := range p.axes {
+		switch {
+		case a.count <= 0:
+			return p, false
+		case a.count == 1 || a.step == 0:
+			continue
+		case a.step < 0:
+			p.base += a.step * (a.count - 1)
+			a.step = -a.step
+		}
+		axes = append(axes, a)
+	}
+	slices.SortFunc(axes, func(a, b axis) int { return cmp.Compare(a.step, b.step) })
+	// An axis whose step is a multiple m of a smaller one's, with m no more
+	// than that axis's count, continues it: {a·i + m·a·j} is the run
+	// 0 … a·(count−1 + m·(count'−1)).
+	for i := 0; i < len(axes); i++ {
+		for j := i + 1; j < len(axes); j++ {
+			if axes[j].step%axes[i].step == 0 && axes[j].step/axes[i].step <= axes[i].count {
+				axes[i].count += axes[j].step / axes[i].step * (axes[j].count - 1)
+				axes = slices.Delete(axes, j, j+1)
+				j = i
+			}
+		}
+	}
+	for len(axes) > 0 && axes[0].step-p.width < gran {
+		p.width += axes[0].step * (axes[0].count - 1)
+		axes = axes[1:]
+	}
+	p.axes = axes
+	return p, true
+}
+
+// counter counts the granules of unions of progressions at one granularity.
+// It remembers the counts of the unions it has seen, up to a shift by whole
+// granules, which leaves a count unchanged.
+type counter struct {
+	gran   int64
+	budget *Budget
+	memo   map[string]int64
+}
+
+// newCounter returns a counter of granules of gran bytes charging budget.
+func newCounter(gran int64, budget *Budget) *counter {
+	return &counter{gran: gran, budget: budget, memo: map[string]int64{}}
+}
+
+// maxMemo bounds the unions a counter remembers.
+const maxMemo = 1 << 16
+
+// count returns the number of granules that the union of ps touches.
+//
+// The method, exact for any progressions and independent of their counts:
+// let P be the largest step. Cut every progression with an axis of step P
+// into planes, one per translate, and call plane v the progressions' parts
+// that start in [v·P, (v+1)·P). Planes more than w = ⌊(hull + G − 1)/P⌋
+// apart cannot share a granule, where hull is the byte span of one plane.
+// Between two planes where a progression starts or ends ("breakpoints")
+// every plane is the previous one shifted by P bytes, so the granules that
+// plane v adds to those of all earlier planes, new(v), depend only on the
+// window v−w … v and repeat with period T = G/gcd(P, G), after which the
+// window is shifted by whole granules. The total Σ_v new(v) is then summed
+// segment by segment: the first w planes after a breakpoint and one period
+// are counted as unions of lower-dimensional progressions (recursively,
+// with the next smaller step), and the rest of the segment is whole periods.
+// The cost depends on the number of progressions, breakpoints, w and T,
+// never on the number of planes.
+func (c *counter) count(ps []progression) (int64, error) {
+	if err := c.budget.spend(int64(len(ps)) + 1); err != nil {
+		return 0, err
+	}
+	ps = c.prepare(ps)
+	if len(ps) == 0 {
+		return 0, nil
+	}
+	flat := true
+	for _, p := range ps {
+		flat = flat && len(p.axes) == 0
+	}
+	if flat {
+		return c.countRanges(ps), nil
+	}
+	key := c.key(ps)
+	if n, ok := c.memo[key]; ok {
+		return n, nil
+	}
+	n, err := c.countPlanes(ps)
+	if err != nil {
+		return 0, err
+	}
+	if len(c.memo) < maxMemo {
+		c.memo[key] = n
+	}
+	return n, nil
+}
+
+// prepare normalises ps and merges progressions whose union is one.
+func (c *counter) prepare(ps []progression) []progression {
+	out := make([]progression, 0, len(ps))
+	for _, p := range ps {
+		if q, ok := normalize(p, c.gran); ok {
+			out = append(out, q)
+		}
+	}
+	return c.merge(out)
+}
+
+// merge joins progressions with the same axes whose ranges overlap or lie
+// less than a granule apart, and progressions that continue each other along
+// one axis, until nothing changes. Both keep the union's granules.
+func (c *counter) merge(ps []progression) []progression {
+	for changed := true; changed && len(ps) > 1; {
+		changed = false
+		n := len(ps)
+		ps = c.mergeRanges(ps)
+		for j := 0; j < 3; j++ {
+			ps = mergeAlongAxis(ps, j)
+		}
+		changed = len(ps) < n
+	}
+	return ps
+}
+
+// mergeRanges joins progressions with equal axes whose ranges at the same
+// translate overlap or are less than a granule apart.
+func (c *counter) mergeRanges(ps []progression) []progression {
+	slices.SortFunc(ps, func(a, b progression) int {
+		if d := compareAxes(a.axes, b.axes); d != 0 {
+			return d
+		}
+		return cmp.Compare(a.base, b.base)
+	})
+	out := ps[:0]
+	for _, p := range ps {
+		if k := len(out) - 1; k >= 0 && compareAxes(out[k].axes, p.axes) == 0 && p.base-(out[k].base+out[k].width) < c.gran {
+			out[k].width = max(out[k].width, p.base+p.width-out[k].base)
+			continue
+		}
+		out = append(out, p)
+	}
+	for i := range out { // a wider range may now fold an axis
+		out[i], _ = normalize(out[i], c.gran)
+	}
+	return out
+}
+
+// mergeAlongAxis joins progressions that agree in width and in every axis
+// but the j-th one's count, and whose bases differ by k steps of that axis
+// with k no more than the first one's count: together they are one longer
+// progression.
+func mergeAlongAxis(ps []progression, j int) []progression {
+	type group struct {
+		width, residue int64
+		step           int64
+		others         string
+	}
+	keyOf := func(p progression) (group, bool) {
+		if j >= len(p.axes) {
+			return group{}, false
+		}
+		var buf []byte
+		for i, a := range p.axes {
+			buf = binary.AppendVarint(buf, a.step)
+			if i != j {
+				buf = binary.AppendVarint(buf, a.count)
+			}
+		}
+		s := p.axes[j].step
+		return group{width: p.width, residue: floorMod(p.base, s), step: s, others: string(buf)}, true
+	}
+	slices.SortFunc(ps, func(a, b progression) int {
+		ga, oka := keyOf(a)
+		gb, okb := keyOf(b)
+		switch {
+		case oka != okb:
+			if oka {
+				return 1
+			}
+			return -1
+		case !oka:
+			return 0
+		}
+		if d := cmp.Compare(ga.others, gb.others); d != 0 {
+			return d
+		}
+		if d := cmp.Compare(ga.width, gb.width); d != 0 {
+			return d
+		}
+		if d := cmp.Compare(ga.residue, gb.residue); d != 0 {
+			return d
+		}
+		return cmp.Compare(a.base, b.base)
+	})
+	out := ps[:0]
+	var last group
+	for _, p := range ps {
+		g, ok := keyOf(p)
+		if k := len(out) - 1; ok && k >= 0 && g == last {
+			prev := &out[k]
+			steps := (p.base - prev.base) / g.step
+			if steps <= prev.axes[j].count {
+				axes := slices.Clone(prev.axes)
+				axes[j].count = max(axes[j].count, steps+p.axes[j].count)
+				prev.axes = axes
+				continue
+			}
+		}
+		out = append(out, p)
+		last = g
+	}
+	return out
+}
+
+// compareAxes orders axis lists.
+func compareAxes(a, b []axis) int {
+	if d := cmp.Compare(len(a), len(b)); d != 0 {
+		return d
+	}
+	for i := range a {
+		if d := cmp.Compare(a[i].step, b[i].step); d != 0 {
+			return d
+		}
+		if d := cmp.Compare(a[i].count, b[i].count); d != 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// countRanges counts the granules of progressions without axes: byte ranges.
+func (c *counter) countRanges(ps []progression) int64 {
+	type span struct{ lo, hi int64 } // granules lo … hi
+	spans := make([]span, len(ps))
+	for i, p := range ps {
+		spans[i] = span{floorDiv(p.base, c.gran), floorDiv(p.base+p.width-1, c.gran)}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	var n int64
+	next := int64(math.MinInt64) // first granule not yet counted
+	for _, s := range spans {
+		lo := max(s.lo, next)
+		if s.hi >= lo {
+			n += s.hi - lo + 1
+			next = s.hi + 1
+		}
+	}
+	return n
+}
+
+// key encodes ps (prepared) up to a shift by whole granules.
+func (c *counter) key(ps []progression) string {
+	slices.SortFunc(ps, func(a, b progression) int {
+		if d := cmp.Compare(a.base, b.base); d != 0 {
+			return d
+		}
+		if d := cmp.Compare(a.width, b.width); d != 0 {
+			return d
+		}
+		return compareAxes(a.axes, b.axes)
+	})
+	shift := floorDiv(ps[0].base, c.gran) * c.gran
+	var buf []byte
+	for _, p := range ps {
+		buf = binary.AppendVarint(buf, p.base-shift)
+		buf = binary.AppendVarint(buf, p.width)
+		buf = binary.AppendUvarint(buf, uint64(len(p.axes)))
+		for _, a := range p.axes {
+			buf = binary.AppendVarint(buf, a.step)
+			buf = binary.AppendVarint(buf, a.count)
+		}
+	}
+	return string(buf)
+}
+
+// planeMember is one progression cut into planes: it occupies planes
+// first … first+count−1, where its part is inner at offset bytes from the
+// plane's start.
+type planeMember struct {
+	first, count int64
+	offset       int64
+	inner        progression // base 0
+}
+
+// countPlanes is count for progressions with axes; see count.
+func (c *counter) countPlanes(ps []progression) (int64, error) {
+	var P int64
+	for _, p := range ps {
+		if n := len(p.axes); n > 0 {
+			P = max(P, p.axes[n-1].step)
+		}
+	}
+	members := make([]planeMember, len(ps))
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64) // hull of a plane, from its start
+	var breaks []int64
+	for i, p := range ps {
+		m := planeMember{count: 1, inner: progression{width: p.width, axes: p.axes}}
+		if n := len(p.axes); n > 0 && p.axes[n-1].step == P {
+			m.count = p.axes[n-1].count
+			m.inner.axes = p.axes[:n-1]
+		}
+		m.first = floorDiv(p.base, P)
+		m.offset = p.base - m.first*P
+		lo = min(lo, m.offset)
+		hi = max(hi, m.offset+m.inner.span())
+		members[i] = m
+		breaks = append(breaks, m.first, m.first+m.count)
+	}
+	w := (hi - lo + c.gran - 1) / P
+	T := c.gran / gcd(P, c.gran)
+	slices.Sort(breaks)
+	breaks = slices.Compact(breaks)
+
+	// planes counts the union of planes [from, to) of every member.
+	planes := func(from, to int64) (int64, error) {
+		if to <= from {
+			return 0, nil
+		}
+		var parts []progression
+		for _, m := range members {
+			a, b := max(from, m.first), min(to, m.first+m.count)
+			if b-a > 0 {
+				if err := c.budget.spend(b - a); err != nil {
+					return 0, err
+				}
+			}
+			for v := a; v < b; v++ {
+				q := m.inner
+				q.base = v*P + m.offset
+				parts = append(parts, q)
+			}
+		}
+		return c.count(parts)
+	}
+	// newIn returns Σ new(v) over v in [a, b): the planes [a−w, b) less the
+	// planes [a−w, a), because no plane before a−w meets one from a on.
+	newIn := func(a, b int64) (int64, error) {
+		all, err := planes(a-w, b)
+		if err != nil {
+			return 0, err
+		}
+		before, err := planes(a-w, a)
+		return all - before, err
+	}
+	var total int64
+	for i := 0; i+1 < len(breaks); i++ {
+		s0, s1 := breaks[i], breaks[i+1]
+		occupied := false
+		for _, m := range members {
+			occupied = occupied || m.first <= s0 && s0 < m.first+m.count
+		}
+		if !occupied {
+			continue
+		}
+		// The first w planes of the segment see planes before it.
+		e := min(s0+w, s1)
+		n, err := newIn(s0, e)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+		if e == s1 {
+			continue
+		}
+		// From e on, new(v) has period T: the sum over n planes is the sum
+		// over n mod T planes plus ⌊n/T⌋ periods.
+		length := s1 - e
+		if length <= T {
+			n, err := newIn(e, s1)
+			if err != nil {
+				return 0, err
+			}
+			total += n
+			continue
+		}
+		period, err := newIn(e, e+T)
+		if err != nil {
+			return 0, err
+		}
+		rest, err := newIn(e, e+length%T)
+		if err != nil {
+			return 0, err
+		}
+		total += rest + length/T*period
+	}
+	return total, nil
+}
+
+// gcd returns the greatest common divisor of a > 0 and b > 0.
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
