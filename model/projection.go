@@ -28,7 +28,7 @@ type Ceilings struct {
 // instruction rate, two flops per FMA), the device's L2 and DRAM bandwidths
 // (measured where the database has a measurement, docs/devices.md), and L1
 // = bank width per cycle over all SMs. The Provenance field names the
-// device and the class of its bandwidths' sources.
+// device and the class of its bandwidths' sources (device.SourceClass).
 func CeilingsFor(dev device.Device, fpBytes int) (Ceilings, error) {
 	lanes := dev.FP64PerCycleSM
 	if fpBytes == 4 {
@@ -40,8 +40,7 @@ func CeilingsFor(dev device.Device, fpBytes int) (Ceilings, error) {
 		DRAMGBs:    dev.DRAMBandwidthGBs,
 		L2GBs:      dev.L2BandwidthGBs,
 		L1GBs:      float64(dev.L1BankWidth) * dev.ClockGHz * float64(dev.SMs),
-		Provenance: fmt.Sprintf("device %s: DRAM %s, L2 %s; FMA peak and L1 from lanes, bank width, clock and SMs (as predict)",
-			dev.Name, dev.SourceClass("dram_bandwidth_gbs"), dev.SourceClass("l2_bandwidth_gbs")),
+		Provenance: fmt.Sprintf("%s: DRAM %s, L2 %s", dev.Name, dev.SourceClass("dram_bandwidth_gbs"), dev.SourceClass("l2_bandwidth_gbs")),
 	}
 	return c, c.validate()
 }
