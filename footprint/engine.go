@@ -188,6 +188,9 @@ type blockClass struct {
 	base int64         // the representative's first access address
 	ps   []progression // the representative's footprint
 	gran int64
+	// ranges list the representative's footprint when listed is true.
+	ranges []byteRange
+	listed bool
 	// sizes holds the footprint sizes counted so far by base address modulo
 	// the granularity, on which the size of a translate depends.
 	sizes map[int64]int64
@@ -196,8 +199,10 @@ type blockClass struct {
 // SumOverBlocks returns Σ_b |F_q(b)| over the given blocks (thread boxes,
 // one per block). Blocks whose footprints are translates of each other form
 // a class (blockClassifier); each class lists its representative's
-// progressions once, and a member is counted as those progressions shifted
-// to it, once per base address modulo the granularity. Other blocks (floor
+// footprint once as byte ranges (listRanges) and counts a member's granules
+// from them in one pass (countShifted), once per base address modulo the
+// granularity; a representative with too many ranges is counted as
+// progressions shifted to each member. Other blocks (floor
 // or modulo terms, raw maps) are counted one by one.
 func (e *Engine) SumOverBlocks(q Request, blocks []sets.Box) (int64, error) {
 	classifier, ok := newBlockClassifier(e, q)
@@ -220,11 +225,15 @@ func (e *Engine) SumOverBlocks(q Request, blocks []sets.Box) (int64, error) {
 				return 0, err
 			}
 			c = &blockClass{base: base, ps: ps, gran: gran, sizes: map[int64]int64{}}
+			c.ranges, c.listed = e.counter(gran).listRanges(ps)
 			classes[key] = c
 		}
 		residue := floorMod(base, c.gran)
 		n, hit := c.sizes[residue]
-		if !hit {
+		if !hit && c.listed {
+			n = e.counter(c.gran).countShifted(c.ranges, base-c.base)
+			c.sizes[residue] = n
+		} else if !hit {
 			shifted := make([]progression, len(c.ps))
 			for i, p := range c.ps {
 				p.base += base - c.base

@@ -79,6 +79,9 @@ func normalize(p progression, gran int64) (progression, bool) {
 	if p.width <= 0 {
 		return p, false
 	}
+	if normalized(p, gran) {
+		return p, true
+	}
 	axes := make([]axis, 0, len(p.axes))
 	for _, a := range p.axes {
 		switch {
@@ -111,6 +114,22 @@ func normalize(p progression, gran int64) (progression, bool) {
 	}
 	p.axes = axes
 	return p, true
+}
+
+// normalized reports whether normalize would leave p as it is, so that the
+// common case allocates nothing.
+func normalized(p progression, gran int64) bool {
+	for i, a := range p.axes {
+		if a.count < 2 || a.step <= 0 || i == 0 && a.step-p.width < gran {
+			return false
+		}
+		for _, b := range p.axes[:i] {
+			if b.step > a.step || a.step%b.step == 0 && a.step/b.step <= b.count {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // counter counts the granules of unions of progressions at one granularity.
@@ -151,24 +170,26 @@ func (c *counter) count(ps []progression) (int64, error) {
 	if err := c.budget.spend(int64(len(ps)) + 1); err != nil {
 		return 0, err
 	}
-	ps = c.prepare(ps)
 	if len(ps) == 0 {
 		return 0, nil
-	}
-	flat := true
-	for _, p := range ps {
-		flat = flat && len(p.axes) == 0
-	}
-	if flat {
-		return c.countRanges(ps), nil
 	}
 	key := c.key(ps)
 	if n, ok := c.memo[key]; ok {
 		return n, nil
 	}
-	n, err := c.countPlanes(ps)
-	if err != nil {
-		return 0, err
+	ps = c.prepare(ps)
+	flat := true
+	for _, p := range ps {
+		flat = flat && len(p.axes) == 0
+	}
+	var n int64
+	if flat {
+		n = c.countRanges(ps)
+	} else {
+		var err error
+		if n, err = c.countPlanes(ps); err != nil {
+			return 0, err
+		}
 	}
 	if len(c.memo) < maxMemo {
 		c.memo[key] = n
@@ -231,64 +252,63 @@ func (c *counter) mergeRanges(ps []progression) []progression {
 // with k no more than the first one's count: together they are one longer
 // progression.
 func mergeAlongAxis(ps []progression, j int) []progression {
-	type group struct {
-		width, residue int64
-		step           int64
-		others         string
+	type keyed struct {
+		p       progression
+		ok      bool
+		residue int64  // base modulo the j-th step
+		others  string // width, steps and the other axes' counts
 	}
-	keyOf := func(p progression) (group, bool) {
+	ks := make([]keyed, len(ps))
+	any := false
+	for i, p := range ps {
+		ks[i].p = p
 		if j >= len(p.axes) {
-			return group{}, false
+			continue
 		}
-		var buf []byte
+		buf := binary.AppendVarint(nil, p.width)
 		for i, a := range p.axes {
 			buf = binary.AppendVarint(buf, a.step)
 			if i != j {
 				buf = binary.AppendVarint(buf, a.count)
 			}
 		}
-		s := p.axes[j].step
-		return group{width: p.width, residue: floorMod(p.base, s), step: s, others: string(buf)}, true
+		ks[i].ok, ks[i].residue, ks[i].others = true, floorMod(p.base, p.axes[j].step), string(buf)
+		any = true
 	}
-	slices.SortFunc(ps, func(a, b progression) int {
-		ga, oka := keyOf(a)
-		gb, okb := keyOf(b)
-		switch {
-		case oka != okb:
-			if oka {
+	if !any {
+		return ps
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.ok != b.ok {
+			if a.ok {
 				return 1
 			}
 			return -1
-		case !oka:
-			return 0
 		}
-		if d := cmp.Compare(ga.others, gb.others); d != 0 {
+		if d := cmp.Compare(a.others, b.others); d != 0 {
 			return d
 		}
-		if d := cmp.Compare(ga.width, gb.width); d != 0 {
+		if d := cmp.Compare(a.residue, b.residue); d != 0 {
 			return d
 		}
-		if d := cmp.Compare(ga.residue, gb.residue); d != 0 {
-			return d
-		}
-		return cmp.Compare(a.base, b.base)
+		return cmp.Compare(a.p.base, b.p.base)
 	})
 	out := ps[:0]
-	var last group
-	for _, p := range ps {
-		g, ok := keyOf(p)
-		if k := len(out) - 1; ok && k >= 0 && g == last {
-			prev := &out[k]
-			steps := (p.base - prev.base) / g.step
+	var last *keyed
+	for i := range ks {
+		k := &ks[i]
+		if n := len(out) - 1; k.ok && last != nil && last.ok && k.others == last.others && k.residue == last.residue {
+			prev := &out[n]
+			steps := (k.p.base - prev.base) / k.p.axes[j].step
 			if steps <= prev.axes[j].count {
 				axes := slices.Clone(prev.axes)
-				axes[j].count = max(axes[j].count, steps+p.axes[j].count)
+				axes[j].count = max(axes[j].count, steps+k.p.axes[j].count)
 				prev.axes = axes
 				continue
 			}
 		}
-		out = append(out, p)
-		last = g
+		out = append(out, k.p)
+		last = k
 	}
 	return out
 }
@@ -329,7 +349,8 @@ func (c *counter) countRanges(ps []progression) int64 {
 	return n
 }
 
-// key encodes ps (prepared) up to a shift by whole granules.
+// key encodes the union of ps up to a shift by whole granules and the
+// order of ps, which it sorts.
 func (c *counter) key(ps []progression) string {
 	slices.SortFunc(ps, func(a, b progression) int {
 		if d := cmp.Compare(a.base, b.base); d != 0 {
@@ -371,6 +392,17 @@ func (c *counter) countPlanes(ps []progression) (int64, error) {
 			P = max(P, p.axes[n-1].step)
 		}
 	}
+	// A byte range of two planes or more would widen every plane's hull,
+	// and with it the window w: cut it into whole planes and a rest.
+	for i, n := 0, len(ps); i < n; i++ {
+		if p := ps[i]; len(p.axes) == 0 && p.width >= 2*P {
+			k := p.width / P
+			ps[i] = progression{base: p.base, width: P, axes: []axis{{step: P, count: k}}}
+			if rest := p.width - k*P; rest > 0 {
+				ps = append(ps, progression{base: p.base + k*P, width: rest})
+			}
+		}
+	}
 	members := make([]planeMember, len(ps))
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64) // hull of a plane, from its start
 	var breaks []int64
@@ -392,18 +424,32 @@ func (c *counter) countPlanes(ps []progression) (int64, error) {
 	slices.Sort(breaks)
 	breaks = slices.Compact(breaks)
 
+	// Members sorted by their first plane, with the running maximum of
+	// their ends, find the members that meet a range of planes by two
+	// binary searches.
+	slices.SortFunc(members, func(a, b planeMember) int { return cmp.Compare(a.first, b.first) })
+	maxEnd := make([]int64, len(members))
+	for i, m := range members {
+		maxEnd[i] = m.first + m.count
+		if i > 0 {
+			maxEnd[i] = max(maxEnd[i], maxEnd[i-1])
+		}
+	}
 	// planes counts the union of planes [from, to) of every member.
 	planes := func(from, to int64) (int64, error) {
 		if to <= from {
 			return 0, nil
 		}
+		i0, _ := slices.BinarySearch(maxEnd, from+1)
+		i1, _ := slices.BinarySearchFunc(members, to, func(m planeMember, v int64) int { return cmp.Compare(m.first, v) })
 		var parts []progression
-		for _, m := range members {
+		for _, m := range members[i0:max(i0, i1)] {
 			a, b := max(from, m.first), min(to, m.first+m.count)
-			if b-a > 0 {
-				if err := c.budget.spend(b - a); err != nil {
-					return 0, err
-				}
+			if b <= a {
+				continue
+			}
+			if err := c.budget.spend(b - a); err != nil {
+				return 0, err
 			}
 			for v := a; v < b; v++ {
 				q := m.inner
@@ -423,46 +469,74 @@ func (c *counter) countPlanes(ps []progression) (int64, error) {
 		before, err := planes(a-w, a)
 		return all - before, err
 	}
+	// cover[i] is the number of members on the planes from breaks[i] on.
+	cover := make([]int, len(breaks))
+	for _, m := range members {
+		i, _ := slices.BinarySearch(breaks, m.first)
+		j, _ := slices.BinarySearch(breaks, m.first+m.count)
+		cover[i]++
+		if j < len(cover) {
+			cover[j]--
+		}
+	}
+	for i := 1; i < len(cover); i++ {
+		cover[i] += cover[i-1]
+	}
+	// The planes of short segments are counted together, as runs: a run
+	// ends before a long segment, whose planes from its w-th on are summed
+	// by periods, and at a gap of more than w empty planes, across which no
+	// two planes meet, so that separate clusters are counted apart.
 	var total int64
+	var runStart, runEnd int64
+	open := false
+	flush := func() error {
+		if !open {
+			return nil
+		}
+		open = false
+		n, err := newIn(runStart, runEnd)
+		total += n
+		return err
+	}
+	extend := func(from, to int64) {
+		if !open {
+			runStart, open = from, true
+		}
+		runEnd = to
+	}
 	for i := 0; i+1 < len(breaks); i++ {
 		s0, s1 := breaks[i], breaks[i+1]
-		occupied := false
-		for _, m := range members {
-			occupied = occupied || m.first <= s0 && s0 < m.first+m.count
-		}
-		if !occupied {
-			continue
-		}
-		// The first w planes of the segment see planes before it.
-		e := min(s0+w, s1)
-		n, err := newIn(s0, e)
-		if err != nil {
-			return 0, err
-		}
-		total += n
-		if e == s1 {
-			continue
-		}
-		// From e on, new(v) has period T: the sum over n planes is the sum
-		// over n mod T planes plus ⌊n/T⌋ periods.
-		length := s1 - e
-		if length <= T {
-			n, err := newIn(e, s1)
+		switch {
+		case cover[i] == 0:
+			if s1-s0 > w {
+				if err := flush(); err != nil {
+					return 0, err
+				}
+			}
+		case s1-s0 <= w+2*T:
+			extend(s0, s1)
+		default:
+			// The first w planes see the planes before the segment; from
+			// then on new(v) has period T, and the sum over n planes is the
+			// sum over n mod T planes plus ⌊n/T⌋ periods.
+			extend(s0, s0+w)
+			if err := flush(); err != nil {
+				return 0, err
+			}
+			e, length := s0+w, s1-s0-w
+			period, err := newIn(e, e+T)
 			if err != nil {
 				return 0, err
 			}
-			total += n
-			continue
+			rest, err := newIn(e, e+length%T)
+			if err != nil {
+				return 0, err
+			}
+			total += rest + length/T*period
 		}
-		period, err := newIn(e, e+T)
-		if err != nil {
-			return 0, err
-		}
-		rest, err := newIn(e, e+length%T)
-		if err != nil {
-			return 0, err
-		}
-		total += rest + length/T*period
+	}
+	if err := flush(); err != nil {
+		return 0, err
 	}
 	return total, nil
 }
@@ -473,4 +547,71 @@ func gcd(a, b int64) int64 {
 		a, b = b, a%b
 	}
 	return a
+}
+
+// byteRange is the closed range [first, last] of bytes.
+type byteRange struct{ first, last int64 }
+
+// maxListedRanges bounds the byte ranges listRanges produces.
+const maxListedRanges = 1 << 15
+
+// listRanges returns the union of ps as sorted byte ranges, joined wherever
+// the gap between two is smaller than a granule: no granule fits in such a
+// gap under any shift, so the ranges have the granules of the union also
+// after every byte is shifted by the same amount (countShifted). ok is false
+// when more than maxListedRanges ranges would be listed.
+func (c *counter) listRanges(ps []progression) (out []byteRange, ok bool) {
+	ps = c.prepare(ps)
+	n := 0
+	for _, p := range ps {
+		k := 1
+		for _, a := range p.axes {
+			k *= int(a.count)
+			if k > maxListedRanges {
+				return nil, false
+			}
+		}
+		if n += k; n > maxListedRanges {
+			return nil, false
+		}
+	}
+	out = make([]byteRange, 0, n)
+	for _, p := range ps {
+		var walk func(d int, base int64)
+		walk = func(d int, base int64) {
+			if d < 0 {
+				out = append(out, byteRange{base, base + p.width - 1})
+				return
+			}
+			for q := range p.axes[d].count {
+				walk(d-1, base+q*p.axes[d].step)
+			}
+		}
+		walk(len(p.axes)-1, p.base)
+	}
+	slices.SortFunc(out, func(a, b byteRange) int { return cmp.Compare(a.first, b.first) })
+	joined := out[:0]
+	for _, r := range out {
+		if k := len(joined) - 1; k >= 0 && r.first-joined[k].last <= c.gran {
+			joined[k].last = max(joined[k].last, r.last)
+			continue
+		}
+		joined = append(joined, r)
+	}
+	return joined, true
+}
+
+// countShifted returns the granules of ranges (from listRanges) after every
+// byte is shifted by shift.
+func (c *counter) countShifted(ranges []byteRange, shift int64) int64 {
+	var n int64
+	next := int64(math.MinInt64) // first granule not yet counted
+	for _, r := range ranges {
+		lo, hi := max(floorDiv(r.first+shift, c.gran), next), floorDiv(r.last+shift, c.gran)
+		if hi >= lo {
+			n += hi - lo + 1
+			next = hi + 1
+		}
+	}
+	return n
 }
