@@ -65,7 +65,7 @@ func TestCudaOutputFileAndDomain(t *testing.T) {
 func TestCudaErrors(t *testing.T) {
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "raw.yaml")
-	if err := os.WriteFile(raw, []byte("name: raw\ndomain: [64]\nfields:\n  - name: A\n    element: 8\n    load_isl: [\"{ [x, y, z] -> A[x] }\"]\n"), 0o644); err != nil {
+	if err := os.WriteFile(raw, []byte("name: raw\ndomain: [64]\nfields:\n  - name: A\n    element: 8\n    load_isl: [\"{ [x, y, z] -> A[x] : x >= 1 }\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -75,7 +75,7 @@ func TestCudaErrors(t *testing.T) {
 		{[]string{"cuda", "star3d-r4"}, "block"},
 		{[]string{"cuda", "--block", "32,1,1"}, "one SPEC"},
 		{[]string{"cuda", "no-such-kernel", "--block", "32,1,1"}, "no such file"},
-		{[]string{"cuda", raw, "--block", "64,1,1"}, `field "A": raw ISL maps`},
+		{[]string{"cuda", raw, "--block", "64,1,1"}, `field "A" load_isl[0]: the map cannot be turned into index expressions`},
 		{[]string{"cuda", "star3d-r4", "--block", "2048,1,1"}, "block"},
 		{[]string{"cuda", "star3d-r4", "--block", "32,1,1", "--fold", "0,1,1"}, "fold"},
 		{[]string{"cuda", "star3d-r4", "--block", "1024,1,1", "--domain", "64,70000,1"}, "65535"},

@@ -51,19 +51,29 @@ func validateISLMap(src string) error {
 
 // loadKernel reads the kernel spec named by arg: a YAML or JSON file when a
 // file of that path exists, otherwise the embedded example of that name
-// (see examples.Names). Raw ISL maps are parsed with ISL. All its errors are
-// usage errors that name the file, line, field and position.
+// (see examples.Names). Raw ISL maps are parsed with ISL and turned into
+// index expressions; a map that cannot be is an error here, because every
+// command evaluates the accesses. All its errors are usage errors that name
+// the file, line, field and position.
 func loadKernel(arg string) (*kernel.Kernel, error) {
 	opt := kernel.WithMapValidator(validateISLMap)
-	if _, err := os.Stat(arg); err == nil {
-		k, err := kernel.LoadFile(arg, opt)
-		return k, asUsage(err)
+	var k *kernel.Kernel
+	var err error
+	if _, statErr := os.Stat(arg); statErr == nil {
+		k, err = kernel.LoadFile(arg, opt)
+	} else {
+		k, err = kernel.ParseExample(arg, opt)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, usageErrorf("spec %q: no such file and no embedded example of that name (examples: %s)", arg, strings.Join(examples.Names(), ", "))
+		}
 	}
-	k, err := kernel.ParseExample(arg, opt)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, usageErrorf("spec %q: no such file and no embedded example of that name (examples: %s)", arg, strings.Join(examples.Names(), ", "))
+	if err == nil {
+		err = k.ExpressionsError()
 	}
-	return k, asUsage(err)
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	return k, nil
 }
 
 // deviceFileFlag is the --device-file flag shared by the commands that take

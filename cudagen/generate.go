@@ -158,10 +158,10 @@ func (g *gen) uniq(name string) string {
 // plan translates the accesses and sizes the arrays.
 func (g *gen) plan() error {
 	g.ids = map[string]bool{}
+	if err := g.k.ExpressionsError(); err != nil {
+		return err
+	}
 	for _, f := range g.k.Fields {
-		if len(f.LoadMaps)+len(f.StoreMaps) > 0 {
-			return fmt.Errorf("field %q: raw ISL maps (load_isl, store_isl) cannot be translated to CUDA; write the accesses as index expressions (load, store)", f.Name)
-		}
 		fp := &fieldPlan{f: f, ident: g.uniq(f.Name), typ: elementTypes[f.Element], load: len(f.Loads) > 0, store: len(f.Stores) > 0}
 		if fp.typ.name == "" {
 			return fmt.Errorf("field %q: element size %d bytes has no C type", f.Name, f.Element)

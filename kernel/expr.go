@@ -505,7 +505,10 @@ type token struct {
 	col  int
 }
 
-func tokenize(src string) ([]token, error) {
+// tokenize splits an expression into tokens. With implicitProduct (ISL's
+// syntax), a number directly followed by a name or '(' is a product, as in
+// 27x.
+func tokenize(src string, implicitProduct bool) ([]token, error) {
 	var toks []token
 	runes := []rune(src)
 	for i := 0; i < len(runes); {
@@ -522,10 +525,13 @@ func tokenize(src string) ([]token, error) {
 			if j < len(runes) && (runes[j] == '.' || runes[j] == 'e' || runes[j] == 'E') {
 				return nil, &ExprError{j + 1, "floating-point constants are not allowed; expressions are integer"}
 			}
-			if j < len(runes) && isIdentRune(runes[j]) {
+			if j < len(runes) && isIdentRune(runes[j]) && !implicitProduct {
 				return nil, &ExprError{j + 1, fmt.Sprintf("expected an operator after %s; write %s*%s for a product", string(runes[i:j]), string(runes[i:j]), identAt(runes, j))}
 			}
 			toks = append(toks, token{'n', string(runes[i:j]), col})
+			if j < len(runes) && implicitProduct && (isIdentRune(runes[j]) || runes[j] == '(') {
+				toks = append(toks, token{'*', "*", j + 1})
+			}
 			i = j
 		case isIdentRune(r):
 			j := i
@@ -562,11 +568,17 @@ var variables = map[string]int{"x": 0, "y": 1, "z": 2, "tidx": 0, "tidy": 1, "ti
 // ParseExpr parses an index expression (see the package documentation for
 // the syntax) into canonical form. Errors are *ExprError values.
 func ParseExpr(src string) (Expr, error) {
-	toks, err := tokenize(src)
+	return parseExpr(src, variables, false)
+}
+
+// parseExpr parses src with the given names of the coordinates; see
+// tokenize for implicitProduct.
+func parseExpr(src string, vars map[string]int, implicitProduct bool) (Expr, error) {
+	toks, err := tokenize(src, implicitProduct)
 	if err != nil {
 		return Expr{}, err
 	}
-	p := &parser{toks: toks}
+	p := &parser{toks: toks, vars: vars}
 	e, err := p.sum()
 	if err != nil {
 		return Expr{}, err
@@ -578,6 +590,7 @@ func ParseExpr(src string) (Expr, error) {
 }
 
 type parser struct {
+	vars  map[string]int // coordinate names
 	toks  []token
 	pos   int
 	depth int
@@ -713,6 +726,18 @@ func describe(t token) string {
 	return strconv.Quote(t.text)
 }
 
+// names lists the coordinate names for a message.
+func (p *parser) names() string {
+	if len(p.vars) == len(variables) && p.vars["tidx"] == 0 {
+		return "x, y, z (or tidx, tidy, tidz)"
+	}
+	names := make([]string, len(p.vars))
+	for n, i := range p.vars {
+		names[i] = n
+	}
+	return strings.Join(names, ", ")
+}
+
 // primary := number | variable | '(' sum ')' | 'floor' '(' sum '/' sum ')'
 func (p *parser) primary() (Expr, error) {
 	t := p.next()
@@ -724,13 +749,13 @@ func (p *parser) primary() (Expr, error) {
 		}
 		return Const(v), nil
 	case 'i':
-		if i, ok := variables[t.text]; ok {
+		if i, ok := p.vars[t.text]; ok {
 			return Var(i), nil
 		}
 		if t.text == "floor" {
 			return p.floor(t)
 		}
-		return Expr{}, &ExprError{t.col, fmt.Sprintf("unknown name %q; expected x, y, z (or tidx, tidy, tidz), a number, floor(...) or '('", t.text)}
+		return Expr{}, &ExprError{t.col, fmt.Sprintf("unknown name %q; expected %s, a number, floor(...) or '('", t.text, p.names())}
 	case '(':
 		if err := p.enter(t.col); err != nil {
 			return Expr{}, err

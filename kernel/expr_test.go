@@ -139,7 +139,7 @@ func TestParseErrors(t *testing.T) {
 // from its text at p with arbitrary-precision integers, following the
 // documented grammar, without any canonicalisation.
 func evalText(src string, p Point) (*big.Int, bool) {
-	toks, err := tokenize(src)
+	toks, err := tokenize(src, false)
 	if err != nil {
 		return nil, false
 	}

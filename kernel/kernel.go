@@ -72,8 +72,13 @@ type Field struct {
 	Scalar       bool     // access is uniform across a warp (CDNA scalar unit)
 	Loads        []Access // distinct load index tuples in canonical form
 	Stores       []Access // distinct store index tuples in canonical form
-	LoadMaps     []string // raw ISL load relations { [x, y, z] -> F[...] }
-	StoreMaps    []string // raw ISL store relations
+	// LoadMaps and StoreMaps are the raw ISL relations { [x, y, z] -> F[...] }
+	// of load_isl and store_isl that ParseISLMap could not turn into
+	// accesses; those it could are in Loads and Stores. MapErrors says why,
+	// one positioned *SpecError per map.
+	LoadMaps  []string
+	StoreMaps []string
+	MapErrors []error
 }
 
 // Access is one index tuple (e0, e1, e2) of a field, x fastest.
@@ -165,6 +170,19 @@ func Dedup(accesses []Access) []Access {
 		}
 	}
 	return out
+}
+
+// ExpressionsError returns the first raw map of the kernel that could not be
+// turned into index expressions (a *SpecError naming the file, field and
+// map), or nil. Commands that evaluate accesses per lane or per thread need
+// every access as expressions.
+func (k *Kernel) ExpressionsError() error {
+	for _, f := range k.Fields {
+		if len(f.MapErrors) > 0 {
+			return f.MapErrors[0]
+		}
+	}
+	return nil
 }
 
 // Lups returns the number of lattice points D0·D1·D2 of the domain.

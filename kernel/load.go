@@ -414,10 +414,8 @@ func (l *loader) field(n *yaml.Node, index int, k *Kernel) (*Field, *yaml.Node, 
 			if err != nil {
 				return nil, nil, err
 			}
-			if store {
-				f.StoreMaps = maps
-			} else {
-				f.LoadMaps = maps
+			if err := l.convertMaps(f, maps, store, what+" "+key+"_isl", e.value, k); err != nil {
+				return nil, nil, err
 			}
 		}
 	}
@@ -467,6 +465,38 @@ func (l *loader) accesses(n *yaml.Node, what string, f *Field, extentDims int, k
 		out = append(out, a)
 	}
 	return Dedup(out), nil
+}
+
+// convertMaps turns the raw maps of one key into accesses (ParseISLMap)
+// where it can, checking their addresses as for index expressions, and
+// keeps the others as raw maps with the reason in the field's MapErrors.
+func (l *loader) convertMaps(f *Field, maps []string, store bool, what string, n *yaml.Node, k *Kernel) error {
+	items, _ := l.sequence(n, what) // rawMaps checked the sequence
+	last := Point{k.Domain[0] - 1, k.Domain[1] - 1, k.Domain[2] - 1}
+	for i, src := range maps {
+		where := fmt.Sprintf("%s[%d]", what, i)
+		accs, err := ParseISLMap(src)
+		if err != nil {
+			if store {
+				f.StoreMaps = append(f.StoreMaps, src)
+			} else {
+				f.LoadMaps = append(f.LoadMaps, src)
+			}
+			f.MapErrors = append(f.MapErrors, l.errf(items[i], "%s: the map cannot be turned into index expressions, which this command needs: %v (in %q)", where, err, src))
+			continue
+		}
+		for _, a := range accs {
+			if lo, hi, ok := f.AddressBounds(a, Point{}, last); !ok || lo < -maxAddress || hi > maxAddress {
+				return l.errf(items[i], "%s %s: byte addresses over the domain exceed ±2^60", where, a.Index)
+			}
+		}
+		if store {
+			f.Stores = Dedup(append(f.Stores, accs...))
+		} else {
+			f.Loads = Dedup(append(f.Loads, accs...))
+		}
+	}
+	return nil
 }
 
 func (l *loader) rawMaps(n *yaml.Node, what string) ([]string, error) {

@@ -57,8 +57,9 @@ func TestParseValidSpec(t *testing.T) {
 	if v.Extent != [3]int64{1000, 1, 1} || !v.Scalar || v.Multiplicity != 3 || len(v.Loads) != 2 {
 		t.Errorf("V = %+v", v)
 	}
-	if len(m.LoadMaps) != 1 || m.LoadMaps[0] != "{ [x, y, z] -> M[x, y + 1] }" {
-		t.Errorf("M raw maps = %q", m.LoadMaps)
+	// The raw map is turned into the access it stands for.
+	if len(m.LoadMaps) != 0 || len(m.Loads) != 1 || m.Loads[0].String() != "(x, y + 1, 0)" || m.Loads[0].Text != "{ [x, y, z] -> M[x, y + 1] }" {
+		t.Errorf("M: raw maps %q, loads %v", m.LoadMaps, m.Loads)
 	}
 	// Element index α + e0 + e1·N0 + e2·N0·N1 of A at (x, y, z−4), by hand.
 	p := Point{5, 6, 7}

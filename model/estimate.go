@@ -74,6 +74,9 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
+	if err := k.ExpressionsError(); err != nil {
+		return nil, err
+	}
 	modelName := opt.Model
 	if modelName == "" {
 		modelName = ModelRoofline

@@ -382,7 +382,7 @@ func TestWavesAndSMs(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	c := oracleCases(t)[0]
-	raw := parse(t, "name: raw\ndomain: [8]\nfields:\n  - name: M\n    element: 8\n    load_isl: [\"{ [x, y, z] -> M[x] }\"]\n")
+	raw := parse(t, "name: raw\ndomain: [8]\nfields:\n  - name: M\n    element: 8\n    load_isl: [\"{ [x, y, z] -> M[x] : x >= 1 }\"]\n")
 	small := c.launch
 	cases := []struct {
 		name string
@@ -390,7 +390,7 @@ func TestErrors(t *testing.T) {
 		cfg  sim.Config
 		want string
 	}{
-		{"raw ISL map", raw, sim.Config{Device: c.dev}, `field "M": raw ISL maps`},
+		{"raw ISL map", raw, sim.Config{Device: c.dev}, `field "M" load_isl[0]: the map cannot be turned into index expressions`},
 		{"no device", c.k, sim.Config{}, "no device"},
 		{"trace limit", c.k, sim.Config{Device: c.dev, MaxAccesses: 1000}, "Config.MaxAccesses"},
 		{"line limit", c.k, sim.Config{Device: c.dev, Infinite: true, MaxTrackedLines: 10}, "Config.MaxTrackedLines"},

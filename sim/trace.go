@@ -114,10 +114,10 @@ func foldPoints(fold [3]int64) [][3]int64 {
 func (tr *tracer) buildProgram(allInstances bool) error {
 	lo := kernel.Point{}
 	hi := kernel.Point{tr.launch.Domain[0] - 1, tr.launch.Domain[1] - 1, tr.launch.Domain[2] - 1}
+	if err := tr.k.ExpressionsError(); err != nil {
+		return err
+	}
 	for fi, f := range tr.k.Fields {
-		if len(f.LoadMaps) > 0 || len(f.StoreMaps) > 0 {
-			return fmt.Errorf("sim: field %q: raw ISL maps (load_isl/store_isl) cannot be simulated without ISL; write the accesses as expressions", f.Name)
-		}
 		for _, a := range append(slices.Clip(f.Loads), f.Stores...) {
 			minB, maxB, ok := f.AddressBounds(a, lo, hi)
 			if !ok || minB <= -1<<(regionBits-1) || maxB >= 1<<(regionBits-1)-16 {

@@ -1,0 +1,114 @@
+package sets
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
+)
+
+// randomISLMap returns a random access map in ISL notation: one or two
+// pieces over inputs named i, j, k, each output an affine or quasi-affine
+// expression in ISL syntax (implicit products, mod, floor) or a name bounded
+// by a range of constant width or an equality.
+func randomISLMap(r *rand.Rand) string {
+	ins := []string{"i", "j", "k"}
+	expr := func() string {
+		v, w := ins[r.IntN(3)], ins[r.IntN(3)]
+		switch r.IntN(6) {
+		case 0:
+			return fmt.Sprintf("%d%s + %d", 1+r.IntN(27), v, r.IntN(9)-4)
+		case 1:
+			return fmt.Sprintf("floor((%s + %s)/%d)", v, w, 2+r.IntN(4))
+		case 2:
+			return fmt.Sprintf("(%s) mod %d + 3%s", v, 2+r.IntN(5), w)
+		case 3:
+			return fmt.Sprintf("-%s + 2*%s", v, w)
+		}
+		return v
+	}
+	var pieces []string
+	nout := 1 + r.IntN(3)
+	for range 1 + r.IntN(2) {
+		var outs, cons []string
+		for d := range nout {
+			switch r.IntN(4) {
+			case 0:
+				o := fmt.Sprintf("o%d", d)
+				outs = append(outs, o)
+				lo := expr()
+				cons = append(cons, fmt.Sprintf("%s <= %s < %s + %d", lo, o, lo, 1+r.IntN(4)))
+			case 1:
+				o := fmt.Sprintf("o%d", d)
+				outs = append(outs, o)
+				cons = append(cons, fmt.Sprintf("%s = %s", o, expr()))
+			default:
+				outs = append(outs, expr())
+			}
+		}
+		p := fmt.Sprintf("S[i, j, k] -> A[%s]", strings.Join(outs, ", "))
+		if len(cons) > 0 {
+			p += " : " + strings.Join(cons, " and ")
+		}
+		pieces = append(pieces, p)
+	}
+	return "{ " + strings.Join(pieces, "; ") + " }"
+}
+
+// TestParseISLMapEqualsISL checks the pure-Go conversion of raw maps into
+// index expressions against ISL itself: on random maps, the union of the
+// accesses it returns, rendered as an ISL map, equals the map as ISL reads
+// it, compared over a box of lattice points.
+func TestParseISLMapEqualsISL(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 31))
+	ctx, err := isl.NewCtx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	box := "{ S[i, j, k] : -5 <= i <= 40 and -3 <= j <= 7 and 0 <= k <= 4 }"
+	for c := range 300 {
+		src := randomISLMap(r)
+		accs, err := kernel.ParseISLMap(src)
+		if err != nil {
+			t.Fatalf("case %d: %s: %v", c, src, err)
+		}
+		nout := strings.Count(strings.SplitN(strings.SplitN(src, "A[", 2)[1], "]", 2)[0], ",") + 1
+		var parts []string
+		for _, a := range accs {
+			idx := []string{a.Index[0].ISL(), a.Index[1].ISL(), a.Index[2].ISL()}[:nout]
+			parts = append(parts, fmt.Sprintf("S[x, y, z] -> A[%s]", strings.Join(idx, ", ")))
+		}
+		func() {
+			sc := ctx.NewScope()
+			defer sc.Free()
+			want, err := sc.ReadMap(src)
+			if err != nil {
+				t.Fatalf("case %d: ISL cannot read %s: %v", c, src, err)
+			}
+			got, err := sc.ReadMap("{ " + strings.Join(parts, "; ") + " }")
+			if err != nil {
+				t.Fatalf("case %d: %v", c, err)
+			}
+			dom, err := sc.ReadSet(box)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, err = want.IntersectDomain(dom); err != nil {
+				t.Fatal(err)
+			}
+			if got, err = got.IntersectDomain(dom); err != nil {
+				t.Fatal(err)
+			}
+			if eq, err := got.IsEqual(want); err != nil || !eq {
+				t.Fatalf("case %d: %s\n converted to %v\n ISL: %s\n ours: %s", c, src, accs, want, got)
+			}
+		}()
+	}
+	if n := ctx.LiveObjects(); n != 0 {
+		t.Errorf("%d ISL objects leaked", n)
+	}
+}
