@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
@@ -173,7 +174,7 @@ func runExplore(c *ucli.Context) error {
 	}
 	e.Rows, e.Skipped = rows, append(e.Skipped, skipped...)
 	if shard == nil && len(e.Rows) == 0 {
-		return usageErrorf("every configuration was skipped (try fewer --threads, more --max-operations or a smaller --domain); the first: block %s fold %s: %s",
+		return usageErrorf("every configuration was skipped (try fewer --threads, more --max-operations or --max-work, or a smaller --domain); the first: block %s fold %s: %s",
 			triple(e.Skipped[0].Block), triple(e.Skipped[0].Fold), e.Skipped[0].Reason)
 	}
 	if shard != nil {
@@ -272,6 +273,8 @@ func estimateAll(newCtx func() (*isl.Ctx, error), k *kernel.Kernel, dev *device.
 				switch {
 				case errors.Is(err, isl.ErrQuota):
 					skips[i] = fmt.Sprintf("exceeds the ISL operation bound (%v)", err)
+				case errors.Is(err, footprint.ErrWorkBound):
+					skips[i] = fmt.Sprintf("exceeds the counting work bound --max-work (%v)", err)
 				case errors.As(err, new(*device.NoFitError)):
 					skips[i] = err.Error()
 				case err != nil:

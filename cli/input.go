@@ -13,6 +13,7 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
@@ -164,6 +165,7 @@ func estimateFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "model", Value: string(model.ModelRoofline), Usage: "performance model: roofline, latency or su2015"},
 		&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
 		&ucli.Uint64Flag{Name: "max-operations", Value: model.DefaultMaxOperations, Usage: "bound on the ISL operations of one configuration (0: none)"},
+		&ucli.Int64Flag{Name: "max-work", Value: footprint.DefaultWorkBound, Usage: "bound on the counting work of one configuration, in progressions handled (about 0.1 µs and 100 bytes each)"},
 	}
 }
 
@@ -183,7 +185,10 @@ func estimateOptions(c *ucli.Context) (model.Options, error) {
 	if err != nil {
 		return model.Options{}, usageErrorf("--model: %v", err)
 	}
-	return model.Options{Method: m, Model: mn}, nil
+	if c.Int64("max-work") < 1 {
+		return model.Options{}, usageErrorf("--max-work %d: expected a positive number", c.Int64("max-work"))
+	}
+	return model.Options{Method: m, Model: mn, WorkBound: c.Int64("max-work")}, nil
 }
 
 // parseMethod returns the estimation method of the --method flag.
@@ -228,6 +233,10 @@ func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 func estimateError(l kernel.Launch, err error) error {
 	if errors.Is(err, isl.ErrQuota) {
 		return usageErrorf("block %s fold %s: the estimate exceeds the ISL operation bound; raise --max-operations, or try --method reference or a smaller --domain (%v)",
+			triple(l.Block), triple(l.Fold), err)
+	}
+	if errors.Is(err, footprint.ErrWorkBound) {
+		return usageErrorf("block %s fold %s: counting the footprints needs more work than --max-work allows (%v); raise --max-work, or simplify the accesses (floor and modulo terms with large divisors and strides that interleave rows cost the most)",
 			triple(l.Block), triple(l.Fold), err)
 	}
 	if errors.As(err, new(*device.NoFitError)) {

@@ -148,6 +148,10 @@ func TestUsageErrors(t *testing.T) {
 		{"project block without spec", []string{"project", "--profile", "testdata/profiles/dram-only.json", "--from", "V100", "--to", "H100-SXM", "--block", "64"}, []string{"--block needs --spec"}},
 		{"completion for an unknown shell", []string{"completion", "fish"}, []string{"bash or zsh"}},
 		{"merge without files", []string{"merge"}, []string{"shard files"}},
+		{"counting work bound", []string{"predict", "star3d-r4", "--max-work", "1000"}, []string{"block 256,1,2 fold 1,1,1", "--max-work", "1000 units"}},
+		{"max-work not positive", []string{"predict", "--max-work", "0"}, []string{"--max-work 0"}},
+		{"raw map without expressions", []string{"predict", "testdata/specs/raw-guard.yaml"}, []string{"raw-guard.yaml:9:9:", `field "A" load_isl[0]`, "cannot be turned into index expressions", "guards"}},
+		{"raw map without expressions, simulate", []string{"simulate", "testdata/specs/raw-guard.yaml"}, []string{`field "A" load_isl[0]`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := run(t, tc.args...)
@@ -166,6 +170,25 @@ func TestUsageErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRawMapsWorkEverywhere checks that a spec written with raw ISL maps,
+// one of them a range of elements per thread, runs in every command that
+// takes a spec.
+func TestRawMapsWorkEverywhere(t *testing.T) {
+	spec := "testdata/specs/raw-range.yaml"
+	for _, args := range [][]string{
+		{"predict", spec, "--block", "64,4,1"},
+		{"explore", spec, "--top", "2"},
+		{"layercond", spec, "--block", "64,4,1"},
+		{"simulate", spec, "--block", "64,4,1"},
+		{"cuda", spec, "--block", "64,4,1"},
+	} {
+		out, errOut, code := run(t, args...)
+		if code != ExitOK || out == "" {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
 	}
 }
 

@@ -21,8 +21,11 @@ type indexProgression struct {
 
 // indexProgressions lists the index progressions of request q's accesses
 // over the lattice points of the thread boxes (clipped by the mapper's point
-// guard). The number of progressions is the number of accesses times the
-// residue classes of their periods, whatever the size of the boxes.
+// guard). Each access is cut, per coordinate, into the residue classes of
+// its period or into the intervals between its breakpoints, whichever are
+// fewer, so that it is affine on every piece; their number depends on the
+// access and, for floor and modulo terms with divisors larger than the
+// boxes, on the boxes, never on the boxes' size otherwise.
 func (e *Engine) indexProgressions(q Request, threads []sets.Box) ([]indexProgression, error) {
 	f := e.field(q)
 	var out []indexProgression
@@ -32,22 +35,25 @@ func (e *Engine) indexProgressions(q Request, threads []sets.Box) ([]indexProgre
 			continue
 		}
 		for _, a := range f.Accesses(q.Store) {
-			period, ok := a.Period()
-			if !ok {
-				return nil, fmt.Errorf("field %q access %s: the periods of its floor and modulo terms exceed 2^20", f.Name, a.Text)
-			}
-			var classes [3]int64
+			period, periodic := a.Period()
+			var cuts [3][]subrange
+			classes := int64(1)
 			for i := range 3 {
-				classes[i] = min(period[i], pb.Hi[i]-pb.Lo[i])
+				n := pb.Hi[i] - pb.Lo[i]
+				var ok bool
+				if cuts[i], ok = splitCoordinate(a, i, pb.Lo[i], pb.Hi[i], period[i], periodic); !ok {
+					return nil, fmt.Errorf("field %q access %s: its floor and modulo terms have periods beyond 2^20 and change more than %d times over %d points: %w",
+						f.Name, a.Text, maxBreakpoints, n, ErrWorkBound)
+				}
+				classes *= int64(len(cuts[i]))
 			}
-			if err := e.budget().spend(classes[0] * classes[1] * classes[2]); err != nil {
-				return nil, fmt.Errorf("field %q access %s: %d residue classes: %w", f.Name, a.Text, classes[0]*classes[1]*classes[2], err)
+			if err := e.budget().spend(classes); err != nil {
+				return nil, fmt.Errorf("field %q access %s: %d pieces on which it is affine: %w", f.Name, a.Text, classes, err)
 			}
-			var r [3]int64
-			for r[2] = 0; r[2] < classes[2]; r[2]++ {
-				for r[1] = 0; r[1] < classes[1]; r[1]++ {
-					for r[0] = 0; r[0] < classes[0]; r[0]++ {
-						out = append(out, residueProgression(a, pb, period, r))
+			for _, cz := range cuts[2] {
+				for _, cy := range cuts[1] {
+					for _, cx := range cuts[0] {
+						out = append(out, affinePiece(a, [3]subrange{cx, cy, cz}))
 					}
 				}
 			}
@@ -56,22 +62,62 @@ func (e *Engine) indexProgressions(q Request, threads []sets.Box) ([]indexProgre
 	return out, nil
 }
 
-// residueProgression returns access a over the points p of box pb with
-// p − pb.Lo ≡ r modulo period, that is p = pb.Lo + r + period·q. The steps
-// are differences of evaluations, exact because a is affine on the class.
-func residueProgression(a kernel.Access, pb sets.Box, period, r [3]int64) indexProgression {
+// maxBreakpoints bounds the intervals one coordinate of an access is cut
+// into.
+const maxBreakpoints = 1 << 16
+
+// subrange is the points first, first + step, … (count of them) of one
+// coordinate.
+type subrange struct {
+	first, step, count int64
+}
+
+// splitCoordinate cuts the points [lo, hi) of coordinate i into subranges on
+// each of which access a is affine in that coordinate: the residue classes
+// modulo the period, or the intervals between breakpoints when those are
+// fewer. ok is false when neither is available.
+func splitCoordinate(a kernel.Access, i int, lo, hi, period int64, periodic bool) ([]subrange, bool) {
+	n := hi - lo
+	residues := n
+	if periodic {
+		residues = min(period, n)
+	}
+	limit := int(min(int64(maxBreakpoints), residues-1))
+	if points, ok := a.Breakpoints(i, lo, hi, limit); ok && (len(points)+1 < int(residues) || !periodic) {
+		var out []subrange
+		start := lo
+		for _, p := range append(points, hi) {
+			out = append(out, subrange{start, 1, p - start})
+			start = p
+		}
+		return out, true
+	}
+	if !periodic {
+		return nil, false
+	}
+	out := make([]subrange, residues)
+	for r := range residues {
+		out[r] = subrange{lo + r, period, ceilDiv(n-r, period)}
+	}
+	return out, true
+}
+
+// affinePiece returns access a over the product of one subrange per
+// coordinate, p = first + step·q. The steps are differences of evaluations,
+// exact because a is affine on the piece.
+func affinePiece(a kernel.Access, cut [3]subrange) indexProgression {
 	var p0 kernel.Point
 	var ip indexProgression
 	for i := range 3 {
-		p0[i] = pb.Lo[i] + r[i]
-		ip.count[i] = ceilDiv(pb.Hi[i]-p0[i], period[i])
+		p0[i] = cut[i].first
+		ip.count[i] = cut[i].count
 	}
 	for d := range 3 {
 		ip.base[d] = a.Index[d].Eval(p0)
 	}
 	for i := range 3 {
 		p1 := p0
-		p1[i] += period[i]
+		p1[i] += cut[i].step
 		for d := range 3 {
 			ip.step[d][i] = a.Index[d].Eval(p1) - ip.base[d]
 		}

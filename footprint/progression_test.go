@@ -126,9 +126,11 @@ func generalSpec(r *rand.Rand, domain [3]int64) string {
 	vars := []string{"x", "y", "z"}
 	term := func() string {
 		v := vars[r.IntN(3)]
-		switch r.IntN(9) {
+		switch r.IntN(10) {
 		case 0:
 			return fmt.Sprint(r.IntN(5) - 2)
+		case 8: // divisors larger than many boxes: cut at breakpoints
+			return fmt.Sprintf("%d*floor((%d*%s + %d) / %d) + %s %% %d", 1+r.IntN(5), 1+r.IntN(3), v, r.IntN(9), 7+r.IntN(40), v, 9+r.IntN(30))
 		case 1:
 			return fmt.Sprintf("%d*%s", []int{2, 3, 9, 12, 27, -1, -2}[r.IntN(7)], v)
 		case 2:

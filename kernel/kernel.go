@@ -44,7 +44,10 @@
 // are errors. See the files in the repository's examples folder.
 package kernel
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Kernel is a validated kernel description. Domain and field extents are
 // padded with 1 to three dimensions; accesses are padded with the constant 0.
@@ -241,4 +244,43 @@ func (a Access) Period() (period [3]int64, ok bool) {
 		}
 	}
 	return period, true
+}
+
+// Breakpoints returns the points p in (lo, hi) of coordinate i at which a
+// floor or modulo term of the access changes its value's slope or jumps, so
+// that on every interval between two consecutive breakpoints (and lo, hi)
+// the access is affine in coordinate i; at most limit of them. ok is false
+// when a term whose argument depends on coordinate i also depends on another
+// coordinate or holds a nested term (then only residue classes modulo the
+// period make the access affine, see Period), or when there are more than
+// limit breakpoints.
+func (a Access) Breakpoints(i int, lo, hi int64, limit int) (points []int64, ok bool) {
+	for _, e := range a.Index {
+		for _, t := range e.divs {
+			arg := t.atom.arg
+			if !arg.dependsOn(i) {
+				continue
+			}
+			if len(arg.divs) > 0 {
+				return nil, false
+			}
+			for j := range 3 {
+				if j != i && arg.lin[j] != 0 {
+					return nil, false
+				}
+			}
+			// The term changes where c·p + k crosses a multiple of d:
+			// at p = ⌈(m·d − k)/c⌉ for the multiples m·d in the range.
+			c, k, d := arg.lin[i], arg.konst, t.atom.d
+			first, last := floorDiv(c*lo+k, d)+1, floorDiv(c*(hi-1)+k, d)
+			if last-first+1 > int64(limit-len(points)) {
+				return nil, false
+			}
+			for m := first; m <= last; m++ {
+				points = append(points, -floorDiv(k-m*d, c))
+			}
+		}
+	}
+	slices.Sort(points)
+	return slices.Compact(points), true
 }

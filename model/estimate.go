@@ -24,6 +24,10 @@ type Options struct {
 	// Ctx is the ISL context to use; Estimate makes (and closes) one when it
 	// is nil. A context belongs to one goroutine at a time.
 	Ctx *isl.Ctx
+	// WorkBound bounds the counting work of the estimate, in the units of
+	// footprint.Budget; 0 means footprint.DefaultWorkBound. An estimate that
+	// needs more fails with an error wrapping footprint.ErrWorkBound.
+	WorkBound int64
 }
 
 // LaunchInfo describes the launch as the engine saw it.
@@ -109,7 +113,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	}
 	W := beta * int64(dev.SMs)
 	exact := opt.Method == sets.Exact
-	eng := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: exact}}
+	eng := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: exact}, Budget: &footprint.Budget{Limit: opt.WorkBound}}
 
 	var shape waves.Shape
 	var sampleBoxes []sets.Box
