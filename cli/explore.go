@@ -280,6 +280,12 @@ func estimateAll(newCtx func() (*isl.Ctx, error), k *kernel.Kernel, dev *device.
 				case err != nil:
 					fail(i, estimateError(launches[i], err))
 					return
+				default:
+					// The latency model's warps in flight are the active ones.
+					if err := model.ApplyIdleThreads(r, dev, k.FPType); err != nil {
+						fail(i, estimateError(launches[i], err))
+						return
+					}
 				}
 				reports[i] = r
 				prog.add()
@@ -302,12 +308,34 @@ func estimateAll(newCtx func() (*isl.Ctx, error), k *kernel.Kernel, dev *device.
 	return reports, skipped, nil
 }
 
-// rankReports sorts reports by predicted GLup/s, best first, ties broken by
-// block and then fold (each compared x, y, z), so the order never depends on
-// evaluation order.
+// rankReports sorts reports best first by a deterministic rule, so the
+// order never depends on evaluation order:
+//
+//  1. configurations with at most a quarter of their launched threads idle
+//     (model.IdleNoteThreshold; idle: no lattice point in the domain, see
+//     model.CountIdleThreads) before those with more, so a block shaped for
+//     more dimensions than the domain has never ranks above the
+//     configurations without such idle threads;
+//  2. predicted GLup/s, higher first;
+//  3. idle fraction, lower first, so of two equally fast configurations the
+//     one without idle threads ranks first;
+//  4. block and then fold, each compared x, y, z.
 func rankReports(rs []*model.Report) {
+	idle := make(map[*model.Report]float64, len(rs))
+	for _, r := range rs {
+		idle[r] = idleFraction(r)
+	}
 	slices.SortFunc(rs, func(a, b *model.Report) int {
+		if ia, ib := idle[a] > model.IdleNoteThreshold, idle[b] > model.IdleNoteThreshold; ia != ib {
+			if ia {
+				return 1
+			}
+			return -1
+		}
 		if c := cmp.Compare(b.Prediction.GLups, a.Prediction.GLups); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(idle[a], idle[b]); c != 0 {
 			return c
 		}
 		if c := slices.Compare(a.Launch.Block[:], b.Launch.Block[:]); c != 0 {
@@ -315,6 +343,13 @@ func rankReports(rs []*model.Report) {
 		}
 		return slices.Compare(a.Launch.Fold[:], b.Launch.Fold[:])
 	})
+}
+
+// idleFraction is the share of r's launched threads that have no lattice
+// point in the domain.
+func idleFraction(r *model.Report) float64 {
+	l := kernel.Launch{Block: r.Launch.Block, Fold: r.Launch.Fold, Domain: r.Launch.Domain}
+	return model.CountIdleThreads(l, 32).Fraction()
 }
 
 // sortSkipped orders skipped configurations by block and then fold.

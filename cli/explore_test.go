@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -66,10 +67,73 @@ func TestExploreRanking(t *testing.T) {
 	if !strings.Contains(errOut, "polyvol: note: skipped 56 configurations") {
 		t.Errorf("no note on stderr: %q", errOut)
 	}
+	// Configurations with more than a quarter of their threads idle come
+	// last; within each group the predictions fall.
 	for i := 1; i < len(e.Rows); i++ {
 		a, b := e.Rows[i-1], e.Rows[i]
-		if a.Prediction.GLups < b.Prediction.GLups {
+		ia, ib := idleFraction(a) > model.IdleNoteThreshold, idleFraction(b) > model.IdleNoteThreshold
+		if ia && !ib {
+			t.Errorf("row %d (%.3f idle) ranked above row %d (%.3f idle)", i, idleFraction(a), i+1, idleFraction(b))
+		}
+		if ia == ib && a.Prediction.GLups < b.Prediction.GLups {
 			t.Errorf("row %d (%v GLup/s) ranked above row %d (%v)", i, a.Prediction.GLups, i+1, b.Prediction.GLups)
+		}
+	}
+}
+
+// TestRankIdle checks the idle rule of the ranking on a 1-D domain of 4096
+// points, where block 1024,1,1 has no idle thread, 512,2,1 has half of its
+// threads idle and 1024,1,1 on a domain of 1000 points 24/1024 (edge only).
+// A faster prediction does not lift a configuration with more than a
+// quarter of its threads idle above one without; among equal predictions
+// fewer idle threads rank first.
+func TestRankIdle(t *testing.T) {
+	mk := func(g float64, b [3]int64, d int64) *model.Report {
+		return &model.Report{Launch: model.LaunchInfo{Block: b, Fold: [3]int64{1, 1, 1}, Domain: [3]int64{d, 1, 1}}, Prediction: model.Prediction{GLups: g}}
+	}
+	rs := []*model.Report{
+		mk(90, [3]int64{512, 2, 1}, 4096),  // half idle, fastest prediction
+		mk(50, [3]int64{1024, 1, 1}, 1000), // 24 of 1024 idle
+		mk(80, [3]int64{256, 4, 1}, 4096),  // three quarters idle
+		mk(50, [3]int64{1024, 1, 1}, 4096), // none idle
+		mk(60, [3]int64{1024, 1, 1}, 4096), // none idle, faster
+	}
+	rankReports(rs)
+	var got []string
+	for _, r := range rs {
+		got = append(got, fmt.Sprintf("%s@%d:%g", triple(r.Launch.Block), r.Launch.Domain[0], r.Prediction.GLups))
+	}
+	want := "1024,1,1@4096:60 1024,1,1@4096:50 1024,1,1@1000:50 512,2,1@4096:90 256,4,1@4096:80"
+	if strings.Join(got, " ") != want {
+		t.Errorf("order %v, want %s", got, want)
+	}
+}
+
+// TestExploreIdleLast checks on vec-copy, a 1-D kernel, that no block with
+// idle threads ranks above the 1024,1,1 block, which has none, and that the
+// latency model predicts the 4,4,64 block (4 active threads per block) far
+// slower than 1024,1,1.
+func TestExploreIdleLast(t *testing.T) {
+	for _, m := range []string{"roofline", "latency"} {
+		out := mustRun(t, "explore", "vec-copy", "--domain", "1048576", "--folds", "1,1,1", "--model", m, "--format", "json")
+		var e Exploration
+		if err := json.Unmarshal([]byte(out), &e); err != nil {
+			t.Fatal(err)
+		}
+		if b := e.Rows[0].Launch.Block; b != [3]int64{1024, 1, 1} {
+			t.Errorf("--model %s: first row block %v, want 1024,1,1", m, b)
+		}
+		var full, idle float64
+		for _, r := range e.Rows {
+			switch r.Launch.Block {
+			case [3]int64{1024, 1, 1}:
+				full = r.Prediction.GLups
+			case [3]int64{4, 4, 64}:
+				idle = r.Prediction.GLups
+			}
+		}
+		if m == "latency" && !(idle < full/10) {
+			t.Errorf("latency model: 4,4,64 at %v GLup/s against 1024,1,1 at %v", idle, full)
 		}
 	}
 }

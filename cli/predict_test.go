@@ -107,6 +107,22 @@ func TestTeraPointDomain(t *testing.T) {
 	}
 }
 
+// TestPredictIdleNote checks the note on idle threads: a 4,4,64 block on
+// vec-copy's 1-D domain of 2^20 points has 4 of its 1024 threads active
+// (1 − 4/1024 = 99.6 % idle); block 256,1,1 divides the domain and gets no
+// note.
+func TestPredictIdleNote(t *testing.T) {
+	_, errOut, code := run(t, "predict", "vec-copy", "--domain", "1048576", "--block", "4,4,64")
+	want := "polyvol: note: 99.6 % of the launched threads are idle (267386880 of 268435456"
+	if code != ExitOK || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q lacks %q", code, errOut, want)
+	}
+	_, errOut, code = run(t, "predict", "vec-copy", "--domain", "1048576", "--block", "256,1,1")
+	if code != ExitOK || strings.Contains(errOut, "idle") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
 // TestUsageErrors checks that every class of user error exits with code 2
 // and one line on stderr that names the problem, with nothing on stdout.
 func TestUsageErrors(t *testing.T) {
