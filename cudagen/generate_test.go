@@ -19,6 +19,8 @@ var goldenLaunch = map[string]struct{ block, fold [3]int64 }{
 	"allen-cahn-d3q15": {[3]int64{32, 4, 4}, [3]int64{1, 1, 1}},
 	"box3d-r1":         {[3]int64{32, 4, 2}, [3]int64{1, 1, 2}},
 	"lbm-d3q19-pull":   {[3]int64{64, 1, 8}, [3]int64{1, 1, 1}},
+	"lbm-d3q19-aos":    {[3]int64{64, 4, 1}, [3]int64{1, 1, 1}},
+	"lbm-d3q27-aos":    {[3]int64{128, 2, 1}, [3]int64{1, 1, 2}},
 	"star2d-r1":        {[3]int64{256, 2, 1}, [3]int64{1, 2, 1}},
 	"star3d-r1":        {[3]int64{32, 8, 4}, [3]int64{1, 1, 1}},
 	"star3d-r4":        {[3]int64{64, 4, 4}, [3]int64{1, 1, 2}},

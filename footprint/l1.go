@@ -283,10 +283,4 @@ func distinct(v []int64) []int64 {
 }
 
 // lcm returns the least common multiple of two positive integers.
-func lcm(a, b int64) int64 {
-	x, y := a, b
-	for y != 0 {
-		x, y = y, x%y
-	}
-	return a / x * b
-}
+func lcm(a, b int64) int64 { return a / gcd(a, b) * b }

@@ -288,6 +288,9 @@ type warpMeasure[T any] struct {
 	// rigid is true when all addresses are affine with the same
 	// coefficients, so that their distances are the same on every warp.
 	rigid bool
+	// period is the addresses' period in each coordinate (1 for affine
+	// ones): warps whose bases agree modulo it see translated addresses.
+	period [3]int64
 	// distances numbers the distinct vectors of the other instructions'
 	// base addresses relative to the first's (groups of several only).
 	distances map[string]int
@@ -297,23 +300,37 @@ type warpMeasure[T any] struct {
 
 type memoKey struct {
 	lanes     *lanePattern
+	phase     [3]int64 // the warp's base modulo the period
 	residue   int64
 	distances int
 }
 
+// maxMemoPeriod bounds the product of the periods for which the lane
+// addresses of quasi-affine instructions are memoised.
+const maxMemoPeriod = 1 << 12
+
 func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64, memoise bool, measure func([][]int64) T) *warpMeasure[T] {
-	w := &warpMeasure[T]{insts: insts, guard: guard, modulus: modulus, measure: measure, lanes: make([][]int64, len(insts))}
-	affine := true
+	w := &warpMeasure[T]{insts: insts, guard: guard, modulus: modulus, measure: measure, lanes: make([][]int64, len(insts)), period: [3]int64{1, 1, 1}}
+	affine, periodic := true, true
 	for _, in := range insts {
 		a := newLaneAddress(in.Address)
 		affine = affine && a.affine
 		w.addrs = append(w.addrs, a)
+		p, ok := in.Address.Period()
+		periodic = periodic && ok
+		for i := range 3 {
+			w.period[i] = min(lcm(w.period[i], p[i]), maxMemoPeriod+1) // capped: only ≤ maxMemoPeriod matters
+		}
 	}
 	w.rigid = affine
 	for _, a := range w.addrs {
 		w.rigid = w.rigid && a.coef == w.addrs[0].coef
 	}
-	if memoise && affine {
+	// Warps whose bases agree modulo the period see every instruction's
+	// addresses shifted by one amount each (the period's defining
+	// property), so quasi-affine addresses are memoised like affine ones,
+	// with the base's phase in the key.
+	if memoise && (affine || periodic && w.period[0]*w.period[1]*w.period[2] <= maxMemoPeriod) {
 		w.memo = make(map[memoKey]T)
 		w.distances = make(map[string]int)
 	}
@@ -334,6 +351,9 @@ func (w *warpMeasure[T]) on(t warpTile) T {
 	}
 	first := w.addrs[0].at(t.base)
 	key := memoKey{lanes: t.lanes, residue: floorMod(first, w.modulus)}
+	for i := range 3 {
+		key.phase[i] = floorMod(t.base[i], w.period[i])
+	}
 	if len(w.addrs) > 1 {
 		w.key = w.key[:0]
 		for _, a := range w.addrs[1:] {

@@ -213,6 +213,8 @@ func TestExamples(t *testing.T) {
 		"star3d-r4":        {2, 25, 1},
 		"box3d-r1":         {2, 27, 1},
 		"lbm-d3q19-pull":   {38, 19, 19},
+		"lbm-d3q19-aos":    {2, 19, 19},
+		"lbm-d3q27-aos":    {2, 27, 27},
 		"transpose2d":      {2, 1, 1},
 		"allen-cahn-d3q15": {32, 22, 16},
 	}
