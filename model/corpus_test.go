@@ -8,12 +8,9 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/sets"
-	"github.com/polyvol/polyvol/sim"
-	"github.com/polyvol/polyvol/waves"
 )
 
 // corpusKernel is one kernel of the general-counting corpus: accesses off
@@ -68,13 +65,10 @@ func strided(s int64, raw bool) func(d [3]int64) string {
 // lbmAoS is a D3Q19 or D3Q27 pull kernel in AoS layout with a one-cell halo.
 func lbmAoS(q int64, raw bool) func(d [3]int64) string {
 	return func(d [3]int64) string {
-		var vel [][3]int64
-		for _, c := range [][3]int64{{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1},
+		vel := [][3]int64{{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1},
 			{1, 1, 0}, {1, -1, 0}, {-1, 1, 0}, {-1, -1, 0}, {1, 0, 1}, {1, 0, -1}, {-1, 0, 1}, {-1, 0, -1},
 			{0, 1, 1}, {0, 1, -1}, {0, -1, 1}, {0, -1, -1},
-			{1, 1, 1}, {1, 1, -1}, {1, -1, 1}, {1, -1, -1}, {-1, 1, 1}, {-1, 1, -1}, {-1, -1, 1}, {-1, -1, -1}}[:q] {
-			vel = append(vel, c)
-		}
+			{1, 1, 1}, {1, 1, -1}, {1, -1, 1}, {1, -1, -1}, {-1, 1, 1}, {-1, 1, -1}, {-1, -1, 1}, {-1, -1, -1}}[:q]
 		n := [3]int64{q * (d[0] + 2), d[1] + 2, d[2] + 2}
 		off := q * (1 + (d[0] + 2) + (d[0]+2)*(d[1]+2))
 		var loads, stores []string
@@ -222,66 +216,8 @@ func TestCorpusEqualsSimulator(t *testing.T) {
 				t.Fatal(err)
 			}
 			l := k.NewLaunch(cfg.block, cfg.fold)
-			g := sets.NewGeometry(l)
-			e := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: true}}
-			shape := waves.ExactShape(g, min(g.Blocks(), 7))
-			var ids []int64
-			var idx [][3]int64
-			for _, b := range shape.Blocks {
-				bi := [3]int64{b.Lo[0] / g.Block[0], b.Lo[1] / g.Block[1], b.Lo[2] / g.Block[2]}
-				idx = append(idx, bi)
-				ids = append(ids, g.LinearBlockID(bi))
-			}
-			where := fmt.Sprintf("%s on %s, domain %v block %v fold %v", c.name, cfg.dev, cfg.dom, cfg.block, cfg.fold)
-			simLoad, err := sim.BlockL2Load(k, l, d, ids)
-			if err != nil {
-				t.Fatal(err)
-			}
-			vols, err := e.BlockVolumes(d, shape.Blocks)
-			if err != nil {
-				t.Fatalf("%s: %v", where, err)
-			}
-			for _, v := range vols {
-				if v.Store {
-					continue
-				}
-				if got, want := v.Sectors*float64(d.L1FetchBytes), simLoad.Fields[v.Field].Bytes; !closeTo(got, want) {
-					t.Errorf("%s: field %s block L2 load: engine %v, simulator %v", where, k.Fields[v.Field].Name, got, want)
-				}
-			}
-			simStore, err := sim.BlockL2Store(k, l, d, ids)
-			if err != nil {
-				t.Fatal(err)
-			}
-			warp, err := footprint.WarpVolumes(k, l, d, sets.Exact, idx)
-			if err != nil {
-				t.Fatalf("%s: %v", where, err)
-			}
-			if !closeTo(warp.BlockL2Store, simStore.Total) {
-				t.Errorf("%s: block L2 store: engine %v, simulator %v", where, warp.BlockL2Store, simStore.Total)
-			}
-			simWaveLoad, simWaveStore, err := sim.WaveDRAMFootprint(k, l, d, ids)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gran := func(store bool) int64 {
-				if store {
-					return d.DRAMWriteBytes
-				}
-				return d.DRAMFetchBytes
-			}
-			wv, err := waves.Count(e, shape, sets.LinearSpace, gran)
-			if err != nil {
-				t.Fatalf("%s: %v", where, err)
-			}
-			for _, v := range wv {
-				want := simWaveLoad.Fields[v.Field].Bytes
-				if v.Store {
-					want = simWaveStore.Fields[v.Field].Bytes
-				}
-				if got := float64(v.New * v.Gran); !closeTo(got, want) {
-					t.Errorf("%s: field %s store=%v wave DRAM footprint: engine %v, simulator %v", where, k.Fields[v.Field].Name, v.Store, got, want)
-				}
+			if msg := compareCompulsory(t, ctx, k, l, d, min(sets.NewGeometry(l).Blocks(), 7)); msg != "" {
+				t.Errorf("%s on %s, domain %v block %v fold %v: %s", c.name, cfg.dev, cfg.dom, cfg.block, cfg.fold, msg)
 			}
 		}
 	}

@@ -87,82 +87,89 @@ func TestEngineEqualsSimulatorCompulsory(t *testing.T) {
 			continue
 		}
 		g := sets.NewGeometry(l)
-		e := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: true}}
 		W := int64(1 + r.IntN(int(min(g.Blocks(), 12))))
-		shape := waves.ExactShape(g, W)
-		var ids []int64
-		var idx [][3]int64
-		for _, b := range shape.Blocks {
-			bi := [3]int64{b.Lo[0] / g.Block[0], b.Lo[1] / g.Block[1], b.Lo[2] / g.Block[2]}
-			idx = append(idx, bi)
-			ids = append(ids, g.LinearBlockID(bi))
-		}
-		where := fmt.Sprintf("case %d: %s block %v fold %v domain %v wave %v", c, d.Name, l.Block, l.Fold, l.Domain, ids)
+		where := fmt.Sprintf("case %d: %s block %v fold %v domain %v", c, d.Name, l.Block, l.Fold, l.Domain)
 		if testing.Verbose() {
 			t.Log(where)
 		}
-
-		// Block L2→L1 load.
-		simLoad, err := sim.BlockL2Load(k, l, d, ids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vols, err := e.BlockVolumes(d, shape.Blocks)
-		if err != nil {
-			t.Fatalf("%s: %v", where, err)
-		}
-		for _, v := range vols {
-			if v.Store {
-				continue
-			}
-			f := k.Fields[v.Field]
-			got := v.Sectors * float64(d.L1FetchBytes*f.Multiplicity)
-			if want := simLoad.Fields[v.Field].Bytes; !closeTo(got, want) {
-				t.Fatalf("%s: field %s block L2 load: engine %v, simulator %v", where, f.Name, got, want)
-			}
-		}
-
-		// L2 store of the write-through store instructions.
-		simStore, err := sim.BlockL2Store(k, l, d, ids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		warp, err := footprint.WarpVolumes(k, l, d, sets.Exact, idx)
-		if err != nil {
-			t.Fatalf("%s: %v", where, err)
-		}
-		if !closeTo(warp.BlockL2Store, simStore.Total) {
-			t.Fatalf("%s: block L2 store: engine %v, simulator %v", where, warp.BlockL2Store, simStore.Total)
-		}
-
-		// The wave's DRAM footprint.
-		simWaveLoad, simWaveStore, err := sim.WaveDRAMFootprint(k, l, d, ids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gran := func(store bool) int64 {
-			if store {
-				return d.DRAMWriteBytes
-			}
-			return d.DRAMFetchBytes
-		}
-		wv, err := waves.Count(e, shape, sets.LinearSpace, gran)
-		if err != nil {
-			t.Fatalf("%s: %v", where, err)
-		}
-		for _, v := range wv {
-			want := simWaveLoad.Fields[v.Field].Bytes
-			if v.Store {
-				want = simWaveStore.Fields[v.Field].Bytes
-			}
-			if got := float64(v.New * v.Gran * v.Multiplicity); !closeTo(got, want) {
-				t.Fatalf("%s: field %s store=%v wave DRAM footprint: engine %v, simulator %v", where, k.Fields[v.Field].Name, v.Store, got, want)
-			}
+		if msg := compareCompulsory(t, ctx, k, l, d, W); msg != "" {
+			t.Fatalf("%s: %s", where, msg)
 		}
 	}
 	if n := ctx.LiveObjects(); n != 0 {
 		t.Fatalf("%d ISL objects leaked", n)
 	}
+}
+
+// compareCompulsory compares the engine's method-exact compulsory volumes
+// of launch l with a wave of W blocks against the simulator's: the block
+// L2→L1 load and the wave's DRAM footprint per field, and the L2 store of
+// the write-through store instructions. It returns the first difference,
+// or "".
+func compareCompulsory(t *testing.T, ctx *isl.Ctx, k *kernel.Kernel, l kernel.Launch, d *device.Device, W int64) string {
+	t.Helper()
+	g := sets.NewGeometry(l)
+	e := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: true}}
+	shape := waves.ExactShape(g, W)
+	var ids []int64
+	var idx [][3]int64
+	for _, b := range shape.Blocks {
+		bi := [3]int64{b.Lo[0] / g.Block[0], b.Lo[1] / g.Block[1], b.Lo[2] / g.Block[2]}
+		idx = append(idx, bi)
+		ids = append(ids, g.LinearBlockID(bi))
+	}
+	simLoad, err := sim.BlockL2Load(k, l, d, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vols, err := e.BlockVolumes(d, shape.Blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vols {
+		if v.Store {
+			continue
+		}
+		f := k.Fields[v.Field]
+		if got, want := v.Sectors*float64(d.L1FetchBytes*f.Multiplicity), simLoad.Fields[v.Field].Bytes; !closeTo(got, want) {
+			return fmt.Sprintf("wave %v field %s block L2 load: engine %v, simulator %v", ids, f.Name, got, want)
+		}
+	}
+	simStore, err := sim.BlockL2Store(k, l, d, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warp, err := footprint.WarpVolumes(k, l, d, sets.Exact, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !closeTo(warp.BlockL2Store, simStore.Total) {
+		return fmt.Sprintf("wave %v block L2 store: engine %v, simulator %v", ids, warp.BlockL2Store, simStore.Total)
+	}
+	simWaveLoad, simWaveStore, err := sim.WaveDRAMFootprint(k, l, d, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gran := func(store bool) int64 {
+		if store {
+			return d.DRAMWriteBytes
+		}
+		return d.DRAMFetchBytes
+	}
+	wv, err := waves.Count(e, shape, sets.LinearSpace, gran)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range wv {
+		want := simWaveLoad.Fields[v.Field].Bytes
+		if v.Store {
+			want = simWaveStore.Fields[v.Field].Bytes
+		}
+		if got := float64(v.New * v.Gran * v.Multiplicity); !closeTo(got, want) {
+			return fmt.Sprintf("wave %v field %s store=%v wave DRAM footprint: engine %v, simulator %v", ids, k.Fields[v.Field].Name, v.Store, got, want)
+		}
+	}
+	return ""
 }
 
 // closeTo compares two volumes that should be equal up to floating-point
