@@ -21,11 +21,10 @@ type indexProgression struct {
 
 // indexProgressions lists the index progressions of request q's accesses
 // over the lattice points of the thread boxes (clipped by the mapper's point
-// guard). Each access is cut, per coordinate, into the residue classes of
-// its period or into the intervals between its breakpoints, whichever are
-// fewer, so that it is affine on every piece; their number depends on the
-// access and, for floor and modulo terms with divisors larger than the
-// boxes, on the boxes, never on the boxes' size otherwise.
+// guard), cut into pieces on which each access is affine (appendPieces).
+// Their number depends on the accesses, and for floor and modulo terms with
+// long periods on how often those terms wrap inside the boxes, never on the
+// boxes' size otherwise.
 func (e *Engine) indexProgressions(q Request, threads []sets.Box) ([]indexProgression, error) {
 	f := e.field(q)
 	var out []indexProgression
@@ -35,27 +34,72 @@ func (e *Engine) indexProgressions(q Request, threads []sets.Box) ([]indexProgre
 			continue
 		}
 		for _, a := range f.Accesses(q.Store) {
-			period, periodic := a.Period()
-			var cuts [3][]subrange
-			classes := int64(1)
-			for i := range 3 {
-				n := pb.Hi[i] - pb.Lo[i]
-				var ok bool
-				if cuts[i], ok = splitCoordinate(a, i, pb.Lo[i], pb.Hi[i], period[i], periodic); !ok {
-					return nil, fmt.Errorf("field %q access %s: its floor and modulo terms have periods beyond 2^20 and change more than %d times over %d points: %w",
-						f.Name, a.Text, maxBreakpoints, n, ErrWorkBound)
-				}
-				classes *= int64(len(cuts[i]))
+			var err error
+			if out, err = e.appendPieces(out, a, pb); err != nil {
+				return nil, fmt.Errorf("field %q access %s: %w", f.Name, a.Text, err)
 			}
-			if err := e.budget().spend(classes); err != nil {
-				return nil, fmt.Errorf("field %q access %s: %d pieces on which it is affine: %w", f.Name, a.Text, classes, err)
-			}
-			for _, cz := range cuts[2] {
-				for _, cy := range cuts[1] {
-					for _, cx := range cuts[0] {
-						out = append(out, affinePiece(a, [3]subrange{cx, cy, cz}))
-					}
-				}
+		}
+	}
+	return out, nil
+}
+
+// maxPiecesPerBox is the number of pieces above which appendPieces halves
+// a box instead of cutting it.
+const maxPiecesPerBox = 1 << 10
+
+// pieceCost is the work charged for one piece: it is built, laid out and
+// normalised, several allocations each.
+const pieceCost = 8
+
+// appendPieces appends access a over the point box pb, cut into pieces on
+// which it is affine. First the terms that do not wrap inside the box are
+// replaced by their affine forms (kernel.Access.OnBox); then each
+// coordinate is cut into the residue classes of the remaining period or
+// into the intervals between breakpoints, whichever are fewer. When that
+// gives more than maxPiecesPerBox pieces (a long period whose terms wrap a
+// few times only, such as a periodic neighbour (x + 1) mod N), the box is
+// halved along its most-cut coordinate and each half handled alike, so
+// that only the boxes where a term wraps are cut finely.
+func (e *Engine) appendPieces(out []indexProgression, a kernel.Access, pb sets.Box) ([]indexProgression, error) {
+	if err := e.budget().spend(1); err != nil {
+		return nil, err
+	}
+	s, err := a.OnBox(kernel.Point(pb.Lo), kernel.Point{pb.Hi[0] - 1, pb.Hi[1] - 1, pb.Hi[2] - 1})
+	if err != nil {
+		return nil, err
+	}
+	period, periodic := s.Period()
+	var cuts [3][]subrange
+	var pieces [3]int64 // per coordinate; one more than the extent when it cannot be cut
+	classes, widest := int64(1), -1
+	for i := range 3 {
+		var ok bool
+		cuts[i], ok = splitCoordinate(s, i, pb.Lo[i], pb.Hi[i], period[i], periodic)
+		pieces[i] = int64(len(cuts[i]))
+		if !ok {
+			pieces[i] = pb.Hi[i] - pb.Lo[i] + 1
+		}
+		classes = min(classes*pieces[i], 1<<40)
+		if pb.Hi[i]-pb.Lo[i] >= 2 && pieces[i] > 1 && (widest < 0 || pieces[i] > pieces[widest]) {
+			widest = i
+		}
+	}
+	if classes > maxPiecesPerBox && widest >= 0 {
+		mid := pb.Lo[widest] + (pb.Hi[widest]-pb.Lo[widest])/2
+		lower, upper := pb, pb
+		lower.Hi[widest], upper.Lo[widest] = mid, mid
+		if out, err = e.appendPieces(out, a, lower); err != nil {
+			return nil, err
+		}
+		return e.appendPieces(out, a, upper)
+	}
+	if err := e.budget().spend(pieceCost * classes); err != nil {
+		return nil, fmt.Errorf("%d pieces on which it is affine: %w", classes, err)
+	}
+	for _, cz := range cuts[2] {
+		for _, cy := range cuts[1] {
+			for _, cx := range cuts[0] {
+				out = append(out, affinePiece(s, [3]subrange{cx, cy, cz}))
 			}
 		}
 	}

@@ -848,3 +848,41 @@ func (e Expr) dependsOn(i int) bool {
 	}
 	return false
 }
+
+// OnBox returns e as it is on the box lo ≤ p ≤ hi (componentwise): every
+// floor or modulo term whose argument stays between two multiples of its
+// divisor there is replaced by its affine form, floor(a/d) by the constant
+// ⌊a/d⌋ and a mod d by a − d·⌊a/d⌋, innermost terms first. The result
+// equals e at every point of the box and has fewer terms, so a smaller
+// period (see Period).
+func (e Expr) OnBox(lo, hi Point) (Expr, error) {
+	r := Expr{lin: e.lin, konst: e.konst}
+	for _, t := range e.divs {
+		arg, err := t.atom.arg.OnBox(lo, hi)
+		if err != nil {
+			return Expr{}, err
+		}
+		var v Expr
+		minV, maxV, ok := arg.Bounds(lo, hi)
+		switch q := floorDiv(minV, t.atom.d); {
+		case ok && q == floorDiv(maxV, t.atom.d) && !t.atom.mod:
+			v = Const(q)
+		case ok && q == floorDiv(maxV, t.atom.d):
+			v, err = arg.Add(Const(-q * t.atom.d))
+		case t.atom.mod:
+			v, err = arg.Mod(t.atom.d)
+		default:
+			v, err = arg.FloorDiv(t.atom.d)
+		}
+		if err == nil {
+			v, err = v.Scale(t.coef)
+		}
+		if err == nil {
+			r, err = r.Add(v)
+		}
+		if err != nil {
+			return Expr{}, err
+		}
+	}
+	return r, nil
+}

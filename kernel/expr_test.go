@@ -324,3 +324,41 @@ func TestBoundsContainAllValues(t *testing.T) {
 		t.Error("bounds of 2^62·x over x ≤ 4 reported as fitting in 64 bits")
 	}
 }
+
+// TestOnBoxEqualsExpr checks on random quasi-affine expressions and boxes
+// that OnBox agrees with the expression at every point of the box, and
+// that a term whose argument stays between two multiples of its divisor
+// disappears.
+func TestOnBoxEqualsExpr(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 77))
+	for c := range 2000 {
+		src := randomExpr(r, 3)
+		e, err := ParseExpr(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		var lo, hi Point
+		for i := range 3 {
+			lo[i] = int64(r.IntN(40) - 20)
+			hi[i] = lo[i] + int64(r.IntN(6))
+		}
+		s, err := e.OnBox(lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for x := lo[0]; x <= hi[0]; x++ {
+			for y := lo[1]; y <= hi[1]; y++ {
+				for z := lo[2]; z <= hi[2]; z++ {
+					if p := (Point{x, y, z}); s.Eval(p) != e.Eval(p) {
+						t.Fatalf("case %d: %s on %v..%v is %s, which differs at %v", c, e, lo, hi, s, p)
+					}
+				}
+			}
+		}
+	}
+	e, _ := ParseExpr("x + 2048*y + (x + 2048*y + 1) % 2097152 + floor(z/100)")
+	s, err := e.OnBox(Point{0, 0, 0}, Point{2047, 1022, 99})
+	if err != nil || s.String() != "2*x + 4096*y + 1" {
+		t.Errorf("OnBox = %s (%v), want 2*x + 4096*y + 1", s, err)
+	}
+}

@@ -284,3 +284,16 @@ func (a Access) Breakpoints(i int, lo, hi int64, limit int) (points []int64, ok 
 	slices.Sort(points)
 	return slices.Compact(points), true
 }
+
+// OnBox returns the access as it is on the box lo ≤ p ≤ hi (see
+// Expr.OnBox).
+func (a Access) OnBox(lo, hi Point) (Access, error) {
+	out := a
+	for i, e := range a.Index {
+		var err error
+		if out.Index[i], err = e.OnBox(lo, hi); err != nil {
+			return a, err
+		}
+	}
+	return out, nil
+}
