@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/polyvol/polyvol/accuracy"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/measured"
@@ -34,12 +35,19 @@ the measured ones and at which fraction of the measured best it runs.
 
 Examples:
    polyvol measured testdata/measured/h100 --device H100-SXM
-   polyvol measured testdata/measured/h100 --methods exact -o docs/accuracy-h100.md`,
+   polyvol measured testdata/measured/h100 --methods exact -o docs/accuracy-h100.md
+   polyvol measured --hardware testdata/measured -o docs/accuracy-hardware.md
+
+With --hardware, DIR holds the published V100 measurements (see
+accuracy.HardwareFiles) and the report gives volume MAPE and Spearman ρ per
+dataset, level and method, and the ranking of the block scan per group,
+method and performance model.`,
 			Flags: []ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: "H100-SXM", Usage: "GPU `NAME` the measurements were taken on"},
 				deviceFileFlag,
 				&ucli.StringFlag{Name: "methods", Value: "exact,reference", Usage: "comma-separated estimation `METHODS` to compare"},
 				&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` instead of standard output", TakesFile: true},
+				&ucli.BoolFlag{Name: "hardware", Usage: "DIR holds the published V100 measurements (testdata/measured): write the report of docs/accuracy-hardware.md"},
 			},
 			Action: runMeasured,
 		}
@@ -52,6 +60,9 @@ func runMeasured(c *ucli.Context) error {
 		return usageErrorf("measured takes one DIR, got %d arguments", c.NArg())
 	}
 	dir := c.Args().First()
+	if c.Bool("hardware") {
+		return runHardware(c, dir)
+	}
 	sweeps, err := measured.LoadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return asUsage(err)
@@ -92,6 +103,29 @@ func runMeasured(c *ucli.Context) error {
 	}
 	writeMeasuredReport(w, dir, dev, cmp)
 	return nil
+}
+
+// runHardware writes the comparison with the published V100 measurements
+// in dir (accuracy.HardwareReport) to --output or standard output.
+func runHardware(c *ucli.Context, dir string) error {
+	h, err := accuracy.HardwareReport(dir, c.App.ErrWriter)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return usageErrorf("--hardware: %v (DIR must hold %s)", err, strings.Join(accuracy.HardwareFiles, ", "))
+		}
+		return err
+	}
+	var b strings.Builder
+	h.WriteMarkdown(&b)
+	if out := c.String("output"); out != "" {
+		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+			return usageErrorf("--output: %v", err)
+		}
+		fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", out)
+		return nil
+	}
+	_, err = io.WriteString(c.App.Writer, b.String())
+	return err
 }
 
 // levelAccuracy is the accuracy of one method at one level over a sweep.

@@ -91,3 +91,12 @@ func TestMeasuredErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasuredHardwareMissing checks that --hardware on a folder without the
+// published files is a usage error naming them.
+func TestMeasuredHardwareMissing(t *testing.T) {
+	out, errOut, code := run(t, "measured", "--hardware", t.TempDir())
+	if code != ExitUsage || out != "" || !strings.Contains(errOut, "v100_star3d_r2_600x600x512_blocks_zfold.csv") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

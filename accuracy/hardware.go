@@ -1,0 +1,522 @@
+package accuracy
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/measured"
+	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/sets"
+)
+
+// The published V100 measurements that HardwareReport compares with, as
+// named in testdata/measured (copied verbatim, provenance headers included,
+// from the project's shared measurement folder).
+const (
+	FileStar3D    = "v100_star3d_r2_600x600x512_blocks_zfold.csv"
+	FileBoxRange  = "v100_box2d_block32x8_range_scan.csv"
+	FileBlockScan = "v100_box2d_blockscan_gflops.csv"
+)
+
+// HardwareFiles lists the files HardwareReport reads.
+var HardwareFiles = []string{FileStar3D, FileBoxRange, FileBlockScan}
+
+// HardwareDevice is the device of the measurements.
+const HardwareDevice = "V100"
+
+// HardwareModels are the performance models compared on the block scan.
+var HardwareModels = []model.ModelName{model.ModelRoofline, model.ModelLatency}
+
+// Table is a CSV file of the shared measurement format: "#" comment lines,
+// then a header line and rows, read by column name.
+type Table struct {
+	Path    string
+	Comment []string // the comment lines, without "#"
+	Columns map[string]int
+	Rows    [][]string
+}
+
+// ReadTable reads a measurement CSV file. A missing file is an error.
+func ReadTable(path string) (*Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{Path: path}
+	var body []string
+	for _, line := range strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "#"):
+			t.Comment = append(t.Comment, strings.TrimPrefix(line, "#"))
+		case strings.TrimSpace(line) != "":
+			body = append(body, line)
+		}
+	}
+	recs, err := csv.NewReader(strings.NewReader(strings.Join(body, "\n"))).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) < 2 {
+		return nil, fmt.Errorf("%s: no rows", path)
+	}
+	t.Columns = map[string]int{}
+	for i, c := range recs[0] {
+		t.Columns[strings.TrimSpace(c)] = i
+	}
+	t.Rows = recs[1:]
+	return t, nil
+}
+
+// Str returns row i's cell of column c.
+func (t *Table) Str(i int, c string) (string, error) {
+	j, ok := t.Columns[c]
+	if !ok {
+		return "", fmt.Errorf("%s: no column %q", t.Path, c)
+	}
+	if j >= len(t.Rows[i]) {
+		return "", fmt.Errorf("%s: row %d has no column %q", t.Path, i+1, c)
+	}
+	return strings.TrimSpace(t.Rows[i][j]), nil
+}
+
+// Num returns row i's cell of column c as a number.
+func (t *Table) Num(i int, c string) (float64, error) {
+	s, err := t.Str(i, c)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: row %d column %s: %w", t.Path, i+1, c, err)
+	}
+	return v, nil
+}
+
+// star3DOffset is the alignment offset of the star3d arrays in elements:
+// the ghost layers (2 + 2·600 + 2·600²) plus the notebook's "byte_offset for
+// alignment: 16" (2 doubles), which puts the first interior point on a
+// 32 B boundary (721204 = 4·180301).
+const star3DOffset = 2 + 2*600 + 2*600*600 + 2
+
+// star3DSpec is the 13-point star of range 2 of the star3d file: arrays of
+// 600×600×512 doubles with two ghost layers and the 596×596×508 interior
+// updated, its first point aligned (star3DOffset).
+func star3DSpec() string {
+	var loads []string
+	loads = append(loads, "[x, y, z]")
+	for k := 1; k <= 2; k++ {
+		for _, d := range []string{"[x + %d, y, z]", "[x - %d, y, z]", "[x, y + %d, z]", "[x, y - %d, z]", "[x, y, z + %d]", "[x, y, z - %d]"} {
+			loads = append(loads, fmt.Sprintf(d, k))
+		}
+	}
+	return fmt.Sprintf(`name: star3d-r2-v100
+domain: [596, 596, 508]
+flops: 13
+fields:
+  - name: src
+    element: 8
+    extent: [600, 600, 512]
+    offset: %d
+    load: [%s]
+  - name: dst
+    element: 8
+    extent: [600, 600, 512]
+    offset: %d
+    store: [[x, y, z]]
+`, star3DOffset, strings.Join(loads, ", "), star3DOffset)
+}
+
+// box2DSpec is the 2-D box stencil of range r of the box2d files, on the
+// grid the range scan's store volumes fit: threads x < 14976 and rows
+// y in [r, 15000−r) of 15000² arrays. The spec's x starts at thread 0, as
+// the hardware's blocks do, so block footprints keep their alignment; the
+// r threads x < r that return early on the hardware are counted as
+// updates, an error of r/14976 ≤ 0.06 % in the normalisation. The offset
+// is row r plus 16 elements (128 B, so alignment is kept), which keeps
+// the loads at x − r inside the array. With l1only the
+// coordinates wrap into a 128×64 tile at (1024, 1024), as the notebook's
+// L1-resident variant does.
+func box2DSpec(r int, l1only bool) string {
+	var loads []string
+	for dy := -r; dy <= r; dy++ {
+		for dx := -r; dx <= r; dx++ {
+			if l1only {
+				loads = append(loads, fmt.Sprintf("[(x mod 128) + %d, (y mod 64) + %d]", 1024+dx-r, 1024+dy-r))
+			} else {
+				loads = append(loads, fmt.Sprintf("[x + %d, y + %d]", dx, dy))
+			}
+		}
+	}
+	store := "[x, y]"
+	if l1only {
+		store = fmt.Sprintf("[(x mod 128) + %d, (y mod 64) + %d]", 1024-r, 1024-r)
+	}
+	n := (2*r + 1) * (2*r + 1)
+	return fmt.Sprintf(`name: box2d-r%d-v100
+domain: [%d, %d]
+flops: %d
+fields:
+  - name: B
+    element: 8
+    extent: [15000, 15000]
+    offset: %d
+    load: [%s]
+  - name: A
+    element: 8
+    extent: [15000, 15000]
+    offset: %d
+    store: [%s]
+`, r, 14976, 15000-2*r, n+1, 16+15000*r, strings.Join(loads, ", "), 16+15000*r, store)
+}
+
+// VolumeStat is the accuracy of one method at one level of one dataset.
+type VolumeStat struct {
+	Dataset, Level, Predicted, Method string
+	N                                 int
+	MAPE                              float64 // percent
+	Rho                               float64 // Spearman ρ; NaN when undefined
+}
+
+// GroupStat is the ranking accuracy of one method and performance model on
+// one (run, range, variant) group of the block scan.
+type GroupStat struct {
+	Run, Variant string
+	Range        int
+	Method       string
+	Model        model.ModelName
+	N            int     // distinct blocks (repeats averaged)
+	Rho          float64 // Spearman ρ of predicted GLup/s and measured GFlop/s
+	Top1         bool    // the predicted best is the measured best
+	Fraction     float64 // measured performance of the predicted best / measured best
+	Best         [3]int64
+}
+
+// Hardware holds every figure of docs/accuracy-hardware.md.
+type Hardware struct {
+	Volumes []VolumeStat
+	Groups  []GroupStat
+	Skipped []string // rows left out, with the reason
+}
+
+// estimator caches estimates by kernel text, launch, method and model.
+type estimator struct {
+	ctx   *isl.Ctx
+	dev   *device.Device
+	specs map[string]*kernel.Kernel
+	cache map[string]*model.Report
+}
+
+func (e *estimator) estimate(spec string, block, fold [3]int64, m sets.Method, mn model.ModelName) (*model.Report, error) {
+	key := fmt.Sprint(spec, block, fold, m, mn)
+	if r, ok := e.cache[key]; ok {
+		return r, nil
+	}
+	k, ok := e.specs[spec]
+	if !ok {
+		var err error
+		if k, err = kernel.Parse([]byte(spec), "spec.yaml"); err != nil {
+			return nil, err
+		}
+		e.specs[spec] = k
+	}
+	l := k.NewLaunch(block, fold)
+	e.ctx.ResetOperations()
+	r, err := model.Estimate(k, l, e.dev, model.Options{Method: m, Model: mn, Ctx: e.ctx})
+	if err != nil {
+		return nil, fmt.Errorf("block %v fold %v: %w", block, fold, err)
+	}
+	if err := model.ApplyIdleThreads(r, e.dev, k.FPType); err != nil {
+		return nil, err
+	}
+	e.cache[key] = r
+	return r, nil
+}
+
+// glups is the predicted GLup/s of spec under block b (no folding) with
+// method m and performance model mn. The latency model's prediction is
+// computed from the roofline estimate's volumes with the warps actually in
+// flight (model.LatencyPrediction, active warps of model.CountIdleThreads),
+// which is what Estimate followed by model.ApplyIdleThreads gives.
+func (e *estimator) glups(spec string, b [3]int64, m sets.Method, mn model.ModelName) (float64, error) {
+	r, err := e.estimate(spec, b, kernel.NoFold, m, model.ModelRoofline)
+	if err != nil {
+		return 0, err
+	}
+	if mn == model.ModelRoofline {
+		return r.Prediction.GLups, nil
+	}
+	k := e.specs[spec]
+	t := model.CountIdleThreads(k.NewLaunch(b, kernel.NoFold), int64(e.dev.WarpSize))
+	p, err := model.LatencyPrediction(r, e.dev, float64(r.Launch.BlocksPerSM)*t.ActiveWarpsPerBlock(), t.ActiveLanesPerWarp(), k.FPType)
+	return p.GLups, err
+}
+
+// HardwareReport compares the estimates of both methods (and, on the block
+// scan, both performance models) with the V100 measurements in dir, which
+// must hold every file of HardwareFiles.
+func HardwareReport(dir string, progress io.Writer) (*Hardware, error) {
+	dev, err := device.Lookup(HardwareDevice)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations))
+	if err != nil {
+		return nil, err
+	}
+	defer ctx.Close()
+	e := &estimator{ctx: ctx, dev: dev, specs: map[string]*kernel.Kernel{}, cache: map[string]*model.Report{}}
+	h := &Hardware{}
+	if err := h.star3D(e, filepath.Join(dir, FileStar3D), progress); err != nil {
+		return nil, err
+	}
+	if err := h.boxRange(e, filepath.Join(dir, FileBoxRange), progress); err != nil {
+		return nil, err
+	}
+	if err := h.blockScan(e, filepath.Join(dir, FileBlockScan), progress); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// volumeLevel pairs a measured column with the model's volume.
+type volumeLevel struct {
+	name, column, predicted string
+	get                     func(model.Derived) float64
+}
+
+var volumeLevels = []volumeLevel{
+	{"L2→L1 load", "meas_l2_load_B_per_lup", "L2LoadV2", func(d model.Derived) float64 { return d.L2LoadV2 }},
+	{"L1→L2 store", "meas_l2_store_B_per_lup", "L2Store", func(d model.Derived) float64 { return d.L2Store }},
+	{"DRAM load", "meas_dram_load_B_per_lup", "memLoadV4", func(d model.Derived) float64 { return d.MemLoadV4 }},
+	{"DRAM store", "meas_dram_store_B_per_lup", "memStoreV2", func(d model.Derived) float64 { return d.MemStoreV2 }},
+}
+
+// volumes adds the volume statistics of one dataset: rows[i] is estimated
+// by launch(i), and scale(i) converts its measured values to B per update.
+func (h *Hardware) volumes(e *estimator, t *Table, dataset string, rows []int, launch func(int) (string, [3]int64, [3]int64), scale func(int) float64) error {
+	for _, m := range Methods {
+		reps := make([]*model.Report, len(rows))
+		for j, i := range rows {
+			spec, b, f := launch(i)
+			r, err := e.estimate(spec, b, f, m, model.ModelRoofline)
+			if err != nil {
+				return fmt.Errorf("%s row %d: %w", t.Path, i+1, err)
+			}
+			reps[j] = r
+		}
+		for _, lv := range volumeLevels {
+			var pred, meas []float64
+			for j, i := range rows {
+				v, err := t.Num(i, lv.column)
+				if err != nil {
+					return err
+				}
+				meas = append(meas, v*scale(i))
+				pred = append(pred, lv.get(reps[j].Derived))
+			}
+			h.Volumes = append(h.Volumes, VolumeStat{dataset, lv.name, lv.predicted, m.String(), len(rows), measured.MAPE(pred, meas), measured.Spearman(pred, meas)})
+		}
+	}
+	return nil
+}
+
+func (h *Hardware) star3D(e *estimator, path string, progress io.Writer) error {
+	t, err := ReadTable(path)
+	if err != nil {
+		return err
+	}
+	spec := star3DSpec()
+	var rows []int
+	for i := range t.Rows {
+		bz, err := t.Num(i, "block_z")
+		if err != nil {
+			return err
+		}
+		if bz > float64(kernel.MaxBlockDim[2]) {
+			h.Skipped = append(h.Skipped, fmt.Sprintf("%s row %d: block z = %g exceeds CUDA's limit of 64, so it cannot have run as labelled", FileStar3D, i+1, bz))
+			continue
+		}
+		rows = append(rows, i)
+	}
+	fmt.Fprintf(progress, "estimating %d configurations of %s\n", len(rows), FileStar3D)
+	launch := func(i int) (string, [3]int64, [3]int64) {
+		var b, f [3]int64
+		for d, a := range []string{"x", "y", "z"} {
+			bv, _ := t.Num(i, "block_"+a)
+			fv, _ := t.Num(i, "fold_"+a)
+			b[d], f[d] = int64(bv), int64(fv)
+		}
+		return spec, b, f
+	}
+	return h.volumes(e, t, "star3d r=2, 596×596×508, blocks × z-fold", rows, launch, func(int) float64 { return 1 })
+}
+
+func (h *Hardware) boxRange(e *estimator, path string, progress io.Writer) error {
+	t, err := ReadTable(path)
+	if err != nil {
+		return err
+	}
+	var rows []int
+	for i := range t.Rows {
+		if _, err := t.Num(i, "range"); err != nil {
+			return err
+		}
+		rows = append(rows, i) // r = 0 is the copy, a box of range 0
+	}
+	fmt.Fprintf(progress, "estimating %d configurations of %s\n", len(rows), FileBoxRange)
+	rng := func(i int) int { r, _ := t.Num(i, "range"); return int(r) }
+	launch := func(i int) (string, [3]int64, [3]int64) {
+		return box2DSpec(rng(i), false), [3]int64{32, 8, 1}, kernel.NoFold
+	}
+	// The file's volumes are normalised by 15000²; the spec's domain has
+	// 14976·(15000−2r) points (box2DSpec).
+	scale := func(i int) float64 {
+		r := float64(rng(i))
+		return 15000 * 15000 / (14976 * (15000 - 2*r))
+	}
+	return h.volumes(e, t, "box2d r=0…9, block 32×8, four runs", rows, launch, scale)
+}
+
+func (h *Hardware) blockScan(e *estimator, path string, progress io.Writer) error {
+	t, err := ReadTable(path)
+	if err != nil {
+		return err
+	}
+	type gkey struct {
+		run, variant string
+		rng          int
+	}
+	type block = [3]int64
+	groups := map[gkey]map[block][]float64{}
+	var order []gkey
+	for i := range t.Rows {
+		run, err := t.Str(i, "run_commit")
+		if err != nil {
+			return err
+		}
+		series, err := t.Str(i, "series")
+		if err != nil {
+			return err
+		}
+		_, variant, _ := strings.Cut(series, ":")
+		r, err := t.Num(i, "range")
+		if err != nil {
+			return err
+		}
+		var b block
+		for d, a := range []string{"x", "y", "z"} {
+			v, err := t.Num(i, "block_"+a)
+			if err != nil {
+				return err
+			}
+			b[d] = int64(v)
+		}
+		g, err := t.Num(i, "meas_gflops")
+		if err != nil {
+			return err
+		}
+		k := gkey{run, variant, int(r)}
+		if groups[k] == nil {
+			groups[k] = map[block][]float64{}
+			order = append(order, k)
+		}
+		groups[k][b] = append(groups[k][b], g)
+	}
+	slices.SortFunc(order, func(a, b gkey) int {
+		return strings.Compare(fmt.Sprint(a.variant, a.run, a.rng+100), fmt.Sprint(b.variant, b.run, b.rng+100))
+	})
+	for _, k := range order {
+		blocks := make([]block, 0, len(groups[k]))
+		for b := range groups[k] {
+			blocks = append(blocks, b)
+		}
+		slices.SortFunc(blocks, func(a, b block) int { return slices.Compare(a[:], b[:]) })
+		meas := make([]float64, len(blocks))
+		for j, b := range blocks {
+			s := 0.0
+			for _, v := range groups[k][b] {
+				s += v
+			}
+			meas[j] = s / float64(len(groups[k][b]))
+		}
+		if k.variant != "memory" {
+			h.Skipped = append(h.Skipped, fmt.Sprintf("%s: run %s, range %d, variant %s (%d blocks): not evaluated; the wrapped (mod 128, mod 64) coordinates of the L1-resident variant take minutes per group to estimate", FileBlockScan, k.run, k.rng, k.variant, len(blocks)))
+			continue
+		}
+		fmt.Fprintf(progress, "estimating %d blocks of run %s, range %d, %s\n", len(blocks), k.run, k.rng, k.variant)
+		spec := box2DSpec(k.rng, false)
+		for _, m := range Methods {
+			for _, mn := range HardwareModels {
+				pred := make([]float64, len(blocks))
+				for j, b := range blocks {
+					g, err := e.glups(spec, b, m, mn)
+					if err != nil {
+						return fmt.Errorf("%s: run %s range %d %s: %w", path, k.run, k.rng, k.variant, err)
+					}
+					pred[j] = g
+				}
+				best := measured.PredictedBest(pred, meas)
+				h.Groups = append(h.Groups, GroupStat{Run: k.run, Variant: k.variant, Range: k.rng, Method: m.String(), Model: mn,
+					N: len(blocks), Rho: measured.Spearman(pred, meas), Top1: best.MeasuredRank == 1, Fraction: best.Fraction, Best: blocks[best.Index]})
+			}
+		}
+	}
+	return nil
+}
+
+// WriteMarkdown renders h as docs/accuracy-hardware.md.
+func (h *Hardware) WriteMarkdown(w io.Writer) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("# polyvol against published V100 measurements\n\n")
+	p("Generated by `go run . measured --hardware testdata/measured -o docs/accuracy-hardware.md`; do not edit by hand.\n")
+	p("`go test ./accuracy -run TestHardwareBounds` fails when a figure here moves past the bound recorded in accuracy/hardware_test.go.\n\n")
+	p("Measurements: `testdata/measured/` (%s, %s, %s), each with its provenance header. Device: %s from the device database.\n\n",
+		FileStar3D, FileBoxRange, FileBlockScan, HardwareDevice)
+	p("## Volumes\n\nMAPE = mean |predicted − measured| / measured over the configurations; ρ = Spearman rank correlation. ")
+	p("The range scan's volumes are converted from bytes per 15000² to bytes per point of the spec's 14976×(15000−2r) domain (its header; accuracy/hardware.go says why x starts at 0).\n\n")
+	p("| dataset | level | predicted | method | n | MAPE %% | ρ |\n|---|---|---|---|---:|---:|---:|\n")
+	for _, v := range h.Volumes {
+		p("| %s | %s | %s | %s | %d | %s | %s |\n", v.Dataset, v.Level, v.Predicted, v.Method, v.N, fmtNum(v.MAPE, 1), fmtNum(v.Rho, 3))
+	}
+	p("\n## Block scan: ranking of the blocks within each (run, range, variant) group\n\n")
+	p("The file records GFlop/s but neither the domain nor the flops per update, so only rankings are compared. ")
+	p("The specs assume the range scan's 15000² arrays and (2r+1)²+1 flops per update; repeated measurements of one block in one run are averaged. ")
+	p("Top-1: the block predicted fastest is the measured fastest; share: its measured GFlop/s over the group's best.\n\n")
+	p("| variant | run | range | method | model | blocks | ρ | top-1 | share of best %% | predicted best |\n|---|---|---:|---|---|---:|---:|---|---:|---|\n")
+	for _, g := range h.Groups {
+		top := "no"
+		if g.Top1 {
+			top = "yes"
+		}
+		p("| %s | %s | %d | %s | %s | %d | %s | %s | %s | %d,%d,%d |\n", g.Variant, g.Run, g.Range, g.Method, g.Model, g.N, fmtNum(g.Rho, 3), top, fmtNum(100*g.Fraction, 1), g.Best[0], g.Best[1], g.Best[2])
+	}
+	if len(h.Skipped) > 0 {
+		p("\n## Rows left out\n\n")
+		for _, s := range h.Skipped {
+			p("- %s\n", s)
+		}
+	}
+}
+
+// fmtNum formats v with prec decimals, "–" where it is undefined.
+func fmtNum(v float64, prec int) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
+}

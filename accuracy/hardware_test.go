@@ -1,0 +1,181 @@
+package accuracy
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hardwareDir is the repository's copy of the published measurements.
+var hardwareDir = filepath.Join("..", "testdata", "measured")
+
+// volumeBound is a recorded bound on one volume figure of
+// docs/accuracy-hardware.md: the MAPE may not rise above MaxMAPE and ρ may
+// not fall below MinRho (NaN: ρ is undefined because the prediction is the
+// same for every configuration, and no bound is recorded).
+type volumeBound struct {
+	Dataset, Level, Method string
+	MaxMAPE, MinRho        float64
+}
+
+// volumeBounds were recorded from the figures of the commit that added
+// them (MAPE · 1.05 + 0.3 percentage points, ρ − 0.02), not tuned.
+var volumeBounds = []volumeBound{
+	{"star3d", "L2→L1 load", "exact", 7.7, 0.917},
+	{"star3d", "L1→L2 store", "exact", 0.3, math.NaN()},
+	{"star3d", "DRAM load", "exact", 7.9, 0.913},
+	{"star3d", "DRAM store", "exact", 0.3, math.NaN()},
+	{"star3d", "L2→L1 load", "reference", 6.3, 0.951},
+	{"star3d", "L1→L2 store", "reference", 0.3, math.NaN()},
+	{"star3d", "DRAM load", "reference", 8.7, 0.880},
+	{"star3d", "DRAM store", "reference", 1.0, -0.083},
+	{"box2d", "L2→L1 load", "exact", 68.8, 0.975},
+	{"box2d", "L1→L2 store", "exact", 0.5, math.NaN()},
+	{"box2d", "DRAM load", "exact", 24.7, 0.612},
+	{"box2d", "DRAM store", "exact", 0.3, math.NaN()},
+	{"box2d", "L2→L1 load", "reference", 7.2, 0.975},
+	{"box2d", "L1→L2 store", "reference", 0.5, math.NaN()},
+	{"box2d", "DRAM load", "reference", 3.9, 0.630},
+	{"box2d", "DRAM store", "reference", 0.3, math.NaN()},
+}
+
+// groupBound is a recorded bound on one block-scan group: ρ may not fall
+// below MinRho, the measured share of the predicted best below MinShare
+// percent.
+type groupBound struct {
+	Run              string
+	Range            int
+	Method, Model    string
+	MinRho, MinShare float64
+}
+
+// groupBounds were recorded like volumeBounds (ρ − 0.02, share − 1 point).
+var groupBounds = []groupBound{
+	{"6356407", 1, "exact", "roofline", 0.635, 82.6},
+	{"6356407", 1, "exact", "latency", 0.641, 82.6},
+	{"6356407", 1, "reference", "roofline", 0.485, 41.0},
+	{"6356407", 1, "reference", "latency", 0.486, 41.0},
+	{"6356407", 2, "exact", "roofline", 0.738, 90.7},
+	{"6356407", 2, "exact", "latency", 0.738, 90.7},
+	{"6356407", 2, "reference", "roofline", 0.826, 90.7},
+	{"6356407", 2, "reference", "latency", 0.826, 90.7},
+	{"6356407", 3, "exact", "roofline", 0.831, 93.5},
+	{"6356407", 3, "exact", "latency", 0.831, 93.5},
+	{"6356407", 3, "reference", "roofline", 0.870, 93.5},
+	{"6356407", 3, "reference", "latency", 0.870, 93.5},
+	{"7e804a7", 1, "exact", "roofline", 0.685, 82.6},
+	{"7e804a7", 1, "exact", "latency", 0.690, 82.6},
+	{"7e804a7", 1, "reference", "roofline", 0.561, 41.0},
+	{"7e804a7", 1, "reference", "latency", 0.561, 41.0},
+	{"7e804a7", 2, "exact", "roofline", 0.776, 90.6},
+	{"7e804a7", 2, "exact", "latency", 0.776, 90.6},
+	{"7e804a7", 2, "reference", "roofline", 0.849, 90.6},
+	{"7e804a7", 2, "reference", "latency", 0.849, 90.6},
+	{"7e804a7", 3, "exact", "roofline", 0.852, 93.6},
+	{"7e804a7", 3, "exact", "latency", 0.851, 93.6},
+	{"7e804a7", 3, "reference", "roofline", 0.884, 93.6},
+	{"7e804a7", 3, "reference", "latency", 0.884, 93.6},
+	{"7e804a7", 4, "exact", "roofline", 0.839, 96.9},
+	{"7e804a7", 4, "exact", "latency", 0.839, 96.9},
+	{"7e804a7", 4, "reference", "roofline", 0.859, 96.9},
+	{"7e804a7", 4, "reference", "latency", 0.859, 96.9},
+	{"7e804a7", 7, "exact", "roofline", 0.717, 97.9},
+	{"7e804a7", 7, "exact", "latency", 0.716, 97.9},
+	{"7e804a7", 7, "reference", "roofline", 0.758, 98.6},
+	{"7e804a7", 7, "reference", "latency", 0.758, 98.6},
+	{"9988dfc", 1, "exact", "roofline", 0.610, 82.8},
+	{"9988dfc", 1, "exact", "latency", 0.618, 82.8},
+	{"9988dfc", 1, "reference", "roofline", 0.717, 82.8},
+	{"9988dfc", 1, "reference", "latency", 0.718, 82.8},
+	{"9988dfc", 2, "exact", "roofline", 0.653, 90.7},
+	{"9988dfc", 2, "exact", "latency", 0.653, 90.7},
+	{"9988dfc", 2, "reference", "roofline", 0.808, 90.7},
+	{"9988dfc", 2, "reference", "latency", 0.808, 90.7},
+	{"9988dfc", 3, "exact", "roofline", 0.785, 93.5},
+	{"9988dfc", 3, "exact", "latency", 0.784, 93.5},
+	{"9988dfc", 3, "reference", "roofline", 0.834, 93.5},
+	{"9988dfc", 3, "reference", "latency", 0.834, 93.5},
+	{"9988dfc", 7, "exact", "roofline", 0.766, 97.9},
+	{"9988dfc", 7, "exact", "latency", 0.765, 97.9},
+	{"9988dfc", 7, "reference", "roofline", 0.799, 98.6},
+	{"9988dfc", 7, "reference", "latency", 0.799, 98.6},
+	{"b3e12ef", 1, "exact", "roofline", 0.609, 82.9},
+	{"b3e12ef", 1, "exact", "latency", 0.615, 82.9},
+	{"b3e12ef", 1, "reference", "roofline", 0.503, 41.1},
+	{"b3e12ef", 1, "reference", "latency", 0.504, 41.1},
+	{"b3e12ef", 2, "exact", "roofline", 0.736, 87.7},
+	{"b3e12ef", 2, "exact", "latency", 0.736, 87.7},
+	{"b3e12ef", 2, "reference", "roofline", 0.838, 87.7},
+	{"b3e12ef", 2, "reference", "latency", 0.838, 87.7},
+	{"b3e12ef", 3, "exact", "roofline", 0.868, 93.8},
+	{"b3e12ef", 3, "exact", "latency", 0.867, 93.8},
+	{"b3e12ef", 3, "reference", "roofline", 0.897, 93.8},
+	{"b3e12ef", 3, "reference", "latency", 0.897, 93.8},
+}
+
+// TestHardwareFilesPresent fails (never skips) when a measurement file is
+// missing from testdata/measured.
+func TestHardwareFilesPresent(t *testing.T) {
+	for _, f := range HardwareFiles {
+		data, err := os.ReadFile(filepath.Join(hardwareDir, f))
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if !strings.HasPrefix(string(data), "# source:") {
+			t.Errorf("%s does not start with its provenance header", f)
+		}
+	}
+}
+
+// TestHardwareBounds recomputes every figure of docs/accuracy-hardware.md
+// and fails when one moves past its recorded bound.
+func TestHardwareBounds(t *testing.T) {
+	h, err := HardwareReport(hardwareDir, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vols := map[string]VolumeStat{}
+	for _, v := range h.Volumes {
+		vols[strings.Fields(v.Dataset)[0]+"/"+v.Level+"/"+v.Method] = v
+	}
+	for _, b := range volumeBounds {
+		key := b.Dataset + "/" + b.Level + "/" + b.Method
+		v, ok := vols[key]
+		if !ok {
+			t.Errorf("%s: no figure", key)
+			continue
+		}
+		if !(v.MAPE <= b.MaxMAPE) {
+			t.Errorf("%s: MAPE %.2f %% above the bound %.1f %%", key, v.MAPE, b.MaxMAPE)
+		}
+		if !math.IsNaN(b.MinRho) && !(v.Rho >= b.MinRho) {
+			t.Errorf("%s: ρ %.3f below the bound %.3f", key, v.Rho, b.MinRho)
+		}
+	}
+	if len(vols) != len(volumeBounds) {
+		t.Errorf("%d volume figures, %d bounds", len(vols), len(volumeBounds))
+	}
+	groups := map[string]GroupStat{}
+	for _, g := range h.Groups {
+		groups[fmt.Sprintf("%s/%d/%s/%s", g.Run, g.Range, g.Method, g.Model)] = g
+	}
+	for _, b := range groupBounds {
+		key := fmt.Sprintf("%s/%d/%s/%s", b.Run, b.Range, b.Method, b.Model)
+		g, ok := groups[key]
+		if !ok {
+			t.Errorf("%s: no figure", key)
+			continue
+		}
+		if !(g.Rho >= b.MinRho) || !(100*g.Fraction >= b.MinShare) {
+			t.Errorf("%s: ρ %.3f (bound %.3f), share of best %.1f %% (bound %.1f %%)", key, g.Rho, b.MinRho, 100*g.Fraction, b.MinShare)
+		}
+	}
+	if len(groups) != len(groupBounds) {
+		t.Errorf("%d groups, %d bounds", len(groups), len(groupBounds))
+	}
+}
