@@ -240,9 +240,6 @@ func (e *estimator) estimate(spec string, block, fold [3]int64, m sets.Method, m
 	if err != nil {
 		return nil, fmt.Errorf("block %v fold %v: %w", block, fold, err)
 	}
-	if err := model.ApplyIdleThreads(r, e.dev, k.FPType); err != nil {
-		return nil, err
-	}
 	e.cache[key] = r
 	return r, nil
 }
@@ -251,7 +248,7 @@ func (e *estimator) estimate(spec string, block, fold [3]int64, m sets.Method, m
 // method m and performance model mn. The latency model's prediction is
 // computed from the roofline estimate's volumes with the warps actually in
 // flight (model.LatencyPrediction, active warps of model.CountIdleThreads),
-// which is what Estimate followed by model.ApplyIdleThreads gives.
+// which is what Estimate's latency model gives.
 func (e *estimator) glups(spec string, b [3]int64, m sets.Method, mn model.ModelName) (float64, error) {
 	r, err := e.estimate(spec, b, kernel.NoFold, m, model.ModelRoofline)
 	if err != nil {

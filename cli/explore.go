@@ -280,12 +280,6 @@ func estimateAll(newCtx func() (*isl.Ctx, error), k *kernel.Kernel, dev *device.
 				case err != nil:
 					fail(i, estimateError(launches[i], err))
 					return
-				default:
-					// The latency model's warps in flight are the active ones.
-					if err := model.ApplyIdleThreads(r, dev, k.FPType); err != nil {
-						fail(i, estimateError(launches[i], err))
-						return
-					}
 				}
 				reports[i] = r
 				prog.add()

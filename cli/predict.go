@@ -88,9 +88,6 @@ func runPredict(c *ucli.Context) error {
 	if err != nil {
 		return estimateError(l, err)
 	}
-	if err := model.ApplyIdleThreads(r, dev, k.FPType); err != nil {
-		return estimateError(l, err)
-	}
 	if note := l.GridNote(); note != "" {
 		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
 	}

@@ -473,35 +473,14 @@ func predict(name ModelName, r *Report, dev *device.Device, beta, B, lambda int6
 	case ModelRoofline:
 		return p, nil
 	case ModelLatency:
-		warpsPerSM := float64(beta) * math.Ceil(float64(B)/float64(dev.WarpSize))
-		perWarpLups := float64(dev.WarpSize * int(lambda))
-		costs, err := ResourceCosts(WarpCosts{
-			L1DataPipeCycles: d.L1DataPipeCyclesPerLup * perWarpLups,
-			L2Bytes:          d.L2TotalV2 * perWarpLups,
-			DRAMBytes:        (d.MemLoadV3 + d.MemStoreV2) * perWarpLups,
-			FPInstructions:   r.Launch.FlopsPerLup / 2 * float64(lambda),
-			Instructions:     (r.Launch.FlopsPerLup/2 + 2) * float64(lambda),
-		}, *dev, fpType)
-		if err != nil {
-			return p, err
+		// Idle threads (see idle.go) hide no latency and update nothing:
+		// only the active warps are in flight, each with its active lanes.
+		warpsPerSM, lanes := float64(beta)*math.Ceil(float64(B)/float64(dev.WarpSize)), float64(dev.WarpSize)
+		l := kernel.Launch{Block: r.Launch.Block, Fold: r.Launch.Fold, Domain: r.Launch.Domain}
+		if t := CountIdleThreads(l, int64(dev.WarpSize)); t.Idle() > 0 {
+			warpsPerSM, lanes = float64(beta)*t.ActiveWarpsPerBlock(), t.ActiveLanesPerWarp()
 		}
-		dramShare := 0.0
-		if d.L2TotalV2 > 0 {
-			dramShare = min(1, (d.MemLoadV3+d.MemStoreV2)/d.L2TotalV2)
-		}
-		// A straight-line stencil body: one round of independent loads,
-		// then a dependent chain of its floating-point instructions.
-		lat := LatencyPath{MemoryRoundTrips: 1, DRAMFraction: dramShare, DependentFP: r.Launch.FlopsPerLup / 2 * float64(lambda)}.Cycles(*dev)
-		est, err := EstimateLatency(warpsPerSM, lat, costs)
-		if err != nil {
-			return p, err
-		}
-		p.GLups = est.Throughput * perWarpLups * float64(dev.SMs) * dev.ClockGHz
-		p.Limiter = est.Limiter
-		p.Regime = string(est.Regime)
-		p.NeededWarpsPerSM = est.NeededWarps
-		p.Latency = &est
-		return p, nil
+		return LatencyPrediction(r, dev, warpsPerSM, lanes, fpType)
 	case ModelSu2015:
 		// Su et al.'s three links with polyvol's own volumes: registers↔L1,
 		// L1↔L2 and L2↔DRAM, the slowest link, and the imbalance correction

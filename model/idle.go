@@ -32,7 +32,7 @@ import (
 // they are resident: a block holds its warp slots, registers and its place
 // among the β blocks of an SM until its last warp finishes, so the SM's
 // occupancy is spent on threads that do no work. Two things follow, and
-// ApplyIdleThreads models both in the latency model:
+// Estimate's latency model takes both into account:
 //
 //   - Warps whose threads are all idle exit at once and hide no latency: the
 //     warps in flight per SM are β times the active warps per block, not β
@@ -158,33 +158,12 @@ func IdleNote(l kernel.Launch, warpSize int64) string {
 		l.Block[0], l.Block[1], l.Block[2], l.Fold[0], l.Fold[1], l.Fold[2])
 }
 
-// ApplyIdleThreads corrects the latency model's prediction of r (a kernel
-// of fpBytes-wide floating point, 4 or 8) for the idle threads of its launch (see the comment at the top of this file): the warps
-// in flight per SM are β times the active warps per block, and each active
-// warp updates (active lanes)·λ points. Predictions of the other models, and
-// launches without idle threads, are left as they are.
-func ApplyIdleThreads(r *Report, dev *device.Device, fpBytes int) error {
-	if r.Prediction.Model != ModelLatency {
-		return nil
-	}
-	l := kernel.Launch{Block: r.Launch.Block, Fold: r.Launch.Fold, Domain: r.Launch.Domain}
-	t := CountIdleThreads(l, int64(dev.WarpSize))
-	if t.Idle() == 0 {
-		return nil
-	}
-	p, err := LatencyPrediction(r, dev, float64(r.Launch.BlocksPerSM)*t.ActiveWarpsPerBlock(), t.ActiveLanesPerWarp(), fpBytes)
-	if err != nil {
-		return err
-	}
-	r.Prediction = p
-	return nil
-}
-
 // LatencyPrediction is the latency model's prediction for the volumes of r
 // with warpsPerSM warps in flight per SM, each updating lanesPerWarp·λ
 // lattice points, for a kernel of fpBytes-wide floating point. With
-// warpsPerSM = β·⌈B/32⌉ and 32 lanes it is the prediction of Estimate's
-// latency model.
+// warpsPerSM = β·⌈B/32⌉ and 32 lanes it is Estimate's latency model for a
+// launch without idle threads; with idle ones Estimate passes the active
+// warps and lanes.
 func LatencyPrediction(r *Report, dev *device.Device, warpsPerSM, lanesPerWarp float64, fpBytes int) (Prediction, error) {
 	d := r.Derived
 	lambda := float64(r.Launch.LupsPerThread)
