@@ -8,15 +8,21 @@ import (
 	"github.com/polyvol/polyvol/sets"
 )
 
-// indexProgression is one access over one residue class of one box of
-// lattice points: the element index tuple e_d(q) = base[d] + Σ_i step[d][i]·q_i
-// for 0 ≤ q_i < count[i]. Inside a residue class modulo the access's period
-// (kernel.Access.Period) every index is affine, floor and modulo terms
-// included.
+// indexProgression is one access over one piece of a box of lattice points
+// on which it is affine: the element index tuple
+// e(q) = base + Σ_j axes[j].step·q_j for 0 ≤ q_j < axes[j].count. Each
+// coordinate i has two axes: axes[2i] across residue classes, intervals or
+// tiles, and axes[2i+1] inside a tile (count 1 otherwise).
 type indexProgression struct {
-	base  [3]int64
-	step  [3][3]int64 // step[d][i]: change of index d per step in q_i
-	count [3]int64
+	base [3]int64
+	axes [6]indexAxis
+}
+
+// indexAxis is one axis of an indexProgression: step is the change of each
+// index per step.
+type indexAxis struct {
+	step  [3]int64
+	count int64
 }
 
 // indexProgressions lists the index progressions of request q's accesses
@@ -110,61 +116,95 @@ func (e *Engine) appendPieces(out []indexProgression, a kernel.Access, pb sets.B
 // into.
 const maxBreakpoints = 1 << 16
 
-// subrange is the points first, first + step, … (count of them) of one
-// coordinate.
+// subrange is the points first + step·k (k < count) of one coordinate, or
+// with inner > 1 the tiles first + step·k + r (r < inner).
 type subrange struct {
-	first, step, count int64
+	first, step, count, inner int64
 }
 
 // splitCoordinate cuts the points [lo, hi) of coordinate i into subranges on
-// each of which access a is affine in that coordinate: the residue classes
-// modulo the period, or the intervals between breakpoints when those are
-// fewer. ok is false when neither is available.
+// each of which access a is affine in that coordinate, in the fewest of
+// three ways that apply: the residue classes modulo the period; the
+// intervals between breakpoints (kernel.Access.Breakpoints); or tiles, the
+// stretches between the breakpoints of the first period repeated over the
+// whole periods, with the rest cut at its breakpoints (a wrapped coordinate
+// such as x mod 128 is one tile). ok is false when none applies.
 func splitCoordinate(a kernel.Access, i int, lo, hi, period int64, periodic bool) ([]subrange, bool) {
 	n := hi - lo
-	residues := n
-	if periodic {
-		residues = min(period, n)
+	var best []subrange
+	take := func(c []subrange) {
+		if best == nil || len(c) < len(best) {
+			best = c
+		}
 	}
-	limit := int(min(int64(maxBreakpoints), residues-1))
-	if points, ok := a.Breakpoints(i, lo, hi, limit); ok && (len(points)+1 < int(residues) || !periodic) {
+	intervals := func(from, to int64, limit int) ([]subrange, bool) {
+		points, ok := a.Breakpoints(i, from, to, limit)
+		if !ok {
+			return nil, false
+		}
 		var out []subrange
-		start := lo
-		for _, p := range append(points, hi) {
-			out = append(out, subrange{start, 1, p - start})
+		start := from
+		for _, p := range append(points, to) {
+			out = append(out, subrange{start, 1, p - start, 1})
 			start = p
 		}
 		return out, true
 	}
-	if !periodic {
-		return nil, false
+	limit := maxBreakpoints
+	if periodic {
+		limit = int(min(int64(limit), min(period, n)))
+		res := make([]subrange, min(period, n))
+		for r := range res {
+			res[r] = subrange{lo + int64(r), period, ceilDiv(n-int64(r), period), 1}
+		}
+		take(res)
+		if k := n / period; k >= 2 {
+			if tiles, ok := intervals(lo, lo+period, limit); ok {
+				for t := range tiles {
+					tiles[t].step, tiles[t].inner, tiles[t].count = period, tiles[t].count, k
+				}
+				if rest, ok := intervals(lo+k*period, hi, limit); ok && lo+k*period < hi {
+					tiles = append(tiles, rest...)
+				}
+				take(tiles)
+			}
+		}
 	}
-	out := make([]subrange, residues)
-	for r := range residues {
-		out[r] = subrange{lo + r, period, ceilDiv(n-r, period)}
+	if best != nil {
+		limit = min(limit, len(best))
 	}
-	return out, true
+	if c, ok := intervals(lo, hi, limit); ok {
+		take(c)
+	}
+	return best, best != nil
 }
 
 // affinePiece returns access a over the product of one subrange per
-// coordinate, p = first + step·q. The steps are differences of evaluations,
-// exact because a is affine on the piece.
+// coordinate. The steps are differences of evaluations, exact because a is
+// affine on the piece.
 func affinePiece(a kernel.Access, cut [3]subrange) indexProgression {
 	var p0 kernel.Point
 	var ip indexProgression
 	for i := range 3 {
 		p0[i] = cut[i].first
-		ip.count[i] = cut[i].count
 	}
 	for d := range 3 {
 		ip.base[d] = a.Index[d].Eval(p0)
 	}
-	for i := range 3 {
-		p1 := p0
-		p1[i] += cut[i].step
-		for d := range 3 {
-			ip.step[d][i] = a.Index[d].Eval(p1) - ip.base[d]
+	axis := func(i int, step, count int64) indexAxis {
+		ax := indexAxis{count: count}
+		if count > 1 {
+			p1 := p0
+			p1[i] += step
+			for d := range 3 {
+				ax.step[d] = a.Index[d].Eval(p1) - ip.base[d]
+			}
 		}
+		return ax
+	}
+	for i := range 3 {
+		ip.axes[2*i] = axis(i, cut[i].step, cut[i].count)
+		ip.axes[2*i+1] = axis(i, 1, cut[i].inner)
 	}
 	return ip
 }
@@ -209,16 +249,19 @@ func (e *Engine) progressions(q Request, threads []sets.Box) ([]progression, int
 	}
 	out := make([]progression, len(ips))
 	for k, ip := range ips {
-		p := progression{width: width, axes: make([]axis, 3)}
+		p := progression{width: width, axes: make([]axis, 0, len(ip.axes))}
 		for d := range 3 {
 			p.base += weights[d] * (ip.base[d] - origin[d])
 		}
-		for i := range 3 {
+		for _, ax := range ip.axes {
+			if ax.count < 2 {
+				continue
+			}
 			var step int64
 			for d := range 3 {
-				step += weights[d] * ip.step[d][i]
+				step += weights[d] * ax.step[d]
 			}
-			p.axes[i] = axis{step: step, count: ip.count[i]}
+			p.axes = append(p.axes, axis{step: step, count: ax.count})
 		}
 		out[k] = p
 	}
@@ -234,8 +277,8 @@ func indexBounds(ips []indexProgression) (lo, hi [3]int64) {
 	for _, ip := range ips {
 		for d := range 3 {
 			a, b := ip.base[d], ip.base[d]
-			for i := range 3 {
-				if s := ip.step[d][i] * (ip.count[i] - 1); s < 0 {
+			for _, ax := range ip.axes {
+				if s := ax.step[d] * (ax.count - 1); s < 0 {
 					a += s
 				} else {
 					b += s

@@ -326,3 +326,33 @@ func TestSumOverBlocksGeneralEqualsEnumeration(t *testing.T) {
 		}
 	}
 }
+
+// TestWrappedCoordinatesAreTiles checks a periodic wrap, the L1-resident
+// box stencil's (x mod 128, y mod 64): its footprint equals enumeration,
+// and its work does not grow with the box, because each coordinate is one
+// tile (the 128 points of a period repeated) plus the rest.
+func TestWrappedCoordinatesAreTiles(t *testing.T) {
+	spec := func(d [2]int64) string {
+		return fmt.Sprintf("name: wrap\ndomain: [%d, %d]\nfields:\n  - name: A\n    element: 8\n    extent: [2048, 2048]\n    load:\n      - [(x mod 128) + 1021, (y mod 64) + 1019]\n      - [(x mod 128) + 1027, (y mod 64) + 1022]\n", d[0], d[1])
+	}
+	work := func(d [2]int64, check bool) int64 {
+		k := parseKernel(t, spec(d))
+		e := &Engine{Budget: &Budget{}, Mapper: &sets.Mapper{Kernel: k, Geom: sets.NewGeometry(k.NewLaunch([3]int64{32, 8, 1}, kernel.NoFold)), PointGuard: true}}
+		q := Request{Gran: 32, Space: sets.LinearSpace}
+		box := []sets.Box{{Lo: [3]int64{3, 5, 0}, Hi: [3]int64{d[0], d[1], 1}}}
+		got, err := e.Count(q, box)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if check {
+			if want := int64(len(enumerate(e, q, box))); got != want {
+				t.Errorf("domain %v: Count %d, enumeration %d", d, got, want)
+			}
+		}
+		return e.Budget.Used()
+	}
+	small, large := work([2]int64{300, 140}, true), work([2]int64{14976, 15000}, false)
+	if large > 2*small {
+		t.Errorf("work grows with the box: %d units on 300×140, %d on 14976×15000", small, large)
+	}
+}

@@ -306,8 +306,9 @@ type memoKey struct {
 }
 
 // maxMemoPeriod bounds the product of the periods for which the lane
-// addresses of quasi-affine instructions are memoised.
-const maxMemoPeriod = 1 << 12
+// addresses of quasi-affine instructions are memoised; the memo holds at
+// most one entry per warp measured, whatever the periods.
+const maxMemoPeriod = 1 << 20
 
 func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64, memoise bool, measure func([][]int64) T) *warpMeasure[T] {
 	w := &warpMeasure[T]{insts: insts, guard: guard, modulus: modulus, measure: measure, lanes: make([][]int64, len(insts)), period: [3]int64{1, 1, 1}}
