@@ -7,7 +7,6 @@ package waves
 import (
 	"fmt"
 	"math"
-	"math/bits"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
@@ -205,60 +204,35 @@ func countFieldSets(q footprint.Request, shape Shape, footprintOf func([]sets.Bo
 }
 
 // countFieldUnions runs the counting sequence from counts of unions of
-// footprints, crediting the overlaps in the order x, y, z:
-// Ov_y = |A∩Y| − |A∩X∩Y| and
-// Ov_z = |A∩Z| − |A∩X∩Z| − |A∩Y∩Z| + |A∩X∩Y∩Z|, which equal the ISL
-// sequence's |(A∖X)∩Y| and |(A∖X∖Y)∩Z|. Each intersection is an
-// inclusion–exclusion sum over the unions of its sets, and each union is
-// counted once.
+// footprints, crediting the overlaps in the order x, y, z. With W a union
+// of layers, |(A ∖ W) ∩ L| = |A ∪ W| + |W ∪ L| − |W| − |A ∪ W ∪ L|, so
+// Ov_x = |A| + |X| − |A ∪ X| (W empty), Ov_y takes W = X and Ov_z
+// W = X ∪ Y: nine counts of unions in all, which equal the ISL sequence's
+// |A ∩ X|, |(A ∖ X) ∩ Y| and |(A ∖ X ∖ Y) ∩ Z|.
 func countFieldUnions(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVolumes, error) {
 	v := FieldVolumes{Field: q.Field, Store: q.Store, Gran: q.Gran}
 	threads := [4][]sets.Box{shape.Current, shape.X, shape.Y, shape.Z}
 	const a, x, y, z = 1, 2, 4, 8 // the sets A, X, Y, Z as bits
 	unions := map[int]int64{0: 0}
-	union := func(mask int) (int64, error) {
-		if n, ok := unions[mask]; ok {
-			return n, nil
-		}
+	var err error
+	for _, mask := range []int{a, x, y, z, a | x, x | y, a | x | y, x | y | z, a | x | y | z} {
 		var boxes []sets.Box
 		for i, t := range threads {
 			if mask&(1<<i) != 0 {
 				boxes = append(boxes, t...)
 			}
 		}
-		n, err := e.Count(q, boxes)
-		unions[mask] = n
-		return n, err
-	}
-	// intersection returns |∩ of the sets in mask| = Σ over non-empty
-	// sub-masks J of (−1)^{|J|+1}·|∪J|.
-	intersection := func(mask int) (int64, error) {
-		var total int64
-		for sub := mask; sub > 0; sub = (sub - 1) & mask {
-			n, err := union(sub)
-			if err != nil {
-				return 0, err
-			}
-			if bits.OnesCount(uint(sub))%2 == 1 {
-				total += n
-			} else {
-				total -= n
-			}
-		}
-		return total, nil
-	}
-	var err error
-	counts := map[int]int64{}
-	for _, mask := range []int{a, x, y, z, a | x, a | y, a | x | y, a | z, a | x | z, a | y | z, a | x | y | z} {
-		if counts[mask], err = intersection(mask); err != nil {
+		if unions[mask], err = e.Count(q, boxes); err != nil {
 			return v, err
 		}
 	}
-	v.New = counts[a]
-	v.OldX, v.OldY, v.OldZ = counts[x], counts[y], counts[z]
-	v.OvX = counts[a|x]
-	v.OvY = counts[a|y] - counts[a|x|y]
-	v.OvZ = counts[a|z] - counts[a|x|z] - counts[a|y|z] + counts[a|x|y|z]
+	// credited returns |(A ∖ W) ∩ L| for the layers W and L (bit masks).
+	credited := func(w, l int) int64 {
+		return unions[a|w] + unions[w|l] - unions[w] - unions[a|w|l]
+	}
+	v.New = unions[a]
+	v.OldX, v.OldY, v.OldZ = unions[x], unions[y], unions[z]
+	v.OvX, v.OvY, v.OvZ = credited(0, x), credited(x, y), credited(x|y, z)
 	return v, nil
 }
 
