@@ -70,6 +70,16 @@ func (e *Engine) appendPieces(out []indexProgression, a kernel.Access, pb sets.B
 	if err := e.budget().spend(1); err != nil {
 		return nil, err
 	}
+	if affine(a) { // the common case: one piece, nothing to simplify or cut
+		if err := e.budget().spend(pieceCost); err != nil {
+			return nil, err
+		}
+		var whole [3]subrange
+		for i := range 3 {
+			whole[i] = subrange{pb.Lo[i], 1, pb.Hi[i] - pb.Lo[i], 1}
+		}
+		return append(out, affinePiece(a, whole)), nil
+	}
 	s, err := a.OnBox(kernel.Point(pb.Lo), kernel.Point{pb.Hi[0] - 1, pb.Hi[1] - 1, pb.Hi[2] - 1})
 	if err != nil {
 		return nil, err
@@ -110,6 +120,16 @@ func (e *Engine) appendPieces(out []indexProgression, a kernel.Access, pb sets.B
 		}
 	}
 	return out, nil
+}
+
+// affine reports whether every index of a is affine.
+func affine(a kernel.Access) bool {
+	for _, e := range a.Index {
+		if _, _, ok := e.Linear(); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // maxBreakpoints bounds the intervals one coordinate of an access is cut
