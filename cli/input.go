@@ -214,6 +214,9 @@ func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 		return nil, err
 	}
 	out := k.WithDomain(d)
+	if err := out.ExpressionsError(); err != nil {
+		return nil, usageErrorf("--domain %s: %v", triple(d), err)
+	}
 	for _, f := range out.Fields {
 		for _, store := range []bool{false, true} {
 			for _, a := range f.Accesses(store) {
@@ -238,6 +241,9 @@ func estimateError(l kernel.Launch, err error) error {
 	if errors.Is(err, footprint.ErrWorkBound) {
 		return usageErrorf("block %s fold %s: counting the footprints needs more work than --max-work allows (%v); raise --max-work, or simplify the accesses (floor and modulo terms with large divisors and strides that interleave rows cost the most)",
 			triple(l.Block), triple(l.Fold), err)
+	}
+	if errors.As(err, new(*kernel.SpecError)) { // a raw map's constraints on another domain
+		return usageErrorf("block %s fold %s: %v", triple(l.Block), triple(l.Fold), err)
 	}
 	if errors.As(err, new(*device.NoFitError)) {
 		return usageErrorf("block %s: %v; choose a smaller block", triple(l.Block), err)

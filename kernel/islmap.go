@@ -36,9 +36,11 @@ func (e *MapError) Error() string {
 // own bounded by the constraints: "lo <= i < hi" (any of <, <=, >, >=,
 // chained or joined with "and") with hi − lo constant, or "i = e". Such an
 // output stands for every index in its range, so a map in which a thread
-// touches a range of elements becomes one access per element. Parameters,
-// disjunctions and constraints on the inputs alone (guards) are rejected
-// with a MapError.
+// touches a range of elements becomes one access per element. Constraints
+// on the inputs alone (the iteration domain compilers state, such as
+// 0 <= i <= 255) become the accesses' Guards, which must hold on the
+// kernel's whole domain. Parameters and disjunctions are rejected with a
+// MapError.
 func ParseISLMap(src string) ([]Access, error) {
 	s := &mapScanner{src: []rune(src)}
 	s.space()
@@ -228,12 +230,13 @@ func (s *mapScanner) piece() ([]Access, error) {
 			return nil, err
 		}
 	}
+	var guards []Expr
 	if s.eat(':') {
 		cons, err := s.until(";}")
 		if err != nil {
 			return nil, err
 		}
-		if err := s.constraints(cons, vars, ranged); err != nil {
+		if err := s.constraints(cons, vars, ranged, &guards); err != nil {
 			return nil, err
 		}
 	}
@@ -264,8 +267,7 @@ func (s *mapScanner) piece() ([]Access, error) {
 	var out []Access
 	text := strings.TrimSpace(string(s.src))
 	for k := range total {
-		var a Access
-		a.Text = text
+		a := Access{Text: text, Guards: guards}
 		rest := k
 		for i, o := range outs {
 			n := strings.TrimSpace(o.text)
@@ -306,8 +308,8 @@ type relation struct {
 }
 
 // constraints reads "a op b op c and d op e …" and records the bounds of
-// the ranged outputs.
-func (s *mapScanner) constraints(seg segment, vars map[string]int, ranged map[string]*bound) error {
+// the ranged outputs, and the constraints on the inputs alone as guards.
+func (s *mapScanner) constraints(seg segment, vars map[string]int, ranged map[string]*bound, guards *[]Expr) error {
 	for _, conj := range splitWord(seg, "and") {
 		if len(splitWord(conj, "or")) > 1 {
 			return s.errAt(conj.col, "disjunctions ('or') are not supported; write one piece per case, joined with ';'")
@@ -324,7 +326,12 @@ func (s *mapScanner) constraints(seg segment, vars map[string]int, ranged map[st
 			case lb != nil && rb != nil:
 				return s.errAt(left.col, "a constraint between two outputs (%s, %s) is not supported", ln, rn)
 			case lb == nil && rb == nil:
-				return s.errAt(left.col, "constraints on the inputs alone (guards such as %q) are not supported; the domain bounds the lattice points", strings.TrimSpace(left.text)+" "+r.op+" "+strings.TrimSpace(right.text))
+				g, err := s.guard(left, right, r.op, vars)
+				if err != nil {
+					return err
+				}
+				*guards = append(*guards, g...)
+				continue
 			}
 			// Orient as "name op e".
 			name, other, op := ln, right, r.op
@@ -372,6 +379,34 @@ func (s *mapScanner) constraints(seg segment, vars map[string]int, ranged map[st
 		}
 	}
 	return nil
+}
+
+// guard turns a constraint "left op right" on the inputs alone into the
+// conditions g ≥ 0 it states.
+func (s *mapScanner) guard(left, right segment, op string, vars map[string]int) ([]Expr, error) {
+	l, err := s.expr(left, vars)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.expr(right, vars)
+	if err != nil {
+		return nil, err
+	}
+	var gs []Expr
+	for _, c := range map[string][]struct {
+		a, b *Expr
+		k    int64
+	}{">=": {{&l, &r, 0}}, ">": {{&l, &r, -1}}, "<=": {{&r, &l, 0}}, "<": {{&r, &l, -1}}, "=": {{&l, &r, 0}, {&r, &l, 0}}}[op] {
+		g, err := c.a.Sub(*c.b)
+		if err == nil {
+			g, err = g.Add(Const(c.k))
+		}
+		if err != nil {
+			return nil, s.errAt(left.col, "%v", err)
+		}
+		gs = append(gs, g)
+	}
+	return gs, nil
 }
 
 // splitWord splits a segment at a keyword that stands alone at bracket

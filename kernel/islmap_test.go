@@ -22,6 +22,8 @@ func TestParseISLMap(t *testing.T) {
 		{"{ [x] -> A[i] : i >= 2x and i <= 2x + 1 }", []string{"(2*x, 0, 0)", "(2*x + 1, 0, 0)"}},
 		{"{ [x] -> A[i] : 3 + 2x >= i > 2x }", []string{"(2*x + 1, 0, 0)", "(2*x + 2, 0, 0)", "(2*x + 3, 0, 0)"}},
 		{"{ [x, y] -> A[i, j] : i = x + 1 and y <= j <= y + 1 }", []string{"(x + 1, y, 0)", "(x + 1, y + 1, 0)"}},
+		// The iteration domain stated as constraints: guards, see below.
+		{"{ S[i] -> A[i + 1] : 0 <= i < 16 }", []string{"(x + 1, 0, 0)"}},
 		// Duplicates collapse.
 		{"{ [x] -> A[x]; [x] -> A[i] : x <= i <= x }", []string{"(x, 0, 0)"}},
 	}
@@ -44,12 +46,28 @@ func TestParseISLMap(t *testing.T) {
 	}
 }
 
+// TestParseISLMapGuards checks that constraints on the lattice point become
+// the conditions g ≥ 0 they state.
+func TestParseISLMapGuards(t *testing.T) {
+	accs, err := ParseISLMap("{ [x, y] -> A[x, y] : 0 <= x < 16 and y >= 2x and x + y = 5 }")
+	if err != nil || len(accs) != 1 {
+		t.Fatalf("%v, %v", accs, err)
+	}
+	var got []string
+	for _, g := range accs[0].Guards {
+		got = append(got, g.String())
+	}
+	want := "x; -x + 15; -2*x + y; x + y - 5; -x - y + 5"
+	if strings.Join(got, "; ") != want {
+		t.Errorf("guards %v, want %s", got, want)
+	}
+}
+
 // TestParseISLMapErrors checks that maps outside the supported forms are
 // rejected with the reason and the column of the offending text.
 func TestParseISLMapErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"[N] -> { [x] -> A[x] : x < N }", "column 1: parameters"},
-		{"{ [x] -> A[x] : x >= 1 }", "column 17: constraints on the inputs alone"},
 		{"{ [x] -> A[i] : x <= i < 2x }", "does not have a constant width"},
 		{"{ [x] -> A[i] : x <= i or i = 0 }", "disjunctions"},
 		{"{ [x] -> A[i] }", "column 12: output \"i\" needs a lower and an upper bound"},

@@ -88,6 +88,10 @@ type Field struct {
 type Access struct {
 	Index [3]Expr
 	Text  string // the tuple as written in the spec, for messages
+	// Guards are the conditions g ≥ 0 on the lattice point that a raw map
+	// states (such as 0 <= x < 256); they must hold on the whole domain
+	// (Kernel.ExpressionsError), so that the access applies everywhere.
+	Guards []Expr
 }
 
 // Defaults applied when a spec omits the key.
@@ -162,21 +166,32 @@ func (a Access) ISL() string {
 }
 
 // Dedup returns the accesses with canonical duplicates removed, keeping the
-// first occurrence of each tuple in order.
+// first occurrence of each tuple in order, with the guards of all copies.
 func Dedup(accesses []Access) []Access {
-	seen := make(map[string]bool, len(accesses))
+	at := make(map[string]int, len(accesses))
 	var out []Access
 	for _, a := range accesses {
-		if k := a.String(); !seen[k] {
-			seen[k] = true
+		k := a.String()
+		i, seen := at[k]
+		if !seen {
+			at[k] = len(out)
 			out = append(out, a)
+			continue
+		}
+		// Both copies apply on the whole domain only if the guards of
+		// both hold there: keep them all.
+		for _, g := range a.Guards {
+			if !slices.ContainsFunc(out[i].Guards, g.Equal) {
+				out[i].Guards = append(slices.Clip(out[i].Guards), g)
+			}
 		}
 	}
 	return out
 }
 
 // ExpressionsError returns the first raw map of the kernel that could not be
-// turned into index expressions (a *SpecError naming the file, field and
+// turned into index expressions, or whose constraints on the lattice point
+// do not hold on the whole domain (a *SpecError naming the file, field and
 // map), or nil. Commands that evaluate accesses per lane or per thread need
 // every access as expressions.
 func (k *Kernel) ExpressionsError() error {
@@ -185,7 +200,28 @@ func (k *Kernel) ExpressionsError() error {
 			return f.MapErrors[0]
 		}
 	}
+	last := Point{k.Domain[0] - 1, k.Domain[1] - 1, k.Domain[2] - 1}
+	for _, f := range k.Fields {
+		for _, a := range append(slices.Clip(f.Loads), f.Stores...) {
+			if g, ok := violatedGuard(a, last); ok {
+				return &SpecError{File: k.Source, Msg: fmt.Sprintf("field %q map %q: its constraint %s >= 0 excludes lattice points of the domain %dx%dx%d; a map's constraints on the lattice point must hold on the whole domain",
+					f.Name, a.Text, g, k.Domain[0], k.Domain[1], k.Domain[2])}
+			}
+		}
+	}
 	return nil
+}
+
+// violatedGuard returns a guard of a that does not hold at every point of
+// the box 0 ≤ p ≤ last (by interval bounds, so a guard that holds may be
+// reported when its bound is not tight), and whether there is one.
+func violatedGuard(a Access, last Point) (Expr, bool) {
+	for _, g := range a.Guards {
+		if lo, _, ok := g.Bounds(Point{}, last); !ok || lo < 0 {
+			return g, true
+		}
+	}
+	return Expr{}, false
 }
 
 // Lups returns the number of lattice points D0·D1·D2 of the domain.

@@ -49,6 +49,9 @@ func randomISLMap(r *rand.Rand) string {
 				outs = append(outs, expr())
 			}
 		}
+		if r.IntN(3) == 0 { // a constraint on the lattice point, as compilers state the domain
+			cons = append(cons, fmt.Sprintf("%s <= %d", ins[r.IntN(3)], 40+r.IntN(9)), fmt.Sprintf("%d < %s + %s", -11-r.IntN(9), ins[r.IntN(3)], ins[r.IntN(3)]))
+		}
 		p := fmt.Sprintf("S[i, j, k] -> A[%s]", strings.Join(outs, ", "))
 		if len(cons) > 0 {
 			p += " : " + strings.Join(cons, " and ")
@@ -61,7 +64,8 @@ func randomISLMap(r *rand.Rand) string {
 // TestParseISLMapEqualsISL checks the pure-Go conversion of raw maps into
 // index expressions against ISL itself: on random maps, the union of the
 // accesses it returns, rendered as an ISL map, equals the map as ISL reads
-// it, compared over a box of lattice points.
+// it, compared over a box of lattice points on which the maps' constraints
+// on the lattice point (the accesses' guards) hold.
 func TestParseISLMapEqualsISL(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 31))
 	ctx, err := isl.NewCtx()
@@ -80,6 +84,11 @@ func TestParseISLMapEqualsISL(t *testing.T) {
 		var parts []string
 		for _, a := range accs {
 			idx := []string{a.Index[0].ISL(), a.Index[1].ISL(), a.Index[2].ISL()}[:nout]
+			for _, g := range a.Guards { // they hold on the box, as on a domain
+				if lo, _, ok := g.Bounds(kernel.Point{-5, -3, 0}, kernel.Point{40, 7, 4}); !ok || lo < 0 {
+					t.Fatalf("case %d: %s: guard %s >= 0 does not hold on the box", c, src, g)
+				}
+			}
 			parts = append(parts, fmt.Sprintf("S[x, y, z] -> A[%s]", strings.Join(idx, ", ")))
 		}
 		func() {
