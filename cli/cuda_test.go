@@ -65,7 +65,7 @@ func TestCudaOutputFileAndDomain(t *testing.T) {
 func TestCudaErrors(t *testing.T) {
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "raw.yaml")
-	if err := os.WriteFile(raw, []byte("name: raw\ndomain: [64]\nfields:\n  - name: A\n    element: 8\n    load_isl: [\"{ [x, y, z] -> A[i] : i = x or i = x + 1 }\"]\n"), 0o644); err != nil {
+	if err := os.WriteFile(raw, []byte("name: raw\ndomain: [64]\nfields:\n  - name: A\n    element: 8\n    load_isl: [\"[N] -> { [x, y, z] -> A[x] : x < N }\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

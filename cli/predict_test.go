@@ -166,8 +166,8 @@ func TestUsageErrors(t *testing.T) {
 		{"merge without files", []string{"merge"}, []string{"shard files"}},
 		{"counting work bound", []string{"predict", "star3d-r4", "--max-work", "1000"}, []string{"block 256,1,2 fold 1,1,1", "--max-work", "1000 units"}},
 		{"max-work not positive", []string{"predict", "--max-work", "0"}, []string{"--max-work 0"}},
-		{"raw map without expressions", []string{"predict", "testdata/specs/raw-disjunction.yaml"}, []string{"raw-disjunction.yaml:9:9:", `field "A" load_isl[0]`, "cannot be turned into index expressions", "disjunctions"}},
-		{"raw map without expressions, simulate", []string{"simulate", "testdata/specs/raw-disjunction.yaml"}, []string{`field "A" load_isl[0]`}},
+		{"raw map without expressions", []string{"predict", "testdata/specs/raw-params.yaml"}, []string{"raw-params.yaml:9:9:", `field "A" load_isl[0]`, "cannot be turned into index expressions", "parameters"}},
+		{"raw map without expressions, simulate", []string{"simulate", "testdata/specs/raw-params.yaml"}, []string{`field "A" load_isl[0]`}},
 		{"raw map guard excludes points", []string{"predict", "testdata/specs/raw-guard.yaml"}, []string{"raw-guard.yaml:10:9:", `field "A" load_isl[0]`, "x - 1 >= 0 excludes lattice points of the domain 64x64x1"}},
 		{"raw map guard excludes points of --domain", []string{"predict", "testdata/specs/raw-domain.yaml", "--domain", "512,64,8"}, []string{`field "A"`, "excludes lattice points of the domain 512x64x8"}},
 	} {

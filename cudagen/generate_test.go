@@ -209,7 +209,7 @@ domain: [64]
 fields:
   - name: A
     element: 8
-    load_isl: ["{ [x, y, z] -> A[i] : i = x or i = x + 1 }"]
+    load_isl: ["[N] -> { [x, y, z] -> A[x] : x < N }"]
   - name: B
     element: 8
     store: [[x]]

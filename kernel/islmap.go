@@ -39,8 +39,9 @@ func (e *MapError) Error() string {
 // touches a range of elements becomes one access per element. Constraints
 // on the inputs alone (the iteration domain compilers state, such as
 // 0 <= i <= 255) become the accesses' Guards, which must hold on the
-// kernel's whole domain. Parameters and disjunctions are rejected with a
-// MapError.
+// kernel's whole domain. Each disjunct of constraints joined by "or" is a
+// piece of its own. Parameters and disjunctions inside brackets are
+// rejected with a MapError.
 func ParseISLMap(src string) ([]Access, error) {
 	s := &mapScanner{src: []rune(src)}
 	s.space()
@@ -214,15 +215,15 @@ func (s *mapScanner) piece() ([]Access, error) {
 		return nil, err
 	}
 	exprs := make([]Expr, len(outs))
-	ranged := map[string]*bound{}
-	var order []string // ranged outputs in tuple order
+	var order []string // ranged outputs in tuple order, with the column of each
+	declared := map[string]int{}
 	for i, o := range outs {
 		n := strings.TrimSpace(o.text)
 		if _, isInput := vars[n]; isName(n) && !isInput && n != "floor" {
-			if ranged[n] != nil {
+			if _, dup := declared[n]; dup {
 				return nil, s.errAt(o.col, "output name %q appears twice", n)
 			}
-			ranged[n] = &bound{declared: o.col}
+			declared[n] = o.col
 			order = append(order, n)
 			continue
 		}
@@ -230,17 +231,40 @@ func (s *mapScanner) piece() ([]Access, error) {
 			return nil, err
 		}
 	}
-	var guards []Expr
+	// Each disjunct of the constraints ("a or b", "and" binding tighter)
+	// is a piece of its own.
+	disjuncts := []segment{{}}
 	if s.eat(':') {
 		cons, err := s.until(";}")
 		if err != nil {
 			return nil, err
 		}
-		if err := s.constraints(cons, vars, ranged, &guards); err != nil {
+		disjuncts = splitWord(cons, "or")
+	}
+	var out []Access
+	for _, d := range disjuncts {
+		ranged := map[string]*bound{}
+		for _, n := range order {
+			ranged[n] = &bound{declared: declared[n]}
+		}
+		var guards []Expr
+		if strings.TrimSpace(d.text) != "" || len(disjuncts) > 1 {
+			if err := s.constraints(d, vars, ranged, &guards); err != nil {
+				return nil, err
+			}
+		}
+		accs, err := s.expand(outs, exprs, order, ranged, guards)
+		if err != nil {
 			return nil, err
 		}
+		out = append(out, accs...)
 	}
-	// Each ranged output takes every value of its range.
+	return out, nil
+}
+
+// expand returns the accesses of one piece: each ranged output takes every
+// value of its range.
+func (s *mapScanner) expand(outs []segment, exprs []Expr, order []string, ranged map[string]*bound, guards []Expr) ([]Access, error) {
 	widths := map[string]int64{}
 	total := int64(1)
 	for _, n := range order {
@@ -311,8 +335,8 @@ type relation struct {
 // the ranged outputs, and the constraints on the inputs alone as guards.
 func (s *mapScanner) constraints(seg segment, vars map[string]int, ranged map[string]*bound, guards *[]Expr) error {
 	for _, conj := range splitWord(seg, "and") {
-		if len(splitWord(conj, "or")) > 1 {
-			return s.errAt(conj.col, "disjunctions ('or') are not supported; write one piece per case, joined with ';'")
+		if len(splitWord(conj, "or")) > 1 || strings.Contains(conj.text, " or ") {
+			return s.errAt(conj.col, "a disjunction ('or') inside brackets is not supported; write it at the top level of the constraints, or one piece per case joined with ';'")
 		}
 		operands, rels := splitRelations(conj)
 		if len(rels) == 0 {

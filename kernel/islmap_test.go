@@ -22,6 +22,8 @@ func TestParseISLMap(t *testing.T) {
 		{"{ [x] -> A[i] : i >= 2x and i <= 2x + 1 }", []string{"(2*x, 0, 0)", "(2*x + 1, 0, 0)"}},
 		{"{ [x] -> A[i] : 3 + 2x >= i > 2x }", []string{"(2*x + 1, 0, 0)", "(2*x + 2, 0, 0)", "(2*x + 3, 0, 0)"}},
 		{"{ [x, y] -> A[i, j] : i = x + 1 and y <= j <= y + 1 }", []string{"(x + 1, y, 0)", "(x + 1, y + 1, 0)"}},
+		// A disjunction: one piece per disjunct.
+		{"{ [x] -> A[i] : i = x or x <= i <= x + 1 or i = 2x }", []string{"(x, 0, 0)", "(x + 1, 0, 0)", "(2*x, 0, 0)"}},
 		// The iteration domain stated as constraints: guards, see below.
 		{"{ S[i] -> A[i + 1] : 0 <= i < 16 }", []string{"(x + 1, 0, 0)"}},
 		// Duplicates collapse.
@@ -69,7 +71,8 @@ func TestParseISLMapErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"[N] -> { [x] -> A[x] : x < N }", "column 1: parameters"},
 		{"{ [x] -> A[i] : x <= i < 2x }", "does not have a constant width"},
-		{"{ [x] -> A[i] : x <= i or i = 0 }", "disjunctions"},
+		{"{ [x] -> A[i] : (i = x or i = 0) and x >= 0 }", "inside brackets"},
+		{"{ [x] -> A[i] : x <= i or i = 0 }", "output \"i\" needs a lower and an upper bound"},
 		{"{ [x] -> A[i] }", "column 12: output \"i\" needs a lower and an upper bound"},
 		{"{ [x] -> A[i, j] : i = j }", "between two outputs"},
 		{"{ [x, y, z, w] -> A[x] }", "column 13: the input tuple has 4 entries"},

@@ -13,7 +13,7 @@ import (
 // randomISLMap returns a random access map in ISL notation: one or two
 // pieces over inputs named i, j, k, each output an affine or quasi-affine
 // expression in ISL syntax (implicit products, mod, floor) or a name bounded
-// by a range of constant width or an equality.
+// by a range of constant width or an equality, in one to three disjuncts.
 func randomISLMap(r *rand.Rand) string {
 	ins := []string{"i", "j", "k"}
 	expr := func() string {
@@ -33,28 +33,38 @@ func randomISLMap(r *rand.Rand) string {
 	var pieces []string
 	nout := 1 + r.IntN(3)
 	for range 1 + r.IntN(2) {
-		var outs, cons []string
+		var outs, ranged []string
 		for d := range nout {
-			switch r.IntN(4) {
-			case 0:
+			if r.IntN(2) == 0 {
 				o := fmt.Sprintf("o%d", d)
 				outs = append(outs, o)
-				lo := expr()
-				cons = append(cons, fmt.Sprintf("%s <= %s < %s + %d", lo, o, lo, 1+r.IntN(4)))
-			case 1:
-				o := fmt.Sprintf("o%d", d)
-				outs = append(outs, o)
-				cons = append(cons, fmt.Sprintf("%s = %s", o, expr()))
-			default:
-				outs = append(outs, expr())
+				ranged = append(ranged, o)
+				continue
+			}
+			outs = append(outs, expr())
+		}
+		// One to three disjuncts, each bounding every ranged output.
+		var disjuncts []string
+		for range 1 + r.IntN(3) {
+			var cons []string
+			for _, o := range ranged {
+				if r.IntN(2) == 0 {
+					lo := expr()
+					cons = append(cons, fmt.Sprintf("%s <= %s < %s + %d", lo, o, lo, 1+r.IntN(4)))
+				} else {
+					cons = append(cons, fmt.Sprintf("%s = %s", o, expr()))
+				}
+			}
+			if r.IntN(3) == 0 { // a constraint on the lattice point, as compilers state the domain
+				cons = append(cons, fmt.Sprintf("%s <= %d", ins[r.IntN(3)], 40+r.IntN(9)), fmt.Sprintf("%d < %s + %s", -11-r.IntN(9), ins[r.IntN(3)], ins[r.IntN(3)]))
+			}
+			if len(cons) > 0 {
+				disjuncts = append(disjuncts, strings.Join(cons, " and "))
 			}
 		}
-		if r.IntN(3) == 0 { // a constraint on the lattice point, as compilers state the domain
-			cons = append(cons, fmt.Sprintf("%s <= %d", ins[r.IntN(3)], 40+r.IntN(9)), fmt.Sprintf("%d < %s + %s", -11-r.IntN(9), ins[r.IntN(3)], ins[r.IntN(3)]))
-		}
 		p := fmt.Sprintf("S[i, j, k] -> A[%s]", strings.Join(outs, ", "))
-		if len(cons) > 0 {
-			p += " : " + strings.Join(cons, " and ")
+		if len(disjuncts) > 0 {
+			p += " : " + strings.Join(disjuncts, " or ")
 		}
 		pieces = append(pieces, p)
 	}

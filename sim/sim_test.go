@@ -382,7 +382,7 @@ func TestWavesAndSMs(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	c := oracleCases(t)[0]
-	raw := parse(t, "name: raw\ndomain: [8]\nfields:\n  - name: M\n    element: 8\n    load_isl: [\"{ [x, y, z] -> M[i] : i = x or i = x + 1 }\"]\n")
+	raw := parse(t, "name: raw\ndomain: [8]\nfields:\n  - name: M\n    element: 8\n    load_isl: [\"[N] -> { [x, y, z] -> M[x] : x < N }\"]\n")
 	small := c.launch
 	cases := []struct {
 		name string
