@@ -100,7 +100,7 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method
 		modulus := int64(1)
 		for _, fi := range lists {
 			for _, in := range fi.Instructions {
-				modulus = lcm(modulus, cycleModel{d}.modulus(in.Width))
+				modulus = lcm(modulus, cycleModel{d: d}.modulus(in.Width))
 			}
 		}
 		reps, weights := blockClasses(lists, l, modulus, sample)
@@ -113,7 +113,7 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method
 		allocBlocks = sample
 		threadsPerBlock = threads / float64(len(sample))
 	}
-	model := cycleModel{d}
+	model := cycleModel{d: d, wavefrontLanes: m == sets.Exact}
 	var res L1Result
 	for _, fi := range lists {
 		var sum l1Sums
@@ -193,6 +193,14 @@ type l1Terms struct {
 // cycleModel computes the terms of the device's L1 model.
 type cycleModel struct {
 	d *device.Device
+	// wavefrontLanes (method Exact, NV only) counts the data-pipe term per
+	// group of L1BankWidth/w consecutive lanes and adds the groups up: a
+	// wavefront delivers at most L1BankWidth bytes, so an access wider than
+	// 4 bytes is served a half-warp (8 B) or a quarter-warp (16 B) at a
+	// time, as the paper counts it (spec/metrics.md §3.8.9, §8 item 7).
+	// Without it (Reference, §3.8.3) the worst bank is taken over the whole
+	// sub-warp.
+	wavefrontLanes bool
 }
 
 // banks returns n_b = ⌊L1BankWidth/w⌋ (at least 1) for access width w.
@@ -233,18 +241,15 @@ func (c cycleModel) terms(lanes []int64, width int64) l1Terms {
 			t.issue = 1
 		}
 	}
-	// §3.8.3: distinct w-byte units per bank, the worst bank.
+	// §3.8.3: distinct w-byte units per bank, the worst bank; with
+	// wavefrontLanes summed over the lane groups one wavefront serves.
 	nb := c.banks(width)
-	units := make([]int64, len(words))
-	for i, a := range words {
-		units[i] = floorDiv(a, width)
+	group := len(lanes)
+	if c.wavefrontLanes && c.d.L1Model == device.L1NV && width > 4 {
+		group = int(nb)
 	}
-	units = distinct(units)
-	perBank := make([]int64, nb)
-	for _, u := range units {
-		b := floorMod(u, nb)
-		perBank[b]++
-		t.bank = max(t.bank, perBank[b])
+	for g := 0; g < len(lanes); g += group {
+		t.bank += worstBank(lanes[g:min(g+group, len(lanes))], width, nb)
 	}
 	// §3.8.4: distinct allocation lines.
 	lines := make([]int64, len(words))
@@ -263,6 +268,26 @@ func (c cycleModel) terms(lanes []int64, width int64) l1Terms {
 		t.tag = max(odd, t.lines-odd)
 	}
 	return t
+}
+
+// worstBank returns the most distinct w-byte units that the 4-byte words of
+// the given lane addresses (§3.8.2) map to one of nb banks (§3.8.3).
+func worstBank(lanes []int64, width, nb int64) int64 {
+	units := make([]int64, 0, len(lanes)*int(max(1, width/4)))
+	for off := int64(0); off == 0 || off <= width-4; off += 4 {
+		for _, a := range lanes {
+			units = append(units, floorDiv(a+off, width))
+		}
+	}
+	units = distinct(units)
+	perBank := make([]int64, nb)
+	var worst int64
+	for _, u := range units {
+		b := floorMod(u, nb)
+		perBank[b]++
+		worst = max(worst, perBank[b])
+	}
+	return worst
 }
 
 // coalesced reports whether the addresses are consecutive 4-byte words in

@@ -206,7 +206,7 @@ func TestCycleTermsWorkedExample(t *testing.T) {
 	// §3.8.8: on the A100 an 8-byte contiguous warp access, 128-byte
 	// aligned, has d = 32 units over 16 banks = 2, |Λ| = 2 lines → t = 1,
 	// q = 2; with stride 2 elements only the 8 even banks are used: d = 4.
-	m := cycleModel{lookupDevice(t, "A100-40GB")}
+	m := cycleModel{d: lookupDevice(t, "A100-40GB")}
 	lanes := func(stride int64) []int64 {
 		var a []int64
 		for i := range int64(32) {
@@ -221,11 +221,46 @@ func TestCycleTermsWorkedExample(t *testing.T) {
 		t.Errorf("stride 2: terms = %+v, want d = 4 over 4 lines (t = ⌈6/4⌉ = 2)", got)
 	}
 	// §3.8.5 on CDNA: a 4-byte access is coalesced only in lane order.
-	c := cycleModel{lookupDevice(t, "MI210")}
+	c := cycleModel{d: lookupDevice(t, "MI210")}
 	if got := c.terms([]int64{0, 4, 8, 12}, 4).issue; got != 1 {
 		t.Errorf("CDNA coalesced 4-byte issue = %v, want 1", got)
 	}
 	if got := c.terms([]int64{4, 0, 8, 12}, 4).issue; got != 4 {
 		t.Errorf("CDNA permuted 4-byte issue = %v, want 4", got)
+	}
+}
+
+func TestCycleTermsHalfWarpWavefronts(t *testing.T) {
+	// Method Exact on NV serves an 8-byte access a half-warp per wavefront
+	// (128 B of banks / 8 B, spec/metrics.md §3.8.9). A warp reading a 4×8
+	// tile of doubles with a row pitch of 4098 elements (gpu-strides'
+	// blockKernel, w = 4) has bank (2r + c) mod 16 for row r, column c: over
+	// the whole warp the worst bank holds 2 units, but each half-warp (rows
+	// 0–3, rows 4–7) also has a bank with 2, so 2 + 2 = 4 wavefronts, the
+	// 4.00 that l1tex__data_pipe_lsu_wavefronts measures on the A100 and H200
+	// (testdata/measured/gpu_strides_l1_cycles.csv).
+	d := lookupDevice(t, "A100-40GB")
+	var lanes []int64
+	for r := range int64(8) {
+		for c := range int64(4) {
+			lanes = append(lanes, 8*(4098*r+c))
+		}
+	}
+	if got := (cycleModel{d: d}).terms(lanes, 8).bank; got != 2 {
+		t.Errorf("whole-warp bank term = %d, want 2", got)
+	}
+	if got := (cycleModel{d: d, wavefrontLanes: true}).terms(lanes, 8).bank; got != 4 {
+		t.Errorf("half-warp bank term = %d, want 4", got)
+	}
+	// 4-byte accesses fill the 32 banks with one warp: no split. The same
+	// tile of floats (pitch 4098) has bank (2r + c) mod 32, worst 2.
+	var words []int64
+	for r := range int64(8) {
+		for c := range int64(4) {
+			words = append(words, 4*(4098*r+c))
+		}
+	}
+	if got := (cycleModel{d: d, wavefrontLanes: true}).terms(words, 4).bank; got != 2 {
+		t.Errorf("4-byte bank term = %d, want 2", got)
 	}
 }
