@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"slices"
 
@@ -93,11 +94,23 @@ func mergeShards(paths []string) (*Exploration, error) {
 	return all, nil
 }
 
+// maxShardBytes bounds the size of a shard file: a sweep of 10^4
+// configurations is about 50 MiB of JSON.
+const maxShardBytes = 64 << 20
+
 // readShard decodes one shard file; unknown keys are errors.
 func readShard(path string) (*Exploration, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, asUsage(err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxShardBytes+1))
+	if err != nil {
+		return nil, usageErrorf("%s: %v", path, err)
+	}
+	if len(data) > maxShardBytes {
+		return nil, usageErrorf("%s: larger than %d MiB; not a shard file of polyvol explore", path, maxShardBytes>>20)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

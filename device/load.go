@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -43,11 +44,24 @@ func (e *FieldError) Error() string {
 	return b.String()
 }
 
-// LoadFile reads and validates a user device file (the schema of Device).
+// maxDeviceFileBytes bounds the size of a device file, so that a path such
+// as /dev/zero cannot exhaust memory.
+const maxDeviceFileBytes = 1 << 20
+
+// LoadFile reads and validates a user device file (the schema of Device) of
+// at most 1 MiB.
 func LoadFile(path string) (*Device, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("device file: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxDeviceFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > maxDeviceFileBytes {
+		return nil, fmt.Errorf("%s: larger than 1 MiB; a device file is a short YAML text", path)
 	}
 	return Parse(data, path)
 }

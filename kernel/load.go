@@ -3,6 +3,7 @@ package kernel
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"regexp"
@@ -60,11 +61,24 @@ func ParseExample(name string, opts ...Option) (*Kernel, error) {
 	return Parse(data, file, opts...)
 }
 
-// LoadFile reads and validates the kernel spec at path (YAML or JSON).
+// MaxSpecBytes bounds the size of a spec file: a spec is a small text, and
+// reading a path such as /dev/zero must not exhaust memory.
+const MaxSpecBytes = 16 << 20
+
+// LoadFile reads and validates the kernel spec at path (YAML or JSON) of at
+// most MaxSpecBytes bytes.
 func LoadFile(path string, opts ...Option) (*Kernel, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSpecBytes+1))
+	if err != nil {
+		return nil, &SpecError{File: path, Msg: err.Error()}
+	}
+	if len(data) > MaxSpecBytes {
+		return nil, &SpecError{File: path, Msg: fmt.Sprintf("larger than %d MiB; a spec is a small YAML or JSON text", MaxSpecBytes>>20)}
 	}
 	return Parse(data, path, opts...)
 }
