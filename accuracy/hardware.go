@@ -29,7 +29,7 @@ const (
 )
 
 // HardwareFiles lists the files HardwareReport reads.
-var HardwareFiles = []string{FileStar3D, FileBoxRange, FileBlockScan, FileStrides}
+var HardwareFiles = []string{FileStar3D, FileBoxRange, FileBlockScan, FileStrides, FileStream, FilePaperPoints}
 
 // HardwareDevice is the device of the measurements.
 const HardwareDevice = "V100"
@@ -214,6 +214,9 @@ type Hardware struct {
 	// point per row, and L1Stats its summary per device, type and kernel.
 	L1      []L1Point
 	L1Stats []L1Stat
+	// Perf holds the absolute GLup/s of every performance model against
+	// FileStream and FilePaperPoints.
+	Perf    *Perf
 	Skipped []string // rows left out, with the reason
 }
 
@@ -295,6 +298,12 @@ func HardwareReport(dir string, progress io.Writer) (*Hardware, error) {
 	if err := h.l1Strides(filepath.Join(dir, FileStrides), progress); err != nil {
 		return nil, err
 	}
+	pf, skipped, err := PerfReport(dir, progress)
+	if err != nil {
+		return nil, err
+	}
+	h.Perf = pf
+	h.Skipped = append(h.Skipped, skipped...)
 	return h, nil
 }
 
@@ -511,6 +520,7 @@ func (h *Hardware) WriteMarkdown(w io.Writer) {
 		p("| %s | %s | %d | %s | %s | %d | %s | %s | %s | %d,%d,%d |\n", g.Variant, g.Run, g.Range, g.Method, g.Model, g.N, fmtNum(g.Rho, 3), top, fmtNum(100*g.Fraction, 1), g.Best[0], g.Best[1], g.Best[2])
 	}
 	h.writeL1Markdown(w)
+	h.writePerfMarkdown(w)
 	if len(h.Skipped) > 0 {
 		p("\n## Rows left out\n\n")
 		for _, s := range h.Skipped {

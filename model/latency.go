@@ -19,14 +19,19 @@ const (
 	ModelSu2015   ModelName = "su2015"   // three-link stencil traffic model, spec/models.md §2
 )
 
-// ParseModelName parses "roofline", "latency" or "su2015".
+// ModelNames lists the selectable performance models.
+var ModelNames = []ModelName{ModelRoofline, ModelLatency, ModelSu2015, ModelOverlap}
+
+// ParseModelName parses "roofline", "latency", "su2015" or "overlap".
 func ParseModelName(s string) (ModelName, error) {
-	switch m := ModelName(s); m {
-	case ModelRoofline, ModelLatency, ModelSu2015:
-		return m, nil
+	var names []string
+	for _, m := range ModelNames {
+		if ModelName(s) == m {
+			return m, nil
+		}
+		names = append(names, string(m))
 	}
-	return "", fmt.Errorf("model: unknown performance model %q (expected one of %s)", s,
-		strings.Join([]string{string(ModelRoofline), string(ModelLatency), string(ModelSu2015)}, ", "))
+	return "", fmt.Errorf("model: unknown performance model %q (expected one of %s)", s, strings.Join(names, ", "))
 }
 
 // Regime says whether occupancy or a resource bounds the throughput.
