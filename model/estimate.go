@@ -20,7 +20,7 @@ const DefaultMaxOperations = 200_000_000
 // Options select how Estimate works.
 type Options struct {
 	Method sets.Method // Exact (default) or Reference
-	Model  ModelName   // roofline (default), latency or su2015
+	Model  ModelName   // overlap (default), roofline, latency or su2015
 	// Ctx is the ISL context to use; Estimate makes (and closes) one when it
 	// is nil. A context belongs to one goroutine at a time.
 	Ctx *isl.Ctx
@@ -83,7 +83,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	}
 	modelName := opt.Model
 	if modelName == "" {
-		modelName = ModelRoofline
+		modelName = DefaultModel
 	}
 	method := MethodExact
 	if opt.Method == sets.Reference {
@@ -475,12 +475,11 @@ func predict(name ModelName, r *Report, dev *device.Device, beta, B, lambda int6
 	case ModelLatency:
 		// Idle threads (see idle.go) hide no latency and update nothing:
 		// only the active warps are in flight, each with its active lanes.
-		warpsPerSM, lanes := float64(beta)*math.Ceil(float64(B)/float64(dev.WarpSize)), float64(dev.WarpSize)
-		l := kernel.Launch{Block: r.Launch.Block, Fold: r.Launch.Fold, Domain: r.Launch.Domain}
-		if t := CountIdleThreads(l, int64(dev.WarpSize)); t.Idle() > 0 {
-			warpsPerSM, lanes = float64(beta)*t.ActiveWarpsPerBlock(), t.ActiveLanesPerWarp()
-		}
+		warpsPerSM, lanes := ActiveWarps(r, dev)
 		return LatencyPrediction(r, dev, warpsPerSM, lanes, fpType)
+	case ModelOverlap:
+		warpsPerSM, lanes := ActiveWarps(r, dev)
+		return OverlapPrediction(r, dev, warpsPerSM, lanes, DefaultOverlap)
 	case ModelSu2015:
 		// Su et al.'s three links with polyvol's own volumes: registers↔L1,
 		// L1↔L2 and L2↔DRAM, the slowest link, and the imbalance correction

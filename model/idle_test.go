@@ -182,7 +182,7 @@ func TestLatencyIdleThreads(t *testing.T) {
 	if err != nil || !(p.GLups < all.GLups/10) {
 		t.Errorf("GLup/s %v, not far below the %v of the full block (%v)", p.GLups, all.GLups, err)
 	}
-	roof, err := Estimate(k, l, dev, Options{Method: sets.Exact})
+	roof, err := Estimate(k, l, dev, Options{Method: sets.Exact, Model: ModelRoofline})
 	if err != nil || roof.Prediction.GLups != roof.Derived.PerfV3 {
 		t.Errorf("roofline %v, want perfV3 %v (%v)", roof.Prediction.GLups, roof.Derived.PerfV3, err)
 	}
