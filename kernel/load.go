@@ -468,7 +468,7 @@ func (l *loader) accesses(n *yaml.Node, what string, f *Field, extentDims int, k
 			}
 			texts[j] = src
 			if a.Index[j], err = ParseExpr(src); err != nil {
-				return nil, l.errf(en, "%s index %d, %v (in %q)", where, j, err, src)
+				return nil, l.errf(en, "%s index %d, %v (in %q)", where, j, err, excerpt(src))
 			}
 		}
 		a.Text = "[" + strings.Join(texts, ", ") + "]"
@@ -479,6 +479,18 @@ func (l *loader) accesses(n *yaml.Node, what string, f *Field, extentDims int, k
 		out = append(out, a)
 	}
 	return Dedup(out), nil
+}
+
+// maxExcerpt bounds the characters of a spec's text that an error quotes.
+const maxExcerpt = 120
+
+// excerpt returns src, cut to maxExcerpt characters with "…" when longer,
+// so that an error about a huge expression stays one readable line.
+func excerpt(src string) string {
+	if r := []rune(src); len(r) > maxExcerpt {
+		return string(r[:maxExcerpt]) + "…"
+	}
+	return src
 }
 
 // convertMaps turns the raw maps of one key into accesses (ParseISLMap)
@@ -496,7 +508,7 @@ func (l *loader) convertMaps(f *Field, maps []string, store bool, what string, n
 			} else {
 				f.LoadMaps = append(f.LoadMaps, src)
 			}
-			f.MapErrors = append(f.MapErrors, l.errf(items[i], "%s: the map cannot be turned into index expressions, which this command needs: %v (in %q)", where, err, src))
+			f.MapErrors = append(f.MapErrors, l.errf(items[i], "%s: the map cannot be turned into index expressions, which this command needs: %v (in %q)", where, err, excerpt(src)))
 			continue
 		}
 		for _, a := range accs {
@@ -505,7 +517,7 @@ func (l *loader) convertMaps(f *Field, maps []string, store bool, what string, n
 			}
 			if g, ok := violatedGuard(a, last); ok {
 				return l.errf(items[i], "%s: its constraint %s >= 0 excludes lattice points of the domain %dx%dx%d; a map's constraints on the lattice point must hold on the whole domain (in %q)",
-					where, g, k.Domain[0], k.Domain[1], k.Domain[2], src)
+					where, g, k.Domain[0], k.Domain[1], k.Domain[2], excerpt(src))
 			}
 		}
 		if store {

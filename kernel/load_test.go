@@ -266,3 +266,13 @@ func TestLBMPullOffsets(t *testing.T) {
 		t.Errorf("%d distinct pull offsets, want 19", len(seen))
 	}
 }
+
+// TestLongExpressionErrorIsShort checks that an error about a huge
+// expression quotes only its start, so that it stays one readable line.
+func TestLongExpressionErrorIsShort(t *testing.T) {
+	src := strings.Repeat("(", 100000) + "x" + strings.Repeat(")", 100000)
+	_, err := Parse([]byte("name: deep\ndomain: [8]\nfields:\n  - name: A\n    element: 8\n    load: [\""+src+"\"]\n"), "deep.yaml")
+	if err == nil || len(err.Error()) > 400 || !strings.Contains(err.Error(), "nested deeper than 64 levels") || !strings.Contains(err.Error(), "…") {
+		t.Errorf("error of %d bytes: %.300v", len(fmt.Sprint(err)), err)
+	}
+}
