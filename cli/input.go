@@ -246,6 +246,10 @@ func estimateError(l kernel.Launch, err error) error {
 		return usageErrorf("block %s fold %s: %v", triple(l.Block), triple(l.Fold), err)
 	}
 	if errors.As(err, new(*device.NoFitError)) {
+		var nf *device.NoFitError
+		if errors.As(err, &nf) && strings.HasPrefix(nf.Reason, "shared memory") {
+			return usageErrorf("block %s: %v; reduce the spec's shared_bytes or choose another device", triple(l.Block), err)
+		}
 		return usageErrorf("block %s: %v; choose a smaller block", triple(l.Block), err)
 	}
 	return fmt.Errorf("block %s fold %s: %w", triple(l.Block), triple(l.Fold), err)

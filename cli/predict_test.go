@@ -164,6 +164,7 @@ func TestUsageErrors(t *testing.T) {
 		{"project block without spec", []string{"project", "--profile", "testdata/profiles/dram-only.json", "--from", "V100", "--to", "H100-SXM", "--block", "64"}, []string{"--block needs --spec"}},
 		{"completion for an unknown shell", []string{"completion", "fish"}, []string{"bash or zsh"}},
 		{"merge without files", []string{"merge"}, []string{"shard files"}},
+		{"shared memory beyond the device", []string{"predict", "testdata/specs/huge-shared.yaml"}, []string{"no block of 256 threads fits on an SM: shared memory", "shared_bytes"}},
 		{"endless spec file", []string{"predict", "/dev/zero"}, []string{"/dev/zero", "larger than 16 MiB"}},
 		{"endless device file", []string{"devices", "--device-file", "/dev/zero"}, []string{"/dev/zero", "larger than 1 MiB"}},
 		{"endless shard file", []string{"merge", "/dev/zero"}, []string{"/dev/zero", "larger than 64 MiB"}},

@@ -54,8 +54,11 @@ func (d *Device) Occupancy(threadsPerBlock, registersPerThread int, sharedPerBlo
 		return Occupancy{}, fmt.Errorf("occupancy on %s: %d threads per block; expected 1 to %d", d.Name, threadsPerBlock, l.MaxThreadsPerBlock)
 	case registersPerThread < 1 || registersPerThread > l.MaxRegistersPerThread:
 		return Occupancy{}, fmt.Errorf("occupancy on %s: %d registers per thread; expected 1 to %d", d.Name, registersPerThread, l.MaxRegistersPerThread)
-	case sharedPerBlock < 0 || sharedPerBlock > l.SharedPerBlock:
+	case sharedPerBlock < 0:
 		return Occupancy{}, fmt.Errorf("occupancy on %s: %d bytes of shared memory per block; expected 0 to %d", d.Name, sharedPerBlock, l.SharedPerBlock)
+	case sharedPerBlock > l.SharedPerBlock:
+		return Occupancy{}, &NoFitError{Device: d.Name, ThreadsPerBlock: threadsPerBlock,
+			Reason: fmt.Sprintf("shared memory: %d bytes per block exceed the %d a block may use", sharedPerBlock, l.SharedPerBlock)}
 	}
 	warpsPerBlock := ceilDiv(threadsPerBlock, d.WarpSize)
 	regsPerWarp := ceilDiv(registersPerThread*d.WarpSize, l.RegisterAllocUnit) * l.RegisterAllocUnit

@@ -84,7 +84,9 @@ func TestOccupancyErrors(t *testing.T) {
 		{"A100-40GB", 0, 32, 0, "0 threads per block"},
 		{"A100-40GB", 256, 256, 0, "256 registers per thread; expected 1 to 255"},
 		{"A100-40GB", 256, 0, 0, "0 registers per thread"},
-		{"A100-40GB", 256, 32, 163<<10 + 1, "shared memory per block; expected 0 to 166912"},
+		// More shared memory than a block may use on this device: the block
+		// fits on no SM of it (a kernel property, not an invalid value).
+		{"A100-40GB", 256, 32, 163<<10 + 1, "no block of 256 threads fits on an SM: shared memory: 166913 bytes per block exceed the 166912"},
 		{"A100-40GB", 256, 32, -1, "-1 bytes of shared memory"},
 		// 8192 regs/warp → 8 warps by registers < 32 warps of one block.
 		{"A100-40GB", 1024, 255, 0, "no block of 1024 threads fits on an SM: registers"},

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -83,6 +84,9 @@ func LoadFile(path string, opts ...Option) (*Kernel, error) {
 	return Parse(data, path, opts...)
 }
 
+// maxFlops bounds the floating-point operations per lattice update.
+const maxFlops = 1e9
+
 // maxAddress bounds the byte addresses a spec may produce, leaving a margin
 // below 2^63 for folding and granule arithmetic.
 const maxAddress = int64(1) << 60
@@ -96,13 +100,11 @@ func Parse(data []byte, filename string, opts ...Option) (*Kernel, error) {
 	for _, o := range opts {
 		o(&l.opts)
 	}
-	var doc yaml.Node
-	err := yaml.Unmarshal(data, &doc)
+	doc, err := oneDocument(data)
 	if err != nil && isJSON(data) {
 		// JSON allows tabs as whitespace where YAML does not; JSON strings
 		// cannot hold raw tabs, so replacing them keeps text and columns.
-		doc = yaml.Node{}
-		err = yaml.Unmarshal(bytes.ReplaceAll(data, []byte("\t"), []byte(" ")), &doc)
+		doc, err = oneDocument(bytes.ReplaceAll(data, []byte("\t"), []byte(" ")))
 	}
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
@@ -116,6 +118,29 @@ func Parse(data []byte, filename string, opts ...Option) (*Kernel, error) {
 		return nil, &SpecError{File: filename, Line: 1, Col: 1, Msg: "empty spec: expected a mapping with name, domain and fields"}
 	}
 	return l.kernel(doc.Content[0])
+}
+
+// errSecondDocument reports text after the spec's one YAML document.
+var errSecondDocument = errors.New("a spec is one YAML or JSON document, but more text follows it")
+
+// oneDocument decodes data as exactly one YAML document: a second document
+// ("---") or trailing text after a JSON object is an error, not ignored.
+func oneDocument(data []byte) (yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc, extra yaml.Node
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+		return doc, err
+	}
+	switch err := dec.Decode(&extra); {
+	case err == io.EOF:
+		return doc, nil
+	case err != nil:
+		return doc, err
+	}
+	if extra.Line > 0 {
+		return doc, fmt.Errorf("yaml: line %d: a spec is one YAML or JSON document, but another starts here", extra.Line)
+	}
+	return doc, errSecondDocument
 }
 
 func isJSON(data []byte) bool {
@@ -305,6 +330,9 @@ func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
 	if e, ok := m["flops"]; ok {
 		if k.Flops, err = l.number(e.value, "flops"); err != nil {
 			return nil, err
+		}
+		if !(k.Flops >= 0 && k.Flops <= maxFlops) {
+			return nil, l.errf(e.value, "flops = %g: expected 0 to 10^9 floating-point operations per lattice update", k.Flops)
 		}
 	}
 	if e, ok := m["fp_type"]; ok {

@@ -276,3 +276,22 @@ func TestLongExpressionErrorIsShort(t *testing.T) {
 		t.Errorf("error of %d bytes: %.300v", len(fmt.Sprint(err)), err)
 	}
 }
+
+// TestOneDocument checks that text after the spec's document is an error,
+// not silently ignored, and that flops are bounded.
+func TestOneDocument(t *testing.T) {
+	spec := "name: a\ndomain: [8]\nfields:\n  - name: A\n    element: 8\n    load: [[x]]\n"
+	for _, c := range []struct{ src, want string }{
+		{spec + "---\nname: b\n", "a.yaml:7: syntax error: a spec is one YAML or JSON document, but another starts here"},
+		{`{"name": "a", "domain": [8], "fields": [{"name": "A", "element": 8, "load": [["x"]]}]} garbage`, "a.yaml: syntax error"},
+		{strings.Replace(spec, "fields:", "flops: 1.7e308\nfields:", 1), "a.yaml:3:8: flops = 1.7e+308: expected 0 to 10^9"},
+		{strings.Replace(spec, "fields:", "flops: -1\nfields:", 1), "flops = -1"},
+	} {
+		if _, err := Parse([]byte(c.src), "a.yaml"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want it to contain %q", c.src, err, c.want)
+		}
+	}
+	if _, err := Parse([]byte(spec+"---\n"), "a.yaml"); err == nil {
+		t.Errorf("an empty second document was accepted")
+	}
+}
