@@ -19,6 +19,7 @@ type Engine struct {
 	Budget *Budget
 
 	counters map[int64]*counter // by granularity, with their memories
+	pieces   map[pieceKey][]indexProgression
 }
 
 // Request names one footprint: the loads or stores of one field at one

@@ -38,6 +38,7 @@ func (e *Engine) PreviousBlockOverlap(q Request, current [3]int64, preds [][3]in
 	cur := []sets.Box{g.BlockThreads(current)}
 	curLo, curHi, bounded := e.addressRange(q, cur[0])
 	var sum int64
+	curCount := int64(-1) // |F(current)|, counted once
 	for _, p := range preds {
 		pb := g.BlockThreads(p)
 		if bounded {
@@ -46,11 +47,22 @@ func (e *Engine) PreviousBlockOverlap(q Request, current [3]int64, preds [][3]in
 				continue
 			}
 		}
-		n, err := e.OverlapCount(q, cur, []sets.Box{pb})
+		if curCount < 0 {
+			var err error
+			if curCount, err = e.Count(q, cur); err != nil {
+				return 0, err
+			}
+		}
+		// |C ∩ F(p)| = |C| + |F(p)| − |C ∪ F(p)|
+		predCount, err := e.Count(q, []sets.Box{pb})
 		if err != nil {
 			return 0, err
 		}
-		sum += n
+		both, err := e.Count(q, []sets.Box{cur[0], pb})
+		if err != nil {
+			return 0, err
+		}
+		sum += curCount + predCount - both
 	}
 	return float64(sum) / float64(len(preds)), nil
 }

@@ -39,15 +39,38 @@ func (e *Engine) indexProgressions(q Request, threads []sets.Box) ([]indexProgre
 		if pb.Empty() {
 			continue
 		}
+		key := pieceKey{q.Field, q.Store, pb}
+		if ips, ok := e.pieces[key]; ok {
+			out = append(out, ips...)
+			continue
+		}
+		var ips []indexProgression
 		for _, a := range f.Accesses(q.Store) {
 			var err error
-			if out, err = e.appendPieces(out, a, pb); err != nil {
+			if ips, err = e.appendPieces(ips, a, pb); err != nil {
 				return nil, fmt.Errorf("field %q access %s: %w", f.Name, a.Text, err)
 			}
 		}
+		if e.pieces == nil || len(e.pieces) >= maxCachedBoxes {
+			e.pieces = map[pieceKey][]indexProgression{}
+		}
+		e.pieces[key] = ips
+		out = append(out, ips...)
 	}
 	return out, nil
 }
+
+// pieceKey names the pieces of one field's loads or stores over one box of
+// lattice points; they do not depend on the granularity or address space.
+type pieceKey struct {
+	field int
+	store bool
+	box   sets.Box
+}
+
+// maxCachedBoxes bounds the boxes whose pieces an engine keeps: a sample's
+// blocks and a wave's boxes are reused across granularities and unions.
+const maxCachedBoxes = 1 << 12
 
 // maxPiecesPerBox is the number of pieces above which appendPieces halves
 // a box instead of cutting it.
