@@ -87,12 +87,6 @@ func (e *Engine) Count(q Request, threads []sets.Box) (int64, error) {
 	return e.counter(gran).count(ps)
 }
 
-// OverlapCount returns |F(a) ∩ F(b)| = |F(a)| + |F(b)| − |F(a ∪ b)|: the
-// granules of request q that both thread sets touch.
-func (e *Engine) OverlapCount(q Request, a, b []sets.Box) (int64, error) {
-	return e.IntersectionCount(q, a, b)
-}
-
 // IntersectionCount returns the number of granules of request q that every
 // one of the thread sets touches, by inclusion–exclusion over the counts of
 // their unions: |∩ F(S_i)| = Σ_{∅≠J} (−1)^{|J|+1} |F(∪_{j∈J} S_j)|.

@@ -269,8 +269,8 @@ func TestEngineCountEqualsEnumeration(t *testing.T) {
 						}
 					}
 				}
-				if got, err := e.OverlapCount(q, a, b); err != nil || got != ab {
-					t.Fatalf("%s: OverlapCount %d (%v), enumeration %d", where, got, err, ab)
+				if got, err := e.IntersectionCount(q, a, b); err != nil || got != ab {
+					t.Fatalf("%s: IntersectionCount of two %d (%v), enumeration %d", where, got, err, ab)
 				}
 				if got, err := e.IntersectionCount(q, a, b, d); err != nil || got != abd {
 					t.Fatalf("%s: IntersectionCount %d (%v), enumeration %d", where, got, err, abd)
