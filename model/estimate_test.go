@@ -143,7 +143,7 @@ func reportValues(r *Report) map[string]float64 {
 }
 
 // TestEstimateReproducesReferenceSamples runs method reference on every
-// configuration of ../shared/reference/*.jsonl and compares the engine's
+// configuration of testdata/reference/*.jsonl and compares the engine's
 // basic metrics with the reference implementation's output.
 func TestEstimateReproducesReferenceSamples(t *testing.T) {
 	kernels := map[string]string{"star3d_r4_25pt": "star3d-r4", "star2d_r1_5pt": "star2d-r1"}

@@ -16,8 +16,8 @@ import (
 )
 
 // referenceDir holds the reference implementation's outputs
-// (shared/reference/README.md), relative to this package's directory.
-const referenceDir = "../../shared/reference"
+// (testdata/reference/README.md), relative to this package's directory.
+const referenceDir = "../testdata/reference"
 
 // referenceLine is the part of one reference output line that the derived
 // metrics start from or are checked against.
@@ -65,7 +65,7 @@ func loadReferenceLines(t *testing.T) []referenceLine {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(referenceDir, "*.jsonl"))
 	if len(files) == 0 {
-		t.Skipf("no reference outputs under %s (shared/reference is not checked out next to the repository)", referenceDir)
+		t.Fatalf("no reference outputs under %s: the test data is missing", referenceDir)
 	}
 	var lines []referenceLine
 	for _, name := range files {
