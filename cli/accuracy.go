@@ -89,7 +89,7 @@ func runAccuracy(c *ucli.Context) error {
 	sweeps, err := accuracy.Run(accuracy.Config{
 		Cases: cases, Devices: devs, Workers: c.Int("workers"),
 		Load: func(spec string, domain [3]int64) (*kernel.Kernel, error) {
-			k, err := loadKernel(spec)
+			k, err := loadKernel(c, spec)
 			if err != nil {
 				return nil, err
 			}

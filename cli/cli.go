@@ -32,9 +32,10 @@ func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // newApp builds the urfave/cli application with all commands.
-func newApp(stdout, stderr io.Writer) *ucli.App {
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
 	prof := &cpuProfile{}
 	return &ucli.App{
+		Reader:               stdin,
 		Name:                 "polyvol",
 		Usage:                "predict GPU memory-hierarchy data volumes and performance from address expressions",
 		Version:              Version,
@@ -124,9 +125,16 @@ func init() {
 }
 
 // Run executes the polyvol command line args (args[0] is the program name)
-// and returns the process exit code. Errors are printed to stderr on one line.
+// with the process's standard input and returns the process exit code.
+// Errors are printed to stderr on one line.
 func Run(args []string, stdout, stderr io.Writer) int {
-	app := newApp(stdout, stderr)
+	return RunWithInput(args, os.Stdin, stdout, stderr)
+}
+
+// RunWithInput is Run with stdin as the standard input, which a SPEC of "-"
+// reads.
+func RunWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
 	app.ExitErrHandler = func(*ucli.Context, error) {} // Run decides the exit code
 	if err := app.Run(flagsFirst(app, args)); err != nil {
 		fmt.Fprintf(stderr, "polyvol: %v\n", err)

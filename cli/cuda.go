@@ -16,7 +16,7 @@ func init() {
 			ArgsUsage: "SPEC",
 			UsageText: `polyvol cuda SPEC --block X,Y,Z [--fold X,Y,Z] [--domain X,Y,Z] [-o FILE.cu]
 
-SPEC is a kernel spec file (YAML or JSON) or the name of an embedded example.
+` + specArgHelp + `
 The program performs every load and store of the spec for each lattice point
 of the domain, guarded by the domain, with the given block size and thread
 folding; an FMA chain over the loaded values is stored to every store target.
@@ -45,7 +45,7 @@ func runCuda(c *ucli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("cuda takes one SPEC, got %d arguments", c.NArg())
 	}
-	k, err := loadKernel(c.Args().First())
+	k, err := loadKernel(c, c.Args().First())
 	if err != nil {
 		return err
 	}

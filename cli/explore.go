@@ -70,8 +70,9 @@ func init() {
 			ArgsUsage: "SPEC",
 			UsageText: `polyvol explore SPEC [--device NAME] [--threads N] [--folds F:F:...] [options]
 
-SPEC is a kernel spec file or the name of an embedded example. explore
-evaluates every block shape of --threads threads whose sides are powers of
+` + specArgHelp + `
+
+explore evaluates every block shape of --threads threads whose sides are powers of
 two within the hardware limits (x, y <= 1024, z <= 64), with every fold of
 --folds, in parallel, and ranks them by predicted GLup/s. The table shows the
 best --top rows; JSON and CSV give every row. With --shard K/N it evaluates
@@ -134,7 +135,7 @@ func runExplore(c *ucli.Context) error {
 		}
 		shard = &Shard{Index: k, Count: n, Format: format, Top: top}
 	}
-	k, err := loadKernel(c.Args().First())
+	k, err := loadKernel(c, c.Args().First())
 	if err != nil {
 		return err
 	}

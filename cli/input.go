@@ -56,11 +56,13 @@ func validateISLMap(src string) error {
 // index expressions; a map that cannot be is an error here, because every
 // command evaluates the accesses. All its errors are usage errors that name
 // the file, line, field and position.
-func loadKernel(arg string) (*kernel.Kernel, error) {
+func loadKernel(c *ucli.Context, arg string) (*kernel.Kernel, error) {
 	opt := kernel.WithMapValidator(validateISLMap)
 	var k *kernel.Kernel
 	var err error
-	if _, statErr := os.Stat(arg); statErr == nil {
+	if arg == stdinSpec {
+		k, err = kernel.LoadReader(c.App.Reader, "<stdin>", opt)
+	} else if _, statErr := os.Stat(arg); statErr == nil {
 		k, err = kernel.LoadFile(arg, opt)
 	} else {
 		k, err = kernel.ParseExample(arg, opt)
@@ -76,6 +78,32 @@ func loadKernel(arg string) (*kernel.Kernel, error) {
 	}
 	return k, nil
 }
+
+// specArgHelp describes the SPEC argument in the commands' help.
+var specArgHelp = wrapWords("SPEC is a kernel spec file (YAML or JSON), - for standard input, or, when no such file exists, an embedded example: "+strings.Join(examples.Names(), ", ")+".", 78)
+
+// wrapWords breaks text into lines of at most width characters at spaces.
+func wrapWords(text string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, w := range strings.Fields(text) {
+		switch {
+		case i == 0:
+		case line+1+len(w) > width:
+			b.WriteByte('\n')
+			line = 0
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(w)
+		line += len(w)
+	}
+	return b.String()
+}
+
+// stdinSpec is the SPEC argument that reads the spec from standard input.
+const stdinSpec = "-"
 
 // deviceFileFlag is the --device-file flag shared by the commands that take
 // a device: a user device file (YAML, the schema of device.Device), repeatable.
@@ -267,7 +295,7 @@ func configurationFromFlags(c *ucli.Context) (*kernel.Kernel, *device.Device, ke
 	if c.NArg() == 1 {
 		spec = c.Args().First()
 	}
-	k, err := loadKernel(spec)
+	k, err := loadKernel(c, spec)
 	if err != nil {
 		return nil, nil, kernel.Launch{}, err
 	}

@@ -38,7 +38,8 @@ at which its reuse fits (layer set present and O_ov ≤ 1), found by bisection
 on s. For comparison it prints the sequential layer condition (Kerncraft's
 form) for --cache-fraction of the L2. See docs/layercond.md.
 
-SPEC is a kernel spec file or an embedded example (default star3d-r4).
+` + specArgHelp + ` Without SPEC: star3d-r4.
+
 --block may be repeated or list several blocks separated by colons; the plot
 draws one curve per block.
 
@@ -159,7 +160,7 @@ func runLayercond(c *ucli.Context) error {
 	if c.NArg() == 1 {
 		spec = c.Args().First()
 	}
-	k, err := loadKernel(spec)
+	k, err := loadKernel(c, spec)
 	if err != nil {
 		return err
 	}

@@ -86,7 +86,7 @@ func runMeasured(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	cmp, err := compareMeasured(sweeps, dev, methods, c.App.ErrWriter)
+	cmp, err := compareMeasured(c, sweeps, dev, methods)
 	if err != nil {
 		return err
 	}
@@ -158,8 +158,9 @@ type sweepComparison struct {
 
 // compareMeasured estimates every measured configuration with every method
 // on dev and compares the predictions with the measurements. Progress goes
-// to progress. The lead may fold it into `polyvol accuracy --measured`.
-func compareMeasured(sweeps []*measured.Sweep, dev *device.Device, methods []sets.Method, progress io.Writer) ([]sweepComparison, error) {
+// to the command's error writer.
+func compareMeasured(c *ucli.Context, sweeps []*measured.Sweep, dev *device.Device, methods []sets.Method) ([]sweepComparison, error) {
+	progress := c.App.ErrWriter
 	specs := map[string]*kernel.Kernel{}
 	var out []sweepComparison
 	for _, s := range sweeps {
@@ -174,7 +175,7 @@ func compareMeasured(sweeps []*measured.Sweep, dev *device.Device, methods []set
 				k, ok := specs[r.Kernel]
 				if !ok {
 					var err error
-					if k, err = loadKernel(r.Kernel); err != nil {
+					if k, err = loadKernel(c, r.Kernel); err != nil {
 						return nil, fmt.Errorf("%s:%d: %w", s.Path, r.Line, err)
 					}
 					specs[r.Kernel] = k

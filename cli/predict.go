@@ -37,8 +37,7 @@ func init() {
 			ArgsUsage: "[SPEC]",
 			UsageText: `polyvol predict [SPEC] [--device NAME] [--block X,Y,Z] [--fold X,Y,Z] [options]
 
-SPEC is a kernel spec file (YAML or JSON) or, when no such file exists, the
-name of an embedded example (see 'polyvol predict --help' for the list).
+` + specArgHelp + `
 Without SPEC it predicts star3d-r4 on A100-40GB with block 256,1,2.
 Without --block the block is 256,1,1 for 1-D, 256,2,1 for 2-D and 256,1,2
 for 3-D domains.

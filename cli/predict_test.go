@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -242,5 +243,30 @@ func TestHelpHasExamples(t *testing.T) {
 				t.Errorf("help of %s has no example:\n%s", c.Name, out)
 			}
 		})
+	}
+}
+
+// TestSpecFromStdin checks that "-" as SPEC reads the spec from standard
+// input: the embedded star3d-r1's text piped in predicts exactly what the
+// example's name does, and an error in piped text names <stdin>.
+func TestSpecFromStdin(t *testing.T) {
+	text, err := examples.FS.ReadFile("star3d-r1.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"polyvol", "predict", "-", "--device", "V100", "--block", "64,4,2", "--format", "json"}
+	var out, errOut bytes.Buffer
+	if code := RunWithInput(args, bytes.NewReader(text), &out, &errOut); code != ExitOK {
+		t.Fatalf("predict -: exit %d, stderr %q", code, errOut.String())
+	}
+	byName := mustRun(t, "predict", "star3d-r1", "--device", "V100", "--block", "64,4,2", "--format", "json")
+	if out.String() != byName {
+		t.Errorf("predict - differs from predict star3d-r1:\n%s", firstDiff(byName, out.String()))
+	}
+	out.Reset()
+	errOut.Reset()
+	code := RunWithInput([]string{"polyvol", "predict", "-"}, strings.NewReader("name: x\nfields: [\n"), &out, &errOut)
+	if code != ExitUsage || !strings.HasPrefix(errOut.String(), "polyvol: <stdin>") || out.Len() != 0 {
+		t.Errorf("bad spec on stdin: exit %d, stdout %q, stderr %q; want exit 2, no output, an error naming <stdin>", code, out.String(), errOut.String())
 	}
 }

@@ -101,7 +101,7 @@ func runProject(c *ucli.Context) error {
 	fpType := 8
 	var k *kernel.Kernel
 	if c.IsSet("spec") {
-		if k, err = loadKernel(c.String("spec")); err != nil {
+		if k, err = loadKernel(c, c.String("spec")); err != nil {
 			return err
 		}
 		if k, err = applyDomain(c, k); err != nil {

@@ -74,14 +74,20 @@ func LoadFile(path string, opts ...Option) (*Kernel, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSpecBytes+1))
+	return LoadReader(f, path, opts...)
+}
+
+// LoadReader reads and validates a kernel spec of at most MaxSpecBytes bytes
+// from r (a file or standard input); name stands for it in messages.
+func LoadReader(r io.Reader, name string, opts ...Option) (*Kernel, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSpecBytes+1))
 	if err != nil {
-		return nil, &SpecError{File: path, Msg: err.Error()}
+		return nil, &SpecError{File: name, Msg: err.Error()}
 	}
 	if len(data) > MaxSpecBytes {
-		return nil, &SpecError{File: path, Msg: fmt.Sprintf("larger than %d MiB; a spec is a small YAML or JSON text", MaxSpecBytes>>20)}
+		return nil, &SpecError{File: name, Msg: fmt.Sprintf("larger than %d MiB; a spec is a small YAML or JSON text", MaxSpecBytes>>20)}
 	}
-	return Parse(data, path, opts...)
+	return Parse(data, name, opts...)
 }
 
 // maxFlops bounds the floating-point operations per lattice update.
