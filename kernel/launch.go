@@ -117,12 +117,17 @@ func (l Launch) ThreadDomain() [3]int64 {
 }
 
 // ParseTriple parses a flag value "X,Y,Z" (or "X,Y" or "X", padded with 1)
-// of positive integers.
+// of positive integers. The entries may also be separated by "x", as in
+// "16x2x32", the form the CSV output writes; one value uses one separator.
 func ParseTriple(s string) ([3]int64, error) {
 	t := [3]int64{1, 1, 1}
-	parts := strings.Split(s, ",")
+	sep := ","
+	if !strings.Contains(s, ",") && strings.Contains(s, "x") {
+		sep = "x"
+	}
+	parts := strings.Split(s, sep)
 	if len(parts) > 3 {
-		return t, fmt.Errorf("%q: expected 1 to 3 comma-separated integers, got %d entries", s, len(parts))
+		return t, fmt.Errorf("%q: expected 1 to 3 integers separated by , or x, got %d entries", s, len(parts))
 	}
 	for i, p := range parts {
 		p = strings.TrimSpace(p)

@@ -60,13 +60,13 @@ func TestLaunchValidateErrors(t *testing.T) {
 }
 
 func TestParseTriple(t *testing.T) {
-	good := map[string][3]int64{"256,1,2": {256, 1, 2}, "64": {64, 1, 1}, " 16, 2 ": {16, 2, 1}}
+	good := map[string][3]int64{"256,1,2": {256, 1, 2}, "64": {64, 1, 1}, " 16, 2 ": {16, 2, 1}, "16x2x32": {16, 2, 32}, "64x4": {64, 4, 1}}
 	for s, want := range good {
 		if got, err := ParseTriple(s); err != nil || got != want {
 			t.Errorf("ParseTriple(%q) = %v, %v; want %v", s, got, err, want)
 		}
 	}
-	bad := map[string]string{"": "entry 1 (x)", "1,2,3,4": "got 4 entries", "8,a": `entry 2 (y): "a"`, "8,0": "entry 2 (y) = 0", "1,,2": "entry 2"}
+	bad := map[string]string{"": "entry 1 (x)", "1,2,3,4": "got 4 entries", "8,a": `entry 2 (y): "a"`, "8,0": "entry 2 (y) = 0", "1,,2": "entry 2", "1x2x3x4": "got 4 entries", "16x2,4": `entry 1 (x): "16x2"`}
 	for s, want := range bad {
 		if _, err := ParseTriple(s); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseTriple(%q) error %v, want containing %q", s, err, want)
