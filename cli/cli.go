@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -17,6 +18,28 @@ import (
 
 // Version is the polyvol release printed by `polyvol version`.
 const Version = "0.1.0-dev"
+
+// fullVersion is Version followed by the commit the binary was built from:
+// the vcs.revision that `go build` stamps into a binary built in a Git
+// checkout, with "+modified" for uncommitted changes, or "unknown" when the
+// build carries no stamp (go test, go run of a single file, Bazel).
+func fullVersion() string {
+	commit, modified := "unknown", false
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	if modified {
+		commit += "+modified"
+	}
+	return Version + " (commit " + commit + ")"
+}
 
 // Exit codes returned by Run.
 const (
@@ -38,11 +61,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
 		Reader:               stdin,
 		Name:                 "polyvol",
 		Usage:                "predict GPU memory-hierarchy data volumes and performance from address expressions",
-		Version:              Version,
+		Version:              fullVersion(),
 		EnableBashCompletion: true,
 		Writer:               stdout,
 		ErrWriter:            stderr,
-		HideVersion:          true,
 		Commands:             commands(),
 		OnUsageError:         onUsageError,
 		Flags: []ucli.Flag{
@@ -115,10 +137,10 @@ func init() {
 		return &ucli.Command{
 			Name:      "version",
 			Usage:     "print the polyvol version",
-			UsageText: "polyvol version\n\nExample:\n   polyvol version",
+			UsageText: "polyvol version (or polyvol --version)\n\nExample:\n   polyvol version",
 			Action: func(c *ucli.Context) error {
-				_, err := fmt.Fprintf(c.App.Writer, "polyvol %s\n", Version)
-				return err
+				ucli.ShowVersion(c)
+				return nil
 			},
 		}
 	})
@@ -134,17 +156,28 @@ func Run(args []string, stdout, stderr io.Writer) int {
 // RunWithInput is Run with stdin as the standard input, which a SPEC of "-"
 // reads.
 func RunWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := newApp(stdin, stdout, stderr)
-	app.ExitErrHandler = func(*ucli.Context, error) {} // Run decides the exit code
-	if err := app.Run(flagsFirst(app, args)); err != nil {
+	if err := execute(args, stdin, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "polyvol: %v\n", err)
-		var ue *UsageError
-		if errors.As(err, &ue) || isFlagError(err) {
+		if isUsageError(err) {
 			return ExitUsage
 		}
 		return ExitInternal
 	}
 	return ExitOK
+}
+
+// execute runs the command line args and returns its error unprinted.
+func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	app := newApp(stdin, stdout, stderr)
+	app.ExitErrHandler = func(*ucli.Context, error) {} // the caller decides the exit code
+	return app.Run(flagsFirst(app, args))
+}
+
+// isUsageError reports whether err is the user's: a *UsageError or a flag
+// parsing error of urfave/cli.
+func isUsageError(err error) bool {
+	var ue *UsageError
+	return errors.As(err, &ue) || isFlagError(err)
 }
 
 // flagsFirst moves the flags of a command line "polyvol [global flags] CMD

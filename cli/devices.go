@@ -56,7 +56,7 @@ func runDevices(c *ucli.Context) error {
 			if err != nil {
 				return err
 			}
-			return writeJSON(w, m)
+			return writeJSONValue(w, m)
 		}
 		return writeDevice(w, d)
 	}
@@ -72,7 +72,7 @@ func runDevices(c *ucli.Context) error {
 				return err
 			}
 		}
-		return writeJSON(w, list)
+		return writeJSONValue(w, list)
 	}
 	rows := [][]string{{"name", "display name", "SMs", "clock GHz", "L1 KiB", "L2 MiB", "L2 GB/s", "DRAM GB/s", "L2 / DRAM from"}}
 	for _, d := range all {

@@ -114,10 +114,17 @@ func readShard(path string) (*Exploration, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var e Exploration
-	if err := dec.Decode(&e); err != nil {
+	var versioned struct {
+		jsonVersion
+		Exploration
+	}
+	if err := dec.Decode(&versioned); err != nil {
 		return nil, usageErrorf("%s: not an explore --shard output: %v", path, err)
 	}
+	if versioned.SchemaVersion != JSONSchemaVersion {
+		return nil, usageErrorf("%s: schemaVersion %d: this polyvol reads JSON schema %d", path, versioned.SchemaVersion, JSONSchemaVersion)
+	}
+	e := versioned.Exploration
 	if e.Shard == nil {
 		return nil, usageErrorf("%s: not an explore --shard output: no \"shard\" key", path)
 	}

@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestVersion checks that --version, -v and the version command print the
+// release and the commit (unknown in a test binary, which go test does not
+// stamp with a revision).
+func TestVersion(t *testing.T) {
+	want := "polyvol version " + Version + " (commit unknown)\n"
+	for _, args := range [][]string{{"--version"}, {"-v"}, {"version"}} {
+		if out := mustRun(t, args...); out != want {
+			t.Errorf("%v printed %q, want %q", args, out, want)
+		}
+	}
+}
+
+// TestJSONVersionKeys checks that report JSON starts with the schema and
+// polyvol versions, that device JSON (a device file) has none, and that
+// "<=" is not escaped.
+func TestJSONVersionKeys(t *testing.T) {
+	for _, args := range [][]string{
+		{"predict", "vec-copy", "--format", "json"},
+		{"layercond", "star3d-r4", "--format", "json"},
+		{"simulate", "vec-copy", "--domain", "64,8,1", "--format", "json"},
+	} {
+		out := mustRun(t, args...)
+		wantHead := "{\n  \"schemaVersion\": 1,\n  \"polyvolVersion\": \"" + Version + " (commit unknown)\",\n  \""
+		if !strings.HasPrefix(out, wantHead) {
+			t.Errorf("%v: JSON does not start with the version keys:\n%.200s", args, out)
+		}
+		if strings.Contains(out, `\u003c`) {
+			t.Errorf("%v: JSON escapes <", args)
+		}
+	}
+	var dev map[string]any
+	if err := json.Unmarshal([]byte(mustRun(t, "devices", "V100", "--format", "json")), &dev); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := dev["schemaVersion"]; ok {
+		t.Error("device JSON, a device file, carries schemaVersion")
+	}
+}
+
+// TestMergeSchemaVersion checks that merge refuses a shard of another JSON
+// schema version.
+func TestMergeSchemaVersion(t *testing.T) {
+	shard := mustRun(t, "explore", "vec-copy", "--domain", "64,8,1", "--shard", "1/1", "--format", "json")
+	path := filepath.Join(t.TempDir(), "shard.json")
+	if err := os.WriteFile(path, []byte(strings.Replace(shard, `"schemaVersion": 1`, `"schemaVersion": 99`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := run(t, "merge", path)
+	if code != ExitUsage || !strings.Contains(stderr, "schemaVersion 99") {
+		t.Errorf("merge of a schema-99 shard: exit %d, %s", code, stderr)
+	}
+}
