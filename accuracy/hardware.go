@@ -46,16 +46,20 @@ type Table struct {
 	Rows    [][]string
 }
 
-// ReadTable reads a measurement CSV file. A missing file is an error.
+// ReadTable reads a measurement CSV file of at most measured.MaxCSVBytes.
+// A missing file is an error.
 func ReadTable(path string) (*Table, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(f)
+	data, err := io.ReadAll(io.LimitReader(f, measured.MaxCSVBytes+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(data) > measured.MaxCSVBytes {
+		return nil, fmt.Errorf("%s: larger than %d MiB; not a measurement file", path, measured.MaxCSVBytes>>20)
 	}
 	t := &Table{Path: path}
 	var body []string

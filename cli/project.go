@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
@@ -70,6 +71,26 @@ Examples:
 	})
 }
 
+// maxProfileBytes bounds the size of a profile file, a JSON object of a
+// few numbers.
+const maxProfileBytes = 1 << 20
+
+// checkProfileFile rejects a --profile path that is not a regular file of
+// at most maxProfileBytes before model.LoadProfile reads all of it, so that
+// /dev/zero or a named pipe cannot exhaust memory.
+func checkProfileFile(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return usageErrorf("--profile: %v", err)
+	case !fi.Mode().IsRegular():
+		return usageErrorf("--profile %s: not a regular file; a profile is a small JSON file", path)
+	case fi.Size() > maxProfileBytes:
+		return usageErrorf("--profile %s: larger than %d MiB; a profile is a small JSON file", path, maxProfileBytes>>20)
+	}
+	return nil
+}
+
 // runProject is the action of the project command.
 func runProject(c *ucli.Context) error {
 	if c.NArg() > 0 {
@@ -85,6 +106,9 @@ func runProject(c *ucli.Context) error {
 		return err
 	}
 	path := c.String("profile")
+	if err := checkProfileFile(path); err != nil {
+		return err
+	}
 	p, err := model.LoadProfile(path)
 	if err != nil {
 		return asUsage(err)

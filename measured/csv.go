@@ -82,15 +82,23 @@ func (s *Sweep) Name() string {
 	return strings.TrimSuffix(filepath.Base(s.Path), ".csv")
 }
 
-// ReadCSV parses a measurement file; name is used in messages. Comment lines
+// MaxCSVBytes bounds the size of a measurement file; the largest sweep of
+// testdata/measured is 0.3 MiB.
+const MaxCSVBytes = 16 << 20
+
+// ReadCSV parses a measurement file of at most MaxCSVBytes; name is used in
+// messages. Comment lines
 // start with "#"; the first other line is the header, which must contain
 // every launch column and may contain any counters (unknown columns are
 // ignored). Errors name the file, line and column.
 func ReadCSV(r io.Reader, name string) (*Sweep, error) {
 	s := &Sweep{Path: name}
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxCSVBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > MaxCSVBytes {
+		return nil, fmt.Errorf("%s: larger than %d MiB; not a measurement file", name, MaxCSVBytes>>20)
 	}
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 	var col map[string]int
