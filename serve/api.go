@@ -1,0 +1,244 @@
+package serve
+
+// The API handlers: each runs one command line through the Runner under
+// the request's budget and answers with the command's JSON.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/kernel"
+)
+
+// errorBody is the JSON of an error answer. File, Line and Column locate an
+// error in the spec (1-based; the spec text of a request is the file
+// "<stdin>"); Field names the spec field or the request key at fault.
+type errorBody struct {
+	Error  string `json:"error"`
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
+	Field  string `json:"field,omitempty"`
+}
+
+// errTimeout is the error of a request that ran past its time budget.
+var errTimeout = errors.New("the request ran past the server's time budget; ask for less work (a smaller domain, fewer blocks, folds or sweep sizes)")
+
+// errorOf describes err for the client with its HTTP status: 400 for a user
+// error, 503 when the server is busy or the time budget ran out, 500 for the
+// rest.
+func errorOf(err error) (int, errorBody) {
+	body := errorBody{Error: err.Error()}
+	if errors.Is(err, errBusy) || errors.Is(err, errTimeout) {
+		return http.StatusServiceUnavailable, body
+	}
+	var ue *UserError
+	if !errors.As(err, &ue) {
+		return http.StatusInternalServerError, body
+	}
+	var se *kernel.SpecError
+	if errors.As(err, &se) {
+		body.File, body.Line, body.Column = se.File, se.Line, se.Col
+		body.Field = specField(se.Msg)
+	} else if name, ok := strings.CutPrefix(err.Error(), "--"); ok {
+		body.Field, _, _ = strings.Cut(name, " ")
+		body.Field, _, _ = strings.Cut(body.Field, ":")
+	}
+	return http.StatusBadRequest, body
+}
+
+// specField returns the spec field a kernel.SpecError message starts with,
+// e.g. `field "u" element` of `field "u" element = 3: expected ...`; empty
+// for a syntax error, which names no field.
+func specField(msg string) string {
+	if strings.HasPrefix(msg, "syntax error") {
+		return ""
+	}
+	field, _, ok := strings.Cut(msg, ": ")
+	if !ok {
+		return ""
+	}
+	field, _, _ = strings.Cut(field, " = ")
+	return field
+}
+
+// writeError answers with an error body.
+func writeError(w http.ResponseWriter, status int, body errorBody) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // messages quote specs, whose text may hold < and >
+	_ = enc.Encode(body)     // the client may be gone; nothing to do then
+}
+
+// fail answers with the error body and status of err (errorOf).
+func fail(w http.ResponseWriter, err error) {
+	status, body := errorOf(err)
+	writeError(w, status, body)
+}
+
+// writeJSON answers 200 with JSON bytes as they are.
+func writeJSON(w http.ResponseWriter, data []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(data) // the client may be gone; nothing to do then
+}
+
+// run runs cl under ctx, holding n slots from before it starts until it
+// ends, also when ctx ends first and run returns errTimeout: the command
+// cannot be interrupted, but its work is bounded by the command's own
+// bounds, and the slots keep the server from starting more than it can run.
+func (s *Server) run(ctx context.Context, cl commandLine, n int, stdout, stderr io.Writer) error {
+	if err := s.slots.acquire(ctx, n); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() {
+		defer s.slots.release(n)
+		defer func() {
+			if p := recover(); p != nil {
+				done <- fmt.Errorf("internal error: %v", p)
+			}
+		}()
+		done <- s.cfg.Run(cl.args, bytes.NewReader(cl.stdin), stdout, stderr)
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return errTimeout
+	}
+}
+
+// budget returns the request's context bounded by the time budget.
+func (s *Server) budget(r *http.Request) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+}
+
+// notes returns the "polyvol: note: " lines of a command's standard error.
+func notes(stderr []byte) []string {
+	var out []string
+	for line := range strings.Lines(string(stderr)) {
+		if note, ok := strings.CutPrefix(strings.TrimSpace(line), "polyvol: note: "); ok {
+			out = append(out, note)
+		}
+	}
+	return out
+}
+
+// runJSON runs cl and returns its JSON output; the command's notes go into
+// Polyvol-Note headers.
+func (s *Server) runJSON(w http.ResponseWriter, r *http.Request, cl commandLine, n int) ([]byte, error) {
+	ctx, cancel := s.budget(r)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	if err := s.run(ctx, cl, n, &stdout, &stderr); err != nil {
+		return nil, err
+	}
+	for _, note := range notes(stderr.Bytes()) {
+		w.Header().Add("Polyvol-Note", note)
+	}
+	return stdout.Bytes(), nil
+}
+
+// handleCommand answers a command endpoint with the command's JSON output.
+func (s *Server) handleCommand(ep endpoint) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		cl, err := decodeRequest(r, ep)
+		if err == nil && ep.command == simulateEndpoint.command {
+			cl.args = append(cl.args, "--max-accesses="+strconv.FormatInt(s.cfg.MaxSimAccesses, 10))
+		}
+		var out []byte
+		if err == nil {
+			out, err = s.runJSON(w, r, cl, 1)
+		}
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		writeJSON(w, out)
+	}
+}
+
+// handleDevices answers with `polyvol devices --format json`.
+func (s *Server) handleDevices(w http.ResponseWriter, r *http.Request) {
+	out, err := s.runJSON(w, r, commandLine{args: []string{"devices", "--format=json"}}, 1)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, out)
+}
+
+// example is one entry of /api/examples.
+type example struct {
+	Name string `json:"name"`
+	Spec string `json:"spec"`
+}
+
+// handleExamples answers with the embedded examples' names and spec texts.
+func (s *Server) handleExamples(w http.ResponseWriter, _ *http.Request) {
+	var list []example
+	for _, name := range examples.Names() {
+		text, err := examples.Read(name)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		list = append(list, example{Name: name, Spec: string(text)})
+	}
+	data, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, append(data, '\n'))
+}
+
+// handleLayercond answers with {"report": the JSON of layercond, "svg": its
+// plot}; the plot is drawn by the command into a temporary file.
+func (s *Server) handleLayercond(w http.ResponseWriter, r *http.Request) {
+	cl, err := decodeRequest(r, layercondEndpoint)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	dir, err := os.MkdirTemp("", "polyvol-serve-")
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	plot := filepath.Join(dir, "layercond.svg")
+	cl.args = append(cl.args, "--plot="+plot, "--workers="+strconv.Itoa(s.cfg.Slots))
+	report, err := s.runJSON(w, r, cl, s.cfg.Slots)
+	var svg []byte
+	if err == nil {
+		svg, err = os.ReadFile(plot)
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	svgJSON, err := json.Marshal(string(svg))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	var b bytes.Buffer
+	b.WriteString("{\n\"report\": ")
+	b.Write(bytes.TrimSpace(report))
+	b.WriteString(",\n\"svg\": ")
+	b.Write(svgJSON)
+	b.WriteString("\n}\n")
+	writeJSON(w, b.Bytes())
+}

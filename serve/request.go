@@ -1,0 +1,160 @@
+package serve
+
+// Requests: a JSON object whose keys are the CLI's flag names with the
+// CLI's string forms, turned into a polyvol command line from a whitelist of
+// flags per endpoint.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/polyvol/polyvol/examples"
+)
+
+// Request keys that select the kernel spec instead of naming a flag.
+const (
+	keySpec    = "spec"    // the spec's YAML or JSON text
+	keyExample = "example" // the name of an embedded example
+)
+
+// endpoint describes how the requests of one command endpoint become a
+// command line.
+type endpoint struct {
+	command string
+	// flags are the request keys passed on as --KEY=VALUE.
+	flags []string
+	// lists bounds the entries of the keys whose value is a colon-separated
+	// list, since each entry multiplies the work of the request.
+	lists map[string]int
+	// parallel commands estimate with --workers and take every slot.
+	parallel bool
+}
+
+// The command endpoints. Flags that name files (--device-file, --plot,
+// --cpuprofile), choose the output (--format, --top, --shard) or move the
+// server's bounds (--max-work, --max-operations, --max-accesses, --workers)
+// are not requests keys: the server sets what it needs itself.
+var (
+	predictEndpoint = endpoint{command: "predict",
+		flags: []string{"device", "block", "fold", "domain", "method", "model"}}
+	simulateEndpoint = endpoint{command: "simulate",
+		flags: []string{"device", "block", "fold", "domain", "infinite", "l1-policy", "l2-policy", "split-l2", "schedule"}}
+	layercondEndpoint = endpoint{command: "layercond",
+		flags: []string{"device", "block", "fold", "sweep", "total", "method", "cache-fraction"},
+		lists: map[string]int{"block": 4}, parallel: true}
+	exploreEndpoint = endpoint{command: "explore",
+		flags: []string{"device", "threads", "folds", "domain", "method", "model"},
+		lists: map[string]int{"folds": 8}, parallel: true}
+)
+
+// commandLine holds a request turned into a command line.
+type commandLine struct {
+	args  []string // without the program name
+	stdin []byte   // the spec text, read through SPEC "-"
+}
+
+// decodeRequest reads the request body, a JSON object of flag names and
+// values (strings, numbers or booleans in the CLI's string forms), and turns
+// it into ep's command line with --format=json. An empty body is the empty
+// object.
+func decodeRequest(r *http.Request, ep endpoint) (commandLine, error) {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return commandLine{}, &UserError{Err: fmt.Errorf("request body larger than %d bytes", tooLarge.Limit)}
+		}
+		return commandLine{}, &UserError{Err: fmt.Errorf("reading the request body: %w", err)}
+	}
+	values := map[string]string{}
+	if len(bytes.TrimSpace(data)) > 0 {
+		if values, err = decodeObject(data); err != nil {
+			return commandLine{}, &UserError{Err: fmt.Errorf("request body: %w", err)}
+		}
+	}
+	return ep.commandLine(values)
+}
+
+// decodeObject decodes one JSON object whose values are strings, numbers or
+// booleans into their string forms.
+func decodeObject(data []byte) (map[string]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var raw map[string]any
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("expected a JSON object of flag names and values: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("expected one JSON object, but more text follows it")
+	}
+	values := make(map[string]string, len(raw))
+	for k, v := range raw {
+		switch v := v.(type) {
+		case string:
+			values[k] = v
+		case json.Number:
+			values[k] = v.String()
+		case bool:
+			values[k] = fmt.Sprint(v)
+		default:
+			return nil, fmt.Errorf("key %q: expected a string, number or boolean in the CLI's form, e.g. \"256,1,2\"", k)
+		}
+	}
+	return values, nil
+}
+
+// commandLine turns request values into ep's command line. The spec comes
+// from "spec" or "example" through standard input, so that no request reads
+// a file of the server; without either the command's default spec applies.
+func (ep endpoint) commandLine(values map[string]string) (commandLine, error) {
+	cl := commandLine{args: []string{ep.command}}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := values[k]
+		switch {
+		case k == keySpec || k == keyExample:
+			if cl.stdin != nil {
+				return commandLine{}, &UserError{Err: errors.New(`give either "spec" or "example", not both`)}
+			}
+			text, err := specText(k, v)
+			if err != nil {
+				return commandLine{}, err
+			}
+			cl.stdin = text
+		case slices.Contains(ep.flags, k):
+			if n, ok := ep.lists[k]; ok && strings.Count(v, ":")+1 > n {
+				return commandLine{}, &UserError{Err: fmt.Errorf("--%s %q: at most %d entries per request", k, v, n)}
+			}
+			cl.args = append(cl.args, "--"+k+"="+v)
+		default:
+			return commandLine{}, &UserError{Err: fmt.Errorf("unknown key %q for %s; expected %s, %s or one of %s", k, ep.command, keySpec, keyExample, strings.Join(ep.flags, ", "))}
+		}
+	}
+	cl.args = append(cl.args, "--format=json")
+	if cl.stdin != nil {
+		cl.args = append(cl.args, "-")
+	}
+	return cl, nil
+}
+
+// specText returns the spec text of a "spec" or "example" request value.
+func specText(key, value string) ([]byte, error) {
+	if key == keySpec {
+		return []byte(value), nil
+	}
+	if !slices.Contains(examples.Names(), value) {
+		return nil, &UserError{Err: fmt.Errorf("example %q: no embedded example of that name (examples: %s)", value, strings.Join(examples.Names(), ", "))}
+	}
+	return examples.Read(value)
+}
