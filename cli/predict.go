@@ -116,10 +116,9 @@ func writeReport(w io.Writer, r *model.Report, dev *device.Device) error {
 	fmt.Fprintf(w, "occupancy: %d blocks/SM%s, %d blocks/wave, %s waves\n\n", l.BlocksPerSM, limiter, l.BlocksPerWave, fixed(l.WavesInGrid, 2))
 
 	rows := volumeRows(d)
+	rows = append(rows, nil)
+	rows = append(rows, l1CycleRows(d)...)
 	rows = append(rows, nil,
-		[]string{"L1 cycles per Lup", "total", "data pipe", "tag"},
-		[]string{"", fixed(d.L1CyclesPerLup, 3), fixed(d.L1DataPipeCyclesPerLup, 3), fixed(d.L1TagCyclesPerLup, 3)},
-		nil,
 		[]string{"limiter", "GLup/s"},
 		[]string{"flops", flopsBound(d)},
 		[]string{"L1 (cycles)", fixed(d.PerfL1, 2)},
@@ -129,12 +128,71 @@ func writeReport(w io.Writer, r *model.Report, dev *device.Device) error {
 	if err := writeTable(w, rows); err != nil {
 		return err
 	}
+	fmt.Fprint(w, tableLegend)
+	if err := writeModelDetails(w, r); err != nil {
+		return err
+	}
 	regime := ""
 	if p.Regime != "" {
 		regime = ", " + p.Regime
 	}
 	_, err := fmt.Fprintf(w, "\nprediction: %s GLup/s, limited by %s (%s model%s)\n", fixed(p.GLups, 2), p.Limiter, p.Model, regime)
 	return err
+}
+
+// tableLegend explains the cells and rows of the predict table.
+const tableLegend = `
+Per-field columns add up to the total column. "-": the field has no share of
+that volume (a store field's loads, a load field's stores). V1 counts each
+level's footprints; V2 takes off the reuse found in cache (L2: the previous
+blocks' overlap; DRAM: the y and z layers) and adds L1 evictions; DRAM load
+V3 adds the reloads that store evictions cause, V4 also the L2 capacity
+evictions of loads. The limiters use L2 V2 and DRAM V3 (docs/method.md).
+L1 cycles: "cycles" is the field's issue, tag or data-pipe wavefronts,
+whichever is largest (per instruction, summed, for method exact; of the
+field's averages for method reference), plus "alloc", the L1 lines it
+allocates per Lup, which "data pipe" includes too.
+`
+
+// writeModelDetails prints the bounds and parameters that the selected
+// performance model combines into its prediction.
+func writeModelDetails(w io.Writer, r *model.Report) error {
+	p := r.Prediction
+	if len(p.Bounds) == 0 && p.Latency == nil {
+		return nil
+	}
+	head := string(p.Model) + " model"
+	if p.Combination != "" {
+		head += ": " + p.Combination
+	}
+	fmt.Fprintf(w, "\n%s\n", wrapWords(head, 78))
+	if p.Note != "" {
+		fmt.Fprintf(w, "%s\n", wrapWords("note: "+p.Note, 78))
+	}
+	var rows [][]string
+	if len(p.Bounds) > 0 {
+		rows = append(rows, []string{"bound", "B/Lup", "GB/s", "GLup/s"})
+	}
+	for _, b := range p.Bounds {
+		bytes, bw := "-", "-"
+		if b.BytesPerLup > 0 {
+			bytes, bw = fixed(b.BytesPerLup, 2), fixed(b.GBs, 0)
+		}
+		rows = append(rows, []string{b.Name, bytes, bw, fixed(b.GLups, 2)})
+	}
+	if len(rows) > 0 {
+		rows = append(rows, nil)
+	}
+	if e := p.Latency; e != nil {
+		rows = append(rows,
+			[]string{"warps per SM in flight", fixed(e.WarpsPerSM, 2)},
+			[]string{"warp latency (cycles)", fixed(e.LatencyCycles, 1)},
+			[]string{"warps needed to saturate " + e.Limiter, fixed(e.NeededWarps, 2)},
+		)
+	} else if p.NeededWarpsPerSM > 0 {
+		rows = append(rows, []string{"warps per SM needed to hide latency", fixed(p.NeededWarpsPerSM, 2)})
+	}
+	return writeTable(w, rows)
 }
 
 // flopsBound is the flops limiter for the table, "none" without flops.
@@ -170,10 +228,10 @@ func volumeRows(d model.Derived) [][]string {
 		{"L2 store", d.L2Store, nil, func(f sf) float64 { return f.L2Store }},
 		{"DRAM load V1", d.MemLoadV1, func(f lf) float64 { return f.MemLoadV1 }, nil},
 		{"DRAM load V2", d.MemLoadV2, func(f lf) float64 { return f.MemLoadV2 }, nil},
-		{"DRAM load V3", d.MemLoadV3, nil, nil},
-		{"DRAM load V4", d.MemLoadV4, nil, nil},
+		{"DRAM load V3", d.MemLoadV3, func(f lf) float64 { return f.MemLoadV3 }, func(f sf) float64 { return f.MemLoadV3 }},
+		{"DRAM load V4", d.MemLoadV4, func(f lf) float64 { return f.MemLoadV4 }, func(f sf) float64 { return f.MemLoadV4 }},
 		{"DRAM store V1", d.MemStoreV1, nil, func(f sf) float64 { return f.MemStoreV1 }},
-		{"DRAM store V2", d.MemStoreV2, nil, nil},
+		{"DRAM store V2", d.MemStoreV2, nil, func(f sf) float64 { return f.MemStoreV2 }},
 	}
 	rows := [][]string{head}
 	for _, def := range defs {
@@ -183,6 +241,41 @@ func volumeRows(d model.Derived) [][]string {
 		}
 		for _, f := range d.StoreFields {
 			cells = append(cells, cell(def.store, f))
+		}
+		rows = append(rows, cells)
+	}
+	return rows
+}
+
+// l1CycleRows are the table rows of the L1 cycles per Lup: the total and
+// one column per field list, in the columns of volumeRows.
+func l1CycleRows(d model.Derived) [][]string {
+	head := []string{"L1 cycles per Lup", "total"}
+	for _, f := range d.LoadFields {
+		head = append(head, f.Name)
+	}
+	for _, f := range d.StoreFields {
+		head = append(head, f.Name+" (store)")
+	}
+	type part = func(model.L1FieldCycles) float64
+	defs := []struct {
+		label string
+		total float64
+		get   part
+	}{
+		{"cycles", d.L1CyclesPerLup, func(c model.L1FieldCycles) float64 { return c.L1Cycles }},
+		{"data pipe", d.L1DataPipeCyclesPerLup, func(c model.L1FieldCycles) float64 { return c.L1DataPipeCycles }},
+		{"tag", d.L1TagCyclesPerLup, func(c model.L1FieldCycles) float64 { return c.L1TagCycles }},
+		{"alloc", d.L1AllocCyclesPerLup, func(c model.L1FieldCycles) float64 { return c.L1AllocCycles }},
+	}
+	rows := [][]string{head}
+	for _, def := range defs {
+		cells := []string{def.label, fixed(def.total, 3)}
+		for _, f := range d.LoadFields {
+			cells = append(cells, fixed(def.get(f.L1FieldCycles), 3))
+		}
+		for _, f := range d.StoreFields {
+			cells = append(cells, fixed(def.get(f.L1FieldCycles), 3))
 		}
 		rows = append(rows, cells)
 	}

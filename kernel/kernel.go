@@ -35,7 +35,8 @@
 //
 // A spec is a mapping with the keys name (required), description, domain
 // (lattice points per dimension, x first, 1 to 3 entries), flops (per lattice
-// update), fp_type (4 or 8), registers (per thread), shared_bytes (per block)
+// update), fp_type (4 or 8 bytes; by default 4 when no field element is wider
+// than 4 bytes, else 8), registers (per thread), shared_bytes (per block)
 // and fields. Each field has name, element (bytes: 1, 2, 4, 8 or 16), extent
 // (defaults to the domain), offset (alignment α in elements), multiplicity,
 // scalar, and the access lists load and store (each access a list of 1 to 3
@@ -97,7 +98,7 @@ type Access struct {
 // Defaults applied when a spec omits the key.
 const (
 	DefaultRegisters = 32
-	DefaultFPType    = 8
+	DefaultFPType    = 8 // without fp_type when a field's element is wider than 4 bytes, else 4
 )
 
 // ElementIndex returns the linear element index α + e0 + e1·N0 + e2·N0·N1 of

@@ -382,7 +382,21 @@ func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
 		names[f.Name] = nameNode
 		k.Fields = append(k.Fields, f)
 	}
+	if _, ok := m["fp_type"]; !ok {
+		k.FPType = defaultFPType(k.Fields)
+	}
 	return k, nil
+}
+
+// defaultFPType is the precision of a spec without fp_type: single (4) when
+// no field's element is wider than 4 bytes, double (8) otherwise.
+func defaultFPType(fields []*Field) int {
+	for _, f := range fields {
+		if f.Element > 4 {
+			return DefaultFPType
+		}
+	}
+	return 4
 }
 
 var fieldKeys = []string{"name", "element", "extent", "offset", "multiplicity", "scalar", "load", "store", "load_isl", "store_isl"}

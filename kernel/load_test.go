@@ -295,3 +295,25 @@ func TestOneDocument(t *testing.T) {
 		t.Errorf("an empty second document was accepted")
 	}
 }
+
+// TestFPTypeDefaultFollowsFields checks the precision of a spec without
+// fp_type: single when every element is at most 4 bytes, double when one
+// is wider, and an explicit fp_type wins.
+func TestFPTypeDefaultFollowsFields(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		want int
+	}{
+		{"name: f\ndomain: [64]\nfields:\n  - {name: a, element: 4, load: [[x]]}\n  - {name: b, element: 2, store: [[x]]}\n", 4},
+		{"name: d\ndomain: [64]\nfields:\n  - {name: a, element: 4, load: [[x]]}\n  - {name: b, element: 8, store: [[x]]}\n", 8},
+		{"name: e\ndomain: [64]\nfp_type: 8\nfields:\n  - {name: a, element: 4, load: [[x]]}\n", 8},
+	} {
+		k, err := Parse([]byte(c.spec), "fp.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.FPType != c.want {
+			t.Errorf("%s: fp_type %d, want %d", k.Name, k.FPType, c.want)
+		}
+	}
+}

@@ -20,8 +20,9 @@ type Basic struct {
 	TLBPages           float64 `json:"TLBpages"`        // distinct 2 MiB pages per wave
 
 	L1Cycles         float64 `json:"L1Cycles"`
-	L1DataPipeCycles float64 `json:"L1DataPipeCycles"`
+	L1DataPipeCycles float64 `json:"L1DataPipeCycles"` // includes L1AllocCycles
 	L1TagCycles      float64 `json:"L1TagCycles"`
+	L1AllocCycles    float64 `json:"L1AllocCycles"` // the allocation term: allocated L1 lines per thread
 
 	WaveMemLoadNew     float64    `json:"waveMemLoadNew"`
 	WaveMemStoreNew    float64    `json:"waveMemStoreNew"`
@@ -36,17 +37,26 @@ type Basic struct {
 	StoreFields []FieldBasic `json:"storeFields,omitempty"`
 }
 
-// FieldBasic holds one field's share of the block- and wave-level volumes.
-// Load fields use the load entries, store fields BlockL2Store and WaveMemNew.
+// FieldBasic holds one field's share of the block- and wave-level volumes
+// and of the L1 cycles per thread. Load fields use the load entries, store
+// fields BlockL2Store and WaveMemNew.
 type FieldBasic struct {
 	Name               string  `json:"name"`
+	L1Cycles           float64 `json:"L1Cycles,omitempty"`
+	L1DataPipeCycles   float64 `json:"L1DataPipeCycles,omitempty"`
+	L1TagCycles        float64 `json:"L1TagCycles,omitempty"`
+	L1AllocCycles      float64 `json:"L1AllocCycles,omitempty"`
 	BlockL1Load        float64 `json:"blockL1Load,omitempty"`
 	BlockL2Load        float64 `json:"blockL2Load,omitempty"`        // V_f
 	BlockL2LoadOverlap float64 `json:"blockL2LoadOverlap,omitempty"` // V^ov_f
 	BlockL2Store       float64 `json:"blockL2Store,omitempty"`
 	WaveMemNew         float64 `json:"waveMemNew"`
-	WaveMemOverlapY    float64 `json:"waveMemOverlapY,omitempty"` // y-layer reuse (the reference excludes the x part here)
-	WaveMemOverlapZ    float64 `json:"waveMemOverlapZ,omitempty"`
+	// The field's share of WaveMemLoadOverlap: its x- and y-layer reuse,
+	// which add up to the first entry, and its z-layer reuse. The
+	// reference's per-field output has no x part.
+	WaveMemOverlapX float64 `json:"waveMemOverlapX,omitempty"`
+	WaveMemOverlapY float64 `json:"waveMemOverlapY,omitempty"`
+	WaveMemOverlapZ float64 `json:"waveMemOverlapZ,omitempty"`
 }
 
 // waveScale returns QWaveFactor with the zero value read as 1.
@@ -75,9 +85,10 @@ type Derived struct {
 	Method string `json:"method"`
 
 	L1CyclesPerLup         float64 `json:"L1Cycles"`
-	L1DataPipeCyclesPerLup float64 `json:"L1DataPipeCycles"`
+	L1DataPipeCyclesPerLup float64 `json:"L1DataPipeCycles"` // includes L1AllocCyclesPerLup
 	L1TagCyclesPerLup      float64 `json:"L1TagCycles"`
-	L1TLBPages             float64 `json:"L1TLBPages"` // 512 KiB pages of the β blocks on one SM
+	L1AllocCyclesPerLup    float64 `json:"L1AllocCycles"` // the allocation term
+	L1TLBPages             float64 `json:"L1TLBPages"`    // 512 KiB pages of the β blocks on one SM
 
 	L1Load        float64 `json:"L1Load"`
 	SmL1Alloc     float64 `json:"smL1Alloc"`                 // bytes allocated in one SM's L1
@@ -111,24 +122,57 @@ type Derived struct {
 	Limiters
 }
 
-// LoadFieldDerived is one load field's share of the derived volumes, in B/Lup.
+// LoadFieldDerived is one load field's share of the derived volumes, in
+// B/Lup. Each entry, summed with the same key over the load and store
+// fields, gives the total of [Derived].
 type LoadFieldDerived struct {
-	Name              string     `json:"name"`
+	Name string `json:"name"`
+	L1FieldCycles
 	L1Load            float64    `json:"L1Load"`
 	L2LoadV1          float64    `json:"L2LoadV1"`
 	L2LoadOverlap     float64    `json:"L2LoadOverlap"`
-	L2LoadV2          float64    `json:"L2LoadV2"` // without the L1 capacity evictions, which are not split by field
+	L1LoadEvicts      float64    `json:"L1LoadEvicts"`
+	L2LoadV2          float64    `json:"L2LoadV2"`
 	MemLoadV1         float64    `json:"memLoadV1"`
 	MemLoadOverlap    [2]float64 `json:"memLoadOverlap"`
 	MemLoadOverlapHit [2]float64 `json:"memLoadOverlapHit"`
 	MemLoadV2         float64    `json:"memLoadV2"`
+	MemLoadEvicts     float64    `json:"memLoadEvicts"`
+	MemLoadV3         float64    `json:"memLoadV3"`
+	MemLoadV4         float64    `json:"memLoadV4"`
 }
 
-// StoreFieldDerived is one store field's share of the derived volumes, in B/Lup.
+// L1FieldCycles is one field list's share of the L1 cycles per Lup.
+type L1FieldCycles struct {
+	L1Cycles         float64 `json:"L1Cycles"`
+	L1DataPipeCycles float64 `json:"L1DataPipeCycles"`
+	L1TagCycles      float64 `json:"L1TagCycles"`
+	L1AllocCycles    float64 `json:"L1AllocCycles"`
+}
+
+// l1FieldCycles returns f's L1 cycles per Lup for λ Lups per thread.
+func l1FieldCycles(f FieldBasic, lambda float64) L1FieldCycles {
+	return L1FieldCycles{
+		L1Cycles:         f.L1Cycles / lambda,
+		L1DataPipeCycles: f.L1DataPipeCycles / lambda,
+		L1TagCycles:      f.L1TagCycles / lambda,
+		L1AllocCycles:    f.L1AllocCycles / lambda,
+	}
+}
+
+// StoreFieldDerived is one store field's share of the derived volumes, in
+// B/Lup. A store field's evictions from L2 are its memStoreEvicts; the DRAM
+// load V3 and V4 count them once more (the reload of partly written lines),
+// so they are its share of those loads too.
 type StoreFieldDerived struct {
-	Name       string  `json:"name"`
-	L2Store    float64 `json:"L2Store"`
-	MemStoreV1 float64 `json:"memStoreV1"`
+	Name string `json:"name"`
+	L1FieldCycles
+	L2Store        float64 `json:"L2Store"`
+	MemStoreV1     float64 `json:"memStoreV1"`
+	MemStoreEvicts float64 `json:"memStoreEvicts"`
+	MemStoreV2     float64 `json:"memStoreV2"`
+	MemLoadV3      float64 `json:"memLoadV3"`
+	MemLoadV4      float64 `json:"memLoadV4"`
 }
 
 // Derive computes the derived volumes and limiters of one configuration from
@@ -154,12 +198,14 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 		prevBlockKept = c.PrevBlock.Hit(o.prevBlockArg)
 	}
 	layerHit := [2]float64{c.OverlapY.Hit(o.layer[0]), c.OverlapZ.Hit(o.layer[1])}
+	l1Miss, l2Miss := c.L1.Miss(o.l1), c.L2.Miss(o.l2)
 
 	d := Derived{
 		Method:                 m.Name,
 		L1CyclesPerLup:         b.L1Cycles / lambda,
 		L1DataPipeCyclesPerLup: b.L1DataPipeCycles / lambda,
 		L1TagCyclesPerLup:      b.L1TagCycles / lambda,
+		L1AllocCyclesPerLup:    b.L1AllocCycles / lambda,
 		L1TLBPages:             b.BlockL1TLBPages * float64(l.BlocksPerSM),
 		L1Load:                 b.BlockL1Load / perBlock,
 		SmL1Alloc:              o.smL1Alloc,
@@ -174,7 +220,7 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 		OOv:                    o.layer,
 		OL2:                    o.l2,
 	}
-	d.L1LoadEvicts = (d.L1Load - d.L2LoadV1) * c.L1.Miss(o.l1)
+	d.L1LoadEvicts = (d.L1Load - d.L2LoadV1) * l1Miss
 	d.L2LoadV2 = d.L2LoadV1 - d.L2LoadOverlap*prevBlockKept + d.L1LoadEvicts
 	d.L2TotalV1 = d.L2LoadV1 + d.L2Store
 	d.L2TotalV2 = d.L2LoadV2 + d.L2Store
@@ -185,7 +231,7 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 	}
 	d.MemLoadV2 = d.MemLoadV1 - d.MemLoadOverlapHit[0] - d.MemLoadOverlapHit[1]
 	d.MemStoreEvicts = math.Max(0, d.L2Store-d.MemStoreV1) * c.Store.Miss(o.l2)
-	d.MemLoadEvicts = (d.L2LoadV2 - d.MemLoadV2) * c.L2.Miss(o.l2)
+	d.MemLoadEvicts = (d.L2LoadV2 - d.MemLoadV2) * l2Miss
 	d.MemStoreV2 = d.MemStoreV1 + d.MemStoreEvicts
 	d.MemLoadV3 = d.MemLoadV2 + d.MemStoreEvicts
 	d.MemLoadV4 = d.MemLoadV3 + d.MemLoadEvicts
@@ -193,29 +239,48 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 	for _, f := range b.LoadFields {
 		fd := LoadFieldDerived{
 			Name:          f.Name,
+			L1FieldCycles: l1FieldCycles(f, lambda),
 			L1Load:        f.BlockL1Load / perBlock,
 			L2LoadV1:      f.BlockL2Load / perBlock,
 			L2LoadOverlap: f.BlockL2LoadOverlap / perBlock,
 			MemLoadV1:     f.WaveMemNew / perWave,
 			MemLoadOverlap: [2]float64{
-				f.WaveMemOverlapY / perWave,
+				(f.WaveMemOverlapX + f.WaveMemOverlapY) / perWave,
 				f.WaveMemOverlapZ / perWave,
 			},
 		}
-		fd.L2LoadV2 = fd.L2LoadV1 - fd.L2LoadOverlap*prevBlockKept
+		fd.L1LoadEvicts = (fd.L1Load - fd.L2LoadV1) * l1Miss
+		fd.L2LoadV2 = fd.L2LoadV1 - fd.L2LoadOverlap*prevBlockKept + fd.L1LoadEvicts
 		fd.MemLoadV2 = fd.MemLoadV1
 		for k := range fd.MemLoadOverlap {
 			fd.MemLoadOverlapHit[k] = fd.MemLoadOverlap[k] * layerHit[k]
 			fd.MemLoadV2 -= fd.MemLoadOverlapHit[k]
 		}
+		fd.MemLoadEvicts = (fd.L2LoadV2 - fd.MemLoadV2) * l2Miss
+		fd.MemLoadV3 = fd.MemLoadV2
+		fd.MemLoadV4 = fd.MemLoadV3 + fd.MemLoadEvicts
 		d.LoadFields = append(d.LoadFields, fd)
 	}
+	// The store evictions are taken from the total's clamped difference and
+	// shared among the store fields in proportion to their own positive
+	// differences, so that the shares add up to the total.
+	storeExcess := 0.0
 	for _, f := range b.StoreFields {
-		d.StoreFields = append(d.StoreFields, StoreFieldDerived{
-			Name:       f.Name,
-			L2Store:    f.BlockL2Store / perBlock,
-			MemStoreV1: f.WaveMemNew / perWave,
-		})
+		storeExcess += math.Max(0, f.BlockL2Store/perBlock-f.WaveMemNew/perWave)
+	}
+	for _, f := range b.StoreFields {
+		fd := StoreFieldDerived{
+			Name:          f.Name,
+			L1FieldCycles: l1FieldCycles(f, lambda),
+			L2Store:       f.BlockL2Store / perBlock,
+			MemStoreV1:    f.WaveMemNew / perWave,
+		}
+		if storeExcess > 0 {
+			fd.MemStoreEvicts = d.MemStoreEvicts * math.Max(0, fd.L2Store-fd.MemStoreV1) / storeExcess
+		}
+		fd.MemStoreV2 = fd.MemStoreV1 + fd.MemStoreEvicts
+		fd.MemLoadV3, fd.MemLoadV4 = fd.MemStoreEvicts, fd.MemStoreEvicts
+		d.StoreFields = append(d.StoreFields, fd)
 	}
 
 	d.Limiters = computeLimiters(d, l, dev)

@@ -58,6 +58,19 @@ type Prediction struct {
 	// model only).
 	NeededWarpsPerSM float64          `json:"neededWarpsPerSM,omitempty"`
 	Latency          *LatencyEstimate `json:"latency,omitempty"`
+	// Combination says how the model turns Bounds into GLups (overlap and
+	// su2015 models); Note warns where the model is used outside its scope.
+	Combination string  `json:"combination,omitempty"`
+	Bounds      []Bound `json:"bounds,omitempty"`
+	Note        string  `json:"note,omitempty"`
+}
+
+// Bound is one throughput bound that a performance model combines.
+type Bound struct {
+	Name        string  `json:"name"`
+	BytesPerLup float64 `json:"bytesPerLup,omitempty"` // the volume a bandwidth bound moves
+	GBs         float64 `json:"GBs,omitempty"`         // the bandwidth it moves it at
+	GLups       float64 `json:"GLups"`
 }
 
 // Report is everything Estimate computes for one configuration. Its JSON
@@ -287,6 +300,19 @@ func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *d
 		return b, err
 	}
 	b.L1Cycles, b.L1DataPipeCycles, b.L1TagCycles = l1.Cycles, l1.DataPipe, l1.Tag
+	for _, lf := range l1.Fields {
+		b.L1AllocCycles += lf.Alloc
+		list := loadFields
+		if lf.Store {
+			list = storeFields
+		}
+		for i := range list {
+			if list[i].Name == lf.Name {
+				list[i].L1Cycles, list[i].L1DataPipeCycles = lf.Cycles, lf.DataPipe
+				list[i].L1TagCycles, list[i].L1AllocCycles = lf.Tag, lf.Alloc
+			}
+		}
+	}
 	b.LoadFields, b.StoreFields = loadFields, storeFields
 	return b, nil
 }
@@ -437,6 +463,7 @@ func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m sets.Metho
 		for i := range b.LoadFields {
 			if b.LoadFields[i].Name == name {
 				b.LoadFields[i].WaveMemNew = float64(v.New) * bytes / q
+				b.LoadFields[i].WaveMemOverlapX = float64(v.OvX) * bytes / q
 				b.LoadFields[i].WaveMemOverlapY = float64(v.OvY) * bytes / q
 				b.LoadFields[i].WaveMemOverlapZ = float64(v.OvZ) * bytes / q
 			}
@@ -485,23 +512,28 @@ func predict(name ModelName, r *Report, dev *device.Device, beta, B, lambda int6
 		// L1↔L2 and L2↔DRAM, the slowest link, and the imbalance correction
 		// (1 + 1/groups) for the partial last wave (models.md §2).
 		l1GBs := float64(dev.SMs) * dev.ClockGHz * float64(dev.L1BankWidth)
-		links := []struct {
-			name   string
-			bytes  float64
-			gbytes float64
-		}{{"L1", d.L1Load + d.L2Store, l1GBs}, {"L2", d.L2TotalV1, dev.L2BandwidthGBs}, {"DRAM", d.MemLoadV1 + d.MemStoreV1, dev.DRAMBandwidthGBs}}
-		worst, limiter := 0.0, ""
-		for _, lk := range links {
-			if t := lk.bytes / lk.gbytes; t > worst {
-				worst, limiter = t, lk.name
+		p.Bounds = []Bound{
+			{Name: "L1", BytesPerLup: d.L1Load + d.L2Store, GBs: l1GBs},
+			{Name: "L2", BytesPerLup: d.L2TotalV1, GBs: dev.L2BandwidthGBs},
+			{Name: "DRAM", BytesPerLup: d.MemLoadV1 + d.MemStoreV1, GBs: dev.DRAMBandwidthGBs},
+		}
+		slowest := math.Inf(1)
+		for i := range p.Bounds {
+			b := &p.Bounds[i]
+			b.GLups = b.GBs / b.BytesPerLup
+			if b.GLups < slowest {
+				slowest, p.Limiter = b.GLups, b.Name
 			}
 		}
 		groups := math.Ceil(r.Launch.WavesInGrid)
-		t := worst * (1 + 1/groups)
-		if t <= 0 {
+		p.GLups = slowest / (1 + 1/groups)
+		if !(p.GLups > 0) || math.IsInf(p.GLups, 0) {
 			return p, fmt.Errorf("su2015: the kernel moves no data")
 		}
-		p.GLups, p.Limiter = 1/t, limiter
+		p.Combination = fmt.Sprintf("the slowest link divided by 1 + 1/%g for the partial last of %g waves", groups, groups)
+		if d.L1Load <= d.L2LoadV1 {
+			p.Note = "su2015 models stencils, whose neighbour loads hit in cache; this kernel reuses no loaded data, so the model is outside its scope"
+		}
 		return p, nil
 	}
 	return p, fmt.Errorf("unknown model %q", name)

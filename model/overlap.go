@@ -142,6 +142,20 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 		}
 	}
 	p.GLups = slow / math.Pow(sum, 1/par.Exponent)
+	for _, b := range bounds {
+		if b.glups > 0 && !math.IsInf(b.glups, 1) {
+			p.Bounds = append(p.Bounds, Bound{Name: b.name, GLups: b.glups})
+		}
+	}
+	for i := range p.Bounds {
+		switch p.Bounds[i].Name {
+		case "L2":
+			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs = d.L2TotalV2, dev.L2BandwidthGBs
+		case "DRAM":
+			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs = d.MemLoadV3+d.MemStoreV2, dev.DRAMBandwidthGBs
+		}
+	}
+	p.Combination = fmt.Sprintf("(1/GLups)^p = Σ (1/bound)^p with p = %g; the latency bound has %.4g warps of %.4g active lanes per SM in flight, %.0f cycles per update", par.Exponent, warps, lanes, cycles)
 	p.Regime = string(ThroughputBound)
 	if p.Limiter == "latency" {
 		p.Regime = string(LatencyBound)
