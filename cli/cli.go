@@ -58,15 +58,14 @@ func (e *UsageError) Unwrap() error { return e.Err }
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
 	prof := &cpuProfile{}
 	return &ucli.App{
-		Reader:               stdin,
-		Name:                 "polyvol",
-		Usage:                "predict GPU memory-hierarchy data volumes and performance from address expressions",
-		Version:              fullVersion(),
-		EnableBashCompletion: true,
-		Writer:               stdout,
-		ErrWriter:            stderr,
-		Commands:             commands(),
-		OnUsageError:         onUsageError,
+		Reader:       stdin,
+		Name:         "polyvol",
+		Usage:        "predict GPU memory-hierarchy data volumes and performance from address expressions",
+		Version:      fullVersion(),
+		Writer:       stdout,
+		ErrWriter:    stderr,
+		Commands:     commands(),
+		OnUsageError: onUsageError,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "cpuprofile", TakesFile: true, Usage: "write a CPU profile of the command to `FILE` (go tool pprof)"},
 		},
@@ -124,6 +123,9 @@ func commands() []*ucli.Command {
 		if c.OnUsageError == nil {
 			c.OnUsageError = onUsageError
 		}
+		if c.BashComplete == nil && strings.Contains(c.ArgsUsage, "SPEC") {
+			c.BashComplete = completeSpecs
+		}
 	}
 	return out
 }
@@ -169,6 +171,10 @@ func RunWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 // execute runs the command line args and returns its error unprinted.
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	app := newApp(stdin, stdout, stderr)
+	if n := len(args); n >= 2 && args[n-1] == completionMarker {
+		complete(app, args[1:n-1])
+		return nil
+	}
 	app.ExitErrHandler = func(*ucli.Context, error) {} // the caller decides the exit code
 	return app.Run(flagsFirst(app, args))
 }
@@ -186,8 +192,8 @@ func isUsageError(err error) bool {
 // positional argument. A flag's value stays with it; everything after "--"
 // stays positional.
 func flagsFirst(app *ucli.App, args []string) []string {
-	if len(args) < 2 || args[len(args)-1] == "--generate-bash-completion" {
-		return args // completion must stay the last argument
+	if len(args) < 2 {
+		return args
 	}
 	global := valueFlags(app.Flags)
 	i := 1

@@ -1,30 +1,77 @@
 package cli
 
 import (
-	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/examples"
 )
 
-// TestCompletion checks the scripts and the completion of SPEC arguments.
-func TestCompletion(t *testing.T) {
+// completions returns the candidates polyvol prints for a command line
+// whose last word is the one being completed, as the scripts call it.
+func completions(t *testing.T, words ...string) []string {
+	t.Helper()
+	out := mustRun(t, append(words, completionMarker)...)
+	return strings.Fields(out)
+}
+
+// TestCompletionScripts checks that both scripts call polyvol with the marker.
+func TestCompletionScripts(t *testing.T) {
 	for _, sh := range []string{"bash", "zsh"} {
-		if out := mustRun(t, "completion", sh); !strings.Contains(out, "--generate-bash-completion") || !strings.Contains(out, "polyvol") {
-			t.Errorf("%s script:\n%s", sh, out)
+		if out := mustRun(t, "completion", sh); !strings.Contains(out, `"`+completionMarker) && !strings.Contains(out, " "+completionMarker) {
+			t.Errorf("%s script does not call polyvol with %s:\n%s", sh, completionMarker, out)
 		}
 	}
-	// Completion reads the word being completed from os.Args, as urfave/cli
-	// does; set it as the completion scripts would.
-	complete := func(args ...string) string {
-		saved := os.Args
-		defer func() { os.Args = saved }()
-		os.Args = append([]string{"polyvol"}, args...)
-		return mustRun(t, args...)
+}
+
+// TestCompletion checks the candidates of each kind of word against the
+// lists they come from: commands, flags, flag values and arguments.
+func TestCompletion(t *testing.T) {
+	var commandNames, deviceNames []string
+	for _, c := range commands() {
+		commandNames = append(commandNames, c.Name)
 	}
-	if out := complete("predict", "--generate-bash-completion"); !strings.Contains(out, "star3d-r4\n") || strings.Contains(out, "--device") {
-		t.Errorf("SPEC completion should list the examples only:\n%s", out)
+	for _, d := range device.All() {
+		deviceNames = append(deviceNames, d.Name)
 	}
-	if out := complete("explore", "--dev", "--generate-bash-completion"); !strings.Contains(out, "--device\n") || strings.Contains(out, "star3d-r4") {
-		t.Errorf("flag completion should list the flags only:\n%s", out)
+	cases := []struct {
+		words []string
+		want  []string
+	}{
+		{[]string{""}, commandNames},
+		{[]string{"--"}, []string{"--cpuprofile", "--help", "--version"}},
+		{[]string{"predict", "--device", ""}, deviceNames},
+		{[]string{"explore", "star3d-r4", "--device", "A1"}, deviceNames},
+		{[]string{"predict", "--format", ""}, []string{"table", "json", "csv"}},
+		{[]string{"devices", "--format", ""}, []string{"table", "json"}},
+		{[]string{"predict", "--method", ""}, []string{"exact", "reference"}},
+		{[]string{"predict", "--model", ""}, modelNames()},
+		{[]string{"devices", ""}, deviceNames},
+		{[]string{"completion", ""}, []string{"bash", "zsh"}},
+		{[]string{"predict", "--block", ""}, nil}, // no known values: the shell completes files
+		{[]string{"merge", ""}, nil},
+		{[]string{"nonsense", ""}, nil},
+	}
+	for _, spec := range []string{"predict", "explore", "layercond", "simulate", "cuda"} {
+		cases = append(cases, struct {
+			words []string
+			want  []string
+		}{[]string{spec, ""}, examples.Names()})
+	}
+	for _, tc := range cases {
+		if got := completions(t, tc.words...); !slices.Equal(got, tc.want) {
+			t.Errorf("completion of %q: got %v, want %v", tc.words, got, tc.want)
+		}
+	}
+	flags := completions(t, "explore", "--dev")
+	for _, want := range []string{"--device", "--device-file", "--format", "--help"} {
+		if !slices.Contains(flags, want) {
+			t.Errorf("flags of explore lack %s: %v", want, flags)
+		}
+	}
+	if slices.Contains(flags, "star3d-r4") || slices.Contains(flags, "--version") {
+		t.Errorf("flags of explore: %v", flags)
 	}
 }

@@ -16,9 +16,10 @@ import (
 func init() {
 	register(func() *ucli.Command {
 		return &ucli.Command{
-			Name:      "devices",
-			Usage:     "list the known GPUs, or show every parameter of one with its source",
-			ArgsUsage: "[NAME]",
+			Name:         "devices",
+			Usage:        "list the known GPUs, or show every parameter of one with its source",
+			ArgsUsage:    "[NAME]",
+			BashComplete: completeDevices,
 			UsageText: `polyvol devices [NAME] [--device-file FILE] [--format table|json]
 
 Without NAME it lists every device of the embedded database and of the

@@ -26,12 +26,9 @@ const (
 
 // formatFlag is a --format flag accepting the given formats, the first being
 // the default.
-func formatFlag(formats ...string) *ucli.StringFlag {
-	usage := "output format: " + formats[0]
-	for _, f := range formats[1:] {
-		usage += ", " + f
-	}
-	return &ucli.StringFlag{Name: "format", Value: formats[0], Usage: usage}
+func formatFlag(formats ...string) ucli.Flag {
+	usage := "output `FORMAT`: " + strings.Join(formats, ", ")
+	return &choiceFlag{&ucli.StringFlag{Name: "format", Value: formats[0], Usage: usage}, formats}
 }
 
 // outputFormat returns the validated --format value of c; allowed must match
