@@ -14,7 +14,7 @@ func init() {
 			Name:      "cuda",
 			Usage:     "write a CUDA program that runs a kernel spec, for measurements with hardware counters",
 			ArgsUsage: "SPEC",
-			UsageText: `polyvol cuda SPEC --block X,Y,Z [--fold X,Y,Z] [--domain X,Y,Z] [-o FILE.cu]
+			UsageText: `polyvol cuda SPEC --block X,Y,Z [--fold X,Y,Z] [--domain X,Y,Z] [--device NAME] [-o FILE.cu]
 
 ` + specArgHelp + `
 The program performs every load and store of the spec for each lattice point
@@ -22,7 +22,13 @@ of the domain, guarded by the domain, with the given block size and thread
 folding; an FMA chain over the loaded values is stored to every store target.
 Its main allocates and initialises the fields, makes ` + fmt.Sprint(cudagen.Warmup) + ` untimed launches,
 times the next ones with CUDA events and prints one line
-   polyvol kernel=NAME block=X,Y,Z fold=X,Y,Z domain=X,Y,Z flops_per_lup=F reps=N ms=MS glups=G
+   polyvol kernel=NAME block=X,Y,Z fold=X,Y,Z domain=X,Y,Z flops_per_lup=F reps=N ms=MS glups=G blocks_per_sm=B modelled_blocks_per_sm=M
+The kernel is declared __launch_bounds__(threads per block, M), where M is
+the resident blocks per SM that polyvol models on --device from the spec's
+registers and shared_bytes: nvcc then uses few enough registers for M blocks
+to fit, and B, the occupancy the CUDA runtime reports, shows whether the
+measured kernel runs at the modelled occupancy (B > M when it needs fewer
+registers than the spec states).
 Raw ISL maps (load_isl, store_isl) cannot be translated.
 
 Examples:
@@ -34,6 +40,8 @@ Examples:
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
 				&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points (extents equal to the spec's domain follow it)"},
 				&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the program to `FILE` instead of standard output", TakesFile: true},
+				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` whose modelled occupancy the kernel's __launch_bounds__ asks for (see 'polyvol devices')"},
+				deviceFileFlag,
 			},
 			Action: runCuda,
 		}
@@ -60,7 +68,19 @@ func runCuda(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	prog, err := cudagen.Generate(k, k.NewLaunch(block, fold))
+	dev, err := commandDevice(c)
+	if err != nil {
+		return err
+	}
+	l := k.NewLaunch(block, fold)
+	if err := l.Validate(); err != nil {
+		return asUsage(err)
+	}
+	occ, err := dev.Occupancy(int(l.ThreadsPerBlock()), k.Registers, k.SharedBytes)
+	if err != nil {
+		return estimateError(l, err)
+	}
+	prog, err := cudagen.Generate(k, l, cudagen.Residency{Device: dev.Name, BlocksPerSM: occ.BlocksPerSM})
 	if err != nil {
 		return usageErrorf("%s: %v", k.Source, err)
 	}

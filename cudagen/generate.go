@@ -76,7 +76,19 @@ type distinct struct {
 	mask  uint64 // bit k: point k uses it
 }
 
-// Generate writes the CUDA program of kernel k under launch l. It fails for
+// Residency is the occupancy the model assumes for a launch, which the
+// generated kernel asks the compiler to allow through __launch_bounds__.
+type Residency struct {
+	Device      string // the device the occupancy is computed for
+	BlocksPerSM int    // resident blocks per SM with the spec's registers and shared_bytes, at least 1
+}
+
+// Generate writes the CUDA program of kernel k under launch l, its kernel
+// declared with __launch_bounds__(threads per block, r.BlocksPerSM): nvcc
+// then keeps the registers per thread low enough for r.BlocksPerSM blocks to
+// be resident on an SM, the occupancy the model computes from the spec's
+// registers, so a measurement runs at least at the modelled occupancy. It
+// fails for
 // raw ISL maps, for launches that break the hardware limits, for grids with
 // more than 65535 blocks in y or z, and when an index may not fit in 64 bits.
 //
@@ -86,9 +98,12 @@ type distinct struct {
 // points that use it is valid, and stores each point's stores under that
 // point's guard; store addresses shared by several points of a thread are
 // therefore written once per point, unlike the model's de-duplicated stores.
-func Generate(k *kernel.Kernel, l kernel.Launch) (*Program, error) {
+func Generate(k *kernel.Kernel, l kernel.Launch, r Residency) (*Program, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
+	}
+	if r.BlocksPerSM < 1 {
+		return nil, fmt.Errorf("resident blocks per SM on %s = %d: must be at least 1", r.Device, r.BlocksPerSM)
 	}
 	grid := l.Grid()
 	if grid[1] > maxGridYZ || grid[2] > maxGridYZ {
@@ -97,7 +112,7 @@ func Generate(k *kernel.Kernel, l kernel.Launch) (*Program, error) {
 	if grid[0] > math.MaxInt32 {
 		return nil, fmt.Errorf("grid x = %d blocks: CUDA allows at most %d", grid[0], math.MaxInt32)
 	}
-	g := &gen{k: k, l: l, points: points(l.Fold)}
+	g := &gen{k: k, l: l, residency: r, points: points(l.Fold)}
 	if len(g.points) > 64 {
 		return nil, fmt.Errorf("fold %d×%d×%d: at most 64 lattice points per thread", l.Fold[0], l.Fold[1], l.Fold[2])
 	}
@@ -122,9 +137,10 @@ func points(fold [3]int64) []kernel.Point {
 
 // gen carries the state of one Generate call.
 type gen struct {
-	k      *kernel.Kernel
-	l      kernel.Launch
-	points []kernel.Point
+	k         *kernel.Kernel
+	l         kernel.Launch
+	residency Residency
+	points    []kernel.Point
 	fields []*fieldPlan
 	floor  bool // a translated expression calls floordiv
 	mod    bool // ... or posmod

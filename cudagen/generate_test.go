@@ -7,11 +7,31 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// testResidency is the occupancy of the tests that do not compare with a
+// golden file.
+var testResidency = Residency{Device: "A100-40GB", BlocksPerSM: 8}
+
+// goldenResidency is the occupancy device.Occupancy gives the launch on
+// A100-40GB, as the cuda command computes it.
+func goldenResidency(t *testing.T, k *kernel.Kernel, l kernel.Launch) Residency {
+	t.Helper()
+	dev, err := device.Lookup("A100-40GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	occ, err := dev.Occupancy(int(l.ThreadsPerBlock()), k.Registers, k.SharedBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Residency{Device: dev.Name, BlocksPerSM: occ.BlocksPerSM}
+}
 
 // goldenLaunch is the launch of each example's golden file: the paper's
 // configurations where there is one, a folded case for the stencils.
@@ -52,7 +72,8 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("example %s has no golden launch; add one to goldenLaunch", name)
 			}
 			k := loadExample(t, name)
-			prog, err := Generate(k, k.NewLaunch(cfg.block, cfg.fold))
+			l := k.NewLaunch(cfg.block, cfg.fold)
+			prog, err := Generate(k, l, goldenResidency(t, k, l))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +105,8 @@ func TestGoldenSynthetic(t *testing.T) {
 	for name, cfg := range syntheticLaunch {
 		t.Run(name, func(t *testing.T) {
 			k := loadSynthetic(t, name)
-			prog, err := Generate(k, k.NewLaunch(cfg.block, cfg.fold))
+			l := k.NewLaunch(cfg.block, cfg.fold)
+			prog, err := Generate(k, l, goldenResidency(t, k, l))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,14 +243,16 @@ fields:
 	for _, tc := range []struct {
 		k    *kernel.Kernel
 		l    kernel.Launch
+		r    Residency
 		want string
 	}{
-		{isl, isl.NewLaunch([3]int64{64, 1, 1}, kernel.NoFold), `field "A" load_isl[0]: the map cannot be turned into index expressions`},
-		{star, star.NewLaunch([3]int64{2048, 1, 1}, kernel.NoFold), "block"},
-		{star, kernel.Launch{Block: [3]int64{1024, 1, 1}, Fold: kernel.NoFold, Domain: [3]int64{64, 70000, 1}}, "65535"},
-		{star, star.NewLaunch([3]int64{4, 4, 4}, [3]int64{4, 4, 8}), "at most 64 lattice points"},
+		{isl, isl.NewLaunch([3]int64{64, 1, 1}, kernel.NoFold), testResidency, `field "A" load_isl[0]: the map cannot be turned into index expressions`},
+		{star, star.NewLaunch([3]int64{2048, 1, 1}, kernel.NoFold), testResidency, "block"},
+		{star, kernel.Launch{Block: [3]int64{1024, 1, 1}, Fold: kernel.NoFold, Domain: [3]int64{64, 70000, 1}}, testResidency, "65535"},
+		{star, star.NewLaunch([3]int64{4, 4, 4}, [3]int64{4, 4, 8}), testResidency, "at most 64 lattice points"},
+		{star, star.NewLaunch([3]int64{256, 1, 1}, kernel.NoFold), Residency{Device: "X"}, "resident blocks per SM on X = 0"},
 	} {
-		_, err := Generate(tc.k, tc.l)
+		_, err := Generate(tc.k, tc.l, tc.r)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Generate(%s, %+v) = %v, want an error containing %q", tc.k.Name, tc.l, err, tc.want)
 		}
@@ -249,14 +273,15 @@ func TestFlopsAndFunction(t *testing.T) {
 		// c, s, 2×2 f and the two components of v: 1+1+4+2 FMAs per point.
 		{"mixed", loadSynthetic(t, "mixed"), [3]int64{2, 1, 1}, 16},
 	} {
-		prog, err := Generate(tc.k, tc.k.NewLaunch([3]int64{32, 2, 2}, tc.fold))
+		prog, err := Generate(tc.k, tc.k.NewLaunch([3]int64{32, 2, 2}, tc.fold), testResidency)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if prog.Flops != tc.flops {
 			t.Errorf("%s: %v flops per Lup, want %v", tc.name, prog.Flops, tc.flops)
 		}
-		if !strings.Contains(prog.Function, "polyvol") || !strings.Contains(prog.Source, "__global__ void __launch_bounds__(BX * BY * BZ)\n"+prog.Function+"(") {
+		if !strings.Contains(prog.Function, "polyvol") || !strings.Contains(prog.Source, "__global__ void __launch_bounds__(BX * BY * BZ, MIN_BLOCKS_PER_SM)\n"+prog.Function+"(") ||
+			!strings.Contains(prog.Source, "constexpr int MIN_BLOCKS_PER_SM = 8;") {
 			t.Errorf("%s: function %q not declared as the polyvol kernel", tc.name, prog.Function)
 		}
 	}

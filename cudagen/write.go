@@ -70,11 +70,16 @@ func (g *gen) write() (*Program, error) {
 	p("// Build: nvcc -O3 -arch=sm_90 -o %s THIS_FILE.cu\n", fn)
 	p("// Run:   ./%s [timed launches, default %d]\n", fn, DefaultReps)
 	p("// It makes %d untimed launches, then the timed ones, and prints one line\n", Warmup)
-	p("//   polyvol kernel=NAME block=X,Y,Z fold=X,Y,Z domain=X,Y,Z flops_per_lup=F reps=N ms=MS glups=G\n")
-	p("// with the milliseconds per launch and the lattice updates per second in 10^9.\n\n")
+	p("//   polyvol kernel=NAME block=X,Y,Z fold=X,Y,Z domain=X,Y,Z flops_per_lup=F reps=N ms=MS glups=G blocks_per_sm=B modelled_blocks_per_sm=M\n")
+	p("// with the milliseconds per launch, the lattice updates per second in 10^9,\n")
+	p("// and the resident blocks per SM the runtime reports and that polyvol models.\n\n")
 	p("#include <cstdio>\n#include <cstdlib>\n#include <cuda_runtime.h>\n\n%s\ntypedef %s real_t;\n\n", checkMacro, real)
 	p("constexpr long long D0 = %d, D1 = %d, D2 = %d; // domain in lattice points\n", l.Domain[0], l.Domain[1], l.Domain[2])
 	p("constexpr int BX = %d, BY = %d, BZ = %d; // block\n", l.Block[0], l.Block[1], l.Block[2])
+	p("// Resident blocks per SM that polyvol models on %s with %d registers per\n", oneLine(g.residency.Device), k.Registers)
+	p("// thread and %d bytes of shared memory per block; __launch_bounds__ asks nvcc\n", k.SharedBytes)
+	p("// to fit them, and the result line reports the occupancy reached.\n")
+	p("constexpr int MIN_BLOCKS_PER_SM = %d;\n", g.residency.BlocksPerSM)
 	p("constexpr unsigned G0 = %d, G1 = %d, G2 = %d; // grid, ceil(D / (block * fold))\n", grid[0], grid[1], grid[2])
 	p("constexpr int WARMUP = %d, DEFAULT_REPS = %d;\n\n", Warmup, DefaultReps)
 	p("// Elements allocated per array, and the offset of index 0 in the allocation\n")
@@ -132,7 +137,7 @@ func (g *gen) writeKernel(b *strings.Builder, fn, real, fma, weight string, sink
 	if sink {
 		params = append(params, "real_t* __restrict__ sink")
 	}
-	p("__global__ void __launch_bounds__(BX * BY * BZ)\n%s(%s)\n{\n", fn, strings.Join(params, ", "))
+	p("__global__ void __launch_bounds__(BX * BY * BZ, MIN_BLOCKS_PER_SM)\n%s(%s)\n{\n", fn, strings.Join(params, ", "))
 	for _, c := range []string{"x", "y", "z"} {
 		p("    const long long %s = (long long)blockIdx.%s * B%s + threadIdx.%s;\n", c, c, strings.ToUpper(c), c)
 	}
@@ -301,7 +306,10 @@ func (g *gen) writeMain(b *strings.Builder, fn, real, flops string, sink bool) {
 	p("    const double ms = (double)total / reps;\n")
 	p("    const double glups = (double)(D0 * D1 * D2) / (ms * 1e6);\n")
 	l := g.l
-	p("    std::printf(\"polyvol kernel=%s block=%s fold=%s domain=%s flops_per_lup=%s reps=%%d ms=%%.6f glups=%%.4f\\n\", reps, ms, glups);\n\n",
+	p("    int blocks_per_sm = 0;\n")
+	p("    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, %s, BX * BY * BZ, 0));\n", fn)
+	p("    std::printf(\"polyvol kernel=%s block=%s fold=%s domain=%s flops_per_lup=%s reps=%%d ms=%%.6f glups=%%.4f blocks_per_sm=%%d modelled_blocks_per_sm=%%d\\n\",\n"+
+		"                reps, ms, glups, blocks_per_sm, MIN_BLOCKS_PER_SM);\n\n",
 		printable(g.k.Name), triple(l.Block), triple(l.Fold), triple(l.Domain), flops)
 	p("    CHECK(cudaEventDestroy(start));\n    CHECK(cudaEventDestroy(stop));\n")
 	for _, f := range frees {

@@ -8,7 +8,7 @@
 #define __global__
 #define __device__
 #define __forceinline__ inline
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __restrict__ __restrict
 
 struct uint3 { unsigned x, y, z; };
@@ -36,3 +36,4 @@ cudaError_t cudaEventRecord(cudaEvent_t);
 cudaError_t cudaEventSynchronize(cudaEvent_t);
 cudaError_t cudaEventElapsedTime(float*, cudaEvent_t, cudaEvent_t);
 cudaError_t cudaEventDestroy(cudaEvent_t);
+template <class F> cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int*, F, int, size_t);
