@@ -2,9 +2,13 @@ package cli
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -60,6 +64,12 @@ type Shard struct {
 	Count  int    `json:"count"` // N
 	Format string `json:"format"`
 	Top    int    `json:"top"`
+	// Sweep fingerprints what the exploration depends on (sweepFingerprint):
+	// the shards of one sweep carry the same value.
+	Sweep string `json:"sweep"`
+	// Digest is shardDigest of the shard's rows and skipped configurations,
+	// so that merge notices rows edited, dropped or added after the run.
+	Digest string `json:"digest"`
 }
 
 func init() {
@@ -76,13 +86,16 @@ explore evaluates every block shape of --threads threads whose sides are powers 
 two within the hardware limits (x, y <= 1024, z <= 64), with every fold of
 --folds, in parallel, and ranks them by predicted GLup/s. The table shows the
 best --top rows; JSON and CSV give every row. With --shard K/N it evaluates
-the configurations i with i mod N = K-1 and writes JSON for 'polyvol merge'.
+the configurations i with i mod N = K-1 and writes JSON for 'polyvol merge';
+--shard slurm takes K and N from the variables of a Slurm array job
+(SLURM_ARRAY_TASK_ID, _MIN, _STEP and _COUNT), so --array may start at 0.
 
 Examples:
    polyvol explore star3d-r4 --device A100-40GB
    polyvol explore lbm-d3q19-pull --device H100-SXM --threads 512 --top 5
    polyvol explore star3d-r4 --folds 1,1,1:1,1,2:1,1,4 --format csv > sweep.csv
-   polyvol explore star3d-r4 --shard 2/8 > shard-2.json`,
+   polyvol explore star3d-r4 --shard 2/8 > shard-2.json
+   polyvol explore star3d-r4 --shard slurm > shard-$SLURM_ARRAY_TASK_ID.json`,
 			Flags: append([]ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,
@@ -90,7 +103,7 @@ Examples:
 				&ucli.StringFlag{Name: "folds", Value: "1,1,1:1,2,1:1,1,2", Usage: "colon-separated thread foldings `X,Y,Z:...`"},
 				&ucli.IntFlag{Name: "top", Value: 10, Usage: "rows of the table (0: all)"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "configurations evaluated in parallel"},
-				&ucli.StringFlag{Name: "shard", Usage: "evaluate slice `K/N` only (1 <= K <= N) and write JSON for merge"},
+				&ucli.StringFlag{Name: "shard", Usage: "evaluate slice `K/N` only (1 <= K <= N, or slurm: the Slurm array task) and write JSON for merge"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 			}, estimateFlags()...),
 			Action:       runExplore,
@@ -129,7 +142,7 @@ func runExplore(c *ucli.Context) error {
 	}
 	var shard *Shard
 	if c.IsSet("shard") {
-		k, n, err := parseShard(c.String("shard"))
+		k, n, err := parseShard(c.String("shard"), os.Getenv)
 		if err != nil {
 			return err
 		}
@@ -180,6 +193,11 @@ func runExplore(c *ucli.Context) error {
 	}
 	if shard != nil {
 		format = formatJSON
+		sortSkipped(e.Skipped)
+		shard.Sweep = sweepFingerprint(k, dev, e, c.Uint64("max-operations"), opt.WorkBound)
+		if shard.Digest, err = shardDigest(e); err != nil {
+			return err
+		}
 	}
 	return writeExploration(c.App.Writer, c.App.ErrWriter, e, format, top)
 }
@@ -218,15 +236,84 @@ func parseFolds(s string) ([][3]int64, error) {
 	return folds, nil
 }
 
-// parseShard parses the --shard value K/N with 1 <= K <= N.
-func parseShard(s string) (k, n int, err error) {
+// slurmShard is the --shard value that takes the shard from the
+// environment of a Slurm array task.
+const slurmShard = "slurm"
+
+// parseShard parses the --shard value K/N with 1 <= K <= N, or slurmShard,
+// which reads K and N from the Slurm array variables through getenv
+// (slurmArrayShard).
+func parseShard(s string, getenv func(string) string) (k, n int, err error) {
+	if s == slurmShard {
+		return slurmArrayShard(getenv)
+	}
 	ks, ns, ok := strings.Cut(s, "/")
 	k, errK := strconv.Atoi(ks)
 	n, errN := strconv.Atoi(ns)
 	if !ok || errK != nil || errN != nil || n < 1 || k < 1 || k > n {
-		return 0, 0, usageErrorf("--shard %q: expected K/N with integers 1 <= K <= N, e.g. 3/8", s)
+		return 0, 0, usageErrorf("--shard %q: expected K/N with integers 1 <= K <= N, e.g. 3/8, or %s", s, slurmShard)
 	}
 	return k, n, nil
+}
+
+// slurmArrayShard returns the shard K/N of a Slurm array task: N is
+// SLURM_ARRAY_TASK_COUNT and K counts from 1 at SLURM_ARRAY_TASK_MIN in
+// steps of SLURM_ARRAY_TASK_STEP (1 when unset), so --array=0-7, 1-8 and
+// 0-14:2 all give the shards 1/8 to 8/8.
+func slurmArrayShard(getenv func(string) string) (k, n int, err error) {
+	vars := map[string]int{"SLURM_ARRAY_TASK_STEP": 1}
+	for _, name := range []string{"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_STEP"} {
+		v := getenv(name)
+		if v == "" && name == "SLURM_ARRAY_TASK_STEP" {
+			continue
+		}
+		i, err := strconv.Atoi(v)
+		if err != nil || i < 0 {
+			return 0, 0, usageErrorf("--shard %s: %s=%q: expected a non-negative integer (run as a task of sbatch --array)", slurmShard, name, v)
+		}
+		vars[name] = i
+	}
+	id, lo, count, step := vars["SLURM_ARRAY_TASK_ID"], vars["SLURM_ARRAY_TASK_MIN"], vars["SLURM_ARRAY_TASK_COUNT"], vars["SLURM_ARRAY_TASK_STEP"]
+	if step < 1 || id < lo || (id-lo)%step != 0 || (id-lo)/step >= count {
+		return 0, 0, usageErrorf("--shard %s: task %d is not one of the %d tasks from %d in steps of %d; use an array of evenly spaced task ids such as --array=0-7",
+			slurmShard, id, count, lo, step)
+	}
+	return (id-lo)/step + 1, count, nil
+}
+
+// sweepFingerprint hashes what an exploration's rows depend on: the kernel
+// as loaded (domain, flops, resources, fields and their accesses), the
+// device's parameters, the method, model, threads, folds, shard count and
+// the estimation bounds. The shards of one sweep share it; merge refuses
+// shards whose fingerprints differ.
+func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *Exploration, maxOperations uint64, maxWork int64) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "kernel %q %v %v %d %d %d\n", k.Name, k.Domain, k.Flops, k.Registers, k.SharedBytes, k.FPType)
+	for _, f := range k.Fields {
+		fmt.Fprintf(h, "field %q %d %v %d %d %v\n", f.Name, f.Element, f.Extent, f.Offset, f.Multiplicity, f.Scalar)
+		for _, a := range append(slices.Clone(f.Loads), f.Stores...) {
+			fmt.Fprintf(h, "access %q\n", a.Text)
+		}
+		fmt.Fprintf(h, "maps %q %q\n", f.LoadMaps, f.StoreMaps)
+	}
+	devJSON, _ := json.Marshal(dev) // a device has no values JSON cannot encode
+	fmt.Fprintf(h, "device %s\n", devJSON)
+	fmt.Fprintf(h, "sweep %q %q %v %d %v %d %d %d\n", e.Method, e.Model, e.Domain, e.Threads, e.Folds, e.Shard.Count, maxOperations, maxWork)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// shardDigest hashes the JSON of e's rows and skipped configurations in
+// their order in the shard file.
+func shardDigest(e *Exploration) (string, error) {
+	data, err := json.Marshal(struct {
+		Rows    []*model.Report
+		Skipped []Skipped
+	}{e.Rows, e.Skipped})
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:16]), nil
 }
 
 // estimateAll estimates every launch with workers goroutines, each with its

@@ -60,7 +60,7 @@ func FuzzExploreFlagParsers(f *testing.F) {
 		} else if _, ok := err.(*UsageError); !ok {
 			t.Fatalf("--folds %q: error %T is not a usage error", s, err)
 		}
-		if k, n, err := parseShard(s); err == nil {
+		if k, n, err := parseShard(s, func(string) string { return s }); err == nil {
 			if k < 1 || k > n {
 				t.Fatalf("--shard %q: accepted %d/%d", s, k, n)
 			}

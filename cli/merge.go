@@ -3,10 +3,14 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 
+	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -61,8 +65,12 @@ func runMerge(c *ucli.Context) error {
 }
 
 // mergeShards reads the shard files and combines them into one exploration
-// whose Shard holds the shards' format and top. Every shard 1..N of the same
-// exploration must appear exactly once.
+// whose Shard holds the shards' format and top. The shards must prove that
+// they are one sweep, tiled exactly once: every shard 1..N appears once,
+// all carry the same sweep fingerprint and header, each shard's digest
+// matches its rows, every row and skipped configuration belongs to its
+// shard's slice of the enumeration (explore: configuration i in shard
+// i mod N + 1), and each configuration appears exactly once.
 func mergeShards(paths []string) (*Exploration, error) {
 	var all *Exploration
 	seen := map[int]string{}
@@ -81,6 +89,9 @@ func mergeShards(paths []string) (*Exploration, error) {
 		}
 		if !sameExploration(all, e) {
 			return nil, usageErrorf("%s: shard of a different exploration than %s (kernel, device, method, model, domain, threads, folds, shard count, format or top differ)", path, paths[0])
+		}
+		if e.Shard.Sweep != all.Shard.Sweep {
+			return nil, usageErrorf("%s: shard of a different sweep than %s: shard.sweep %s differs from %s (the spec, device or flags differ)", path, paths[0], e.Shard.Sweep, all.Shard.Sweep)
 		}
 		all.Rows = append(all.Rows, e.Rows...)
 		all.Skipped = append(all.Skipped, e.Skipped...)
@@ -137,7 +148,83 @@ func readShard(path string) (*Exploration, error) {
 	if e.Skipped == nil {
 		e.Skipped = []Skipped{}
 	}
+	if err := checkShard(&e); err != nil {
+		return nil, usageErrorf("%s: %v", path, err)
+	}
 	return &e, nil
+}
+
+// checkShard checks that a shard is internally consistent: it has a sweep
+// fingerprint, its digest matches its rows and skipped configurations, and
+// they are exactly the configurations of its slice of the enumeration, each
+// once, with the shard's kernel, device, method and domain.
+func checkShard(e *Exploration) error {
+	if e.Shard.Sweep == "" {
+		return errors.New("shard.sweep: missing; the shard was written by an older polyvol, run explore --shard again")
+	}
+	digest, err := shardDigest(e)
+	if err != nil {
+		return err
+	}
+	if digest != e.Shard.Digest {
+		return fmt.Errorf("shard.digest %q does not match the shard's rows and skipped configurations (%s): the file was edited after explore wrote it", e.Shard.Digest, digest)
+	}
+	blocks, err := blockShapes(int(min(e.Threads, math.MaxInt32)))
+	if err != nil {
+		return fmt.Errorf("threads %d: expected a power of two from 1 to %d", e.Threads, kernel.MaxThreadsPerBlock)
+	}
+	if want := len(blocks) * len(e.Folds); e.Configurations != want {
+		return fmt.Errorf("configurations %d: %d block shapes of %d threads times %d folds are %d", e.Configurations, len(blocks), e.Threads, len(e.Folds), want)
+	}
+	// index numbers the configurations as explore enumerates them: folds
+	// outermost, then block shapes.
+	index := map[[2][3]int64]int{}
+	for fi, f := range e.Folds {
+		for bi, b := range blocks {
+			if _, dup := index[[2][3]int64{b, f}]; dup {
+				return fmt.Errorf("folds: fold %s appears twice", triple(f))
+			}
+			index[[2][3]int64{b, f}] = fi*len(blocks) + bi
+		}
+	}
+	place := func(what string, block, fold [3]int64) error {
+		i, ok := index[[2][3]int64{block, fold}]
+		switch {
+		case !ok:
+			return fmt.Errorf("%s: block %s fold %s is not a configuration of this sweep", what, triple(block), triple(fold))
+		case i < 0:
+			return fmt.Errorf("%s: block %s fold %s appears twice", what, triple(block), triple(fold))
+		case i%e.Shard.Count != e.Shard.Index-1:
+			return fmt.Errorf("%s: block %s fold %s is configuration %d, which belongs to shard %d/%d, not %d/%d",
+				what, triple(block), triple(fold), i, i%e.Shard.Count+1, e.Shard.Count, e.Shard.Index, e.Shard.Count)
+		}
+		index[[2][3]int64{block, fold}] = -1
+		return nil
+	}
+	for i, r := range e.Rows {
+		what := fmt.Sprintf("rows[%d]", i)
+		if r.Kernel != e.Kernel || r.Device != e.Device || r.Method != e.Method || r.Launch.Domain != e.Domain {
+			return fmt.Errorf("%s: kernel %q, device %q, method %q or domain %s differ from the shard's", what, r.Kernel, r.Device, r.Method, triple(r.Launch.Domain))
+		}
+		if err := place(what, r.Launch.Block, r.Launch.Fold); err != nil {
+			return err
+		}
+	}
+	for i, s := range e.Skipped {
+		if err := place(fmt.Sprintf("skipped[%d]", i), s.Block, s.Fold); err != nil {
+			return err
+		}
+	}
+	// Configuration i belongs to shard i mod N + 1: shard K of N holds the
+	// C configurations with i = K-1, K-1+N, ... below C.
+	want := 0
+	if e.Shard.Index <= e.Configurations {
+		want = (e.Configurations-e.Shard.Index)/e.Shard.Count + 1
+	}
+	if got := len(e.Rows) + len(e.Skipped); got != want {
+		return fmt.Errorf("%d rows and %d skipped configurations, but shard %d/%d of %d configurations holds %d", len(e.Rows), len(e.Skipped), e.Shard.Index, e.Shard.Count, e.Configurations, want)
+	}
+	return nil
 }
 
 // sameExploration reports whether a and b are shards of the same exploration.
