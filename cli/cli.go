@@ -168,7 +168,9 @@ func RunWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	return ExitOK
 }
 
-// execute runs the command line args and returns its error unprinted.
+// execute runs the command line args and returns its error unprinted. The
+// notes a successful command collected (addNote) follow on stderr, one line
+// each; a failing command prints only its error.
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	app := newApp(stdin, stdout, stderr)
 	if n := len(args); n >= 2 && args[n-1] == completionMarker {
@@ -176,7 +178,15 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return nil
 	}
 	app.ExitErrHandler = func(*ucli.Context, error) {} // the caller decides the exit code
-	return app.Run(flagsFirst(app, args))
+	notes := repeatedFlagNotes(app, args[1:])
+	app.Metadata = map[string]any{notesKey: &notes}
+	if err := app.Run(flagsFirst(app, args)); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(stderr, notePrefix+n)
+	}
+	return nil
 }
 
 // isUsageError reports whether err is the user's: a *UsageError or a flag
@@ -195,18 +205,8 @@ func flagsFirst(app *ucli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
-	global := valueFlags(app.Flags)
-	i := 1
-	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
-		if global[strings.TrimLeft(args[i], "-")] {
-			i++
-		}
-		i++
-	}
-	if i >= len(args) {
-		return args
-	}
-	cmd := app.Command(args[i])
+	i, cmd := findCommand(app, args[1:])
+	i++
 	if cmd == nil || len(cmd.Subcommands) > 0 {
 		return args
 	}
@@ -234,6 +234,23 @@ func flagsFirst(app *ucli.App, args []string) []string {
 		out = append(append(out, "--"), positional...)
 	}
 	return out
+}
+
+// findCommand returns the index of the command name in words, a command
+// line without the program name, and the command; cmd is nil when the first
+// word after the global flags (and their values) is no command.
+func findCommand(app *ucli.App, words []string) (i int, cmd *ucli.Command) {
+	global := valueFlags(app.Flags)
+	for i < len(words) && strings.HasPrefix(words[i], "-") && words[i] != "--" {
+		if global[strings.TrimLeft(words[i], "-")] {
+			i++
+		}
+		i++
+	}
+	if i >= len(words) {
+		return i, nil
+	}
+	return i, app.Command(words[i])
 }
 
 // valueFlags returns the names (and aliases) of the flags that take a value.

@@ -85,21 +85,14 @@ func complete(app *ucli.App, words []string) {
 	if len(words) > 0 {
 		cur, words = words[len(words)-1], words[:len(words)-1]
 	}
-	var cmd *ucli.Command
+	i, cmd := findCommand(app, words)
 	flags := app.Flags
-	takesValue := valueFlags(flags)
-	for i := 0; i < len(words) && cmd == nil; i++ {
-		w := words[i]
-		if !strings.HasPrefix(w, "-") {
-			if cmd = app.Command(w); cmd == nil {
-				return // an unknown command has no candidates
-			}
-			flags = cmd.Flags
-			takesValue = valueFlags(flags)
-		} else if takesValue[strings.TrimLeft(w, "-")] {
-			i++
-		}
+	if cmd != nil {
+		flags = cmd.Flags
+	} else if i < len(words) {
+		return // an unknown command has no candidates
 	}
+	takesValue := valueFlags(flags)
 	var candidates []string
 	prev := ""
 	if len(words) > 0 {

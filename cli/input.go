@@ -241,9 +241,11 @@ func parseMethod(c *ucli.Context) (sets.Method, error) {
 // is set. Field extents keep their padding, as in layercond: an extent of the
 // spec's domain plus p in a dimension becomes the new domain plus p there, so
 // halo-padded arrays follow the domain; extents below the spec's domain are
-// kept.
+// kept. The kernel it returns is the one the command runs, so it also
+// records the notes on suspicious kernels (noteKernel).
 func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 	if !c.IsSet("domain") {
+		noteKernel(c, k)
 		return k, nil
 	}
 	d, err := parseTriple("domain", c.String("domain"))
@@ -263,6 +265,7 @@ func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 			}
 		}
 	}
+	noteKernel(c, out)
 	return out, nil
 }
 

@@ -64,7 +64,7 @@ func (g *gen) write() (*Program, error) {
 		p(": %s", oneLine(k.Description))
 	}
 	p(".\n// Launch: block %s, fold %s, domain %s, grid %s.\n", triple(l.Block), triple(l.Fold), triple(l.Domain), triple(grid))
-	p("// Per thread (%d lattice points): %d loads, %d stores.\n", lambda, loads, stores)
+	p("// Per thread: lattice points %d, loads %d, stores %d.\n", lambda, loads, stores)
 	p("// Per lattice update: %s flops in the FMA chain (the spec states %s).\n", fmtFloat(flopsPerLup), fmtFloat(k.Flops))
 	p("// Device memory: %d bytes in %d arrays.\n//\n", bytes, arrays)
 	p("// Build: nvcc -O3 -arch=sm_90 -o %s THIS_FILE.cu\n", fn)

@@ -2,7 +2,7 @@
 //
 // Kernel allen-cahn-d3q15: D3Q15 LBM pull step plus 7-point phase-field stencil (paper's Allen-Cahn kernel).
 // Launch: block 32,4,4, fold 1,1,1, domain 256,256,256, grid 8,64,64.
-// Per thread (1 lattice points): 22 loads, 16 stores.
+// Per thread: lattice points 1, loads 22, stores 16.
 // Per lattice update: 44 flops in the FMA chain (the spec states 250).
 // Device memory: 4379844896 bytes in 32 arrays.
 //

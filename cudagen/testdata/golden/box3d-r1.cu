@@ -2,7 +2,7 @@
 //
 // Kernel box3d-r1: 3D 27-point box stencil, range 1.
 // Launch: block 32,4,2, fold 1,1,2, domain 512,512,512, grid 16,128,128.
-// Per thread (2 lattice points): 36 loads, 2 stores.
+// Per thread: lattice points 2, loads 36, stores 2.
 // Per lattice update: 54 flops in the FMA chain (the spec states 27).
 // Device memory: 2170630216 bytes in 2 arrays.
 //

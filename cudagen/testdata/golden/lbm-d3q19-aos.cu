@@ -2,7 +2,7 @@
 //
 // Kernel lbm-d3q19-aos: D3Q19 LBM pull kernel, AoS, separate source and destination grids.
 // Launch: block 64,4,1, fold 1,1,1, domain 256,256,256, grid 4,64,256.
-// Per thread (1 lattice points): 19 loads, 19 stores.
+// Per thread: lattice points 1, loads 19, stores 19.
 // Per lattice update: 38 flops in the FMA chain (the spec states 200).
 // Device memory: 5210590400 bytes in 2 arrays.
 //

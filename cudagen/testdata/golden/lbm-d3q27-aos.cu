@@ -2,7 +2,7 @@
 //
 // Kernel lbm-d3q27-aos: D3Q27 LBM pull kernel, AoS, separate source and destination grids.
 // Launch: block 128,2,1, fold 1,1,2, domain 256,256,256, grid 2,128,128.
-// Per thread (2 lattice points): 54 loads, 54 stores.
+// Per thread: lattice points 2, loads 54, stores 54.
 // Per lattice update: 54 flops in the FMA chain (the spec states 290).
 // Device memory: 7404523416 bytes in 2 arrays.
 //

@@ -2,7 +2,7 @@
 //
 // Kernel star2d-r1: 2D 5-point star stencil, range 1 (check case C2).
 // Launch: block 256,2,1, fold 1,2,1, domain 15000,15000,1, grid 59,3750,1.
-// Per thread (2 lattice points): 8 loads, 2 stores.
+// Per thread: lattice points 2, loads 8, stores 2.
 // Per lattice update: 10 flops in the FMA chain (the spec states 5).
 // Device memory: 3600720064 bytes in 2 arrays.
 //

@@ -2,7 +2,7 @@
 //
 // Kernel star3d-r1: 3D 7-point star stencil, range 1.
 // Launch: block 32,8,4, fold 1,1,1, domain 512,512,512, grid 16,64,128.
-// Per thread (1 lattice points): 7 loads, 1 stores.
+// Per thread: lattice points 1, loads 7, stores 1.
 // Per lattice update: 14 flops in the FMA chain (the spec states 7).
 // Device memory: 2170626096 bytes in 2 arrays.
 //

@@ -2,7 +2,7 @@
 //
 // Kernel star3d-r4: 3D 25-point star stencil, range 4 (paper sample 3, check case C3).
 // Launch: block 64,4,4, fold 1,1,2, domain 640,512,512, grid 10,128,64.
-// Per thread (2 lattice points): 42 loads, 2 stores.
+// Per thread: lattice points 2, loads 42, stores 2.
 // Per lattice update: 50 flops in the FMA chain (the spec states 25).
 // Device memory: 2705326144 bytes in 2 arrays.
 //

@@ -2,7 +2,7 @@
 //
 // Kernel load-only.
 // Launch: block 256,1,1, fold 1,1,1, domain 4096,1,1, grid 16,1,1.
-// Per thread (1 lattice points): 2 loads, 0 stores.
+// Per thread: lattice points 1, loads 2, stores 0.
 // Per lattice update: 4 flops in the FMA chain (the spec states 0).
 // Device memory: 33024 bytes in 1 arrays.
 //

@@ -2,7 +2,7 @@
 //
 // Kernel mixed types: generator test with 1, 2, 4, 8 and 16-byte fields.
 // Launch: block 32,4,1, fold 2,1,1, domain 100,30,4, grid 2,8,4.
-// Per thread (2 lattice points): 11 loads, 4 stores.
+// Per thread: lattice points 2, loads 11, stores 4.
 // Per lattice update: 16 flops in the FMA chain (the spec states 3).
 // Device memory: 543630 bytes in 6 arrays.
 //

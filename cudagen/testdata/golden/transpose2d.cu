@@ -2,7 +2,7 @@
 //
 // Kernel transpose2d: 2D transpose, contiguous loads, strided stores.
 // Launch: block 32,8,1, fold 1,1,1, domain 8192,4096,1, grid 256,512,1.
-// Per thread (1 lattice points): 1 loads, 1 stores.
+// Per thread: lattice points 1, loads 1, stores 1.
 // Per lattice update: 2 flops in the FMA chain (the spec states 0).
 // Device memory: 536870912 bytes in 2 arrays.
 //

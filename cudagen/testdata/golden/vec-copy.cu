@@ -2,7 +2,7 @@
 //
 // Kernel vec-copy: streaming copy B[x] = A[x].
 // Launch: block 1024,1,1, fold 1,1,1, domain 67108864,1,1, grid 65536,1,1.
-// Per thread (1 lattice points): 1 loads, 1 stores.
+// Per thread: lattice points 1, loads 1, stores 1.
 // Per lattice update: 2 flops in the FMA chain (the spec states 0).
 // Device memory: 1073741824 bytes in 2 arrays.
 //

@@ -2,7 +2,7 @@
 //
 // Kernel vec3-scale: 1D three-component vector update (paper sample 1, check case C1).
 // Launch: block 1024,1,1, fold 1,1,1, domain 1000000,1,1, grid 977,1,1.
-// Per thread (1 lattice points): 4 loads, 4 stores.
+// Per thread: lattice points 1, loads 4, stores 4.
 // Per lattice update: 8 flops in the FMA chain (the spec states 13).
 // Device memory: 56000000 bytes in 3 arrays.
 //

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/polyvol/polyvol/examples"
+)
+
+// TestNotes checks that each suspicious input gets its one-line note on
+// stderr while the command still succeeds, and that the examples as shipped
+// get none of these notes.
+func TestNotes(t *testing.T) {
+	far := filepath.Join(t.TempDir(), "far.yaml")
+	spec := "name: far\ndomain: [64]\nfields:\n  - name: A\n    element: 8\n    extent: [10]\n    load: [[x + 100]]\n  - name: B\n    element: 8\n    extent: [64]\n    store: [[x]]\n"
+	if err := os.WriteFile(far, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "star3d-r4", "--block", "32,1,1", "--block", "64,4,1"}, "--block given 2 times; the last value, 64,4,1, counts"},
+		{[]string{"predict", "star3d-r4", "--block=32,1,1", "--format", "csv", "--block", "64"}, "--block given 2 times; the last value, 64, counts"},
+		// Range 4 in z on a domain of width 1 there.
+		{[]string{"predict", "star3d-r4", "--domain", "10,10", "--block", "16,16,1"}, "the domain's width in z is 1, but the accesses reach 4 beyond"},
+		{[]string{"simulate", "star2d-r1", "--domain", "64,64,8", "--block", "64,1,1"}, "no access depends on z, but the domain's width in z is 8"},
+		{[]string{"cuda", "vec-copy", "--domain", "64,8", "--block", "64"}, "no access depends on y"},
+		// x + 100 on x < 64 spans 100..163, past the extent 10 by more than 10.
+		{[]string{"predict", far, "--block", "64"}, `field "A" access [x + 100]: its x index spans 100 to 163, a whole extent (10) or more outside the array`},
+	} {
+		stdout, stderr, code := run(t, tc.args...)
+		if code != ExitOK || stdout == "" {
+			t.Errorf("%v: exit %d, stdout %q", tc.args, code, stdout)
+		}
+		if !strings.Contains(stderr, notePrefix+tc.want) {
+			t.Errorf("%v: stderr lacks the note %q:\n%s", tc.args, tc.want, stderr)
+		}
+	}
+	for _, name := range examples.Names() {
+		k, err := loadKernel(nil, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if notes := kernelNotes(k); len(notes) > 0 {
+			t.Errorf("example %s gets notes: %q", name, notes)
+		}
+	}
+}
+
+// TestNotesNotOnError checks that a failing command prints its error alone.
+func TestNotesNotOnError(t *testing.T) {
+	_, stderr, code := run(t, "predict", "star3d-r4", "--block", "32,1,1", "--block", "2048")
+	if code != ExitUsage || strings.Count(stderr, "\n") != 1 || strings.Contains(stderr, "note") {
+		t.Errorf("exit %d, stderr %q; want one error line", code, stderr)
+	}
+}
