@@ -97,7 +97,12 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, slots: newSlots(cfg.Slots), mux: http.NewServeMux()}
 	web, _ := fs.Sub(webFiles, "web") // the embedded folder always exists
-	s.mux.Handle("GET /", http.FileServerFS(web))
+	files := http.FileServerFS(web)
+	s.mux.Handle("GET /{$}", files)
+	entries, _ := fs.ReadDir(web, ".")
+	for _, e := range entries {
+		s.mux.Handle("GET /"+e.Name(), files) // each file on its own, so other paths get 404 or 405
+	}
 	s.mux.HandleFunc("GET /api/devices", s.handleDevices)
 	s.mux.HandleFunc("GET /api/examples", s.handleExamples)
 	s.mux.HandleFunc("POST /api/predict", s.handleCommand(predictEndpoint))

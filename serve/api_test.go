@@ -1,0 +1,388 @@
+package serve_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polyvol/polyvol/cli"
+	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/serve"
+)
+
+// newServer starts the API on a loopback port with cfg (Run defaults to
+// polyvol's own runner).
+func newServer(t *testing.T, cfg serve.Config) *httptest.Server {
+	t.Helper()
+	if cfg.Run == nil {
+		cfg.Run = cli.RunForServer
+	}
+	srv := httptest.NewServer(serve.New(cfg))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// post sends a JSON body and returns the status and the body of the answer.
+func post(t *testing.T, url, body string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, data
+}
+
+// cliJSON runs polyvol with args, the spec text (if any) on standard input,
+// and returns its standard output, which must be a success.
+func cliJSON(t *testing.T, stdin string, args ...string) []byte {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := cli.RunWithInput(append([]string{"polyvol"}, args...), strings.NewReader(stdin), &stdout, &stderr); code != cli.ExitOK {
+		t.Fatalf("polyvol %s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
+	}
+	return stdout.Bytes()
+}
+
+const badElementSpec = `name: t
+domain: [64, 64]
+fields:
+  - name: u
+    element: 3
+    load: [[x, y]]
+`
+
+// TestPredictEqualsCLI checks that /api/predict answers with the bytes of
+// polyvol predict --format json for the same flags, for an example and for
+// a spec given as text.
+func TestPredictEqualsCLI(t *testing.T) {
+	srv := newServer(t, serve.Config{})
+	lbm, err := examples.Read("lbm-d3q19-pull")
+	if err != nil {
+		t.Fatal(err)
+	}
+	specJSON, _ := json.Marshal(string(lbm))
+	for _, c := range []struct {
+		body  string
+		stdin string
+		args  []string
+	}{
+		{`{}`, "", []string{"predict", "--format", "json"}},
+		{`{"example": "star3d-r4", "device": "A100-40GB", "block": "256,1,2", "fold": "1,1,2", "domain": "640,512,512", "method": "exact", "model": "roofline"}`, "",
+			[]string{"predict", "star3d-r4", "--device", "A100-40GB", "--block", "256,1,2", "--fold", "1,1,2", "--domain", "640,512,512", "--method", "exact", "--model", "roofline", "--format", "json"}},
+		{`{"spec": ` + string(specJSON) + `, "device": "H100-SXM", "block": "128,2,2", "method": "reference", "model": "latency"}`, string(lbm),
+			[]string{"predict", "-", "--device", "H100-SXM", "--block", "128,2,2", "--method", "reference", "--model", "latency", "--format", "json"}},
+	} {
+		status, got := post(t, srv.URL+"/api/predict", c.body)
+		if status != http.StatusOK {
+			t.Fatalf("%s: status %d: %s", c.body[:min(60, len(c.body))], status, got)
+		}
+		if want := cliJSON(t, c.stdin, c.args...); !bytes.Equal(got, want) {
+			t.Errorf("/api/predict %s differs from polyvol %s", c.body[:min(60, len(c.body))], strings.Join(c.args, " "))
+		}
+	}
+}
+
+// TestSimulateEqualsCLI checks /api/simulate against polyvol simulate with
+// the server's --max-accesses.
+func TestSimulateEqualsCLI(t *testing.T) {
+	srv := newServer(t, serve.Config{})
+	status, got := post(t, srv.URL+"/api/simulate", `{"example": "star3d-r1", "domain": "64,32,16", "block": "32,4,2", "schedule": "block", "infinite": false}`)
+	if status != http.StatusOK {
+		t.Fatalf("status %d: %s", status, got)
+	}
+	want := cliJSON(t, "", "simulate", "star3d-r1", "--domain", "64,32,16", "--block", "32,4,2", "--schedule", "block", "--max-accesses", "134217728", "--format", "json")
+	if !bytes.Equal(got, want) {
+		t.Errorf("/api/simulate differs from polyvol simulate:\n%s\n%s", got, want)
+	}
+}
+
+// TestSimulateSizeBound checks that a simulation over the server's bound is
+// refused as the request's error.
+func TestSimulateSizeBound(t *testing.T) {
+	srv := newServer(t, serve.Config{MaxSimAccesses: 1000})
+	status, got := post(t, srv.URL+"/api/simulate", `{"example": "star3d-r1", "domain": "64,32,16"}`)
+	if status != http.StatusBadRequest || !bytes.Contains(got, []byte("too large")) {
+		t.Errorf("status %d: %s; want 400 with 'too large'", status, got)
+	}
+}
+
+// TestDevicesAndExamples checks /api/devices against polyvol devices and
+// /api/examples against the embedded example files.
+func TestDevicesAndExamples(t *testing.T) {
+	srv := newServer(t, serve.Config{})
+	resp, err := http.Get(srv.URL + "/api/devices")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := cliJSON(t, "", "devices", "--format", "json"); !bytes.Equal(got, want) {
+		t.Error("/api/devices differs from polyvol devices --format json")
+	}
+
+	resp, err = http.Get(srv.URL + "/api/examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list []struct{ Name, Spec string }
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir("../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
+			files = append(files, name)
+		}
+	}
+	if len(list) != len(files) {
+		t.Fatalf("%d examples, examples/ holds %d specs", len(list), len(files))
+	}
+	for i, ex := range list {
+		want, err := os.ReadFile(filepath.Join("../examples", files[i]+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex.Name != files[i] || ex.Spec != string(want) {
+			t.Errorf("example %d is %q, want examples/%s.yaml", i, ex.Name, files[i])
+		}
+	}
+}
+
+// TestLayercondEqualsCLI checks that /api/layercond holds the JSON and the
+// SVG plot of polyvol layercond --plot.
+func TestLayercondEqualsCLI(t *testing.T) {
+	srv := newServer(t, serve.Config{})
+	status, got := post(t, srv.URL+"/api/layercond", `{"example": "star3d-r4", "block": "1024,1,1:256,1,4", "sweep": "256:1024:4", "device": "A100-40GB"}`)
+	if status != http.StatusOK {
+		t.Fatalf("status %d: %s", status, got)
+	}
+	var answer struct {
+		Report json.RawMessage `json:"report"`
+		SVG    string          `json:"svg"`
+	}
+	if err := json.Unmarshal(got, &answer); err != nil {
+		t.Fatal(err)
+	}
+	plot := filepath.Join(t.TempDir(), "plot.svg")
+	want := cliJSON(t, "", "layercond", "star3d-r4", "--block", "1024,1,1:256,1,4", "--sweep", "256:1024:4", "--device", "A100-40GB", "--plot", plot, "--format", "json")
+	if !bytes.Equal(answer.Report, bytes.TrimSpace(want)) {
+		t.Error("report differs from polyvol layercond --format json")
+	}
+	wantSVG, err := os.ReadFile(plot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer.SVG != string(wantSVG) || !strings.Contains(answer.SVG, "<svg") {
+		t.Error("svg differs from the plot of polyvol layercond --plot")
+	}
+}
+
+// TestExploreStream checks /api/explore: progress lines that count up to the
+// total, then the exploration, equal to polyvol explore --format json
+// compacted onto one line.
+func TestExploreStream(t *testing.T) {
+	srv := newServer(t, serve.Config{})
+	resp, err := http.Post(srv.URL+"/api/explore", "application/json", strings.NewReader(`{"example": "star3d-r4", "threads": 128, "folds": "1,1,1:1,1,2", "device": "V100"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/x-ndjson" {
+		t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	want := cliJSON(t, "", "explore", "star3d-r4", "--threads", "128", "--folds", "1,1,1:1,1,2", "--device", "V100", "--format", "json")
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, want); err != nil {
+		t.Fatal(err)
+	}
+	var e struct {
+		Rows    []json.RawMessage
+		Skipped []json.RawMessage
+	}
+	if err := json.Unmarshal(want, &e); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	lines.Buffer(nil, 64<<20)
+	done, total, last := -1, -1, ""
+	for lines.Scan() {
+		last = lines.Text()
+		var p struct{ Progress *struct{ Done, Total int } }
+		if err := json.Unmarshal(lines.Bytes(), &p); err != nil {
+			t.Fatalf("line %q: %v", last[:min(80, len(last))], err)
+		}
+		if p.Progress == nil {
+			break
+		}
+		if p.Progress.Done != done+1 || (total >= 0 && p.Progress.Total != total) {
+			t.Fatalf("progress %d of %d after %d of %d", p.Progress.Done, p.Progress.Total, done, total)
+		}
+		done, total = p.Progress.Done, p.Progress.Total
+	}
+	if total != len(e.Rows)+len(e.Skipped) || done != total {
+		t.Errorf("progress ended at %d of %d, the exploration has %d rows and %d skipped", done, total, len(e.Rows), len(e.Skipped))
+	}
+	if wantLine := `{"exploration":` + compact.String() + `}`; last != wantLine {
+		t.Errorf("last line differs from polyvol explore --format json compacted")
+	}
+	if lines.Scan() {
+		t.Errorf("text after the exploration: %q", lines.Text())
+	}
+}
+
+// errorAnswer is the JSON of an error answer.
+type errorAnswer struct {
+	Error  string
+	File   string
+	Line   int
+	Column int
+	Field  string
+}
+
+// TestUserErrors checks that bad requests get status 400 and a JSON error
+// that locates the mistake; the spec errors are those polyvol predict
+// prints for the same text.
+func TestUserErrors(t *testing.T) {
+	srv := newServer(t, serve.Config{MaxBodyBytes: 4096})
+	specBody := func(spec string) string {
+		data, _ := json.Marshal(map[string]string{"spec": spec})
+		return string(data)
+	}
+	syntax := "name: t\ndomain: [64, 64]\nflops: : 3\n"
+	for _, c := range []struct {
+		path, body string
+		want       errorAnswer
+	}{
+		{"/api/predict", specBody(badElementSpec), errorAnswer{File: "<stdin>", Line: 5, Column: 14, Field: `field "u" element`}},
+		{"/api/predict", specBody(syntax), errorAnswer{File: "<stdin>", Line: 3}},
+		{"/api/predict", `{"block": "0,1,1"}`, errorAnswer{Field: "block"}},
+		{"/api/predict", `{"device": "no-such-gpu"}`, errorAnswer{}},
+		{"/api/predict", `{"device-file": "/etc/passwd"}`, errorAnswer{}},
+		{"/api/predict", `{"example": "/etc/passwd"}`, errorAnswer{}},
+		{"/api/predict", `{"example": "star3d-r4", "spec": "name: x"}`, errorAnswer{}},
+		{"/api/predict", `{"block": [256, 1, 2]}`, errorAnswer{}},
+		{"/api/predict", `{"block": "256,1,2"} {}`, errorAnswer{}},
+		{"/api/predict", `not json`, errorAnswer{}},
+		{"/api/predict", `{"spec": "` + strings.Repeat("x", 5000) + `"}`, errorAnswer{}},
+		{"/api/explore", `{"example": "star3d-r4", "threads": 100}`, errorAnswer{Field: "threads"}},
+		{"/api/explore", `{"example": "star3d-r4", "folds": "1,1,1:1,1,2:1,1,4:1,2,1:1,2,2:1,2,4:1,4,1:1,4,2:1,4,4"}`, errorAnswer{Field: "folds"}},
+		{"/api/layercond", `{"sweep": "1:2:3:4"}`, errorAnswer{Field: "sweep"}},
+		{"/api/simulate", `{"schedule": "random"}`, errorAnswer{Field: "schedule"}},
+	} {
+		status, body := post(t, srv.URL+c.path, c.body)
+		var got errorAnswer
+		if err := json.Unmarshal(body, &got); err != nil || status != http.StatusBadRequest || got.Error == "" {
+			t.Errorf("%s %.60s: status %d, body %s; want 400 with a JSON error", c.path, c.body, status, body)
+			continue
+		}
+		if c.want.File != "" {
+			var stderr bytes.Buffer
+			var spec map[string]string
+			_ = json.Unmarshal([]byte(c.body), &spec)
+			cli.RunWithInput([]string{"polyvol", "predict", "-"}, strings.NewReader(spec["spec"]), io.Discard, &stderr)
+			if want := "polyvol: " + got.Error + "\n"; stderr.String() != want {
+				t.Errorf("%s: error %q, polyvol predict says %q", c.path, got.Error, stderr.String())
+			}
+		}
+		got.Error = ""
+		if got != c.want {
+			t.Errorf("%s %.60s: located at %+v, want %+v", c.path, c.body, got, c.want)
+		}
+	}
+}
+
+// TestHostAndMethod checks the DNS-rebinding guard (loopback Host names
+// only, unless AnyHost) and that the API refuses other methods.
+func TestHostAndMethod(t *testing.T) {
+	srv := newServer(t, serve.Config{})
+	for host, want := range map[string]int{
+		"localhost":              http.StatusOK,
+		"LOCALHOST:8080":         http.StatusOK,
+		"127.0.0.1:80":           http.StatusOK,
+		"[::1]:8080":             http.StatusOK,
+		"app.localhost":          http.StatusOK,
+		"evil.example":           http.StatusForbidden,
+		"evil.example:8080":      http.StatusForbidden,
+		"localhost.evil.example": http.StatusForbidden,
+		"10.0.0.1":               http.StatusForbidden,
+	} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/examples", nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %q: status %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+	open := newServer(t, serve.Config{AnyHost: true})
+	req, _ := http.NewRequest(http.MethodGet, open.URL+"/", nil)
+	req.Host = "calculator.example"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(page, []byte("polyvol calculator")) {
+		t.Errorf("AnyHost: status %d for the page", resp.StatusCode)
+	}
+	resp, err = http.Get(srv.URL + "/api/predict")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /api/predict: status %d, want 405", resp.StatusCode)
+	}
+}
+
+// blockingRunner is a Runner that waits until release is closed.
+type blockingRunner struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+func (b blockingRunner) run([]string, io.Reader, io.Writer, io.Writer) error {
+	b.started <- struct{}{}
+	<-b.release
+	return nil
+}
+
+// TestBudget checks that a request that runs past the time budget, or
+// waits for a slot that long, is answered 503 with a JSON error.
+func TestBudget(t *testing.T) {
+	b := blockingRunner{started: make(chan struct{}, 8), release: make(chan struct{})}
+	srv := newServer(t, serve.Config{Run: b.run, Slots: 1, RequestTimeout: 200 * time.Millisecond})
+	defer close(b.release)
+	status, body := post(t, srv.URL+"/api/predict", `{}`)
+	if status != http.StatusServiceUnavailable || !bytes.Contains(body, []byte("ran past")) {
+		t.Errorf("first request: status %d, %s; want 503 past the time budget", status, body)
+	}
+	<-b.started
+	// The first command still runs and holds the only slot.
+	status, body = post(t, srv.URL+"/api/predict", `{}`)
+	if status != http.StatusServiceUnavailable || !bytes.Contains(body, []byte("busy")) {
+		t.Errorf("second request: status %d, %s; want 503 busy", status, body)
+	}
+}

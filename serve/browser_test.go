@@ -1,0 +1,240 @@
+package serve_test
+
+import (
+	"bytes"
+	"context"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/polyvol/polyvol/cli"
+	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/serve"
+)
+
+// chromiumNames are the executable names of Chromium and Chrome; Debian's
+// package chromium (scripts/deps.sh test) installs the first.
+var chromiumNames = []string{"chromium", "chromium-browser", "google-chrome", "chrome"}
+
+// screenshotDirEnv names a folder where the browser test also saves its
+// screenshots, e.g. docs/ to refresh docs/serve-screenshot.png.
+const screenshotDirEnv = "POLYVOL_SCREENSHOT_DIR"
+
+// browser starts headless Chromium on a page context; the test fails when
+// Chromium is missing, since the page is tested only here.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	var path string
+	for _, name := range chromiumNames {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		t.Fatalf("no Chromium found (looked for %s); install Debian's chromium, e.g. with scripts/deps.sh test", strings.Join(chromiumNames, ", "))
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox, // CI runs as root, where Chromium's sandbox refuses to start
+		chromedp.WindowSize(1400, 1100),
+		chromedp.Flag("disable-dev-shm-usage", true),
+	)
+	ctx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelBrowser := chromedp.NewContext(ctx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelBrowser()
+		cancelAlloc()
+	})
+	return ctx
+}
+
+// saveScreenshot writes a PNG into the test's temporary folder and, when
+// screenshotDirEnv is set, into that folder too.
+func saveScreenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	dirs := []string{t.TempDir()}
+	if d := os.Getenv(screenshotDirEnv); d != "" {
+		dirs = append(dirs, d)
+	}
+	for _, d := range dirs {
+		path := filepath.Join(d, name)
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", path)
+	}
+}
+
+// cliOutput runs a polyvol command line and returns its standard output.
+func cliOutput(t *testing.T, args ...string) string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := cli.RunWithInput(append([]string{"polyvol"}, args...), strings.NewReader(""), &stdout, &stderr); code != cli.ExitOK {
+		t.Fatalf("polyvol %s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
+	}
+	return stdout.String()
+}
+
+// TestBrowser drives the page in headless Chromium: a prediction of
+// star3d-r4 shows the GLup/s and limiter of polyvol predict's table, a
+// syntax error is marked at its line, the ranking fills its progress bar
+// and ranks the best block of polyvol explore first, and the layer-condition
+// plot marks the transitions of polyvol layercond.
+func TestBrowser(t *testing.T) {
+	srv := httptest.NewServer(serve.New(serve.Config{Run: cli.RunForServer}))
+	defer srv.Close()
+	ctx := browser(t)
+
+	// Predict star3d-r4 with block 256,1,4 and compare with the CLI's table.
+	table := cliOutput(t, "predict", "star3d-r4", "--device", "H100-SXM", "--block", "256,1,4")
+	m := regexp.MustCompile(`prediction: ([0-9.]+) GLup/s, limited by (\S+)`).FindStringSubmatch(table)
+	if m == nil {
+		t.Fatalf("no prediction line in polyvol predict's table:\n%s", table)
+	}
+	do(t, ctx,
+		chromedp.Navigate(srv.URL),
+		chromedp.WaitVisible(`body[data-ready="true"]`),
+		chromedp.SetValue("#example", "star3d-r4"),
+		dispatch("example", "change"),
+		chromedp.SetValue("#device", "H100-SXM"),
+		chromedp.SendKeys("#block", "256,1,4"),
+		chromedp.Click("#predict"),
+		chromedp.WaitVisible("#glups"),
+	)
+	glups, limiter := text(t, ctx, "#glups"), text(t, ctx, "#limiter")
+	if glups != m[1] || limiter != m[2] {
+		t.Errorf("page shows %s GLup/s limited by %s, polyvol predict %s limited by %s", glups, limiter, m[1], m[2])
+	}
+	if limiterRow := text(t, ctx, "#levels tr.limiter td"); !strings.HasPrefix(limiterRow, m[2]) {
+		t.Errorf("the marked row of the level table is %q, want the limiter %s", limiterRow, m[2])
+	}
+	saveScreenshot(t, ctx, "serve-screenshot.png")
+
+	// A syntax error on a known line: "flops: : 25" instead of "flops: 25".
+	spec, err := examples.Read("star3d-r4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(spec), "\n")
+	badLine := 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, "flops:") {
+			lines[i], badLine = "flops: : 25", i+1
+		}
+	}
+	if badLine == 0 {
+		t.Fatal("star3d-r4.yaml has no flops line to break")
+	}
+	do(t, ctx,
+		chromedp.SetValue("#spec", strings.Join(lines, "\n")),
+		dispatch("spec", "input"),
+		chromedp.Click("#predict"),
+		chromedp.WaitVisible("#spec-error"),
+	)
+	message, marked := text(t, ctx, "#spec-error"), text(t, ctx, "#gutter .bad")
+	if want := "line " + strconv.Itoa(badLine) + ":"; !strings.HasPrefix(message, want) || !strings.Contains(message, "syntax error") {
+		t.Errorf("error message %q, want a syntax error starting %q", message, want)
+	}
+	if marked != strconv.Itoa(badLine) {
+		t.Errorf("the editor marks line %q, want %d", marked, badLine)
+	}
+
+	// Rank the block sizes of star3d-r4 and compare the best with the CLI.
+	best := regexp.MustCompile(`(?m)^\s*1\s+(\S+)\s+(\S+)\s+([0-9.]+)`).FindStringSubmatch(cliOutput(t, "explore", "star3d-r4", "--device", "H100-SXM"))
+	if best == nil {
+		t.Fatal("no first row in polyvol explore's table")
+	}
+	do(t, ctx,
+		chromedp.SetValue("#example", "star3d-r4"),
+		dispatch("example", "change"),
+		chromedp.Click("#explore"),
+		chromedp.WaitVisible("#ranks tbody tr"),
+	)
+	firstRow := evaluate[[]string](t, ctx, `[...document.querySelectorAll("#ranks tbody tr:first-child td")].map(td => td.textContent)`)
+	progress := evaluate[float64](t, ctx, `document.getElementById("progress").value`)
+	progressMax := evaluate[float64](t, ctx, `document.getElementById("progress").max`)
+	if len(firstRow) < 4 || firstRow[1] != best[1] || firstRow[2] != best[2] || firstRow[3] != best[3] {
+		t.Errorf("first ranked row %q, polyvol explore ranks block %s fold %s with %s GLup/s first", firstRow, best[1], best[2], best[3])
+	}
+	if progress == 0 || progress != progressMax {
+		t.Errorf("progress bar at %v of %v after the ranking arrived", progress, progressMax)
+	}
+	// Sorting by GLup/s ascending puts the slowest first.
+	do(t, ctx, chromedp.Click(`#ranks th[data-column="3"]`))
+	sortedFirst := text(t, ctx, `#ranks tbody tr:first-child td:nth-child(4)`)
+	if v, _ := strconv.ParseFloat(sortedFirst, 64); v > mustFloat(t, best[3]) || sortedFirst == "" {
+		t.Errorf("after sorting by GLup/s ascending the first row has %s GLup/s, not at most the best %s", sortedFirst, best[3])
+	}
+	saveScreenshot(t, ctx, "serve-ranking.png")
+
+	// The layer-condition plot marks the transitions polyvol layercond finds.
+	lc := cliOutput(t, "layercond", "star3d-r4", "--device", "H100-SXM", "--block", "256,1,4") // the block field still holds 256,1,4
+	transitions := regexp.MustCompile(`(?m)^\s+([yz]) layer: s = (\d+)`).FindAllStringSubmatch(lc, -1)
+	do(t, ctx, chromedp.Click("#layercond"), chromedp.WaitVisible("#layer-plot svg"))
+	marks := evaluate[[]string](t, ctx, `[...document.querySelectorAll("#layer-plot svg line.transition title")].map(e => e.textContent)`)
+	var want []string
+	for _, tr := range transitions {
+		want = append(want, tr[1]+" layer: reuse fits up to s = "+tr[2])
+	}
+	if strings.Join(marks, "; ") != strings.Join(want, "; ") {
+		t.Errorf("plot marks %q, polyvol layercond's transitions are %q", marks, want)
+	}
+	saveScreenshot(t, ctx, "serve-layercond.png")
+}
+
+// do runs browser steps and fails the test at the first error.
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// text returns the visible text of the first element sel selects.
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(sel))
+	if err != nil {
+		t.Fatalf("text of %s: %v", sel, err)
+	}
+	return s
+}
+
+// evaluate returns the value of a JavaScript expression in the page.
+func evaluate[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+// dispatch fires an event at the element of the given id, as a user's
+// change of a select or edit of a text area does.
+func dispatch(id, event string) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](`(document.getElementById("` + id + `").dispatchEvent(new Event("` + event + `")), {})`)
+}
+
+func mustFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
