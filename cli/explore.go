@@ -188,7 +188,7 @@ func runExplore(c *ucli.Context) error {
 	}
 	e.Rows, e.Skipped = rows, append(e.Skipped, skipped...)
 	if shard == nil && len(e.Rows) == 0 {
-		return usageErrorf("every configuration was skipped (try fewer --threads, more --max-operations or --max-work, or a smaller --domain); the first: block %s fold %s: %s",
+		return usageErrorf("every configuration was skipped; the first, block %s fold %s: %s",
 			triple(e.Skipped[0].Block), triple(e.Skipped[0].Fold), e.Skipped[0].Reason)
 	}
 	if shard != nil {

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
+	"io/fs"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -196,6 +198,9 @@ func runLayercond(c *ucli.Context) error {
 	}
 	if plotPath != "" {
 		if err := plotLayercond(rep, plotPath); err != nil {
+			if errors.As(err, new(*fs.PathError)) { // a missing directory, a directory, no permission
+				return usageErrorf("--plot %s: %v", plotPath, err)
+			}
 			return fmt.Errorf("--plot %s: %w", plotPath, err)
 		}
 	}

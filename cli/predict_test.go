@@ -147,7 +147,7 @@ func TestUsageErrors(t *testing.T) {
 		{"block x over the limit", []string{"predict", "--block", "2048"}, []string{"block x = 2048", "hardware limit 1024"}},
 		{"block too big for the registers", []string{"predict", "allen-cahn-d3q15", "--block", "1024"}, []string{"block 1024,1,1", "no block of 1024 threads fits on an SM", "registers", "smaller block"}},
 		{"block too big for the reference's registers", []string{"predict", "allen-cahn-d3q15", "--block", "1024", "--method", "reference"}, []string{"no block of 1024 threads fits", "96 registers"}},
-		{"no configuration fits", []string{"explore", "allen-cahn-d3q15", "--folds", "1,1,1"}, []string{"every configuration was skipped", "--threads", "fits on an SM"}},
+		{"no configuration fits", []string{"explore", "allen-cahn-d3q15", "--folds", "1,1,1"}, []string{"every configuration was skipped", "block 1,16,64", "fits on an SM"}},
 		{"fold larger than domain", []string{"predict", "vec-copy", "--fold", "1,2,1"}, []string{"fold y = 2", "larger than the domain"}},
 		{"unknown method", []string{"predict", "--method", "magic"}, []string{"--method", "magic"}},
 		{"unknown model", []string{"predict", "--model", "ecm"}, []string{"--model", "ecm"}},

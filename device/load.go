@@ -202,6 +202,10 @@ func numericFields(d *Device) []numField {
 	return out
 }
 
+// maxSMs bounds sms: the models' work grows with it (layercond on a device
+// of 10^6 SMs took 86 s and 1.3 GB).
+const maxSMs = 4096
+
 // Keys that may be zero: lsus is unused outside the NV L1 model, and AMD
 // devices reserve no shared memory per block.
 var optionalKeys = map[string]bool{"lsus": true, "limits.shared_reserved_per_block": true}
@@ -324,6 +328,9 @@ func (d *Device) check() []*FieldError {
 	}
 	if l.SharedPerBlock > l.SharedPerSM && l.SharedPerSM > 0 {
 		bad("limits.shared_per_block", "must not exceed limits.shared_per_sm (%d), got %d", l.SharedPerSM, l.SharedPerBlock)
+	}
+	if d.SMs > maxSMs {
+		bad("sms", "expected at most %d streaming multiprocessors or compute units (the largest GPUs have about 300), got %d", maxSMs, d.SMs)
 	}
 
 	known := map[string]bool{}
