@@ -104,19 +104,43 @@ func deviceMap(d *device.Device) (map[string]any, error) {
 	return m, yaml.Unmarshal(data, &m)
 }
 
-// writeDevice prints every parameter of d with its value and source.
+// writeDevice prints every parameter of d with its value and the number of
+// its source, then the sources once each as numbered footnotes.
 func writeDevice(w io.Writer, d *device.Device) error {
 	fmt.Fprintf(w, "%s (%s), %s %s, L1 model %s\n", d.Name, d.DisplayName, d.Vendor, d.Arch, d.L1Model)
 	if len(d.Aliases) > 0 {
 		fmt.Fprintf(w, "aliases: %s\n", strings.Join(d.Aliases, ", "))
 	}
+	if d.BasedOn != "" {
+		fmt.Fprintf(w, "based on: %s (the parameters the device file does not set are its own)\n", d.BasedOn)
+	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) // left-aligned: sources are long text
+	var sources []string
+	number := map[string]int{}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "parameter\tvalue\tsource\n")
 	for _, p := range deviceParams(reflect.ValueOf(*d), "") {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.key, p.value, d.Source(p.key))
+		src := d.Source(p.key)
+		ref := "-"
+		if src != "" {
+			if number[src] == 0 {
+				sources = append(sources, src)
+				number[src] = len(sources)
+			}
+			ref = fmt.Sprintf("[%d]", number[src])
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.key, p.value, ref)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nsources (- for none):")
+	for i, s := range sources {
+		if _, err := fmt.Fprintf(w, "[%d] %s\n", i+1, s); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // deviceParam is one numeric device parameter under its dotted YAML key.

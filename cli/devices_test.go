@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -53,8 +55,9 @@ func TestDevicesShow(t *testing.T) {
 				line = l
 			}
 		}
-		if line == "" || !strings.Contains(line, d.Source(key)) {
-			t.Errorf("line of %s %q lacks its source %q", key, line, d.Source(key))
+		fields := strings.Fields(line)
+		if len(fields) != 3 || !strings.Contains(out, "\n"+fields[2]+" "+d.Source(key)+"\n") {
+			t.Errorf("line of %s %q does not refer to a footnote with its source %q", key, line, d.Source(key))
 		}
 	}
 	var m map[string]any
@@ -64,6 +67,36 @@ func TestDevicesShow(t *testing.T) {
 	if m["sms"] != float64(d.SMs) || m["name"] != "A100-40GB" || m["sources"] == nil {
 		t.Errorf("JSON sms %v name %v sources present %v", m["sms"], m["name"], m["sources"] != nil)
 	}
+}
+
+// TestDeviceTemplate checks the template trick of docs/guide.md: the JSON of
+// devices NAME is a device file; with another name it loads as a device
+// equal to NAME.
+func TestDeviceTemplate(t *testing.T) {
+	js := mustRun(t, "devices", "MI210", "--format", "json")
+	path := filepath.Join(t.TempDir(), "copy.json")
+	if err := os.WriteFile(path, []byte(strings.Replace(js, `"name": "MI210"`, `"name": "MI210-COPY"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	copied := mustRun(t, "devices", "--device-file", path, "MI210-COPY", "--format", "json")
+	if strings.Replace(copied, "MI210-COPY", "MI210", 1) != js {
+		t.Errorf("the copy differs from MI210:\n%s", firstDiff(js, copied))
+	}
+	out := mustRun(t, "devices", "MI210")
+	if n, distinct := strings.Count(out, "\n["), len(uniqueLines(out, "[")); n != distinct || n == 0 {
+		t.Errorf("%d footnotes, %d distinct", n, distinct)
+	}
+}
+
+// uniqueLines returns the distinct lines of s that start with prefix.
+func uniqueLines(s, prefix string) map[string]bool {
+	seen := map[string]bool{}
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			seen[strings.SplitN(l, " ", 2)[1]] = true
+		}
+	}
+	return seen
 }
 
 // TestDeviceFileSelectsDevice checks that predict uses the device of a

@@ -36,7 +36,7 @@ var loadDatabase = sync.OnceValue(func() *database {
 		if err != nil {
 			panic(err)
 		}
-		d, err := Parse(data, "device/"+name)
+		d, err := parse(data, "device/"+name, nil)
 		if err != nil {
 			panic(fmt.Sprintf("embedded device database: %v", err))
 		}

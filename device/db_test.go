@@ -32,7 +32,8 @@ func TestAllValidAndSorted(t *testing.T) {
 	}
 }
 
-// The rows are copied from the table of spec/metrics.md §6.
+// The rows are copied from the device table of the paper's reference
+// implementation (Warpspeed; Ernst et al. 2023, docs/references.md).
 func TestSpecTable(t *testing.T) {
 	type row struct {
 		name                                     string
@@ -395,7 +396,7 @@ func FuzzParse(f *testing.F) {
 
 func TestSourceClass(t *testing.T) {
 	d := &Device{Sources: map[string]string{
-		"sms":                "spec/metrics.md §6, reference (Warpspeed) device table",
+		"sms":                "reference (Warpspeed) device table: somewhere",
 		"l2_bandwidth_gbs":   "measured, achievable: somewhere",
 		"dram_bandwidth_gbs": "spec sheet (peak): a data sheet",
 		"clock_ghz":          "estimate: from a sibling",

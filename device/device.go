@@ -4,7 +4,7 @@
 // here (granularities, L1 model, blocks per SM) as plain values.
 package device
 
-// L1Model selects the L1 cycle-model variant of spec/metrics.md §3.8.
+// L1Model selects the variant of the L1 cycle model (docs/method.md).
 type L1Model string
 
 // The L1 cycle-model variants.
@@ -24,6 +24,9 @@ type Device struct {
 	Vendor      string   `yaml:"vendor"`       // "nvidia" or "amd"
 	Arch        string   `yaml:"arch"`         // e.g. "sm_80", "gfx90a"
 	L1Model     L1Model  `yaml:"l1_model"`
+	// BasedOn names the database device a device file starts from: every
+	// key the file leaves out is that device's, with its source.
+	BasedOn string `yaml:"based_on,omitempty"`
 
 	SMs         int     `yaml:"sms"`           // streaming multiprocessors / compute units
 	ClockGHz    float64 `yaml:"clock_ghz"`     // core clock used for cycle→time conversion

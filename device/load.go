@@ -69,7 +69,19 @@ func LoadFile(path string) (*Device, error) {
 // Parse decodes and validates one device description in YAML. Unknown keys,
 // wrongly typed values and every validation problem are reported as
 // *FieldError values (joined) naming filename, line and key.
+//
+// A description with based_on: NAME starts from the database device NAME
+// (Lookup) and overrides the keys it gives; it must give its own name, the
+// aliases and display name are not inherited, and a number it overrides
+// needs its own source (the base's source of that key is dropped).
 func Parse(data []byte, filename string) (*Device, error) {
+	return parse(data, filename, Lookup)
+}
+
+// parse is Parse with lookup finding the device of based_on; lookup is nil
+// for the embedded database, whose devices cannot be based on one another
+// (Lookup needs the parsed database).
+func parse(data []byte, filename string, lookup func(string) (*Device, error)) (*Device, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, yamlError(filename, err, nil)
@@ -81,6 +93,13 @@ func Parse(data []byte, filename string) (*Device, error) {
 	lines := keyLines(root.Content[0])
 
 	var d Device
+	if base := scalarValue(root.Content[0], "based_on"); base != "" {
+		b, err := baseDevice(base, lines, lookup)
+		if err != nil {
+			return nil, &FieldError{File: filename, Line: lines["based_on"], Key: "based_on", Msg: err.Error()}
+		}
+		d = *b
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&d); err != nil {
@@ -91,7 +110,10 @@ func Parse(data []byte, filename string) (*Device, error) {
 		for i, e := range errs {
 			e.File = filename
 			e.Line = lines[e.Key]
-			if e.Line == 0 {
+			switch {
+			case e.Line == 0 && d.BasedOn != "" && e.Key != "sources":
+				e.Msg = "inherited from " + d.BasedOn + "; " + e.Msg
+			case e.Line == 0:
 				e.Msg = "missing; " + e.Msg
 			}
 			joined[i] = e
@@ -99,6 +121,84 @@ func Parse(data []byte, filename string) (*Device, error) {
 		return nil, errors.Join(joined...)
 	}
 	return &d, nil
+}
+
+// scalarValue returns the value of the scalar key of mapping m, or "".
+func scalarValue(m *yaml.Node, key string) string {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k, v := m.Content[i], m.Content[i+1]; k.Value == key && v.Kind == yaml.ScalarNode {
+			return v.Value
+		}
+	}
+	return ""
+}
+
+// baseDevice returns the start of a device file with based_on: the database
+// device base without aliases, with the display name "based on ..." and
+// without the sources of the numbers the file sets (lines holds the file's
+// dotted keys). A group source (limits, latencies) keeps covering the
+// numbers of the group that the file leaves alone.
+func baseDevice(base string, lines map[string]int, lookup func(string) (*Device, error)) (*Device, error) {
+	if lookup == nil {
+		return nil, errors.New("not allowed in the embedded database")
+	}
+	if lines["name"] == 0 {
+		return nil, fmt.Errorf("a device based on %s needs its own name: add a name key", base)
+	}
+	b, err := lookup(base)
+	if err != nil {
+		return nil, err
+	}
+	b.Aliases = nil
+	b.DisplayName = "based on " + b.DisplayName
+	members := map[string][]string{}
+	for _, g := range sourceGroups {
+		members[g] = []string{}
+	}
+	for _, f := range numericFields(b) {
+		if g, _, ok := strings.Cut(f.key, "."); ok {
+			members[g] = append(members[g], f.key)
+		}
+	}
+	named := map[string]bool{}
+	for names := range b.Sources {
+		for n := range strings.SplitSeq(names, ",") {
+			named[strings.TrimSpace(n)] = true
+		}
+	}
+	sources := map[string]string{}
+	for names, src := range b.Sources {
+		if kept := sourceNames(names, lines, members, named); len(kept) > 0 {
+			sources[strings.Join(kept, ", ")] = src
+		}
+	}
+	b.Sources = sources
+	return b, nil
+}
+
+// sourceNames expands the key list of one sources entry of a base device
+// for a file that sets the dotted keys in lines: a key the file sets is
+// dropped; a group with a member the file sets becomes its members that
+// the file leaves alone and that have no entry of their own (named).
+func sourceNames(names string, lines map[string]int, members map[string][]string, named map[string]bool) []string {
+	var kept []string
+	for n := range strings.SplitSeq(names, ",") {
+		n = strings.TrimSpace(n)
+		group, isGroup := members[n]
+		switch {
+		case !isGroup && lines[n] == 0:
+			kept = append(kept, n)
+		case isGroup && !slices.ContainsFunc(group, func(k string) bool { return lines[k] > 0 }):
+			kept = append(kept, n)
+		case isGroup:
+			for _, k := range group {
+				if lines[k] == 0 && !named[k] {
+					kept = append(kept, k)
+				}
+			}
+		}
+	}
+	return kept
 }
 
 // keyLines maps every dotted key path of a device document to its line. It
@@ -245,7 +345,7 @@ func (d *Device) Source(key string) string {
 const (
 	SourceMeasured  = "measured"        // a published measurement of this device
 	SourceSpecSheet = "spec sheet"      // the vendor's data sheet (a peak for bandwidths)
-	SourceReference = "reference table" // the reference implementation's table, spec/metrics.md §6
+	SourceReference = "reference table" // the device table of the paper's reference implementation (Warpspeed)
 	SourceEstimate  = "estimate"        // derived from another device or a rule; the text says how
 )
 
@@ -254,7 +354,6 @@ var sourcePrefixes = []struct{ prefix, class string }{
 	{"measured", SourceMeasured},
 	{"spec sheet", SourceSpecSheet},
 	{"reference (Warpspeed) device table", SourceReference},
-	{"spec/metrics.md §6", SourceReference},
 	{"estimate", SourceEstimate},
 }
 

@@ -122,7 +122,8 @@ func (d *Device) noFit(lim Limiter, warpsPerBlock, regsPerWarp int, sharedAlloc 
 }
 
 // ReferenceBlocksPerSM is the reference method's register-only occupancy
-// rule (spec/metrics.md §2.2): β = min(32, ⌊65536 / (B·8·⌈max(r,32)/8⌉)⌋)
+// rule, that of the paper's reference implementation (Warpspeed; Ernst et
+// al. 2023, docs/references.md): β = min(32, ⌊65536 / (B·8·⌈max(r,32)/8⌉)⌋)
 // for B threads per block and r registers per thread, on every device.
 // It returns 0 ("does not fit") when even one block exceeds the register
 // file, and for B < 1.
