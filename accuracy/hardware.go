@@ -16,7 +16,6 @@ import (
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/measured"
 	"github.com/polyvol/polyvol/model"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // The published V100 measurements that HardwareReport compares with, as
@@ -232,8 +231,8 @@ type estimator struct {
 	cache map[string]*model.Report
 }
 
-func (e *estimator) estimate(spec string, block, fold [3]int64, m sets.Method, mn model.ModelName) (*model.Report, error) {
-	key := fmt.Sprint(spec, block, fold, m, mn)
+func (e *estimator) estimate(spec string, block, fold [3]int64, m model.Method, mn model.ModelName) (*model.Report, error) {
+	key := fmt.Sprint(spec, block, fold, m.Name, mn)
 	if r, ok := e.cache[key]; ok {
 		return r, nil
 	}
@@ -260,7 +259,7 @@ func (e *estimator) estimate(spec string, block, fold [3]int64, m sets.Method, m
 // computed from the roofline estimate's volumes with the warps actually in
 // flight (model.LatencyPrediction, active warps of model.CountIdleThreads),
 // which is what Estimate's latency model gives.
-func (e *estimator) glups(spec string, b [3]int64, m sets.Method, mn model.ModelName) (float64, error) {
+func (e *estimator) glups(spec string, b [3]int64, m model.Method, mn model.ModelName) (float64, error) {
 	r, err := e.estimate(spec, b, kernel.NoFold, m, model.ModelRoofline)
 	if err != nil {
 		return 0, err
@@ -347,7 +346,7 @@ func (h *Hardware) volumes(e *estimator, t *Table, dataset string, rows []int, l
 				meas = append(meas, v*scale(i))
 				pred = append(pred, lv.get(reps[j].Derived))
 			}
-			h.Volumes = append(h.Volumes, VolumeStat{dataset, lv.name, lv.predicted, m.String(), len(rows), measured.MAPE(pred, meas), measured.Spearman(pred, meas)})
+			h.Volumes = append(h.Volumes, VolumeStat{dataset, lv.name, lv.predicted, m.Name, len(rows), measured.MAPE(pred, meas), measured.Spearman(pred, meas)})
 		}
 	}
 	return nil
@@ -489,7 +488,7 @@ func (h *Hardware) blockScan(e *estimator, path string, progress io.Writer) erro
 					pred[j] = g
 				}
 				best := measured.PredictedBest(pred, meas)
-				h.Groups = append(h.Groups, GroupStat{Run: k.run, Variant: k.variant, Range: k.rng, Method: m.String(), Model: mn,
+				h.Groups = append(h.Groups, GroupStat{Run: k.run, Variant: k.variant, Range: k.rng, Method: m.Name, Model: mn,
 					N: len(blocks), Rho: measured.Spearman(pred, meas), Top1: best.MeasuredRank == 1, Fraction: best.Fraction, Best: blocks[best.Index]})
 			}
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/measured"
 	"github.com/polyvol/polyvol/model"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // The measurements with absolute performance, as named in testdata/measured.
@@ -203,7 +202,7 @@ func PerfReport(dir string, progress io.Writer) (*Perf, []string, error) {
 		return e, nil
 	}
 	add := func(e *estimator, dataset, kern, cfg, spec string, block, fold [3]int64, meas float64) error {
-		r, err := e.estimate(spec, block, fold, sets.Exact, model.ModelRoofline)
+		r, err := e.estimate(spec, block, fold, model.MethodExact, model.ModelRoofline)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
-	"github.com/polyvol/polyvol/sets"
 	"github.com/polyvol/polyvol/sim"
 )
 
@@ -75,7 +74,7 @@ type Config struct {
 }
 
 // Methods are the estimation methods every configuration is estimated with.
-var Methods = []sets.Method{sets.Exact, sets.Reference}
+var Methods = []model.Method{model.MethodExact, model.MethodReference}
 
 // Point is one configuration: its estimates and its simulation.
 type Point struct {
@@ -168,7 +167,7 @@ func Run(cfg Config) ([]*Sweep, error) {
 					}
 					r, err := model.Estimate(s.Kernel, p.Launch, s.Device, model.Options{Method: Methods[jb.m], Ctx: ctx})
 					if err != nil {
-						errs[j] = fmt.Errorf("estimate %s block %v fold %v on %s with method %s: %w", s.Kernel.Name, p.Launch.Block, p.Launch.Fold, s.Device.Name, Methods[jb.m], err)
+						errs[j] = fmt.Errorf("estimate %s block %v fold %v on %s with method %s: %w", s.Kernel.Name, p.Launch.Block, p.Launch.Fold, s.Device.Name, Methods[jb.m].Name, err)
 					}
 					p.Reports[jb.m] = r
 				}
@@ -190,24 +189,24 @@ func Run(cfg Config) ([]*Sweep, error) {
 }
 
 // Variant is a way to predict the volumes of a configuration: the basic
-// metrics of one of Methods, turned into per-Lup volumes by a model.Method.
-// The two methods themselves are variants; so is the exact method with
-// another generation of curves.
+// metrics that the one of Methods named like Method estimated, turned into
+// per-Lup volumes by Method's oversubscription rule and curves. The two
+// methods themselves are variants; so is the exact method with another
+// generation of curves.
 type Variant struct {
 	Name   string
-	Basis  sets.Method  // whose block and wave metrics it starts from
-	Method model.Method // oversubscription rule and curves
+	Method model.Method
 }
 
 // The variants of the two estimation methods as Estimate runs them.
 var (
-	Exact     = Variant{Name: "exact", Basis: sets.Exact, Method: model.MethodExact}
-	Reference = Variant{Name: "reference", Basis: sets.Reference, Method: model.MethodReference}
+	Exact     = Variant{Name: "exact", Method: model.MethodExact}
+	Reference = Variant{Name: "reference", Method: model.MethodReference}
 )
 
 // WithCurves returns the variant with another curve set, named after it.
 func (v Variant) WithCurves(c model.CurveSet) Variant {
-	v.Name = fmt.Sprintf("%s, %s curves", v.Basis, c.Name)
+	v.Name = fmt.Sprintf("%s, %s curves", v.Method.Name, c.Name)
 	v.Method.Curves = c
 	return v
 }
@@ -216,12 +215,12 @@ func (v Variant) WithCurves(c model.CurveSet) Variant {
 func (v Variant) Predict(s *Sweep, p Point) (Volumes, error) {
 	mi := -1
 	for i, m := range Methods {
-		if m == v.Basis {
+		if m.Name == v.Method.Name {
 			mi = i
 		}
 	}
 	if mi < 0 || p.Reports[mi] == nil {
-		return Volumes{}, fmt.Errorf("accuracy: no estimate with method %s", v.Basis)
+		return Volumes{}, fmt.Errorf("accuracy: no estimate with method %s", v.Method.Name)
 	}
 	r := p.Reports[mi]
 	l := r.Launch

@@ -85,7 +85,7 @@ func TestRun(t *testing.T) {
 	// Another curve generation changes the capacity volumes of the exact
 	// method only through Derive.
 	early := Exact.WithCurves(model.Early2025Curves)
-	if early.Name != "exact, early-2025 curves" || early.Basis != Exact.Basis {
+	if early.Name != "exact, early-2025 curves" || early.Method.Name != Exact.Method.Name {
 		t.Errorf("WithCurves gave %q", early.Name)
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
-	"github.com/polyvol/polyvol/sets"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -229,8 +228,8 @@ func estimateOptions(c *ucli.Context) (model.Options, error) {
 }
 
 // parseMethod returns the estimation method of the --method flag.
-func parseMethod(c *ucli.Context) (sets.Method, error) {
-	m, err := sets.ParseMethod(c.String("method"))
+func parseMethod(c *ucli.Context) (model.Method, error) {
+	m, err := model.MethodByName(c.String("method"))
 	if err != nil {
 		return m, usageErrorf("--method: %v", err)
 	}

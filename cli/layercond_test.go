@@ -12,7 +12,7 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/layercond"
-	"github.com/polyvol/polyvol/sets"
+	"github.com/polyvol/polyvol/model"
 )
 
 // layercondArgs is a quick sweep: method reference, block (1024,1,1), whose
@@ -40,7 +40,7 @@ func TestLayercondJSONMatchesLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, err := layercond.Sweep(layercond.Config{Kernel: k, Device: dev, Block: [3]int64{1024, 1, 1},
-		Method: sets.Reference, Sizes: []int64{64, 128, 256, 512, 1024}})
+		Method: model.MethodReference, Sizes: []int64{64, 128, 256, 512, 1024}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/measured"
 	"github.com/polyvol/polyvol/model"
-	"github.com/polyvol/polyvol/sets"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -74,9 +73,9 @@ func runMeasured(c *ucli.Context) error {
 	if rows == 0 {
 		return usageErrorf("no measurements in %s: run scripts/measure-gpu.sh on a machine with an H100, nvcc and ncu (see testdata/measured/README.md)", dir)
 	}
-	var methods []sets.Method
+	var methods []model.Method
 	for _, name := range strings.Split(c.String("methods"), ",") {
-		m, err := sets.ParseMethod(strings.TrimSpace(name))
+		m, err := model.MethodByName(strings.TrimSpace(name))
 		if err != nil {
 			return usageErrorf("--methods: %v", err)
 		}
@@ -159,7 +158,7 @@ type sweepComparison struct {
 // compareMeasured estimates every measured configuration with every method
 // on dev and compares the predictions with the measurements. Progress goes
 // to the command's error writer.
-func compareMeasured(c *ucli.Context, sweeps []*measured.Sweep, dev *device.Device, methods []sets.Method) ([]sweepComparison, error) {
+func compareMeasured(c *ucli.Context, sweeps []*measured.Sweep, dev *device.Device, methods []model.Method) ([]sweepComparison, error) {
 	progress := c.App.ErrWriter
 	specs := map[string]*kernel.Kernel{}
 	var out []sweepComparison
@@ -205,7 +204,7 @@ func compareMeasured(c *ucli.Context, sweeps []*measured.Sweep, dev *device.Devi
 						pred = append(pred, predictedLevel(lv, derived[mi][i].Derived))
 					}
 				}
-				sc.Levels = append(sc.Levels, levelAccuracy{lv, m.String(), len(meas), measured.MAPE(pred, meas), measured.Spearman(pred, meas)})
+				sc.Levels = append(sc.Levels, levelAccuracy{lv, m.Name, len(meas), measured.MAPE(pred, meas), measured.Spearman(pred, meas)})
 			}
 		}
 		for mi, m := range methods {
@@ -215,7 +214,7 @@ func compareMeasured(c *ucli.Context, sweeps []*measured.Sweep, dev *device.Devi
 				meas = append(meas, r.GLups)
 			}
 			b := measured.PredictedBest(pred, meas)
-			sc.Perf = append(sc.Perf, bestAccuracy{m.String(), len(meas), measured.Spearman(pred, meas), measured.MAPE(pred, meas), b, s.Rows[b.Index], pred[b.Index]})
+			sc.Perf = append(sc.Perf, bestAccuracy{m.Name, len(meas), measured.Spearman(pred, meas), measured.MAPE(pred, meas), b, s.Rows[b.Index], pred[b.Index]})
 		}
 		out = append(out, sc)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // maxFusedWidth is the widest vector access fusion may build, in bytes
@@ -40,10 +39,10 @@ type FieldInstructions struct {
 // Instructions returns the warp instructions of every field of k under
 // launch l: the accesses of all folded points in thread coordinates, with
 // canonical duplicates removed, fused into vector accesses on CDNA and RDNA
-// devices by method m's rule (spec/metrics.md §3.9; §8 item 10 for Exact).
+// devices by the given rule (spec/metrics.md §3.9, §8 item 10).
 // The load lists of all fields come first, then the store lists, each in the
 // kernel's field order; empty lists are left out.
-func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method) ([]FieldInstructions, error) {
+func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule FusionRule) ([]FieldInstructions, error) {
 	fuse := d.L1Model == device.L1CDNA || d.L1Model == device.L1RDNA
 	var out []FieldInstructions
 	for _, store := range []bool{false, true} {
@@ -63,7 +62,7 @@ func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Me
 				continue
 			}
 			if fuse {
-				if m == sets.Reference {
+				if rule == FuseAsReference {
 					list, err = fuseReference(list)
 				} else {
 					list, err = fuseInAddressOrder(list)

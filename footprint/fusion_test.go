@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // fusedLayout returns an instruction list as "width@offset" items, the
@@ -19,9 +18,9 @@ func fusedLayout(list []Instruction) []string {
 }
 
 // loadLayout returns the fused load list of the field named name.
-func loadLayout(t *testing.T, k *kernel.Kernel, l kernel.Launch, dev string, m sets.Method, name string) []string {
+func loadLayout(t *testing.T, k *kernel.Kernel, l kernel.Launch, dev string, m WarpRules, name string) []string {
 	t.Helper()
-	lists, err := Instructions(k, l, lookupDevice(t, dev), m)
+	lists, err := Instructions(k, l, lookupDevice(t, dev), m.Fusion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,14 +61,14 @@ func TestFusionC4(t *testing.T) {
 	} {
 		k := parseKernel(t, c.spec)
 		l := k.NewLaunch(block, kernel.NoFold)
-		if got := fmt.Sprint(loadLayout(t, k, l, "MI210", sets.Reference, "A")); got != c.reference {
+		if got := fmt.Sprint(loadLayout(t, k, l, "MI210", ReferenceWarpRules, "A")); got != c.reference {
 			t.Errorf("%s: reference fusion of A = %s, want %s", k.Name, got, c.reference)
 		}
-		if got := fmt.Sprint(loadLayout(t, k, l, "MI210", sets.Exact, "A")); got != c.exa {
+		if got := fmt.Sprint(loadLayout(t, k, l, "MI210", ExactWarpRules, "A")); got != c.exa {
 			t.Errorf("%s: exact fusion of A = %s, want %s", k.Name, got, c.exa)
 		}
 		d := lookupDevice(t, "MI210")
-		r, err := L1Cycles(k, l, d, sets.Reference, nil, bruteAllocLines(l, d, sets.Reference))
+		r, err := L1Cycles(k, l, d, ReferenceWarpRules, nil, bruteAllocLines(l, d, ReferenceWarpRules))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +76,7 @@ func TestFusionC4(t *testing.T) {
 			t.Errorf("%s: C4 L1Cycles/DataPipe/Tag = %v/%v/%v, want 2.25/2.25/0.875", k.Name, r.Cycles, r.DataPipe, r.Tag)
 		}
 		// NVIDIA devices never fuse.
-		if got := fmt.Sprint(loadLayout(t, k, l, "A100-40GB", sets.Reference, "A")); got != "[8@0 8@8 8@16]" && got != "[8@16 8@8 8@0]" {
+		if got := fmt.Sprint(loadLayout(t, k, l, "A100-40GB", ReferenceWarpRules, "A")); got != "[8@0 8@8 8@16]" && got != "[8@16 8@8 8@0]" {
 			t.Errorf("%s: A on the A100 = %s, want three 8-byte accesses", k.Name, got)
 		}
 	}
@@ -128,10 +127,10 @@ func TestFusionRules(t *testing.T) {
 			k := parseKernel(t, "name: f\ndomain: [64, 64]\nfields:\n  - "+c.spec+"\n")
 			l := k.NewLaunch([3]int64{64, 1, 1}, c.fold)
 			for _, dev := range []string{"MI210", "RX6900XT"} {
-				if got := fmt.Sprint(loadLayout(t, k, l, dev, sets.Reference, "A")); got != c.reference {
+				if got := fmt.Sprint(loadLayout(t, k, l, dev, ReferenceWarpRules, "A")); got != c.reference {
 					t.Errorf("%s reference: %s, want %s", dev, got, c.reference)
 				}
-				if got := fmt.Sprint(loadLayout(t, k, l, dev, sets.Exact, "A")); got != c.exact {
+				if got := fmt.Sprint(loadLayout(t, k, l, dev, ExactWarpRules, "A")); got != c.exact {
 					t.Errorf("%s exact: %s, want %s", dev, got, c.exact)
 				}
 			}
@@ -147,11 +146,11 @@ func TestFusedAccessByteRange(t *testing.T) {
 	k := parseKernel(t, "name: f\ndomain: [1280]\nfields:\n  - {name: A, element: 8, extent: [4096], load: [[2*x + 1], [2*x + 2]]}\n")
 	l := k.NewLaunch([3]int64{64, 1, 1}, kernel.NoFold)
 	d := lookupDevice(t, "MI210")
-	ref, err := WarpVolumes(k, l, d, sets.Reference, nil)
+	ref, err := WarpVolumes(k, l, d, ReferenceWarpRules, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact, err := WarpVolumes(k, l, d, sets.Exact, [][3]int64{{10, 0, 0}})
+	exact, err := WarpVolumes(k, l, d, ExactWarpRules, [][3]int64{{10, 0, 0}})
 	if err != nil {
 		t.Fatal(err)
 	}

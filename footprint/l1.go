@@ -6,7 +6,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // referenceCycleSampleThreads bounds the reference's sampled warps to this
@@ -19,10 +18,8 @@ const (
 
 // AllocLines returns the average number of distinct L1 allocation lines
 // (device L1AllocBytes) that the instructions of one field list touch per
-// block, over the given blocks, without multiplicity. It is counted under
-// the caller's method: for Reference the fused accesses' start addresses
-// with no valid-domain clipping (spec/metrics.md §3.8.7), for Exact their
-// full byte ranges with the valid domain applied (§8 items 6, 10).
+// block, over the given blocks, without multiplicity (Engine.AllocLines
+// counts it).
 type AllocLines func(fi FieldInstructions, blocks [][3]int64) (float64, error)
 
 // L1Result is the L1 cycle model of spec/metrics.md §3.8 in L1 cycles per
@@ -42,8 +39,9 @@ type L1Result struct {
 type L1Field struct {
 	Name  string
 	Store bool
-	// Cycles is total_f: max(C_f, T_f, DataPipe) for Reference, the summed
-	// per-instruction maxima plus Alloc for Exact.
+	// Cycles is total_f: max(C_f, T_f, DataPipe), or with
+	// WarpRules.SumInstructionMaxima the summed per-instruction maxima plus
+	// Alloc.
 	Cycles   float64
 	DataPipe float64 // bank-conflict wavefronts D_f, including Alloc
 	Tag      float64 // tag wavefronts T_f
@@ -54,33 +52,34 @@ type L1Field struct {
 }
 
 // L1Cycles evaluates the L1 cycle model for kernel k under launch l on
-// device d. alloc supplies the block footprints of the allocation term.
-// Method Reference follows spec/metrics.md §3.8 exactly: the sampled warps of
-// §3.8.1, per-field maxima of averages, the allocation term charged to load
-// and store fields, and the nominal sub-warp size as divisor. Method Exact
-// takes all sub-warps of the sample blocks with inactive lanes removed and
-// the differences documented in l1Combine. Reference ignores sample.
-func L1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method, sample [][3]int64, alloc AllocLines) (L1Result, error) {
-	return l1Cycles(k, l, d, m, sample, alloc, true)
+// device d under rules r. alloc supplies the block footprints of the
+// allocation term. With ReferenceWarpRules it follows spec/metrics.md §3.8
+// exactly: the sampled warps of §3.8.1, per-field maxima of averages, the
+// allocation term charged to load and store fields, and the nominal
+// sub-warp size as divisor. ExactWarpRules take all sub-warps of the sample
+// blocks with inactive lanes removed and the differences documented in
+// l1Combine.
+func L1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines) (L1Result, error) {
+	return l1Cycles(k, l, d, r, sample, alloc, true)
 }
 
 // l1Cycles is L1Cycles with memoisation switchable, for tests.
-func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method, sample [][3]int64, alloc AllocLines, memoise bool) (L1Result, error) {
-	if err := checkWarpInputs(l, d, m, sample); err != nil {
+func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines, memoise bool) (L1Result, error) {
+	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return L1Result{}, err
 	}
 	if d.L1Model == device.L1NV && d.LSUs < 1 {
 		return L1Result{}, fmt.Errorf("footprint: device %q has the NV L1 model but no LSU count", d.Name)
 	}
-	lists, err := Instructions(k, l, d, m)
+	lists, err := Instructions(k, l, d, r.Fusion)
 	if err != nil {
 		return L1Result{}, err
 	}
-	guard := newPointGuard(l, m)
+	guard := newPointGuard(l, r.ClipLanes)
 	var warps *warpSet
 	var allocBlocks [][3]int64
 	var threads, threadsPerBlock float64
-	if m == sets.Reference {
+	if !r.SampleBlockWarps {
 		// §3.8.1: a box of at most 64 threads per dimension at the origin,
 		// at least 16 threads wide in x; §3.8.7: divided by n_w·S.
 		t := truncatedGrid(l)
@@ -113,7 +112,7 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method
 		allocBlocks = sample
 		threadsPerBlock = threads / float64(len(sample))
 	}
-	model := cycleModel{d: d, wavefrontLanes: m == sets.Exact}
+	model := cycleModel{d: d, wavefrontLanes: r.WavefrontLanes}
 	var res L1Result
 	for _, fi := range lists {
 		var sum l1Sums
@@ -127,13 +126,13 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method
 			}
 		}
 		var lines float64
-		// §8 item 7: under Exact only load misses fill lines.
-		if m == sets.Reference || !fi.Store {
+		// §8 item 7: without StoresAllocate only load misses fill lines.
+		if r.StoresAllocate || !fi.Store {
 			if lines, err = alloc(fi, allocBlocks); err != nil {
 				return L1Result{}, fmt.Errorf("footprint: allocation lines of field %q: %w", fi.Field.Name, err)
 			}
 		}
-		f := l1Combine(m, sum, float64(fi.Field.Multiplicity), threads, lines/threadsPerBlock)
+		f := l1Combine(r.SumInstructionMaxima, sum, float64(fi.Field.Multiplicity), threads, lines/threadsPerBlock)
 		f.Name, f.Store = fi.Field.Name, fi.Store
 		res.Cycles += f.Cycles
 		res.DataPipe += f.DataPipe
@@ -166,17 +165,17 @@ func (s *l1Sums) add(t l1Terms, weight int64) {
 // c = max(q, t, d) wavefronts and the costs add up, so total = m·Σc/threads
 // + L; the allocation lines are only charged to loads (the caller passes 0
 // for stores) and the divisor is the threads inside the domain (§8 item 8).
-func l1Combine(m sets.Method, s l1Sums, mult, threads, allocPerThread float64) L1Field {
+func l1Combine(sumMaxima bool, s l1Sums, mult, threads, allocPerThread float64) L1Field {
 	f := L1Field{
 		Tag:   mult * float64(s.tag) / threads,
 		Alloc: mult * allocPerThread,
 		Lines: mult * float64(s.lines) / threads,
 	}
 	f.DataPipe = mult*float64(s.bank)/threads + f.Alloc
-	if m == sets.Reference {
-		f.Cycles = max(mult*s.cycles/threads, f.Tag, f.DataPipe)
-	} else {
+	if sumMaxima {
 		f.Cycles = mult*s.cycles/threads + f.Alloc
+	} else {
+		f.Cycles = max(mult*s.cycles/threads, f.Tag, f.DataPipe)
 	}
 	return f
 }
@@ -193,12 +192,12 @@ type l1Terms struct {
 // cycleModel computes the terms of the device's L1 model.
 type cycleModel struct {
 	d *device.Device
-	// wavefrontLanes (method Exact, NV only) counts the data-pipe term per
+	// wavefrontLanes (NV only) counts the data-pipe term per
 	// group of L1BankWidth/w consecutive lanes and adds the groups up: a
 	// wavefront delivers at most L1BankWidth bytes, so an access wider than
 	// 4 bytes is served a half-warp (8 B) or a quarter-warp (16 B) at a
 	// time, as the paper counts it (spec/metrics.md §3.8.9, §8 item 7).
-	// Without it (Reference, §3.8.3) the worst bank is taken over the whole
+	// Without it (§3.8.3) the worst bank is taken over the whole
 	// sub-warp.
 	wavefrontLanes bool
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // checkCase is one of the check cases C1–C5 of spec/metrics.md §7.3.
@@ -68,7 +67,7 @@ func TestL1CyclesCheckCases(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			k, d := c.kernel(t), lookupDevice(t, c.device)
 			l := k.NewLaunch(c.block, c.fold)
-			r, err := L1Cycles(k, l, d, sets.Reference, nil, bruteAllocLines(l, d, sets.Reference))
+			r, err := L1Cycles(k, l, d, ReferenceWarpRules, nil, bruteAllocLines(l, d, ReferenceWarpRules))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +107,7 @@ func TestL1CyclesExactCheckCases(t *testing.T) {
 			k, d := c.kernel(t), lookupDevice(t, c.device)
 			l := k.NewLaunch(c.block, c.fold)
 			sample := interiorWave(t, k, l, d)
-			r, err := L1Cycles(k, l, d, sets.Exact, sample, bruteAllocLines(l, d, sets.Exact))
+			r, err := L1Cycles(k, l, d, ExactWarpRules, sample, bruteAllocLines(l, d, ExactWarpRules))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,7 +141,7 @@ func parseScanCell(t *testing.T, cell string) [3]float64 {
 func checkScanRow(t *testing.T, k *kernel.Kernel, l kernel.Launch, dev, cell string) {
 	t.Helper()
 	d := lookupDevice(t, dev)
-	r, err := L1Cycles(k, l, d, sets.Reference, nil, bruteAllocLines(l, d, sets.Reference))
+	r, err := L1Cycles(k, l, d, ReferenceWarpRules, nil, bruteAllocLines(l, d, ReferenceWarpRules))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // referenceSampleBlocks is the reference's truncated sample grid per
@@ -30,9 +29,9 @@ type WarpResult struct {
 	// together per warp, summed over the warps of a block (§3.7).
 	WarpL1Load float64
 	// Threads is the average number of threads per block that have a lattice
-	// point in the domain, the per-thread divisor of these volumes: B for
-	// Reference, which never clips (§8 item 6), fewer for Exact sample
-	// blocks at the domain's edge.
+	// point in the domain, the per-thread divisor of these volumes: B
+	// without SampleBlockWarps, fewer for sample blocks at the domain's
+	// edge (§8 item 6).
 	Threads float64
 	// Fields are the shares of each field's load list and store list, in the
 	// order of Instructions.
@@ -50,35 +49,35 @@ type WarpField struct {
 }
 
 // WarpVolumes counts the per-instruction volumes of kernel k under launch l
-// on device d. Method Reference follows spec/metrics.md §2.5–2.7 exactly:
-// warp-shaped boxes tile the truncated grid at the origin, no lane is
-// clipped to the domain, a fused access counts its start address only, and
-// the total load volume is clamped to at least one byte. Method Exact
-// averages over the sample blocks (block indices, e.g. those of a
-// representative interior wave): warps are consecutive linear thread ids,
-// lanes whose lattice points lie outside the domain are inactive, a fused
-// access counts its full byte range, nothing is clamped, and warpL1Load
-// counts CLFetchSize sectors of the device's warps (§8 items 3, 5, 6, 10, 13
-// and 28). Reference ignores sample.
-func WarpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method, sample [][3]int64) (WarpResult, error) {
-	return warpVolumes(k, l, d, m, sample, true)
+// on device d under rules r. ReferenceWarpRules follow spec/metrics.md
+// §2.5–2.7 exactly: warp-shaped boxes tile the truncated grid at the origin,
+// no lane is clipped to the domain, a fused access counts its start address
+// only, and the total load volume is clamped to at least one byte.
+// ExactWarpRules average over the sample blocks (block indices, e.g. those
+// of a representative interior wave): warps are consecutive linear thread
+// ids, lanes whose lattice points lie outside the domain are inactive, a
+// fused access counts its full byte range, nothing is clamped, and
+// warpL1Load counts CLFetchSize sectors of the device's warps (§8 items 3,
+// 5, 6, 10, 13 and 28).
+func WarpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64) (WarpResult, error) {
+	return warpVolumes(k, l, d, r, sample, true)
 }
 
 // warpVolumes is WarpVolumes with memoisation switchable, so that tests can
 // compare it with plain enumeration.
-func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Method, sample [][3]int64, memoise bool) (WarpResult, error) {
-	if err := checkWarpInputs(l, d, m, sample); err != nil {
+func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, memoise bool) (WarpResult, error) {
+	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return WarpResult{}, err
 	}
-	lists, err := Instructions(k, l, d, m)
+	lists, err := Instructions(k, l, d, r.Fusion)
 	if err != nil {
 		return WarpResult{}, err
 	}
-	guard := newPointGuard(l, m)
+	guard := newPointGuard(l, r.ClipLanes)
 	var warps, diagWarps *warpSet
 	var blocks, diagBlocks float64
 	diagGranule := d.L1FetchBytes
-	if m == sets.Reference {
+	if !r.SampleBlockWarps {
 		t := truncatedGrid(l)
 		warps = newWarpSet(warpBoxesOver(l.Block, d.WarpSize, t), guard)
 		blocks = float64(t[0] * t[1] * t[2])
@@ -92,9 +91,9 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Met
 		blocks = float64(len(sample))
 		diagBlocks = blocks
 	}
-	fullRange := m == sets.Exact
+	fullRange := r.FusedByteRange
 	res := WarpResult{Threads: float64(l.ThreadsPerBlock())}
-	if m == sets.Exact {
+	if r.SampleBlockWarps {
 		res.Threads = float64(guard.activeThreadsIn(l.Block, sample)) / blocks
 	}
 	for _, fi := range lists {
@@ -123,7 +122,7 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, m sets.Met
 		}
 		res.Fields = append(res.Fields, f)
 	}
-	if m == sets.Reference {
+	if r.ClampOneByte {
 		res.BlockL1Load = max(1, res.BlockL1Load)
 		res.WarpL1Load = max(1, res.WarpL1Load)
 	}
@@ -142,7 +141,7 @@ func warpBoxesOver(block [3]int64, size int, blocks [3]int64) []warpTile {
 }
 
 // checkWarpInputs validates what the warp metrics need beyond a kernel.
-func checkWarpInputs(l kernel.Launch, d *device.Device, m sets.Method, sample [][3]int64) error {
+func checkWarpInputs(l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64) error {
 	if d == nil {
 		return errors.New("footprint: no device")
 	}
@@ -152,8 +151,8 @@ func checkWarpInputs(l kernel.Launch, d *device.Device, m sets.Method, sample []
 	if d.WarpSize < 1 || d.SubWarpSize < 1 || d.L1FetchBytes < 1 || d.L1WriteBytes < 1 || d.L1AllocBytes < 1 || d.L1BankWidth < 1 {
 		return fmt.Errorf("footprint: device %q lacks a warp size or an L1 granularity", d.Name)
 	}
-	if m == sets.Exact && len(sample) == 0 {
-		return errors.New("footprint: method exact needs at least one sample block")
+	if r.SampleBlockWarps && len(sample) == 0 {
+		return errors.New("footprint: counting the warps of sample blocks needs at least one sample block")
 	}
 	g := l.Grid()
 	for _, b := range sample {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // vec3Spec is check case C1's kernel (spec/metrics.md §7.3): N = (10⁶,1,1),
@@ -52,14 +51,14 @@ func lookupDevice(t testing.TB, name string) *device.Device {
 
 // bruteAllocLines is the oracle for the allocation footprint: it enumerates
 // every thread of every block and counts the distinct L1 allocation lines of
-// a field list's instructions per block, by method m's rules (start address
-// only and no clipping for Reference; full byte range of the lanes inside the
-// domain for Exact). Lines are marked in a bitmap over the block's address
+// a field list's instructions per block, by rules m (start address only and
+// no clipping for ReferenceWarpRules; full byte range of the lanes inside the
+// domain for ExactWarpRules). Lines are marked in a bitmap over the block's address
 // bounds; affine addresses are evaluated from their coefficients and lines
 // found by an arithmetic shift (allocation lines are powers of two), for
 // speed.
-func bruteAllocLines(l kernel.Launch, d *device.Device, m sets.Method) AllocLines {
-	guard := newPointGuard(l, m)
+func bruteAllocLines(l kernel.Launch, d *device.Device, m WarpRules) AllocLines {
+	guard := newPointGuard(l, m.ClipLanes)
 	shift := bits.TrailingZeros64(uint64(d.L1AllocBytes))
 	return func(fi FieldInstructions, blocks [][3]int64) (float64, error) {
 		if d.L1AllocBytes != 1<<shift {
@@ -113,7 +112,7 @@ func bruteAllocLines(l kernel.Launch, d *device.Device, m sets.Method) AllocLine
 							}
 							a := address(i, p)
 							end := a
-							if m == sets.Exact {
+							if m.FusedByteRange {
 								end = a + in.Width - 1
 							}
 							for line := a >> shift; line <= end>>shift; line++ {
@@ -130,3 +129,10 @@ func bruteAllocLines(l kernel.Launch, d *device.Device, m sets.Method) AllocLine
 		return float64(total) / float64(len(blocks)), nil
 	}
 }
+
+// methodRules are the warp rules of the two estimation methods, named for
+// test messages.
+var methodRules = []struct {
+	name  string
+	rules WarpRules
+}{{"reference", ReferenceWarpRules}, {"exact", ExactWarpRules}}

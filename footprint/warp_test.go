@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 func TestWarpVolumesCheckCases(t *testing.T) {
@@ -24,7 +23,7 @@ func TestWarpVolumesCheckCases(t *testing.T) {
 	for _, c := range checkCases() {
 		t.Run(c.name, func(t *testing.T) {
 			k, d := c.kernel(t), lookupDevice(t, c.device)
-			r, err := WarpVolumes(k, k.NewLaunch(c.block, c.fold), d, sets.Reference, nil)
+			r, err := WarpVolumes(k, k.NewLaunch(c.block, c.fold), d, ReferenceWarpRules, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +63,7 @@ func TestWarpVolumesExactCheckCases(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			k, d := c.kernel(t), lookupDevice(t, c.device)
 			l := k.NewLaunch(c.block, c.fold)
-			r, err := WarpVolumes(k, l, d, sets.Exact, interiorWave(t, k, l, d))
+			r, err := WarpVolumes(k, l, d, ExactWarpRules, interiorWave(t, k, l, d))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,14 +121,14 @@ func TestWarpVolumesExactHand(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			k := parseKernel(t, c.spec)
 			l := k.NewLaunch(c.block, c.fold)
-			r, err := WarpVolumes(k, l, a100, sets.Exact, c.sample)
+			r, err := WarpVolumes(k, l, a100, ExactWarpRules, c.sample)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if r.BlockL1Load != c.l1Load {
 				t.Errorf("exact blockL1Load = %v, want %v", r.BlockL1Load, c.l1Load)
 			}
-			r, err = WarpVolumes(k, l, a100, sets.Reference, nil)
+			r, err = WarpVolumes(k, l, a100, ReferenceWarpRules, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +151,7 @@ fields:
   - {name: B, element: 8, store: [[x, y, z]]}
 `)
 	l := k.NewLaunch([3]int64{32, 4, 1}, kernel.NoFold)
-	r, err := WarpVolumes(k, l, lookupDevice(t, "A100-40GB"), sets.Reference, nil)
+	r, err := WarpVolumes(k, l, lookupDevice(t, "A100-40GB"), ReferenceWarpRules, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +217,8 @@ func TestMemoisedEqualsEnumeration(t *testing.T) {
 			sample = append(sample, [3]int64{r.Int64N(g[0]), r.Int64N(g[1]), r.Int64N(g[2])})
 		}
 		d := lookupDevice(t, devices[i%len(devices)])
-		for _, m := range []sets.Method{sets.Reference, sets.Exact} {
+		for _, mr := range methodRules {
+			m := mr.rules
 			fast, err := warpVolumes(k, l, d, m, sample, true)
 			if err != nil {
 				t.Fatal(err)
@@ -228,7 +228,7 @@ func TestMemoisedEqualsEnumeration(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(fast, slow) {
-				t.Errorf("case %d %s on %s: memoised volumes %+v, enumerated %+v", i, m, d.Name, fast, slow)
+				t.Errorf("case %d %s on %s: memoised volumes %+v, enumerated %+v", i, mr.name, d.Name, fast, slow)
 			}
 			fastL1, err := l1Cycles(k, l, d, m, sample, alloc, true)
 			if err != nil {
@@ -239,7 +239,7 @@ func TestMemoisedEqualsEnumeration(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(fastL1, slowL1) {
-				t.Errorf("case %d %s on %s: memoised L1 %+v, enumerated %+v", i, m, d.Name, fastL1, slowL1)
+				t.Errorf("case %d %s on %s: memoised L1 %+v, enumerated %+v", i, mr.name, d.Name, fastL1, slowL1)
 			}
 		}
 	}
@@ -254,8 +254,9 @@ func BenchmarkWarpMetrics(b *testing.B) {
 	l := k.NewLaunch([3]int64{256, 1, 2}, kernel.NoFold)
 	sample := interiorWave(b, k, l, d)
 	alloc := func(FieldInstructions, [][3]int64) (float64, error) { return 450, nil }
-	for _, m := range []sets.Method{sets.Reference, sets.Exact} {
-		b.Run(m.String(), func(b *testing.B) {
+	for _, mr := range methodRules {
+		m := mr.rules
+		b.Run(mr.name, func(b *testing.B) {
 			for b.Loop() {
 				if _, err := WarpVolumes(k, l, d, m, sample); err != nil {
 					b.Fatal(err)
@@ -274,7 +275,7 @@ func TestMemoHits(t *testing.T) {
 	// sector, so all 3072 tiles share one memo entry.
 	k := exampleKernel(t, "star3d-r4")
 	l := k.NewLaunch([3]int64{256, 1, 2}, kernel.NoFold)
-	lists, err := Instructions(k, l, lookupDevice(t, "A100-40GB"), sets.Reference)
+	lists, err := Instructions(k, l, lookupDevice(t, "A100-40GB"), FuseAsReference)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // truncatedGrid returns the reference's sample grid t_i = min(8, g_i) in
@@ -192,10 +191,10 @@ type pointGuard struct {
 	fold, domain [3]int64
 }
 
-// newPointGuard returns the guard of method m, nil for Reference, which
-// never clips a lane (spec/metrics.md §8 item 6).
-func newPointGuard(l kernel.Launch, m sets.Method) *pointGuard {
-	if m == sets.Reference {
+// newPointGuard returns the lane guard of launch l, nil when lanes are not
+// clipped to the domain (spec/metrics.md §8 item 6).
+func newPointGuard(l kernel.Launch, clip bool) *pointGuard {
+	if !clip {
 		return nil
 	}
 	return &pointGuard{fold: l.Fold, domain: l.Domain}

@@ -37,7 +37,6 @@ import (
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // Layers names the two layers of every pair in this package, y then z.
@@ -49,8 +48,8 @@ type Config struct {
 	Kernel *kernel.Kernel
 	Device *device.Device
 	Block  [3]int64
-	Fold   [3]int64 // thread folding; the zero value means no folding
-	Method sets.Method
+	Fold   [3]int64     // thread folding; the zero value means no folding
+	Method model.Method // MethodExact when its Name is empty
 	// Sizes are the XY plane sizes s of the sweep (see ParseSweep).
 	Sizes []int64
 	// Total is X·Y·Z of the domain series (SeriesDomain); 0 means PaperTotal.
@@ -154,7 +153,7 @@ func Sweep(c Config) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{
-		Kernel: c.Kernel.Name, Device: c.Device.Name, Method: c.Method.String(),
+		Kernel: c.Kernel.Name, Device: c.Device.Name, Method: c.Method.Name,
 		Block: c.Block, Fold: c.Fold, Total: c.Total, L2Bytes: c.Device.L2Bytes,
 		Points: points,
 	}
@@ -216,9 +215,12 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// withDefaults returns c with the zero values of Fold, Total and Workers
-// replaced by their defaults.
+// withDefaults returns c with the zero values of Method, Fold, Total and
+// Workers replaced by their defaults.
 func (c Config) withDefaults() Config {
+	if c.Method.Name == "" {
+		c.Method = model.MethodExact
+	}
 	if c.Fold == ([3]int64{}) {
 		c.Fold = kernel.NoFold
 	}

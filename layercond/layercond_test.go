@@ -9,7 +9,7 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/isl"
-	"github.com/polyvol/polyvol/sets"
+	"github.com/polyvol/polyvol/model"
 )
 
 // a100 returns the A100-40GB of the paper: 108 SMs, 20 MiB effective L2.
@@ -59,7 +59,7 @@ func TestPlateausStar3dR4(t *testing.T) {
 	}
 	defer ctx.Close()
 	const s = 1664
-	for _, m := range []sets.Method{sets.Reference, sets.Exact} {
+	for _, m := range []model.Method{model.MethodReference, model.MethodExact} {
 		for _, d := range []int64{1, 2, 4, 8, 16, 32} {
 			c := Config{Kernel: k, Device: dev, Block: [3]int64{1024 / d, 1, d}, Method: m}
 			p, err := Evaluate(c, s, ctx)
@@ -68,7 +68,7 @@ func TestPlateausStar3dR4(t *testing.T) {
 			}
 			plateau := 8 * float64(d+8) / float64(d)
 			want := plateau
-			if m == sets.Reference {
+			if m == model.MethodReference {
 				want += 128.0 / s
 			}
 			if math.Abs(p.NoZReuse-want) > 1e-3 {
@@ -86,12 +86,12 @@ func TestPlateausStar3dR4(t *testing.T) {
 			if p.MemLoadV2 < want-1e-3 || p.MemLoadV2 > want+p.MemLoadOverlap[0] {
 				t.Errorf("%v d=%d: memLoadV2 = %.3f, want within [%.3f, %.3f]", m, d, p.MemLoadV2, want, want+p.MemLoadOverlap[0])
 			}
-			if m == sets.Reference && p.MemLoadV2 > want*1.005 {
+			if m == model.MethodReference && p.MemLoadV2 > want*1.005 {
 				t.Errorf("%v d=%d: memLoadV2 = %.3f, want the plateau %.3f within 0.5%%", m, d, p.MemLoadV2, want)
 			}
 			// With every layer's reuse credited each element of A is
 			// loaded once: 8 B/Lup exactly with linear addresses.
-			if m == sets.Exact && math.Abs(p.FullReuse-8) > 1e-3 {
+			if m == model.MethodExact && math.Abs(p.FullReuse-8) > 1e-3 {
 				t.Errorf("%v d=%d: fully reused volume %.4f B/Lup, want 8", m, d, p.FullReuse)
 			}
 		}
@@ -104,7 +104,7 @@ func TestPlateausStar3dR4(t *testing.T) {
 func TestLowPlateauStar3dR4(t *testing.T) {
 	k := loadExample(t, "star3d-r4")
 	dev := a100(t)
-	for _, m := range []sets.Method{sets.Reference, sets.Exact} {
+	for _, m := range []model.Method{model.MethodReference, model.MethodExact} {
 		for _, d := range []int64{1, 4, 32} {
 			p, err := Evaluate(Config{Kernel: k, Device: dev, Block: [3]int64{1024 / d, 1, d}, Method: m}, 128, nil)
 			if err != nil {
@@ -135,7 +135,7 @@ func TestLowPlateauStar3dR4(t *testing.T) {
 func TestZTransitionReference(t *testing.T) {
 	r, err := Sweep(Config{
 		Kernel: loadExample(t, "star3d-r4"), Device: a100(t), Block: [3]int64{1024, 1, 1},
-		Method: sets.Reference, Sizes: []int64{64, 128, 256, 512, 1024},
+		Method: model.MethodReference, Sizes: []int64{64, 128, 256, 512, 1024},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestZTransitionReference(t *testing.T) {
 func TestSweepIndependentOfWorkers(t *testing.T) {
 	c := Config{
 		Kernel: loadExample(t, "star3d-r4"), Device: a100(t), Block: [3]int64{256, 1, 4},
-		Method: sets.Reference, Sizes: []int64{128, 192, 256, 384, 512},
+		Method: model.MethodReference, Sizes: []int64{128, 192, 256, 384, 512},
 	}
 	var results []*Result
 	for _, w := range []int{1, 3} {

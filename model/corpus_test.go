@@ -170,7 +170,7 @@ func TestCorpusRawTwinsEqualExpressions(t *testing.T) {
 		if !ok || twin.name == c.name {
 			continue
 		}
-		for _, m := range []sets.Method{sets.Exact, sets.Reference} {
+		for _, m := range []Method{MethodExact, MethodReference} {
 			var derived [2]string
 			for i, k := range []*kernel.Kernel{corpusKernelAt(t, c, d), corpusKernelAt(t, twin, d)} {
 				rep, err := Estimate(k, k.NewLaunch([3]int64{64, 2, 2}, kernel.NoFold), dev, Options{Method: m})
@@ -241,7 +241,7 @@ func BenchmarkCorpus(b *testing.B) {
 	for _, c := range generalCorpus {
 		for _, d := range [][3]int64{{64, 64, 64}, {640, 640, 640}, {6400, 6400, 6400}} {
 			k := corpusKernelAt(b, c, d)
-			for _, m := range []sets.Method{sets.Exact, sets.Reference} {
+			for _, m := range []Method{MethodExact, MethodReference} {
 				b.Run(fmt.Sprintf("%s/%d/%s", c.name, d[0], m), func(b *testing.B) {
 					ctx, err := isl.NewCtx(isl.WithMaxOperations(DefaultMaxOperations))
 					if err != nil {

@@ -139,7 +139,7 @@ func compareCompulsory(t *testing.T, ctx *isl.Ctx, k *kernel.Kernel, l kernel.La
 	if err != nil {
 		t.Fatal(err)
 	}
-	warp, err := footprint.WarpVolumes(k, l, d, sets.Exact, idx)
+	warp, err := footprint.WarpVolumes(k, l, d, footprint.ExactWarpRules, idx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,8 @@ const DefaultMaxOperations = 200_000_000
 
 // Options select how Estimate works.
 type Options struct {
-	Method sets.Method // Exact (default) or Reference
-	Model  ModelName   // overlap (default), roofline, latency or su2015
+	Method Method    // MethodExact when its Name is empty
+	Model  ModelName // overlap (default), roofline, latency or su2015
 	// Ctx is the ISL context to use; Estimate makes (and closes) one when it
 	// is nil. A context belongs to one goroutine at a time.
 	Ctx *isl.Ctx
@@ -40,7 +40,7 @@ type LaunchInfo struct {
 	LupsPerThread    int64    `json:"lupsPerThread"`
 	BlocksPerSM      int64    `json:"blocksPerSM"`
 	BlocksPerWave    int64    `json:"blocksPerWave"`
-	OccupancyLimiter string   `json:"occupancyLimiter,omitempty"` // resource limiting blocks per SM (method exact)
+	OccupancyLimiter string   `json:"occupancyLimiter,omitempty"` // resource limiting blocks per SM (occupancy calculator only)
 	WavesInGrid      float64  `json:"wavesInGrid"`
 	WaveValidThreads int64    `json:"waveValidThreads"` // n_cur: valid threads of the representative wave
 	FlopsPerLup      float64  `json:"flopsPerLup"`
@@ -98,9 +98,9 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	if modelName == "" {
 		modelName = DefaultModel
 	}
-	method := MethodExact
-	if opt.Method == sets.Reference {
-		method = MethodReference
+	method := opt.Method
+	if method.Name == "" {
+		method = MethodExact
 	}
 	ctx := opt.Ctx
 	if ctx == nil {
@@ -116,7 +116,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	g := sets.NewGeometry(l)
 	B := g.ThreadsPerBlock()
 	lambda := l.LupsPerThread()
-	beta, limiter, err := waves.BlocksPerSM(opt.Method, dev, B, k.Registers, k.SharedBytes)
+	beta, limiter, err := waves.BlocksPerSM(method.Occupancy, dev, B, k.Registers, k.SharedBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -125,13 +125,12 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 			Reason: fmt.Sprintf("%d threads × %d registers exceed the 65536 registers of the reference's rule", B, k.Registers)}
 	}
 	W := beta * int64(dev.SMs)
-	exact := opt.Method == sets.Exact
-	eng := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: exact}, Budget: &footprint.Budget{Limit: opt.WorkBound}}
+	eng := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: method.ClipToDomain}, Budget: &footprint.Budget{Limit: opt.WorkBound}}
 
 	var shape waves.Shape
 	var sampleBoxes []sets.Box
 	var sampleIdx [][3]int64
-	if exact {
+	if method.SampleWave {
 		shape = waves.ExactShape(g, W)
 		sampleBoxes = shape.Blocks
 		for _, b := range shape.Blocks {
@@ -150,11 +149,11 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		}
 	}
 
-	basic, err := blockBasic(eng, k, l, dev, opt.Method, sampleBoxes, sampleIdx)
+	basic, err := blockBasic(eng, k, l, dev, method, sampleBoxes, sampleIdx)
 	if err != nil {
 		return nil, err
 	}
-	if err := waveBasic(eng, &basic, dev, opt.Method, shape, W, B, lambda, g); err != nil {
+	if err := waveBasic(eng, &basic, dev, method, shape, W, B, lambda, g); err != nil {
 		return nil, err
 	}
 
@@ -163,7 +162,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		ThreadsPerBlock: int(B),
 		LupsPerThread:   int(lambda),
 		BlocksPerSM:     int(beta),
-		BlocksPerWave:   int(waveBlocks(opt.Method, W, shape)),
+		BlocksPerWave:   int(waveBlocks(method, W, shape)),
 		FlopsPerLup:     flopsPerLup,
 		FlinsPerLup:     math.Ceil(k.FlopsPerThread(l.Fold)/2) / float64(lambda),
 		FPBytes:         k.FPType,
@@ -175,7 +174,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	rep := &Report{
 		Kernel: k.Name,
 		Device: dev.Name,
-		Method: opt.Method.String(),
+		Method: method.Name,
 		Launch: LaunchInfo{
 			Block: l.Block, Fold: l.Fold, Domain: l.Domain, Grid: g.Grid,
 			ThreadsPerBlock: B, LupsPerThread: lambda, BlocksPerSM: beta, BlocksPerWave: W,
@@ -193,23 +192,23 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 }
 
 // waveBlocks returns the W that wave volumes are normalised with: β·SMs for
-// the reference (spec §5.4), and for method exact the blocks of the wave it
+// the reference's sample (spec §5.4), and for a sampled wave the blocks it
 // counted, which are fewer when the whole grid holds less than one wave.
-func waveBlocks(m sets.Method, W int64, shape waves.Shape) int64 {
-	if m == sets.Exact {
+func waveBlocks(m Method, W int64, shape waves.Shape) int64 {
+	if m.SampleWave {
 		return shape.BlocksPerWave
 	}
 	return W
 }
 
 // blockBasic computes the block- and warp-level metrics of spec §3.
-func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m sets.Method, sample []sets.Box, sampleIdx [][3]int64) (Basic, error) {
+func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m Method, sample []sets.Box, sampleIdx [][3]int64) (Basic, error) {
 	var b Basic
 	vols, err := eng.BlockVolumes(dev, sample)
 	if err != nil {
 		return b, err
 	}
-	warp, err := footprint.WarpVolumes(k, l, dev, m, sampleIdx)
+	warp, err := footprint.WarpVolumes(k, l, dev, m.Warp, sampleIdx)
 	if err != nil {
 		return b, err
 	}
@@ -245,7 +244,7 @@ func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *d
 	b.BlockL1TLBPages = pagesSum
 	b.BlockL1Load = warp.BlockL1Load
 	b.BlockL2Store = warp.BlockL2Store
-	if m == sets.Exact {
+	if m.SampleWave {
 		// Sample blocks at the domain's edge hold fewer lattice points; scale
 		// the averages to a full block of B·λ points so that the per-Lup
 		// normalisation of §5.1 divides by the points actually updated.
@@ -268,13 +267,13 @@ func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *d
 			storeFields[i].BlockL2Store *= full
 		}
 	}
-	if m == sets.Reference { // the reference's clamps (spec §3.2, §3.3, §3.6; §8 item 28)
+	if m.ClampOneByte { // the reference's clamps (spec §3.2, §3.3, §3.6; §8 item 28)
 		b.BlockL2Load = max(1, b.BlockL2Load)
 		b.BlockL1LoadAlloc = max(1, b.BlockL1LoadAlloc)
 		b.BlockL1TLBPages = max(1, b.BlockL1TLBPages)
 	}
 
-	if m == sets.Reference { // previous-block overlap, spec §3.5 (not modelled by method exact, §8 item 12)
+	if m.PreviousBlockOverlap { // spec §3.5, §8 item 12
 		cur, preds := footprint.PreviousBlocks(eng.Mapper.Geom, 108, 40)
 		for _, v := range vols {
 			if v.Store {
@@ -295,7 +294,7 @@ func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *d
 		}
 	}
 
-	l1, err := footprint.L1Cycles(k, l, dev, m, sampleIdx, allocLines(eng, k, l, dev, m))
+	l1, err := footprint.L1Cycles(k, l, dev, m.Warp, sampleIdx, eng.AllocLines(l, dev, m.Warp))
 	if err != nil {
 		return b, err
 	}
@@ -317,118 +316,23 @@ func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *d
 	return b, nil
 }
 
-// allocLines supplies the L1 cycle model's allocation term from the engine's
-// block footprints at the L1 allocation granularity.
-func allocLines(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m sets.Method) footprint.AllocLines {
-	return func(fi footprint.FieldInstructions, blocks [][3]int64) (float64, error) {
-		if len(blocks) == 0 {
-			return 0, nil
-		}
-		idx := -1
-		for i, f := range k.Fields {
-			if f.Name == fi.Field.Name {
-				idx = i
-				break
-			}
-		}
-		if idx < 0 {
-			return 0, fmt.Errorf("allocation lines: unknown field %q", fi.Field.Name)
-		}
-		e, q := eng, footprint.Request{Field: idx, Store: fi.Store, Gran: dev.L1AllocBytes, Space: sets.LinearSpace}
-		if m == sets.Reference && fused(fi) {
-			// The reference counts a fused vector access by its start address
-			// only (spec §3.9, §8 item 10): count the footprint of exactly the
-			// start addresses, in thread coordinates.
-			var err error
-			if e, q, err = startAddressEngine(eng, k, l, fi, q); err != nil {
-				return 0, err
-			}
-		}
-		g := e.Mapper.Geom
-		boxes := make([]sets.Box, len(blocks))
-		for i, b := range blocks {
-			boxes[i] = g.BlockThreads(b)
-		}
-		sum, err := e.SumOverBlocks(q, boxes)
-		if err != nil {
-			return 0, err
-		}
-		return float64(sum) / float64(len(blocks)), nil
-	}
-}
-
-// fused reports whether any instruction of the list is a fused vector access.
-func fused(fi footprint.FieldInstructions) bool {
-	for _, in := range fi.Instructions {
-		if in.Width != fi.Field.Element {
-			return true
-		}
-	}
-	return false
-}
-
-// startAddressEngine returns an engine over a one-field kernel whose accesses
-// are those folded accesses of fi's field whose byte address is the start
-// address of one of fi's instructions, in thread coordinates (fold 1).
-func startAddressEngine(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, fi footprint.FieldInstructions, q footprint.Request) (*footprint.Engine, footprint.Request, error) {
-	folded, err := k.Fold(l.Fold)
-	if err != nil {
-		return nil, q, err
-	}
-	src := folded.Fields[q.Field]
-	f := *src
-	var keep []kernel.Access
-	for _, a := range src.Accesses(q.Store) {
-		idx, err := src.ElementIndexExpr(a)
-		if err != nil {
-			return nil, q, err
-		}
-		addr, err := idx.Scale(src.Element)
-		if err != nil {
-			return nil, q, err
-		}
-		for _, in := range fi.Instructions {
-			if in.Address.Equal(addr) {
-				keep = append(keep, a)
-				break
-			}
-		}
-	}
-	if q.Store {
-		f.Stores = keep
-	} else {
-		f.Loads = keep
-	}
-	one := *folded
-	one.Fields = []*kernel.Field{&f}
-	g := eng.Mapper.Geom
-	g.Fold = kernel.NoFold
-	q.Field = 0
-	return &footprint.Engine{Ctx: eng.Ctx, Mapper: &sets.Mapper{Kernel: &one, Geom: g}}, q, nil
-}
-
 // waveBasic fills in the wave-level metrics of spec §4 and the TLB pages.
-func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m sets.Method, shape waves.Shape, W, B, lambda int64, g sets.Geometry) error {
-	space := sets.MultiDimSpace
-	gran := func(bool) int64 { return dev.DRAMFetchBytes }
-	if m == sets.Exact { // linear addresses, stores at the write granularity (§8 items 13, 14)
-		space = sets.LinearSpace
-		gran = func(store bool) int64 {
-			if store {
-				return dev.DRAMWriteBytes
-			}
-			return dev.DRAMFetchBytes
+func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m Method, shape waves.Shape, W, B, lambda int64, g sets.Geometry) error {
+	gran := func(store bool) int64 {
+		if store && m.StoresAtWriteGranularity {
+			return dev.DRAMWriteBytes
 		}
+		return dev.DRAMFetchBytes
 	}
-	vols, err := waves.Count(eng, shape, space, gran)
+	vols, err := waves.Count(eng, shape, m.WaveSpace, gran)
 	if err != nil {
 		return err
 	}
 	// q rescales New and the overlaps of the representative wave to a full
-	// wave: valid threads of the box against W·B (reference, §4.7), or valid
-	// lattice points against W·B·λ (exact).
+	// wave: valid threads of the box against W·B (§4.7), or, sampling the
+	// exact wave, its valid lattice points against W·B·λ.
 	q := float64(shape.ValidThreads) / float64(W*B)
-	if m == sets.Exact {
+	if m.SampleWave {
 		var pts int64
 		for _, t := range shape.Current {
 			pts += eng.Mapper.PointBox(t).Size()
@@ -443,7 +347,7 @@ func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m sets.Metho
 		bytes := float64(v.Gran * v.Multiplicity)
 		name := eng.Mapper.Kernel.Fields[v.Field].Name
 		oldY := float64(v.OldY)
-		if m == sets.Exact { // Old_x is part of the reuse distance (§8 item 20)
+		if m.OldIncludesX { // §8 item 20
 			oldY += float64(v.OldX)
 		}
 		b.WaveMemOld[0] += oldY * bytes
@@ -473,9 +377,9 @@ func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m sets.Metho
 	b.QWaveFactor = q
 
 	// Wave TLB pages (§3.6): the reference's unclipped floor-rule pseudo-block
-	// at the origin, or the exact wave itself.
+	// at the origin, or the sampled wave itself.
 	tlbThreads := shape.Current
-	if m == sets.Reference {
+	if m.TLBPseudoBlock {
 		wc := waves.ConcurrentGrid(g.Grid, W)
 		tlbThreads = []sets.Box{g.ThreadBox(sets.Box{Hi: wc})}
 		ref := *eng

@@ -7,7 +7,6 @@ import (
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // BenchmarkEstimate evaluates all metrics of every example kernel on
@@ -31,7 +30,7 @@ func BenchmarkEstimate(b *testing.B) {
 		case 2:
 			block = [3]int64{256, 2, 1}
 		}
-		for _, m := range []sets.Method{sets.Reference, sets.Exact} {
+		for _, m := range []Method{MethodReference, MethodExact} {
 			b.Run(name+"/"+m.String(), func(b *testing.B) {
 				ctx, err := isl.NewCtx(isl.WithMaxOperations(DefaultMaxOperations))
 				if err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // TestPerFieldVolumesSumToTotals checks that the per-field block, warp and
@@ -32,7 +31,7 @@ func TestPerFieldVolumesSumToTotals(t *testing.T) {
 		if k.Dims == 1 {
 			dom[0] = min(k.Domain[0], 1<<20)
 		}
-		for _, m := range []sets.Method{sets.Reference, sets.Exact} {
+		for _, m := range []Method{MethodReference, MethodExact} {
 			r, err := Estimate(k, kernel.Launch{Block: c.block, Fold: kernel.NoFold, Domain: dom}, d, Options{Method: m})
 			if err != nil {
 				t.Fatal(err)
@@ -90,7 +89,7 @@ func TestPerFieldSharesSumToTotals(t *testing.T) {
 			block = [3]int64{64, 4, 2}
 		}
 		for _, dev := range device.All() {
-			for _, m := range []sets.Method{sets.Reference, sets.Exact} {
+			for _, m := range []Method{MethodReference, MethodExact} {
 				r, err := Estimate(k, kernel.Launch{Block: block, Fold: kernel.NoFold, Domain: k.Domain}, dev, Options{Method: m})
 				if err != nil {
 					t.Fatalf("%s on %s, method %s: %v", name, dev.Name, m, err)

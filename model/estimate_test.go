@@ -8,7 +8,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // loadExample parses one of the embedded example kernels.
@@ -107,7 +106,7 @@ func TestEstimateReproducesSpecCases(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := specDevice(t, c.dev) // the table the check values were computed with
 			l := kernel.Launch{Block: c.block, Fold: c.fold, Domain: c.domain}
-			r, err := Estimate(c.k, l, d, Options{Method: sets.Reference})
+			r, err := Estimate(c.k, l, d, Options{Method: MethodReference})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +163,7 @@ func TestEstimateReproducesReferenceSamples(t *testing.T) {
 				l.Domain[i] = line.Domain[i]
 			}
 		}
-		r, err := Estimate(k, l, d, Options{Method: sets.Reference})
+		r, err := Estimate(k, l, d, Options{Method: MethodReference})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +275,7 @@ func TestEstimateExactRecordsSpecCases(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := specDevice(t, c.dev) // the table the check values were computed with
-			r, err := Estimate(c.k, kernel.Launch{Block: c.block, Fold: c.fold, Domain: c.domain}, d, Options{Method: sets.Exact})
+			r, err := Estimate(c.k, kernel.Launch{Block: c.block, Fold: c.fold, Domain: c.domain}, d, Options{Method: MethodExact})
 			if err != nil {
 				t.Fatal(err)
 			}

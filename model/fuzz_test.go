@@ -6,7 +6,6 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // FuzzEstimate runs both methods on specs the fuzzer derives from the
@@ -37,7 +36,7 @@ func FuzzEstimate(f *testing.F) {
 		if l.Validate() != nil {
 			return
 		}
-		for _, m := range []sets.Method{sets.Exact, sets.Reference} {
+		for _, m := range []Method{MethodExact, MethodReference} {
 			rep, err := Estimate(k, l, dev, Options{Method: m, WorkBound: 200_000})
 			if err == nil && rep == nil {
 				t.Fatalf("%s: no report and no error", m)

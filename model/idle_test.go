@@ -7,7 +7,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // TestCountIdleThreadsHand checks the idle-thread counts against cases
@@ -132,7 +131,7 @@ func TestLatencyPredictionMatchesEstimate(t *testing.T) {
 			k.Domain = [3]int64{256, 128, 64}
 		}
 		l := k.NewLaunch([3]int64{256, 1, 1}, [3]int64{1, 1, 1})
-		r, err := Estimate(k, l, dev, Options{Method: sets.Exact, Model: ModelLatency})
+		r, err := Estimate(k, l, dev, Options{Method: MethodExact, Model: ModelLatency})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +161,7 @@ func TestLatencyIdleThreads(t *testing.T) {
 	k := loadExample(t, "vec-copy")
 	k.Domain = [3]int64{1 << 20, 1, 1}
 	l := k.NewLaunch([3]int64{4, 4, 64}, [3]int64{1, 1, 1})
-	r, err := Estimate(k, l, dev, Options{Method: sets.Exact, Model: ModelLatency})
+	r, err := Estimate(k, l, dev, Options{Method: MethodExact, Model: ModelLatency})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +181,7 @@ func TestLatencyIdleThreads(t *testing.T) {
 	if err != nil || !(p.GLups < all.GLups/10) {
 		t.Errorf("GLup/s %v, not far below the %v of the full block (%v)", p.GLups, all.GLups, err)
 	}
-	roof, err := Estimate(k, l, dev, Options{Method: sets.Exact, Model: ModelRoofline})
+	roof, err := Estimate(k, l, dev, Options{Method: MethodExact, Model: ModelRoofline})
 	if err != nil || roof.Prediction.GLups != roof.Derived.PerfV3 {
 		t.Errorf("roofline %v, want perfV3 %v (%v)", roof.Prediction.GLups, roof.Derived.PerfV3, err)
 	}

@@ -3,6 +3,10 @@ package model
 import (
 	"fmt"
 	"math"
+
+	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/sets"
+	"github.com/polyvol/polyvol/waves"
 )
 
 // OversubscriptionRule selects how the oversubscription O of a cache is
@@ -27,19 +31,73 @@ const (
 	AllocationRatio OversubscriptionRule = "allocation-ratio"
 )
 
-// Method is an estimation strategy: how oversubscriptions are formed and
-// which generation of fitted curves turns them into miss fractions.
+// Method is an estimation strategy: every choice in which the estimation
+// methods of spec/metrics.md differ, resolved once into concrete values.
+// Estimate and Derive follow these values and the lower packages receive
+// them as arguments; nothing branches on a method's name. A new method is a
+// new value: copy one of MethodExact and MethodReference and change the
+// choices that differ.
 type Method struct {
-	Name             string               `json:"name"`
+	Name string `json:"name"`
+
+	// SampleWave samples the blocks of one exact representative wave
+	// (waves.ExactShape) and normalises by its lattice points: block
+	// volumes are scaled to full blocks of B·λ points, wave volumes to the
+	// W blocks it counted. Without it the sample is the reference's 8×8×8
+	// blocks at the origin with its wave (waves.ReferenceShape), normalised
+	// by valid threads and W = β·SMs (spec §2.3, §4.7; §8 items 4, 5).
+	SampleWave bool `json:"sampleWave"`
+	// ClipToDomain leaves out the lattice points outside the domain when
+	// footprints are counted (§8 item 6).
+	ClipToDomain bool `json:"clipToDomain"`
+	// Occupancy finds the blocks per SM.
+	Occupancy waves.OccupancyRule `json:"occupancy"`
+	// Warp are the choices of the warp-level counts and the L1 cycles.
+	Warp footprint.WarpRules `json:"warp"`
+	// WaveSpace is the address space of the wave footprints: linear byte
+	// addresses, or the reference's multi-dimensional index space (§8
+	// item 13).
+	WaveSpace sets.AddressSpace `json:"waveSpace"`
+	// StoresAtWriteGranularity counts DRAM store footprints in DRAM write
+	// granules instead of fetch granules (§8 item 14).
+	StoresAtWriteGranularity bool `json:"storesAtWriteGranularity"`
+	// OldIncludesX counts the x layer in the y layer's reuse distance
+	// (§8 item 20).
+	OldIncludesX bool `json:"oldIncludesX"`
+	// PreviousBlockOverlap counts the L2 load overlap with the previous
+	// blocks on the same SM (§3.5; §8 item 12).
+	PreviousBlockOverlap bool `json:"previousBlockOverlap"`
+	// ClampOneByte clamps the block L2 load, L1 allocation and TLB pages
+	// to at least one (§8 item 28).
+	ClampOneByte bool `json:"clampOneByte"`
+	// TLBPseudoBlock counts the wave's TLB pages over the reference's
+	// unclipped pseudo-block at the origin instead of the wave itself
+	// (§3.6).
+	TLBPseudoBlock bool `json:"tlbPseudoBlock"`
+
+	// Oversubscription forms the caches' oversubscriptions and Curves turn
+	// them into miss fractions (Derive).
 	Oversubscription OversubscriptionRule `json:"oversubscription"`
 	Curves           CurveSet             `json:"curves"`
 }
 
 // The two named methods of spec/metrics.md (preface).
 var (
-	// MethodReference reproduces the reference implementation's current state.
-	MethodReference = Method{Name: "reference", Oversubscription: ReferenceForms, Curves: CurrentCurves}
-	// MethodExact uses O = V_alloc/V_cache throughout. It pairs that rule
+	// MethodReference reproduces the reference implementation's current
+	// state: its sampling, wave placement, clamps and fitted curves.
+	MethodReference = Method{
+		Name:                 "reference",
+		Occupancy:            waves.RegisterOnly,
+		Warp:                 footprint.ReferenceWarpRules,
+		WaveSpace:            sets.MultiDimSpace,
+		PreviousBlockOverlap: true,
+		ClampOneByte:         true,
+		TLBPseudoBlock:       true,
+		Oversubscription:     ReferenceForms,
+		Curves:               CurrentCurves,
+	}
+	// MethodExact replaces each approximation of spec §8 by its exact
+	// definition and uses O = V_alloc/V_cache throughout. It pairs that rule
 	// with the paper-era curves because those were fitted against exactly
 	// such plain allocation ratios (with β co-resident blocks for L1) and
 	// keep the paper's separate loose y and steep z overlap fits (§8 item 24);
@@ -47,8 +105,22 @@ var (
 	// and do not belong to a plain ratio (§5.2). The paper-era set has no
 	// previous-block term, matching the paper's view that L1 sharing between
 	// blocks is unlikely (§8 item 12).
-	MethodExact = Method{Name: "exact", Oversubscription: AllocationRatio, Curves: PaperEraCurves}
+	MethodExact = Method{
+		Name:                     "exact",
+		SampleWave:               true,
+		ClipToDomain:             true,
+		Occupancy:                waves.OccupancyCalculator,
+		Warp:                     footprint.ExactWarpRules,
+		WaveSpace:                sets.LinearSpace,
+		StoresAtWriteGranularity: true,
+		OldIncludesX:             true,
+		Oversubscription:         AllocationRatio,
+		Curves:                   PaperEraCurves,
+	}
 )
+
+// String returns the method's name.
+func (m Method) String() string { return m.Name }
 
 // MethodByName returns the method called "reference" or "exact".
 func MethodByName(name string) (Method, error) {

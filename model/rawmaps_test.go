@@ -9,7 +9,6 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // specText writes k back as a spec, each access as an index tuple or, with
@@ -58,7 +57,7 @@ func TestRawMapTwinsEqualExpressions(t *testing.T) {
 			t.Fatal(err)
 		}
 		block := defaultTestBlock(orig)
-		derived := func(spec string, m sets.Method) string {
+		derived := func(spec string, m Method) string {
 			k, err := kernel.Parse([]byte(spec), name+".yaml")
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", name, err, spec)
@@ -73,7 +72,7 @@ func TestRawMapTwinsEqualExpressions(t *testing.T) {
 			}
 			return string(out)
 		}
-		for _, m := range []sets.Method{sets.Exact, sets.Reference} {
+		for _, m := range []Method{MethodExact, MethodReference} {
 			exprs, raw := derived(specText(orig, false), m), derived(specText(orig, true), m)
 			if raw != exprs {
 				t.Errorf("%s (%s): raw-map twin differs from the expression form:\n raw   %s\n exprs %s", name, m, raw, exprs)

@@ -266,11 +266,22 @@ func TLBPages(e *footprint.Engine, threads []sets.Box, page int64) (int64, error
 	return total, nil
 }
 
-// BlocksPerSM returns the blocks per SM of a launch by the method's rule:
-// the reference's register-only rule (spec §2.2) or the device's occupancy
-// calculator, with the limiting resource ("" for the reference rule).
-func BlocksPerSM(m sets.Method, dev *device.Device, threadsPerBlock int64, registers int, shared int64) (int64, string, error) {
-	if m == sets.Reference {
+// OccupancyRule selects how the blocks per SM of a launch are found.
+type OccupancyRule int
+
+// The occupancy rules.
+const (
+	// OccupancyCalculator is the device's occupancy calculator: registers,
+	// shared memory, warps and blocks per SM (device.Device.Occupancy).
+	OccupancyCalculator OccupancyRule = iota
+	// RegisterOnly is the reference's rule, registers alone (spec §2.2).
+	RegisterOnly
+)
+
+// BlocksPerSM returns the blocks per SM of a launch by the given rule, with
+// the limiting resource ("" for RegisterOnly).
+func BlocksPerSM(rule OccupancyRule, dev *device.Device, threadsPerBlock int64, registers int, shared int64) (int64, string, error) {
+	if rule == RegisterOnly {
 		return int64(device.ReferenceBlocksPerSM(int(threadsPerBlock), registers)), "", nil
 	}
 	occ, err := dev.Occupancy(int(threadsPerBlock), registers, shared)
