@@ -161,7 +161,7 @@ func runExplore(c *ucli.Context) error {
 	}
 
 	e := &Exploration{
-		Kernel: k.Name, Device: dev.Name, Method: opt.Method.String(), Model: string(opt.Model),
+		Kernel: k.Name, Device: dev.Name, Method: opt.Method.Name, Model: string(opt.Model),
 		Domain: k.Domain, Threads: int64(c.Int("threads")), Folds: folds,
 		Configurations: len(blocks) * len(folds), Skipped: []Skipped{}, Shard: shard,
 	}

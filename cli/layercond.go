@@ -16,7 +16,7 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/layercond"
-	"github.com/polyvol/polyvol/sets"
+	"github.com/polyvol/polyvol/model"
 	ucli "github.com/urfave/cli/v2"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -132,7 +132,7 @@ func runLayercond(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	method, err := sets.ParseMethod(c.String("method"))
+	method, err := model.MethodByName(c.String("method"))
 	if err != nil {
 		return usageErrorf("--method: %v", err)
 	}
@@ -185,7 +185,7 @@ func runLayercond(c *ucli.Context) error {
 		}
 	}
 
-	rep := &LayercondReport{Kernel: k.Name, Device: dev.Name, Method: method.String(), Total: total, L2Bytes: dev.L2Bytes}
+	rep := &LayercondReport{Kernel: k.Name, Device: dev.Name, Method: method.Name, Total: total, L2Bytes: dev.L2Bytes}
 	if rep.Sequential, err = layercond.Sequential(k, int64(fraction*float64(dev.L2Bytes))); err != nil {
 		rep.SequentialNote = err.Error()
 	}
