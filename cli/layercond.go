@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/bits"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -22,6 +24,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 func init() {
@@ -64,6 +67,7 @@ Examples:
 				&ucli.StringFlag{Name: "method", Value: "exact", Usage: "estimation method: exact or reference (spec/metrics.md)"},
 				&ucli.Float64Flag{Name: "cache-fraction", Value: layercond.DefaultCacheFraction, Usage: "share `F` of the L2 the sequential layer condition may use"},
 				&ucli.StringFlag{Name: "plot", Usage: "draw memLoadV3 against s, one curve per block, to `FILE` (.svg or .png)", TakesFile: true},
+				&ucli.StringFlag{Name: "plot-size", Value: defaultPlotSize, Usage: "size of the --plot image, `WxH` in inches"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "plane sizes estimated in parallel"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 			},
@@ -154,6 +158,10 @@ func runLayercond(c *ucli.Context) error {
 	if ext := strings.ToLower(filepath.Ext(plotPath)); plotPath != "" && ext != ".svg" && ext != ".png" {
 		return usageErrorf("--plot %q: expected a file name ending in .svg or .png", plotPath)
 	}
+	size, err := parsePlotSize(c.String("plot-size"))
+	if err != nil {
+		return err
+	}
 	fold, err := parseTriple("fold", c.String("fold"))
 	if err != nil {
 		return err
@@ -197,7 +205,7 @@ func runLayercond(c *ucli.Context) error {
 		rep.Sweeps = append(rep.Sweeps, r)
 	}
 	if plotPath != "" {
-		if err := plotLayercond(rep, plotPath); err != nil {
+		if err := plotLayercond(rep, plotPath, size); err != nil {
 			if errors.As(err, new(*fs.PathError)) { // a missing directory, a directory, no permission
 				return usageErrorf("--plot %s: %v", plotPath, err)
 			}
@@ -225,12 +233,26 @@ func yesNo(b bool) string {
 // mib formats a byte count in MiB.
 func mib(v float64) string { return fixed(v/(1<<20), 2) }
 
+// layercondLegend explains the columns of the layercond table.
+const layercondLegend = `
+columns: s, z       the domain s x s x z
+         memLoadV1  compulsory DRAM load of a wave, no reuse from earlier waves
+         V2, V3     DRAM load with the L2 capacity effects; V3 adds evicted partial stores
+         ovl xy, z  part of V1 the x+y and the z layer sets hold: what each layer's reuse saves
+         no z reuse V1 - ovl xy: x and y reuse hit, z reuse lost (the upper plateau)
+         Old y, z   footprint of the y and z layer sets (the wave's block row and layer before it)
+         /L2        that footprint over the L2 one SM sees
+         O_ov       oversubscription of the layer's reuse: layer set and new data over the L2
+         fits       the layer set is present and O_ov <= 1
+`
+
 // writeLayercond prints the sweeps as tables, then the transitions and the
 // sequential layer condition.
 func writeLayercond(w io.Writer, rep *LayercondReport, dev *device.Device, fraction float64) error {
 	fmt.Fprintf(w, "%s on %s (%s), L2 %s MiB, method %s\n", rep.Kernel, dev.Name, dev.DisplayName, mib(float64(rep.L2Bytes)), rep.Method)
-	fmt.Fprintf(w, "domains s x s x z with z = %d/s^2; volumes in B/Lup, footprints in MiB;\n", rep.Total)
+	fmt.Fprintf(w, "domains s x s x z with z = %s/s^2; volumes in B/Lup, footprints in MiB;\n", powerText(rep.Total))
 	fmt.Fprintf(w, "a layer's reuse fits when its layer set is present and O_ov <= 1\n")
+	fmt.Fprint(w, layercondLegend)
 	for _, r := range rep.Sweeps {
 		fmt.Fprintf(w, "\nblock %s  fold %s\n", triple(r.Block), triple(r.Fold))
 		rows := [][]string{{"s", "z", "memLoadV1", "V2", "V3", "ovl xy", "ovl z", "no z reuse",
@@ -293,25 +315,51 @@ func layercondCSV(rep *LayercondReport) [][]string {
 	return recs
 }
 
+// plotSize is the size of a --plot-size value, in inches.
+type plotSize struct{ width, height float64 }
+
+// defaultPlotSize is the --plot-size default.
+const defaultPlotSize = "9x5.5"
+
+// parsePlotSize parses --plot-size WxH, inches between 2 and 100.
+func parsePlotSize(v string) (plotSize, error) {
+	w, h, ok := strings.Cut(v, "x")
+	width, errW := strconv.ParseFloat(w, 64)
+	height, errH := strconv.ParseFloat(h, 64)
+	if !ok || errW != nil || errH != nil || !(width >= 2 && width <= 100 && height >= 2 && height <= 100) {
+		return plotSize{}, usageErrorf("--plot-size %q: expected WIDTHxHEIGHT in inches, each from 2 to 100, e.g. %s", v, defaultPlotSize)
+	}
+	return plotSize{width, height}, nil
+}
+
 // plotLayercond draws memLoadV3 against the plane size s, one curve per
-// block, with the sequential z-layer condition as a dashed vertical line, and
-// saves it as SVG or PNG by the extension of path.
-func plotLayercond(rep *LayercondReport, path string) error {
+// block, marks each block's z transition (the engine's O_ov = 1) and the
+// points of fewer than three block layers in z (boundary cases, see
+// docs/layercond.md), draws the sequential z-layer condition as a dashed
+// vertical line below the legend, and saves it as SVG or PNG by the
+// extension of path.
+func plotLayercond(rep *LayercondReport, path string, size plotSize) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s on %s, method %s: DRAM load volume", rep.Kernel, rep.Device, rep.Method)
-	p.X.Label.Text = fmt.Sprintf("XY plane size s (domain s x s x %d/s^2)", rep.Total)
+	p.Title.Padding = vg.Points(6)
+	p.X.Label.Text = fmt.Sprintf("XY plane size s (domain s x s x z, z = %s / s^2)", powerText(rep.Total))
 	p.Y.Label.Text = "DRAM load memLoadV3 (B/Lup)"
 	p.X.Scale = plot.LogScale{}
 	p.Y.Min = 0
+	p.Y.Tick.Marker = shortTicks{}
 	p.Legend.Top = true
 	p.Legend.Left = true
 	p.Add(plotter.NewGrid())
-	lo, hi := math.Inf(1), math.Inf(-1)
+	lo, hi, top := math.Inf(1), math.Inf(-1), 0.0
+	var transitions, boundary plotter.XYs
 	for i, r := range rep.Sweeps {
 		xys := make(plotter.XYs, len(r.Points))
 		for j, pt := range r.Points {
 			xys[j] = plotter.XY{X: float64(pt.S), Y: pt.MemLoadV3}
-			lo, hi = min(lo, xys[j].X), max(hi, xys[j].X)
+			lo, hi, top = min(lo, xys[j].X), max(hi, xys[j].X), max(top, pt.MemLoadV3)
+			if pt.Domain[2] < 3*r.Block[2]*r.Fold[2] {
+				boundary = append(boundary, xys[j])
+			}
 		}
 		line, points, err := plotter.NewLinePoints(xys)
 		if err != nil {
@@ -325,13 +373,36 @@ func plotLayercond(rep *LayercondReport, path string) error {
 			label += " fold " + triple(r.Fold)
 		}
 		p.Legend.Add(label, line, points)
+		if t := r.Transitions[1]; t.Kind == layercond.TransitionFound {
+			transitions = append(transitions, plotter.XY{X: float64(t.S), Y: t.Last.MemLoadV3})
+		}
+	}
+	// The legend takes the space above the highest curve.
+	p.Y.Max = top * (1.25 + 0.06*float64(len(rep.Sweeps)+3))
+	for _, m := range []struct {
+		xys   plotter.XYs
+		shape draw.GlyphDrawer
+		label string
+	}{
+		{transitions, draw.RingGlyph{}, "z transition (O_ov = 1, bisection)"},
+		{boundary, draw.CrossGlyph{}, "boundary case: fewer than 3 block layers in z"},
+	} {
+		if len(m.xys) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(m.xys)
+		if err != nil {
+			return err
+		}
+		sc.Shape, sc.Radius, sc.Color = m.shape, vg.Points(6), color.Black
+		p.Add(sc)
+		p.Legend.Add(m.label, sc)
 	}
 	p.X.Tick.Marker = powerOfTwoTicks(lo, hi)
-	p.Y.Max *= 1.1 // room above the highest plateau for the legend
 	if seq := rep.Sequential; seq != nil {
 		s := float64(seq.Conditions[1].MaxSquare)
 		if s >= lo && s <= hi {
-			vline, err := plotter.NewLine(plotter.XYs{{X: s, Y: 0}, {X: s, Y: p.Y.Max}})
+			vline, err := plotter.NewLine(plotter.XYs{{X: s, Y: 0}, {X: s, Y: top * 1.05}})
 			if err != nil {
 				return err
 			}
@@ -344,7 +415,49 @@ func plotLayercond(rep *LayercondReport, path string) error {
 	p.Legend.ThumbnailWidth = vg.Points(24)
 	p.Legend.YOffs = -vg.Points(4)
 	p.Legend.XOffs = vg.Points(4)
-	return p.Save(9*vg.Inch, 5.5*vg.Inch, path)
+	return savePlot(p, path, vg.Length(size.width)*vg.Inch, vg.Length(size.height)*vg.Inch)
+}
+
+// savePlot writes p to path in the format of its extension, with a margin
+// above the title, which gonum/plot draws flush with the top edge.
+func savePlot(p *plot.Plot, path string, width, height vg.Length) error {
+	c, err := draw.NewFormattedCanvas(width, height, strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), "."))
+	if err != nil {
+		return err
+	}
+	p.Draw(draw.Crop(draw.New(c), 0, 0, 0, -vg.Points(8)))
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// powerText writes n as 2^k when it is a power of two, else in decimal.
+func powerText(n int64) string {
+	if n > 0 && n&(n-1) == 0 {
+		return fmt.Sprintf("2^%d", bits.TrailingZeros64(uint64(n)))
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// shortTicks are gonum/plot's default ticks with labels in the shortest
+// form ("25", not "25.00").
+type shortTicks struct{}
+
+// Ticks returns the default ticks between lo and hi, relabelled.
+func (shortTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', -1, 64)
+		}
+	}
+	return ticks
 }
 
 // powerOfTwoTicks labels the powers of two between lo and hi, which suit

@@ -71,7 +71,7 @@ func TestLayercondTable(t *testing.T) {
 	for _, want := range []string{
 		"star3d-r4 on A100-40GB (NVIDIA A100-SXM4-40GB), L2 20.00 MiB, method reference",
 		"block 1024,1,1  fold 1,1,1",
-		"z = 536870912/s^2",
+		"z = 2^29/s^2",
 		"  y layer: fits throughout the sweep (s <= 1024)",
 		"  z layer: s = " + itoa(z.S) + "  (O_ov ",
 		"0.5 x L2 = 10.00 MiB",
@@ -114,12 +114,51 @@ func TestLayercondCSVAndPlots(t *testing.T) {
 	if err != nil || !bytes.Contains(data, []byte("<svg")) || !bytes.Contains(data, []byte("block 256,1,4")) {
 		t.Errorf("SVG plot: %v, %d bytes", err, len(data))
 	}
+	// Method reference puts the z transition of (1024,1,1) at s = 486,
+	// between the two sizes, and 512 x 512 x 2048 has 2048 >= 3 * 4 layers.
+	for _, want := range []string{"z transition", "z = 2^29 / s^2", `width="648pt"`, `height="396pt"`} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("SVG plot lacks %q", want)
+		}
+	}
+	if bytes.Contains(data, []byte("boundary case")) {
+		t.Error("SVG plot marks boundary cases, but every point has at least 3 block layers")
+	}
+	sized := filepath.Join(dir, "small.svg")
+	if code, _, errOut := runCudaCLI("layercond", "--block", "32,1,32", "--sweep", "128,4096", "--plot", sized, "--plot-size", "4x3"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// 4096 x 4096 x 32 has one layer of blocks 32 deep: a boundary case.
+	if data, err := os.ReadFile(sized); err != nil || !bytes.Contains(data, []byte(`width="288pt"`)) || !bytes.Contains(data, []byte("boundary case")) {
+		t.Errorf("--plot-size 4x3 (288 x 216 pt) with a boundary case: %v", err)
+	}
 	args[len(args)-1] = png
 	if code, _, errOut := runCudaCLI(args...); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if data, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) {
 		t.Errorf("PNG plot: %v", err)
+	}
+}
+
+// TestLayercondLegendAndPowers checks the column legend of the table and
+// the 2^k form of the series constant.
+func TestLayercondLegendAndPowers(t *testing.T) {
+	out := mustRun(t, "layercond", "--sweep", "256")
+	for _, want := range []string{"z = 2^29/s^2", "columns: s, z", "O_ov       oversubscription", "/L2        that footprint"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q", want)
+		}
+	}
+	for n, want := range map[int64]string{536870912: "2^29", 1: "2^0", 1000: "1000", 3 << 20: "3145728"} {
+		if got := powerText(n); got != want {
+			t.Errorf("powerText(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for _, tick := range (shortTicks{}).Ticks(0, 75) {
+		if strings.Contains(tick.Label, ".") {
+			t.Errorf("tick label %q", tick.Label)
+		}
 	}
 }
 
@@ -130,6 +169,8 @@ func TestLayercondUsageErrors(t *testing.T) {
 		"block":          {"layercond", "--block", "32,1,x"},
 		"too many":       {"layercond", "--block", "2048,1,1"},
 		"plot":           {"layercond", "--plot", "lc.pdf"},
+		"plot-size":      {"layercond", "--plot-size", "9"},
+		"plot-size big":  {"layercond", "--plot-size", "9x500"},
 		"2-D":            {"layercond", "star2d-r1"},
 		"cache-fraction": {"layercond", "--cache-fraction", "0"},
 		"method":         {"layercond", "--method", "fast"},
