@@ -98,6 +98,10 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	if modelName == "" {
 		modelName = DefaultModel
 	}
+	perf, err := PerformanceModelByName(modelName)
+	if err != nil {
+		return nil, err
+	}
 	method := opt.Method
 	if method.Name == "" {
 		method = MethodExact
@@ -184,7 +188,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		Basic:   basic,
 		Derived: derived,
 	}
-	rep.Prediction, err = predict(modelName, rep, dev, beta, B, lambda, k.FPType)
+	rep.Prediction, err = perf.Predict(rep, dev, k.FPType)
 	if err != nil {
 		return nil, err
 	}
@@ -394,51 +398,4 @@ func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m Method, sh
 	}
 	b.TLBPages = float64(pages)
 	return nil
-}
-
-// predict turns the derived metrics into the selected model's prediction.
-func predict(name ModelName, r *Report, dev *device.Device, beta, B, lambda int64, fpType int) (Prediction, error) {
-	d := r.Derived
-	p := Prediction{Model: name, GLups: d.PerfV3, Limiter: d.LimV3.String()}
-	switch name {
-	case ModelRoofline:
-		return p, nil
-	case ModelLatency:
-		// Idle threads (see idle.go) hide no latency and update nothing:
-		// only the active warps are in flight, each with its active lanes.
-		warpsPerSM, lanes := ActiveWarps(r, dev)
-		return LatencyPrediction(r, dev, warpsPerSM, lanes, fpType)
-	case ModelOverlap:
-		warpsPerSM, lanes := ActiveWarps(r, dev)
-		return OverlapPrediction(r, dev, warpsPerSM, lanes, DefaultOverlap)
-	case ModelSu2015:
-		// Su et al.'s three links with polyvol's own volumes: registers↔L1,
-		// L1↔L2 and L2↔DRAM, the slowest link, and the imbalance correction
-		// (1 + 1/groups) for the partial last wave (models.md §2).
-		l1GBs := float64(dev.SMs) * dev.ClockGHz * float64(dev.L1BankWidth)
-		p.Bounds = []Bound{
-			{Name: "L1", BytesPerLup: d.L1Load + d.L2Store, GBs: l1GBs},
-			{Name: "L2", BytesPerLup: d.L2TotalV1, GBs: dev.L2BandwidthGBs},
-			{Name: "DRAM", BytesPerLup: d.MemLoadV1 + d.MemStoreV1, GBs: dev.DRAMBandwidthGBs},
-		}
-		slowest := math.Inf(1)
-		for i := range p.Bounds {
-			b := &p.Bounds[i]
-			b.GLups = b.GBs / b.BytesPerLup
-			if b.GLups < slowest {
-				slowest, p.Limiter = b.GLups, b.Name
-			}
-		}
-		groups := math.Ceil(r.Launch.WavesInGrid)
-		p.GLups = slowest / (1 + 1/groups)
-		if !(p.GLups > 0) || math.IsInf(p.GLups, 0) {
-			return p, fmt.Errorf("su2015: the kernel moves no data")
-		}
-		p.Combination = fmt.Sprintf("the slowest link divided by 1 + 1/%g for the partial last of %g waves", groups, groups)
-		if d.L1Load <= d.L2LoadV1 {
-			p.Note = "su2015 models stencils, whose neighbour loads hit in cache; this kernel reuses no loaded data, so the model is outside its scope"
-		}
-		return p, nil
-	}
-	return p, fmt.Errorf("unknown model %q", name)
 }

@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 
-	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 )
 
@@ -156,42 +155,4 @@ func IdleNote(l kernel.Launch, warpSize int64) string {
 		"they hold warp slots and registers but do no work, so a block with fewer threads in the unused dimensions runs faster",
 		100*t.Fraction(), t.Idle(), t.Launched, l.Domain[0], l.Domain[1], l.Domain[2],
 		l.Block[0], l.Block[1], l.Block[2], l.Fold[0], l.Fold[1], l.Fold[2])
-}
-
-// LatencyPrediction is the latency model's prediction for the volumes of r
-// with warpsPerSM warps in flight per SM, each updating lanesPerWarp·λ
-// lattice points, for a kernel of fpBytes-wide floating point. With
-// warpsPerSM = β·⌈B/32⌉ and 32 lanes it is Estimate's latency model for a
-// launch without idle threads; with idle ones Estimate passes the active
-// warps and lanes.
-func LatencyPrediction(r *Report, dev *device.Device, warpsPerSM, lanesPerWarp float64, fpBytes int) (Prediction, error) {
-	d := r.Derived
-	lambda := float64(r.Launch.LupsPerThread)
-	p := Prediction{Model: ModelLatency}
-	perWarpLups := lanesPerWarp * lambda
-	costs, err := ResourceCosts(WarpCosts{
-		L1DataPipeCycles: d.L1DataPipeCyclesPerLup * perWarpLups,
-		L2Bytes:          d.L2TotalV2 * perWarpLups,
-		DRAMBytes:        (d.MemLoadV3 + d.MemStoreV2) * perWarpLups,
-		FPInstructions:   r.Launch.FlopsPerLup / 2 * lambda,
-		Instructions:     (r.Launch.FlopsPerLup/2 + 2) * lambda,
-	}, *dev, fpBytes)
-	if err != nil {
-		return p, err
-	}
-	dramShare := 0.0
-	if d.L2TotalV2 > 0 {
-		dramShare = min(1, (d.MemLoadV3+d.MemStoreV2)/d.L2TotalV2)
-	}
-	lat := LatencyPath{MemoryRoundTrips: 1, DRAMFraction: dramShare, DependentFP: r.Launch.FlopsPerLup / 2 * lambda}.Cycles(*dev)
-	est, err := EstimateLatency(warpsPerSM, lat, costs)
-	if err != nil {
-		return p, err
-	}
-	p.GLups = est.Throughput * perWarpLups * float64(dev.SMs) * dev.ClockGHz
-	p.Limiter = est.Limiter
-	p.Regime = string(est.Regime)
-	p.NeededWarpsPerSM = est.NeededWarps
-	p.Latency = &est
-	return p, nil
 }

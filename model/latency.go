@@ -4,35 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/polyvol/polyvol/device"
 )
-
-// ModelName selects the performance model that turns volumes into time.
-type ModelName string
-
-// The selectable performance models.
-const (
-	ModelRoofline ModelName = "roofline" // minimum of the limiters, spec/metrics.md §5.5
-	ModelLatency  ModelName = "latency"  // Little's-law occupancy model, spec/models.md §1
-	ModelSu2015   ModelName = "su2015"   // three-link stencil traffic model, spec/models.md §2
-)
-
-// ModelNames lists the selectable performance models.
-var ModelNames = []ModelName{ModelRoofline, ModelLatency, ModelSu2015, ModelOverlap}
-
-// ParseModelName parses "roofline", "latency", "su2015" or "overlap".
-func ParseModelName(s string) (ModelName, error) {
-	var names []string
-	for _, m := range ModelNames {
-		if ModelName(s) == m {
-			return m, nil
-		}
-		names = append(names, string(m))
-	}
-	return "", fmt.Errorf("model: unknown performance model %q (expected one of %s)", s, strings.Join(names, ", "))
-}
 
 // Regime says whether occupancy or a resource bounds the throughput.
 type Regime string

@@ -84,6 +84,16 @@ type OverlapParams struct {
 // DefaultOverlap are the fitted constants of the overlap model.
 var DefaultOverlap = OverlapParams{Exponent: OverlapExponent, RoundTrips: OverlapRoundTrips}
 
+// overlapModel is the overlap model with its parameters.
+type overlapModel struct{ params OverlapParams }
+
+func (overlapModel) Name() ModelName { return ModelOverlap }
+
+func (m overlapModel) Predict(r *Report, dev *device.Device, _ int) (Prediction, error) {
+	warpsPerSM, lanes := ActiveWarps(r, dev)
+	return OverlapPrediction(r, dev, warpsPerSM, lanes, m.params)
+}
+
 // ActiveWarps returns the warps in flight per SM and the mean active lanes
 // per warp of report r on dev: β times the warps per block that have an
 // active thread, and the active threads per such warp (CountIdleThreads).

@@ -1,0 +1,68 @@
+package model
+
+import "github.com/polyvol/polyvol/device"
+
+// ModelLatency is the latency model's name for --model.
+const ModelLatency ModelName = "latency"
+
+// Constants of the latency model's warp (spec/models.md §1).
+const (
+	// latencyRoundTrips is the number of memory round trips a warp waits
+	// for per update: one, its loads issued together.
+	latencyRoundTrips = 1
+	// overheadInstructionsPerLup are the instructions of an update besides
+	// its floating-point ones: an address computation and a branch.
+	overheadInstructionsPerLup = 2
+)
+
+// latencyModel is Volkov's latency-hiding model fed with polyvol's volumes:
+// a warp keeps each per-SM resource busy for its cost, and n warps in
+// flight with latency L reach min(n/L, 1/max cost) warps per cycle. Idle
+// threads (idle.go) hide no latency and update nothing: only the active
+// warps are in flight, each with its active lanes.
+type latencyModel struct{}
+
+func (latencyModel) Name() ModelName { return ModelLatency }
+
+func (latencyModel) Predict(r *Report, dev *device.Device, fpBytes int) (Prediction, error) {
+	warpsPerSM, lanes := ActiveWarps(r, dev)
+	return LatencyPrediction(r, dev, warpsPerSM, lanes, fpBytes)
+}
+
+// LatencyPrediction is the latency model's prediction for the volumes of r
+// with warpsPerSM warps in flight per SM, each updating lanesPerWarp·λ
+// lattice points, for a kernel of fpBytes-wide floating point. With
+// warpsPerSM = β·⌈B/32⌉ and 32 lanes it is Estimate's latency model for a
+// launch without idle threads; with idle ones Estimate passes the active
+// warps and lanes.
+func LatencyPrediction(r *Report, dev *device.Device, warpsPerSM, lanesPerWarp float64, fpBytes int) (Prediction, error) {
+	d := r.Derived
+	lambda := float64(r.Launch.LupsPerThread)
+	p := Prediction{Model: ModelLatency}
+	perWarpLups := lanesPerWarp * lambda
+	costs, err := ResourceCosts(WarpCosts{
+		L1DataPipeCycles: d.L1DataPipeCyclesPerLup * perWarpLups,
+		L2Bytes:          d.L2TotalV2 * perWarpLups,
+		DRAMBytes:        (d.MemLoadV3 + d.MemStoreV2) * perWarpLups,
+		FPInstructions:   r.Launch.FlopsPerLup / 2 * lambda,
+		Instructions:     (r.Launch.FlopsPerLup/2 + overheadInstructionsPerLup) * lambda,
+	}, *dev, fpBytes)
+	if err != nil {
+		return p, err
+	}
+	dramShare := 0.0
+	if d.L2TotalV2 > 0 {
+		dramShare = min(1, (d.MemLoadV3+d.MemStoreV2)/d.L2TotalV2)
+	}
+	lat := LatencyPath{MemoryRoundTrips: latencyRoundTrips, DRAMFraction: dramShare, DependentFP: r.Launch.FlopsPerLup / 2 * lambda}.Cycles(*dev)
+	est, err := EstimateLatency(warpsPerSM, lat, costs)
+	if err != nil {
+		return p, err
+	}
+	p.GLups = est.Throughput * perWarpLups * float64(dev.SMs) * dev.ClockGHz
+	p.Limiter = est.Limiter
+	p.Regime = string(est.Regime)
+	p.NeededWarpsPerSM = est.NeededWarps
+	p.Latency = &est
+	return p, nil
+}
