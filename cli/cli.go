@@ -173,6 +173,8 @@ func RunWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 // each; a failing command prints only its error.
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	app := newApp(stdin, stdout, stderr)
+	unlock := lockSetup(app) // concurrent runs (polyvol serve) set up one at a time
+	defer unlock()
 	if n := len(args); n >= 2 && args[n-1] == completionMarker {
 		complete(app, args[1:n-1])
 		return nil

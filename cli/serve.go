@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -109,4 +110,34 @@ func RunForServer(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		return &serve.UserError{Err: err}
 	}
 	return err
+}
+
+// setupMu serializes the setup of command lines that run at once in one
+// process, as polyvol serve runs them: urfave/cli's parsing writes package
+// variables shared by every App (its help command and help flag) and the
+// flags polyvol shares between commands. The actions, where the work is,
+// run concurrently.
+var setupMu sync.Mutex
+
+// lockSetup locks setupMu until one of app's command actions starts, and
+// returns the function that unlocks it then or when the run ends before any
+// action, whichever comes first.
+func lockSetup(app *ucli.App) (unlock func()) {
+	setupMu.Lock()
+	var once sync.Once
+	unlock = func() { once.Do(setupMu.Unlock) }
+	var wrap func(cmds []*ucli.Command)
+	wrap = func(cmds []*ucli.Command) {
+		for _, c := range cmds {
+			if action := c.Action; action != nil {
+				c.Action = func(ctx *ucli.Context) error {
+					unlock()
+					return action(ctx)
+				}
+			}
+			wrap(c.Subcommands)
+		}
+	}
+	wrap(app.Commands)
+	return unlock
 }

@@ -229,16 +229,16 @@ func (s *Server) handleLayercond(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	svgJSON, err := json.Marshal(string(svg))
-	if err != nil {
-		fail(w, err)
-		return
-	}
 	var b bytes.Buffer
 	b.WriteString("{\n\"report\": ")
 	b.Write(bytes.TrimSpace(report))
 	b.WriteString(",\n\"svg\": ")
-	b.Write(svgJSON)
-	b.WriteString("\n}\n")
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // keep the SVG's < and > readable
+	if err := enc.Encode(string(svg)); err != nil {
+		fail(w, err)
+		return
+	}
+	b.WriteString("}\n")
 	writeJSON(w, b.Bytes())
 }

@@ -134,7 +134,7 @@ function renderPrediction(r) {
     ["DRAM", "DRAM", `${fixed(d.memLoadV3)} load + ${fixed(d.memStoreV2)} store = ${fixed(d.memLoadV3 + d.memStoreV2)} B/Lup`, d.perfMemV3],
   ];
   const t = $("levels");
-  t.replaceChildren(el("thead", {}, [el("tr", {}, [el("th", {}, ["level"]), el("th", {}, ["traffic"]), el("th", {}, ["bound (GLup/s)"])])]));
+  t.replaceChildren(el("thead", {}, [el("tr", {}, [el("th", {}, ["level"]), el("th", {}, ["traffic"]), el("th", {}, ["bound of the level alone (GLup/s)"])])]));
   const body = el("tbody");
   for (const [name, label, traffic, bound] of levels) {
     body.append(el("tr", { class: name === p.limiter ? "limiter" : "", "data-level": name },
