@@ -386,3 +386,25 @@ func TestBudget(t *testing.T) {
 		t.Errorf("second request: status %d, %s; want 503 busy", status, body)
 	}
 }
+
+// TestPredictNotes checks that the notes polyvol predict prints on standard
+// error come as Polyvol-Note headers.
+func TestPredictNotes(t *testing.T) {
+	srv := newServer(t, serve.Config{})
+	resp, err := http.Post(srv.URL+"/api/predict", "application/json", strings.NewReader(`{"example": "star3d-r4", "domain": "640,512,8"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var stderr bytes.Buffer
+	if code := cli.RunWithInput([]string{"polyvol", "predict", "star3d-r4", "--domain", "640,512,8"}, strings.NewReader(""), io.Discard, &stderr); code != cli.ExitOK {
+		t.Fatalf("polyvol predict: exit %d: %s", code, stderr.String())
+	}
+	var want []string
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		want = append(want, strings.TrimPrefix(line, "polyvol: note: "))
+	}
+	if got := resp.Header.Values("Polyvol-Note"); len(want) == 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("notes %q, polyvol predict prints %q", got, want)
+	}
+}
