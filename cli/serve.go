@@ -103,14 +103,24 @@ func serverURL(addr *net.TCPAddr) string {
 }
 
 // RunForServer is the serve.Runner of polyvol serve: it runs one polyvol
-// command line in-process and marks the user's errors as *serve.UserError.
+// command line in-process and returns its error with the message Run prints
+// (errorLine), a user error as *serve.UserError.
 func RunForServer(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	err := execute(append([]string{"polyvol"}, args...), stdin, stdout, stderr)
-	if err != nil && isUsageError(err) {
-		return &serve.UserError{Err: err}
+	switch {
+	case err == nil:
+		return nil
+	case isUsageError(err):
+		return &serve.UserError{Err: printedError{err}}
 	}
-	return err
+	return printedError{err}
 }
+
+// printedError is an error with the message Run prints for it.
+type printedError struct{ err error }
+
+func (e printedError) Error() string { return errorLine(e.err) }
+func (e printedError) Unwrap() error { return e.err }
 
 // setupMu serializes the setup of command lines that run at once in one
 // process, as polyvol serve runs them: urfave/cli's parsing writes package

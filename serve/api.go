@@ -150,13 +150,12 @@ func (s *Server) runJSON(w http.ResponseWriter, r *http.Request, cl commandLine,
 	return stdout.Bytes(), nil
 }
 
-// handleCommand answers a command endpoint with the command's JSON output.
-func (s *Server) handleCommand(ep endpoint) http.HandlerFunc {
+// handleCommand answers a command endpoint with the command's JSON output;
+// the server's own flags follow the request's.
+func (s *Server) handleCommand(ep endpoint, serverFlags ...string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		cl, err := decodeRequest(r, ep)
-		if err == nil && ep.command == simulateEndpoint.command {
-			cl.args = append(cl.args, "--max-accesses="+strconv.FormatInt(s.cfg.MaxSimAccesses, 10))
-		}
+		cl.args = append(cl.args, serverFlags...)
 		var out []byte
 		if err == nil {
 			out, err = s.runJSON(w, r, cl, 1)

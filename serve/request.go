@@ -40,7 +40,7 @@ type endpoint struct {
 // The command endpoints. Flags that name files (--device-file, --plot,
 // --cpuprofile), choose the output (--format, --top, --shard) or move the
 // server's bounds (--max-work, --max-operations, --max-accesses, --workers)
-// are not requests keys: the server sets what it needs itself.
+// are not request keys: the server sets what it needs itself.
 var (
 	predictEndpoint = endpoint{command: "predict",
 		flags: []string{"device", "block", "fold", "domain", "method", "model"}}

@@ -106,7 +106,7 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("GET /api/devices", s.handleDevices)
 	s.mux.HandleFunc("GET /api/examples", s.handleExamples)
 	s.mux.HandleFunc("POST /api/predict", s.handleCommand(predictEndpoint))
-	s.mux.HandleFunc("POST /api/simulate", s.handleCommand(simulateEndpoint))
+	s.mux.HandleFunc("POST /api/simulate", s.handleCommand(simulateEndpoint, "--max-accesses="+strconv.FormatInt(cfg.MaxSimAccesses, 10)))
 	s.mux.HandleFunc("POST /api/layercond", s.handleLayercond)
 	s.mux.HandleFunc("POST /api/explore", s.handleExplore)
 	return s
