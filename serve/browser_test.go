@@ -3,6 +3,7 @@ package serve_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -93,7 +94,8 @@ func cliOutput(t *testing.T, args ...string) string {
 // star3d-r4 shows the GLup/s and limiter of polyvol predict's table, a
 // syntax error is marked at its line, the ranking fills its progress bar
 // and ranks the best block of polyvol explore first, and the layer-condition
-// plot marks the transitions of polyvol layercond.
+// plot marks the transitions of polyvol layercond, and a bad flag value
+// is shown with its field marked.
 func TestBrowser(t *testing.T) {
 	srv := httptest.NewServer(serve.New(serve.Config{Run: cli.RunForServer}))
 	defer srv.Close()
@@ -194,6 +196,21 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("plot marks %q, polyvol layercond's transitions are %q", marks, want)
 	}
 	saveScreenshot(t, ctx, "serve-layercond.png")
+
+	// A bad flag value is shown under the launch fields, its field marked.
+	do(t, ctx,
+		chromedp.SetValue("#block", "0,1,1"),
+		chromedp.Click("#predict"),
+		chromedp.WaitVisible("#input-error"),
+	)
+	var stderr bytes.Buffer
+	cli.RunWithInput([]string{"polyvol", "predict", "star3d-r4", "--block", "0,1,1"}, strings.NewReader(""), io.Discard, &stderr)
+	if msg := text(t, ctx, "#input-error"); "polyvol: "+msg+"\n" != stderr.String() {
+		t.Errorf("page shows %q, polyvol predict says %q", msg, stderr.String())
+	}
+	if !evaluate[bool](t, ctx, `document.getElementById("block").classList.contains("bad")`) {
+		t.Error("the block field is not marked")
+	}
 }
 
 // do runs browser steps and fails the test at the first error.

@@ -66,6 +66,7 @@ function drawGutter() {
 
 function clearErrors() {
   errorLine = 0;
+  document.querySelectorAll(".grid .bad").forEach((e) => e.classList.remove("bad"));
   for (const id of ["spec-error", "input-error"]) {
     $(id).hidden = true;
     $(id).textContent = "";
@@ -75,7 +76,7 @@ function clearErrors() {
 
 // showError shows an error at its place: errors of the spec under the
 // editor, with their line marked and the cursor put at the line and column;
-// the others under the launch fields.
+// the others under the launch fields, with the field at fault marked.
 function showError(err) {
   if (err.line) {
     errorLine = err.line;
@@ -92,6 +93,11 @@ function showError(err) {
   } else {
     $("input-error").textContent = err.message;
     $("input-error").hidden = false;
+    const input = err.field && document.querySelector(`.grid [id="${err.field}"]`);
+    if (input) {
+      input.classList.add("bad");
+      input.focus();
+    }
   }
 }
 
