@@ -3,6 +3,8 @@ package device
 import (
 	"fmt"
 	"math"
+
+	"github.com/polyvol/polyvol/intmath"
 )
 
 // Limiter names the per-SM resource that bounds the number of resident blocks.
@@ -60,10 +62,10 @@ func (d *Device) Occupancy(threadsPerBlock, registersPerThread int, sharedPerBlo
 		return Occupancy{}, &NoFitError{Device: d.Name, ThreadsPerBlock: threadsPerBlock,
 			Reason: fmt.Sprintf("shared memory: %d bytes per block exceed the %d a block may use", sharedPerBlock, l.SharedPerBlock)}
 	}
-	warpsPerBlock := ceilDiv(threadsPerBlock, d.WarpSize)
-	regsPerWarp := ceilDiv(registersPerThread*d.WarpSize, l.RegisterAllocUnit) * l.RegisterAllocUnit
+	warpsPerBlock := intmath.CeilDiv(threadsPerBlock, d.WarpSize)
+	regsPerWarp := intmath.CeilDiv(registersPerThread*d.WarpSize, l.RegisterAllocUnit) * l.RegisterAllocUnit
 	regWarps := l.RegistersPerSM / regsPerWarp / l.WarpAllocGranularity * l.WarpAllocGranularity
-	sharedAlloc := ceilDiv(sharedPerBlock+l.SharedReservedPerBlock, l.SharedAllocUnit) * l.SharedAllocUnit
+	sharedAlloc := intmath.CeilDiv(sharedPerBlock+l.SharedReservedPerBlock, l.SharedAllocUnit) * l.SharedAllocUnit
 	sharedBlocks := math.MaxInt
 	if sharedAlloc > 0 {
 		sharedBlocks = int(l.SharedPerSM / sharedAlloc)
@@ -131,9 +133,6 @@ func ReferenceBlocksPerSM(threadsPerBlock, registers int) int {
 	if threadsPerBlock < 1 {
 		return 0
 	}
-	regs := 8 * ceilDiv(max(registers, 32), 8)
+	regs := 8 * intmath.CeilDiv(max(registers, 32), 8)
 	return min(32, 65536/(threadsPerBlock*regs))
 }
-
-// ceilDiv is ⌈a/b⌉ for a ≥ 0 and b > 0.
-func ceilDiv[T int | int64](a, b T) T { return (a + b - 1) / b }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/sets"
 )
@@ -99,7 +100,7 @@ func TestAdversarialBudgetDoesNotBoundMemory(t *testing.T) {
 
 // Regression 3: the counter's work grew with the grid when the
 // accesses of one field have different largest steps, or when the periods
-// T = G/gcd(P, G) of two nested levels are both longer than the box: here
+// T = G/intmath.GCD(P, G) of two nested levels are both longer than the box: here
 // [x, 2y, z] and [x, y, 2z] at 32 B sectors, 8-byte elements, odd
 // extents. countPlanes takes the z step of the second access as P; the
 // first access's planes are translates of step P/2, so it becomes
@@ -199,7 +200,7 @@ func advGranules(ps []progression, gran int64) int64 {
 				b += d
 			}
 		}
-		lo, hi = min(lo, floorDiv(a, gran)), max(hi, floorDiv(b, gran))
+		lo, hi = min(lo, intmath.FloorDiv(a, gran)), max(hi, intmath.FloorDiv(b, gran))
 	}
 	bits := make([]uint64, (hi-lo)/64+1)
 	var n int64
@@ -207,7 +208,7 @@ func advGranules(ps []progression, gran int64) int64 {
 		var walk func(d int, base int64)
 		walk = func(d int, base int64) {
 			if d == len(p.axes) {
-				for g := floorDiv(base, gran); g <= floorDiv(base+p.width-1, gran); g++ {
+				for g := intmath.FloorDiv(base, gran); g <= intmath.FloorDiv(base+p.width-1, gran); g++ {
 					if i := g - lo; bits[i/64]&(1<<(i%64)) == 0 {
 						bits[i/64] |= 1 << (i % 64)
 						n++

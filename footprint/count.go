@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/isl"
 )
 
@@ -113,9 +114,9 @@ func boxCount(p *isl.BasicSet) (n int64, ok bool, err error) {
 			v := -k / coef
 			lo[dim], hi[dim] = max(lo[dim], v), min(hi[dim], v)
 		case coef > 0: // x ≥ ⌈−k/coef⌉
-			lo[dim] = max(lo[dim], ceilDiv(-k, coef))
+			lo[dim] = max(lo[dim], intmath.CeilDiv(-k, coef))
 		default: // x ≤ ⌊k/−coef⌋
-			hi[dim] = min(hi[dim], floorDiv(k, -coef))
+			hi[dim] = min(hi[dim], intmath.FloorDiv(k, -coef))
 		}
 	}
 	n = 1
@@ -144,15 +145,3 @@ func zero(coefs []int64) bool {
 	}
 	return true
 }
-
-// floorDiv returns ⌊a/b⌋ for b > 0.
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && a < 0 {
-		q--
-	}
-	return q
-}
-
-// ceilDiv returns ⌈a/b⌉ for b > 0.
-func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }

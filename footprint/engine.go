@@ -3,6 +3,7 @@ package footprint
 import (
 	"encoding/binary"
 
+	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/sets"
@@ -223,7 +224,7 @@ func (e *Engine) SumOverBlocks(q Request, blocks []sets.Box) (int64, error) {
 			c.ranges, c.listed = e.counter(gran).listRanges(ps)
 			classes[key] = c
 		}
-		residue := floorMod(base, c.gran)
+		residue := intmath.FloorMod(base, c.gran)
 		n, hit := c.sizes[residue]
 		if !hit && c.listed {
 			n = e.counter(c.gran).countShifted(c.ranges, base-c.base)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/sets"
@@ -107,7 +108,7 @@ func TestSumOverBlocksEqualsEnumeration(t *testing.T) {
 										continue
 									}
 									for _, a := range f.Loads {
-										seen[floorDiv(f.ByteAddress(a, p), gran)] = true
+										seen[intmath.FloorDiv(f.ByteAddress(a, p), gran)] = true
 									}
 								}
 							}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
 )
 
@@ -99,7 +100,7 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, 
 		modulus := int64(1)
 		for _, fi := range lists {
 			for _, in := range fi.Instructions {
-				modulus = lcm(modulus, cycleModel{d: d}.modulus(in.Width))
+				modulus = intmath.LCM(modulus, cycleModel{d: d}.modulus(in.Width))
 			}
 		}
 		reps, weights := blockClasses(lists, l, modulus, sample)
@@ -211,7 +212,7 @@ func (c cycleModel) banks(width int64) int64 {
 // addresses by w·n_b keeps the units' banks, by 2·L1AllocBytes the lines'
 // count and parity.
 func (c cycleModel) modulus(width int64) int64 {
-	return lcm(width*c.banks(width), 2*c.d.L1AllocBytes)
+	return intmath.LCM(width*c.banks(width), 2*c.d.L1AllocBytes)
 }
 
 // terms evaluates the terms for the active lane addresses of one warp, in
@@ -253,16 +254,16 @@ func (c cycleModel) terms(lanes []int64, width int64) l1Terms {
 	// §3.8.4: distinct allocation lines.
 	lines := make([]int64, len(words))
 	for i, a := range words {
-		lines[i] = floorDiv(a, c.d.L1AllocBytes)
+		lines[i] = intmath.FloorDiv(a, c.d.L1AllocBytes)
 	}
 	lines = distinct(lines)
 	t.lines = int64(len(lines))
 	if c.d.L1Model == device.L1NV {
-		t.tag = ceilDiv(max(1, t.lines)+2, 4)
+		t.tag = intmath.CeilDiv(max(1, t.lines)+2, 4)
 	} else {
 		var odd int64
 		for _, l := range lines {
-			odd += floorMod(l, 2)
+			odd += intmath.FloorMod(l, 2)
 		}
 		t.tag = max(odd, t.lines-odd)
 	}
@@ -275,14 +276,14 @@ func worstBank(lanes []int64, width, nb int64) int64 {
 	units := make([]int64, 0, len(lanes)*int(max(1, width/4)))
 	for off := int64(0); off == 0 || off <= width-4; off += 4 {
 		for _, a := range lanes {
-			units = append(units, floorDiv(a+off, width))
+			units = append(units, intmath.FloorDiv(a+off, width))
 		}
 	}
 	units = distinct(units)
 	perBank := make([]int64, nb)
 	var worst int64
 	for _, u := range units {
-		b := floorMod(u, nb)
+		b := intmath.FloorMod(u, nb)
 		perBank[b]++
 		worst = max(worst, perBank[b])
 	}
@@ -305,6 +306,3 @@ func distinct(v []int64) []int64 {
 	slices.Sort(v)
 	return slices.Compact(v)
 }
-
-// lcm returns the least common multiple of two positive integers.
-func lcm(a, b int64) int64 { return a / gcd(a, b) * b }

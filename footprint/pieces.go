@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/sets"
 )
@@ -198,7 +199,7 @@ func splitCoordinate(a kernel.Access, i int, lo, hi, period int64, periodic bool
 		limit = int(min(int64(limit), min(period, n)))
 		res := make([]subrange, min(period, n))
 		for r := range res {
-			res[r] = subrange{lo + int64(r), period, ceilDiv(n-int64(r), period), 1}
+			res[r] = subrange{lo + int64(r), period, intmath.CeilDiv(n-int64(r), period), 1}
 		}
 		take(res)
 		if k := n / period; k >= 2 {
@@ -279,8 +280,8 @@ func (e *Engine) progressions(q Request, threads []sets.Box) ([]progression, int
 			return nil, 0, fmt.Errorf("field %q: element size %d B exceeds the granularity %d B of the multi-dimensional address space", f.Name, f.Element, q.Gran)
 		}
 		lo, hi := indexBounds(ips)
-		origin = [3]int64{floorDiv(lo[0], kappa) * kappa, lo[1], lo[2]}
-		cols := floorDiv(hi[0]-origin[0], kappa) + 1
+		origin = [3]int64{intmath.FloorDiv(lo[0], kappa) * kappa, lo[1], lo[2]}
+		cols := intmath.FloorDiv(hi[0]-origin[0], kappa) + 1
 		rows := hi[1] - lo[1] + 1
 		if float64(kappa)*float64(cols)*float64(rows)*float64(hi[2]-lo[2]+1) > math.MaxInt64/4 {
 			return nil, 0, fmt.Errorf("field %q: the multi-dimensional footprint's index range is too large to count", f.Name)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/polyvol/polyvol/intmath"
 )
 
 // ErrWorkBound reports that a count needed more work than its Budget allows.
@@ -162,7 +164,7 @@ const maxMemo = 1 << 16
 // Between two planes where a progression starts or ends ("breakpoints")
 // every plane is the previous one shifted by P bytes, so the granules that
 // plane v adds to those of all earlier planes, new(v), depend only on the
-// window v−w … v and repeat with period T = G/gcd(P, G), after which the
+// window v−w … v and repeat with period T = G/intmath.GCD(P, G), after which the
 // window is shifted by whole granules. The total Σ_v new(v) is then summed
 // segment by segment: the first w planes after a breakpoint and one period
 // are counted as unions of lower-dimensional progressions (recursively,
@@ -275,7 +277,7 @@ func mergeAlongAxis(ps []progression, j int) []progression {
 				buf = binary.AppendVarint(buf, a.count)
 			}
 		}
-		ks[i].ok, ks[i].residue, ks[i].others = true, floorMod(p.base, p.axes[j].step), string(buf)
+		ks[i].ok, ks[i].residue, ks[i].others = true, intmath.FloorMod(p.base, p.axes[j].step), string(buf)
 		any = true
 	}
 	if !any {
@@ -337,7 +339,7 @@ func (c *counter) countRanges(ps []progression) int64 {
 	type span struct{ lo, hi int64 } // granules lo … hi
 	spans := make([]span, len(ps))
 	for i, p := range ps {
-		spans[i] = span{floorDiv(p.base, c.gran), floorDiv(p.base+p.width-1, c.gran)}
+		spans[i] = span{intmath.FloorDiv(p.base, c.gran), intmath.FloorDiv(p.base+p.width-1, c.gran)}
 	}
 	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	var n int64
@@ -364,7 +366,7 @@ func (c *counter) key(ps []progression) string {
 		}
 		return compareAxes(a.axes, b.axes)
 	})
-	shift := floorDiv(ps[0].base, c.gran) * c.gran
+	shift := intmath.FloorDiv(ps[0].base, c.gran) * c.gran
 	var buf []byte
 	for _, p := range ps {
 		buf = binary.AppendVarint(buf, p.base-shift)
@@ -420,7 +422,7 @@ func (c *counter) countPlanes(ps []progression) (int64, error) {
 			m := P / S
 			for r := range min(m, count) {
 				q := progression{base: p.base + r*S, width: p.width, axes: slices.Clone(p.axes)}
-				q.axes[k] = axis{step: P, count: ceilDiv(count-r, m)}
+				q.axes[k] = axis{step: P, count: intmath.CeilDiv(count-r, m)}
 				if r == 0 {
 					ps[i] = q
 				} else {
@@ -438,7 +440,7 @@ func (c *counter) countPlanes(ps []progression) (int64, error) {
 			m.count = p.axes[n-1].count
 			m.inner.axes = p.axes[:n-1]
 		}
-		m.first = floorDiv(p.base, P)
+		m.first = intmath.FloorDiv(p.base, P)
 		m.offset = p.base - m.first*P
 		lo = min(lo, m.offset)
 		hi = max(hi, m.offset+m.inner.span())
@@ -446,7 +448,7 @@ func (c *counter) countPlanes(ps []progression) (int64, error) {
 		breaks = append(breaks, m.first, m.first+m.count)
 	}
 	w := (hi - lo + c.gran - 1) / P
-	T := c.gran / gcd(P, c.gran)
+	T := c.gran / intmath.GCD(P, c.gran)
 	slices.Sort(breaks)
 	breaks = slices.Compact(breaks)
 
@@ -567,14 +569,6 @@ func (c *counter) countPlanes(ps []progression) (int64, error) {
 	return total, nil
 }
 
-// gcd returns the greatest common divisor of a > 0 and b > 0.
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
 // byteRange is the closed range [first, last] of bytes.
 type byteRange struct{ first, last int64 }
 
@@ -633,7 +627,7 @@ func (c *counter) countShifted(ranges []byteRange, shift int64) int64 {
 	var n int64
 	next := int64(math.MinInt64) // first granule not yet counted
 	for _, r := range ranges {
-		lo, hi := max(floorDiv(r.first+shift, c.gran), next), floorDiv(r.last+shift, c.gran)
+		lo, hi := max(intmath.FloorDiv(r.first+shift, c.gran), next), intmath.FloorDiv(r.last+shift, c.gran)
 		if hi >= lo {
 			n += hi - lo + 1
 			next = hi + 1

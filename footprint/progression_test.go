@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/sets"
 )
@@ -20,7 +21,7 @@ func granulesOf(ps []progression, gran int64) map[int64]bool {
 		walk = func(d int, base int64) {
 			if d == len(p.axes) {
 				for b := base; b < base+p.width; b++ {
-					seen[floorDiv(b, gran)] = true
+					seen[intmath.FloorDiv(b, gran)] = true
 				}
 				return
 			}
@@ -191,11 +192,11 @@ func enumerate(e *Engine, q Request, threads []sets.Box) map[[3]int64]bool {
 					for _, a := range f.Accesses(q.Store) {
 						if q.Space == sets.MultiDimSpace {
 							kappa := q.Gran / f.Element
-							seen[[3]int64{floorDiv(a.Index[0].Eval(p), kappa), a.Index[1].Eval(p), a.Index[2].Eval(p)}] = true
+							seen[[3]int64{intmath.FloorDiv(a.Index[0].Eval(p), kappa), a.Index[1].Eval(p), a.Index[2].Eval(p)}] = true
 							continue
 						}
 						addr := f.ByteAddress(a, p)
-						for g := floorDiv(addr, q.Gran); g <= floorDiv(addr+f.Element-1, q.Gran); g++ {
+						for g := intmath.FloorDiv(addr, q.Gran); g <= intmath.FloorDiv(addr+f.Element-1, q.Gran); g++ {
 							seen[[3]int64{g}] = true
 						}
 					}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
 )
 
@@ -85,7 +86,7 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRule
 		diagBlocks = 1
 		diagGranule = referenceDiagWarp
 	} else {
-		reps, weights := blockClasses(lists, l, lcm(d.L1FetchBytes, d.L1WriteBytes), sample)
+		reps, weights := blockClasses(lists, l, intmath.LCM(d.L1FetchBytes, d.L1WriteBytes), sample)
 		warps = newWarpSet(hardwareWarps(l.Block, d.WarpSize, reps, weights), guard)
 		diagWarps = warps
 		blocks = float64(len(sample))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
 )
 
@@ -90,7 +91,7 @@ func bruteAllocLines(l kernel.Launch, d *device.Device, m WarpRules) AllocLines 
 				if !ok {
 					return 0, fmt.Errorf("address bounds of %v overflow", in.Address)
 				}
-				first, last = min(first, floorDiv(minA, d.L1AllocBytes)), max(last, floorDiv(maxA+in.Width-1, d.L1AllocBytes))
+				first, last = min(first, intmath.FloorDiv(minA, d.L1AllocBytes)), max(last, intmath.FloorDiv(maxA+in.Width-1, d.L1AllocBytes))
 			}
 			clipped := false // some lattice point of the block outside the domain
 			for i := range 3 {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"slices"
 
+	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
 )
 
@@ -162,13 +163,13 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 		origin := kernel.Point{b[0] * l.Block[0], b[1] * l.Block[1], b[2] * l.Block[2]}
 		for i := range 3 { // per point offset j, the block's threads whose point f·t + j is inside
 			for j := range l.Fold[i] {
-				inside := floorDiv(l.Domain[i]-1-j, l.Fold[i]) + 1 - origin[i]
+				inside := intmath.FloorDiv(l.Domain[i]-1-j, l.Fold[i]) + 1 - origin[i]
 				key = binary.AppendVarint(key, max(0, min(l.Block[i], inside)))
 			}
 		}
 		if len(addrs) > 0 {
 			first := addrs[0].at(origin)
-			key = binary.AppendVarint(key, floorMod(first, modulus))
+			key = binary.AppendVarint(key, intmath.FloorMod(first, modulus))
 			for _, a := range addrs[1:] {
 				key = binary.AppendVarint(key, a.at(origin)-first)
 			}
@@ -240,7 +241,7 @@ func (g *pointGuard) activeThreadsIn(block [3]int64, blocks [][3]int64) int64 {
 	for _, b := range blocks {
 		n := int64(1)
 		for i := range 3 {
-			threadDomain := ceilDiv(g.domain[i], g.fold[i])
+			threadDomain := intmath.CeilDiv(g.domain[i], g.fold[i])
 			n *= max(0, min(block[i], threadDomain-b[i]*block[i]))
 		}
 		total += n
@@ -319,7 +320,7 @@ func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64
 		p, ok := in.Address.Period()
 		periodic = periodic && ok
 		for i := range 3 {
-			w.period[i] = min(lcm(w.period[i], p[i]), maxMemoPeriod+1) // capped: only ≤ maxMemoPeriod matters
+			w.period[i] = min(intmath.LCM(w.period[i], p[i]), maxMemoPeriod+1) // capped: only ≤ maxMemoPeriod matters
 		}
 	}
 	w.rigid = affine
@@ -350,9 +351,9 @@ func (w *warpMeasure[T]) on(t warpTile) T {
 		return w.enumerate(t, full)
 	}
 	first := w.addrs[0].at(t.base)
-	key := memoKey{lanes: t.lanes, residue: floorMod(first, w.modulus)}
+	key := memoKey{lanes: t.lanes, residue: intmath.FloorMod(first, w.modulus)}
 	for i := range 3 {
-		key.phase[i] = floorMod(t.base[i], w.period[i])
+		key.phase[i] = intmath.FloorMod(t.base[i], w.period[i])
 	}
 	if len(w.addrs) > 1 {
 		w.key = w.key[:0]
@@ -437,7 +438,7 @@ func (s *warpSet) grouped(coef [3]int64, modulus int64) *warpGroups {
 		a := coef[0]*t.base[0] + coef[1]*t.base[1] + coef[2]*t.base[2]
 		r := a & mask // a mod modulus, also for negative a
 		if !pow2 {
-			r = floorMod(a, modulus)
+			r = intmath.FloorMod(a, modulus)
 		}
 		b := &buckets[k][r]
 		if b.weight == 0 {
@@ -507,16 +508,11 @@ func sectorCounter(insts []Instruction, guard *pointGuard, granule int64, fullRa
 				last = insts[i].Width - 1
 			}
 			for _, a := range addrs {
-				for g := floorDiv(a, granule); g <= floorDiv(a+last, granule); g++ {
+				for g := intmath.FloorDiv(a, granule); g <= intmath.FloorDiv(a+last, granule); g++ {
 					ids = append(ids, g)
 				}
 			}
 		}
 		return int64(len(distinct(ids)))
 	})
-}
-
-// floorMod returns a mod m in [0, m) for m > 0.
-func floorMod(a, m int64) int64 {
-	return a - m*floorDiv(a, m)
 }

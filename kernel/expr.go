@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/polyvol/polyvol/intmath"
 )
 
 // Point is a lattice point (x, y, z) in global coordinates, x fastest.
@@ -91,27 +93,9 @@ func (e Expr) Eval(p Point) int64 {
 func (a *divAtom) eval(p Point) int64 {
 	v := a.arg.Eval(p)
 	if a.mod {
-		return modFloor(v, a.d)
+		return intmath.FloorMod(v, a.d)
 	}
-	return floorDiv(v, a.d)
-}
-
-// floorDiv is ⌊a/d⌋ for d > 0.
-func floorDiv(a, d int64) int64 {
-	q := a / d
-	if a%d != 0 && a < 0 {
-		q--
-	}
-	return q
-}
-
-// modFloor is a mod d in [0, d) for d > 0.
-func modFloor(a, d int64) int64 {
-	r := a % d
-	if r < 0 {
-		r += d
-	}
-	return r
+	return intmath.FloorDiv(v, a.d)
 }
 
 // String returns the canonical text of e in the kernel expression syntax;
@@ -237,14 +221,6 @@ func abs64(a int64) int64 {
 	return a
 }
 
-func gcd(a, b int64) int64 {
-	a, b = abs64(a), abs64(b)
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
 // Add returns e + o in canonical form.
 func (e Expr) Add(o Expr) (Expr, error) {
 	var r Expr
@@ -320,7 +296,7 @@ func (e Expr) Sub(o Expr) (Expr, error) {
 // lies in [0, d).
 func (e Expr) splitDiv(d int64) (q, r Expr) {
 	split := func(c int64) (int64, int64) {
-		qq := floorDiv(c, d)
+		qq := intmath.FloorDiv(c, d)
 		return qq, c - qq*d
 	}
 	for i, c := range e.lin {
@@ -341,12 +317,12 @@ func (e Expr) splitDiv(d int64) (q, r Expr) {
 
 // content is the gcd of all coefficients and the constant of e and d.
 func (e Expr) content(d int64) int64 {
-	g := gcd(d, e.konst)
+	g := intmath.GCD(d, e.konst)
 	for _, c := range e.lin {
-		g = gcd(g, c)
+		g = intmath.GCD(g, c)
 	}
 	for _, t := range e.divs {
-		g = gcd(g, t.coef)
+		g = intmath.GCD(g, t.coef)
 	}
 	return g
 }
@@ -477,7 +453,7 @@ func (e Expr) Bounds(lo, hi Point) (minV, maxV int64, ok bool) {
 		if t.atom.mod {
 			amin, amax = 0, t.atom.d-1
 		} else {
-			amin, amax = floorDiv(amin, t.atom.d), floorDiv(amax, t.atom.d)
+			amin, amax = intmath.FloorDiv(amin, t.atom.d), intmath.FloorDiv(amax, t.atom.d)
 		}
 		a, b, ok := scaled(t.coef, amin, amax)
 		if !ok || !add(a, b) {
@@ -826,7 +802,7 @@ func (e Expr) Period() (period [3]int64, ok bool) {
 				continue
 			}
 			l := inner[i] * t.atom.d
-			period[i] = period[i] / gcd(period[i], l) * l
+			period[i] = period[i] / intmath.GCD(period[i], l) * l
 			if period[i] > maxPeriod {
 				return period, false
 			}
@@ -864,10 +840,10 @@ func (e Expr) OnBox(lo, hi Point) (Expr, error) {
 		}
 		var v Expr
 		minV, maxV, ok := arg.Bounds(lo, hi)
-		switch q := floorDiv(minV, t.atom.d); {
-		case ok && q == floorDiv(maxV, t.atom.d) && !t.atom.mod:
+		switch q := intmath.FloorDiv(minV, t.atom.d); {
+		case ok && q == intmath.FloorDiv(maxV, t.atom.d) && !t.atom.mod:
 			v = Const(q)
-		case ok && q == floorDiv(maxV, t.atom.d):
+		case ok && q == intmath.FloorDiv(maxV, t.atom.d):
 			v, err = arg.Add(Const(-q * t.atom.d))
 		case t.atom.mod:
 			v, err = arg.Mod(t.atom.d)

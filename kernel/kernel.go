@@ -48,6 +48,8 @@ package kernel
 import (
 	"fmt"
 	"slices"
+
+	"github.com/polyvol/polyvol/intmath"
 )
 
 // Kernel is a validated kernel description. Domain and field extents are
@@ -274,7 +276,7 @@ func (a Access) Period() (period [3]int64, ok bool) {
 			return period, false
 		}
 		for i := range 3 {
-			period[i] = period[i] / gcd(period[i], p[i]) * p[i]
+			period[i] = period[i] / intmath.GCD(period[i], p[i]) * p[i]
 			if period[i] > maxPeriod {
 				return period, false
 			}
@@ -309,12 +311,12 @@ func (a Access) Breakpoints(i int, lo, hi int64, limit int) (points []int64, ok 
 			// The term changes where c·p + k crosses a multiple of d:
 			// at p = ⌈(m·d − k)/c⌉ for the multiples m·d in the range.
 			c, k, d := arg.lin[i], arg.konst, t.atom.d
-			first, last := floorDiv(c*lo+k, d)+1, floorDiv(c*(hi-1)+k, d)
+			first, last := intmath.FloorDiv(c*lo+k, d)+1, intmath.FloorDiv(c*(hi-1)+k, d)
 			if last-first+1 > int64(limit-len(points)) {
 				return nil, false
 			}
 			for m := first; m <= last; m++ {
-				points = append(points, -floorDiv(k-m*d, c))
+				points = append(points, -intmath.FloorDiv(k-m*d, c))
 			}
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/polyvol/polyvol/intmath"
 )
 
 // MaxThreadsPerBlock is the hardware limit on threads per block.
@@ -77,13 +79,11 @@ func (l Launch) Validate() error {
 	return nil
 }
 
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
-
 // Grid returns the grid size in blocks, g_i = ⌈D_i/(b_i·f_i)⌉.
 func (l Launch) Grid() [3]int64 {
 	var g [3]int64
 	for i := range g {
-		g[i] = ceilDiv(l.Domain[i], l.Block[i]*l.Fold[i])
+		g[i] = intmath.CeilDiv(l.Domain[i], l.Block[i]*l.Fold[i])
 	}
 	return g
 }
@@ -111,7 +111,7 @@ func (l Launch) LupsPerThread() int64 { return l.Fold[0] * l.Fold[1] * l.Fold[2]
 func (l Launch) ThreadDomain() [3]int64 {
 	var t [3]int64
 	for i := range t {
-		t[i] = ceilDiv(l.Domain[i], l.Fold[i])
+		t[i] = intmath.CeilDiv(l.Domain[i], l.Fold[i])
 	}
 	return t
 }

@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"math"
+
+	"github.com/polyvol/polyvol/intmath"
 )
 
 // Su2015Config describes a 3D stencil run for the three-link traffic model
@@ -81,7 +83,7 @@ func Su2015SMXMiss(occupancy float64, maxThreadsPerSM, net, threadsPerBlock, cac
 
 // Su2015Groups is the number of groups of simultaneously active blocks.
 func Su2015Groups(blocks, blocksPerSM, sms int) int {
-	return ceilDiv(blocks, blocksPerSM*sms)
+	return intmath.CeilDiv(blocks, blocksPerSM*sms)
 }
 
 // Su2015WidthY is the y extent, in points, a group of blocks loads:
@@ -89,7 +91,7 @@ func Su2015Groups(blocks, blocksPerSM, sms int) int {
 // the whole y range, which the paper's formula exceeds once a group spans
 // whole xy planes (the paper implies but never states this cap).
 func Su2015WidthY(by, blocksPerGroup, bx, nx, ny, haloElems int) int {
-	return min(by*ceilDiv(blocksPerGroup*bx, nx)+haloElems, ny+haloElems)
+	return min(by*intmath.CeilDiv(blocksPerGroup*bx, nx)+haloElems, ny+haloElems)
 }
 
 // Su2015HeightZ is the z extent, in points, a group of blocks loads: the
@@ -111,8 +113,6 @@ func Su2015GroupLoadsNet(nx, l2LineElems, widthY, heightZ int) int {
 func Su2015L2Miss(groupLoadsNet, elemBytes, l2Bytes int, epsilon float64) float64 {
 	return float64(groupLoadsNet) * float64(elemBytes) / float64(l2Bytes) * epsilon
 }
-
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // Su2015 evaluates the three-link model for one configuration.
 func Su2015(c Su2015Config) (Su2015Result, error) {
@@ -141,7 +141,7 @@ func Su2015(c Su2015Config) (Su2015Result, error) {
 	r := Su2015Result{
 		LoadsPerThread: Su2015LoadsPerThread(c.AlignedLoads, c.MisalignedLoads),
 		NetPerBlock:    Su2015Net(c.Bx, c.By, c.Bz, c.HaloElems, c.XHaloBytes/c.ElemBytes),
-		Blocks:         ceilDiv(c.Nx, c.Bx) * ceilDiv(c.Ny, c.By) * ceilDiv(c.Nz, c.Bz),
+		Blocks:         intmath.CeilDiv(c.Nx, c.Bx) * intmath.CeilDiv(c.Ny, c.By) * intmath.CeilDiv(c.Nz, c.Bz),
 		BlocksPerGroup: c.BlocksPerSM * c.SMs,
 	}
 	r.SMXMiss = Su2015SMXMiss(c.Occupancy, c.MaxThreadsPerSM, r.NetPerBlock, threadsPerBlock, c.SMCacheBytes, c.ElemBytes, c.Delta)

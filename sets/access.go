@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 )
@@ -73,7 +74,7 @@ func (m *Mapper) guardBox(box Box, j [3]int64) Box {
 	var lim Box
 	for i := range 3 {
 		lim.Lo[i] = box.Lo[i]
-		lim.Hi[i] = floorDiv(m.Geom.Domain[i]-1-j[i], m.Geom.Fold[i]) + 1
+		lim.Hi[i] = intmath.FloorDiv(m.Geom.Domain[i]-1-j[i], m.Geom.Fold[i]) + 1
 	}
 	return box.Intersect(lim)
 }
@@ -291,13 +292,4 @@ func (m *Mapper) PointBox(t Box) Box {
 		p = p.Intersect(Box{Hi: m.Geom.Domain})
 	}
 	return p
-}
-
-// floorDiv returns ⌊a/b⌋ for b > 0.
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && (a < 0) {
-		q--
-	}
-	return q
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 )
@@ -106,10 +107,10 @@ func enumeratedFootprint(m *Mapper, fi int, gran int64, space AddressSpace, boxe
 	visitAccesses(m, fi, boxes, func(a kernel.Access, p kernel.Point) {
 		var key string
 		if space == MultiDimSpace {
-			key = fmt.Sprintf("%s[%d, %d, %d]", tuple, floorDiv(a.Index[0].Eval(p), gran/f.Element), a.Index[1].Eval(p), a.Index[2].Eval(p))
+			key = fmt.Sprintf("%s[%d, %d, %d]", tuple, intmath.FloorDiv(a.Index[0].Eval(p), gran/f.Element), a.Index[1].Eval(p), a.Index[2].Eval(p))
 		} else {
 			addr := f.ByteAddress(a, p)
-			for g := floorDiv(addr, gran); g <= floorDiv(addr+f.Element-1, gran); g++ {
+			for g := intmath.FloorDiv(addr, gran); g <= intmath.FloorDiv(addr+f.Element-1, gran); g++ {
 				seen[fmt.Sprintf("%s[%d]", tuple, g)] = true
 			}
 			return

@@ -1,0 +1,50 @@
+package intmath
+
+import (
+	"math"
+	"testing"
+)
+
+// TestAgainstDefinitions checks every helper on a grid of small values
+// against its definition: floor and ceiling of the exact quotient (float64
+// is exact for these magnitudes), the remainder's range and identity, and
+// the gcd and lcm found by trying every candidate.
+func TestAgainstDefinitions(t *testing.T) {
+	for a := int64(-60); a <= 60; a++ {
+		for b := int64(1); b <= 13; b++ {
+			q := float64(a) / float64(b)
+			if got := FloorDiv(a, b); got != int64(math.Floor(q)) {
+				t.Errorf("FloorDiv(%d, %d) = %d, want %v", a, b, got, math.Floor(q))
+			}
+			if got := CeilDiv(int(a), int(b)); got != int(math.Ceil(q)) {
+				t.Errorf("CeilDiv(%d, %d) = %d, want %v", a, b, got, math.Ceil(q))
+			}
+			if m := FloorMod(a, b); m < 0 || m >= b || (a-m)%b != 0 {
+				t.Errorf("FloorMod(%d, %d) = %d", a, b, m)
+			}
+			want := int64(0)
+			for d := int64(1); d <= max(a, -a, b); d++ {
+				if a%d == 0 && b%d == 0 {
+					want = d
+				}
+			}
+			if got := GCD(a, b); got != want {
+				t.Errorf("GCD(%d, %d) = %d, want %d", a, b, got, want)
+			}
+			if a > 0 {
+				l := LCM(a, b)
+				for c := max(a, b); c < l; c++ {
+					if c%a == 0 && c%b == 0 {
+						t.Fatalf("LCM(%d, %d) = %d, but %d is a common multiple", a, b, l, c)
+					}
+				}
+				if l%a != 0 || l%b != 0 {
+					t.Errorf("LCM(%d, %d) = %d is no common multiple", a, b, l)
+				}
+			}
+		}
+	}
+	if GCD(0, 0) != 0 || GCD(0, -6) != 6 {
+		t.Errorf("GCD(0, 0) = %d, GCD(0, -6) = %d", GCD(0, 0), GCD(0, -6))
+	}
+}
