@@ -63,6 +63,9 @@ func runAccuracy(c *ucli.Context) error {
 	if c.NArg() > 0 {
 		return usageErrorf("accuracy takes no arguments, got %d", c.NArg())
 	}
+	if err := checkOutputFlag(c, "output"); err != nil {
+		return err
+	}
 	if c.Int("workers") < 1 {
 		return usageErrorf("--workers %d: expected a positive number", c.Int("workers"))
 	}

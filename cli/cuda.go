@@ -53,6 +53,9 @@ func runCuda(c *ucli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("cuda takes one SPEC, got %d arguments", c.NArg())
 	}
+	if err := checkOutputFlag(c, "output"); err != nil {
+		return err
+	}
 	k, err := loadKernel(c, c.Args().First())
 	if err != nil {
 		return err

@@ -58,6 +58,9 @@ func runMeasured(c *ucli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("measured takes one DIR, got %d arguments", c.NArg())
 	}
+	if err := checkOutputFlag(c, "output"); err != nil {
+		return err
+	}
 	dir := c.Args().First()
 	if c.Bool("hardware") {
 		return runHardware(c, dir)
