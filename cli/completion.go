@@ -9,6 +9,7 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/sim"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -126,6 +127,12 @@ type choiceFlag struct {
 	*ucli.StringFlag
 	Choices []string
 }
+
+// methodChoices are the values of the --method flags.
+var methodChoices = []string{"exact", "reference"}
+
+// policyChoices are the cache replacement policies of simulate.
+var policyChoices = []string{sim.LRU.String(), sim.PLRU.String()}
 
 // flagValues returns the candidates for the value of the named flag: the
 // device names for --device, a choiceFlag's choices, otherwise none (the

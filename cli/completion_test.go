@@ -7,6 +7,7 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
+	ucli "github.com/urfave/cli/v2"
 )
 
 // completions returns the candidates polyvol prints for a command line
@@ -73,5 +74,29 @@ func TestCompletion(t *testing.T) {
 	}
 	if slices.Contains(flags, "star3d-r4") || slices.Contains(flags, "--version") {
 		t.Errorf("flags of explore: %v", flags)
+	}
+}
+
+// TestFlagHelp checks that every flag taking a value names its value with a
+// placeholder (urfave/cli prints "value" otherwise) and does not state a
+// default that urfave/cli prints too.
+func TestFlagHelp(t *testing.T) {
+	for _, c := range commands() {
+		for _, f := range c.Flags {
+			df, ok := f.(ucli.DocGenerationFlag)
+			if !ok || !df.TakesValue() {
+				continue
+			}
+			usage := df.GetUsage()
+			if strings.Count(usage, "`") < 2 {
+				t.Errorf("%s --%s: usage %q names no `PLACEHOLDER`", c.Name, f.Names()[0], usage)
+			}
+			if strings.Contains(usage, "(default") && df.GetDefaultText() != "" {
+				t.Errorf("%s --%s: usage %q states a default that urfave/cli prints again", c.Name, f.Names()[0], usage)
+			}
+		}
+	}
+	if got := completions(t, "simulate", "--l2-policy", ""); !slices.Equal(got, []string{"lru", "plru"}) {
+		t.Errorf("simulate --l2-policy: %v", got)
 	}
 }

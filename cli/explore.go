@@ -99,10 +99,10 @@ Examples:
 			Flags: append([]ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,
-				&ucli.IntFlag{Name: "threads", Value: kernel.MaxThreadsPerBlock, Usage: "threads per block, a power of two"},
+				&ucli.IntFlag{Name: "threads", Value: kernel.MaxThreadsPerBlock, Usage: "`N` threads per block, a power of two"},
 				&ucli.StringFlag{Name: "folds", Value: "1,1,1:1,2,1:1,1,2", Usage: "colon-separated thread foldings `X,Y,Z:...`"},
-				&ucli.IntFlag{Name: "top", Value: 10, Usage: "rows of the table (0: all)"},
-				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "configurations evaluated in parallel"},
+				&ucli.IntFlag{Name: "top", Value: 10, Usage: "`N` rows of the table (0: all)"},
+				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "`N` configurations evaluated in parallel"},
 				&ucli.StringFlag{Name: "shard", Usage: "evaluate slice `K/N` only (1 <= K <= N, or slurm: the Slurm array task) and write JSON for merge"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 			}, estimateFlags()...),

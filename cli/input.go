@@ -188,11 +188,11 @@ func parseChoice(flag, value string, allowed ...string) (string, error) {
 // estimateFlags are the flags that select how a configuration is estimated.
 func estimateFlags() []ucli.Flag {
 	return []ucli.Flag{
-		&choiceFlag{&ucli.StringFlag{Name: "method", Value: "exact", Usage: "estimation `METHOD`: exact (exact counts) or reference (the rules of the paper's reference implementation; docs/method.md)"}, []string{"exact", "reference"}},
+		&choiceFlag{&ucli.StringFlag{Name: "method", Value: "exact", Usage: "estimation `METHOD`: exact (exact counts) or reference (the rules of the paper's reference implementation; docs/method.md)"}, methodChoices},
 		&choiceFlag{&ucli.StringFlag{Name: "model", Value: string(model.DefaultModel), Usage: "performance `MODEL`: overlap (limiters that overlap imperfectly, and warps in flight; the most accurate on hardware), roofline (the paper's minimum of the limiters), latency (Volkov) or su2015"}, modelNames()},
 		&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
-		&ucli.Uint64Flag{Name: "max-operations", Value: model.DefaultMaxOperations, Usage: "bound on the ISL operations of one configuration (0: none)"},
-		&ucli.Int64Flag{Name: "max-work", Value: footprint.DefaultWorkBound, Usage: "bound on the counting work of one configuration, in progressions handled (about 0.2 µs each; the default keeps an estimate near 1 s and 100 MB)"},
+		&ucli.Uint64Flag{Name: "max-operations", Value: model.DefaultMaxOperations, Usage: "bound `N` on the ISL operations of one configuration (0: none)"},
+		&ucli.Int64Flag{Name: "max-work", Value: footprint.DefaultWorkBound, Usage: "bound `N` on the counting work of one configuration, in progressions handled (about 0.2 µs each; the default keeps an estimate near 1 s and 100 MB)"},
 	}
 }
 

@@ -64,11 +64,11 @@ Examples:
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
 				&ucli.StringFlag{Name: "sweep", Value: layercond.DefaultSweep, Usage: "XY plane sizes s: `A:B:xF`, A:B:+S, A:B:N or s1,s2,…"},
 				&ucli.Int64Flag{Name: "total", Value: layercond.PaperTotal, Usage: "lattice points X·Y·Z kept constant by the series, z = `N`/s²"},
-				&ucli.StringFlag{Name: "method", Value: "exact", Usage: "estimation method: exact or reference (spec/metrics.md)"},
+				&choiceFlag{&ucli.StringFlag{Name: "method", Value: "exact", Usage: "estimation `METHOD`: exact or reference (docs/method.md)"}, methodChoices},
 				&ucli.Float64Flag{Name: "cache-fraction", Value: layercond.DefaultCacheFraction, Usage: "share `F` of the L2 the sequential layer condition may use"},
 				&ucli.StringFlag{Name: "plot", Usage: "draw memLoadV3 against s, one curve per block, to `FILE` (.svg or .png)", TakesFile: true},
 				&ucli.StringFlag{Name: "plot-size", Value: defaultPlotSize, Usage: "size of the --plot image, `WxH` in inches"},
-				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "plane sizes estimated in parallel"},
+				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "`N` plane sizes estimated in parallel"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 			},
 			Action: runLayercond,
@@ -157,9 +157,6 @@ func runLayercond(c *ucli.Context) error {
 	plotPath := c.String("plot")
 	if ext := strings.ToLower(filepath.Ext(plotPath)); plotPath != "" && ext != ".svg" && ext != ".png" {
 		return usageErrorf("--plot %q: expected a file name ending in .svg or .png", plotPath)
-	}
-	if err := checkOutputFlag(c, "plot"); err != nil {
-		return err
 	}
 	size, err := parsePlotSize(c.String("plot-size"))
 	if err != nil {

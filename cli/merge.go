@@ -32,8 +32,8 @@ Examples:
    polyvol merge shard-*.json
    polyvol merge --format csv shard-1.json shard-2.json shard-3.json`,
 			Flags: []ucli.Flag{
-				&ucli.StringFlag{Name: "format", Usage: "output format: table, json or csv (default: the shards')"},
-				&ucli.IntFlag{Name: "top", Usage: "rows of the table, 0: all (default: the shards')"},
+				&choiceFlag{&ucli.StringFlag{Name: "format", Usage: "output `FORMAT`: table, json or csv", DefaultText: "the shards'"}, []string{formatTable, formatJSON, formatCSV}},
+				&ucli.IntFlag{Name: "top", Usage: "`N` rows of the table, 0: all", DefaultText: "the shards'"},
 			},
 			Action: runMerge,
 		}

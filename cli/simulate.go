@@ -36,7 +36,7 @@ func init() {
 			UsageText: `polyvol simulate [SPEC] [--device NAME] [--block X,Y,Z] [--fold X,Y,Z] [--domain X,Y,Z] [options]
 
 Runs every thread of the launch through coalescing, a sectored L1 per SM, a
-shared write-back L2 and DRAM (package sim, spec/models.md §4) and prints the
+shared write-back L2 and DRAM (package sim; go doc github.com/polyvol/polyvol/sim) and prints the
 bytes per lattice update at each level, in total and per field. SPEC, the
 defaults and --block, --fold and --domain are those of 'polyvol predict'.
 
@@ -65,10 +65,10 @@ Examples:
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
 				&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
 				&ucli.BoolFlag{Name: "infinite", Usage: "unbounded caches: only compulsory traffic remains"},
-				&ucli.StringFlag{Name: "l1-policy", Value: sim.LRU.String(), Usage: "L1 replacement policy: lru or plru (tree pseudo-LRU)"},
-				&ucli.StringFlag{Name: "l2-policy", Value: sim.LRU.String(), Usage: "L2 replacement policy: lru or plru"},
+				&choiceFlag{&ucli.StringFlag{Name: "l1-policy", Value: sim.LRU.String(), Usage: "L1 replacement `POLICY`: lru or plru (tree pseudo-LRU)"}, policyChoices},
+				&choiceFlag{&ucli.StringFlag{Name: "l2-policy", Value: sim.LRU.String(), Usage: "L2 replacement `POLICY`: lru or plru"}, policyChoices},
 				&ucli.BoolFlag{Name: "split-l2", Usage: "split the L2 into the device's partitions that duplicate lines (A100, H100)"},
-				&ucli.StringFlag{Name: "schedule", Value: scheduleLockstep, Usage: "warp order within a wave: lockstep (round-robin over all warps), block (block by block) or warp (warp by warp)"},
+				&choiceFlag{&ucli.StringFlag{Name: "schedule", Value: scheduleLockstep, Usage: "warp `ORDER` within a wave: lockstep (round-robin over all warps), block (block by block) or warp (warp by warp)"}, []string{scheduleLockstep, scheduleBlock, scheduleWarp}},
 				&ucli.Int64Flag{Name: "max-accesses", Value: sim.DefaultMaxAccesses, Usage: "refuse simulations of more than `N` thread memory accesses"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 			},
