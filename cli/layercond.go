@@ -158,6 +158,9 @@ func runLayercond(c *ucli.Context) error {
 	if ext := strings.ToLower(filepath.Ext(plotPath)); plotPath != "" && ext != ".svg" && ext != ".png" {
 		return usageErrorf("--plot %q: expected a file name ending in .svg or .png", plotPath)
 	}
+	if err := checkOutputFlag(c, "plot"); err != nil {
+		return err
+	}
 	size, err := parsePlotSize(c.String("plot-size"))
 	if err != nil {
 		return err
