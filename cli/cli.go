@@ -61,6 +61,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
 		Reader:       stdin,
 		Name:         "polyvol",
 		Usage:        "predict GPU memory-hierarchy data volumes and performance from address expressions",
+		Description:  helpDescription,
 		Version:      fullVersion(),
 		Writer:       stdout,
 		ErrWriter:    stderr,
@@ -73,6 +74,15 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
 		After:  prof.stop,
 	}
 }
+
+// helpDescription closes polyvol --help: the exit codes and the marks every
+// command shares (docs/guide.md, "Exit codes, notes and -").
+const helpDescription = `Exit codes: 0 success; 1 internal failure (a bug or the environment);
+2 user error (bad flag, spec, device file, launch or input file). An error is
+one line on stderr starting "polyvol:"; notes about valid but suspicious inputs
+start "polyvol: note:" and leave the exit code 0. In tables, "-" marks a
+quantity that does not apply to that column (a store field's loads, a kernel
+without flops). Every command has --help with examples; docs/guide.md has more.`
 
 // cpuProfile implements --cpuprofile: start begins CPU profiling into the
 // flag's file before the command runs, stop ends it afterwards.

@@ -486,8 +486,8 @@ func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, t
 	if top > 0 {
 		shown = min(top, shown)
 	}
-	fmt.Fprintf(stdout, "%d configurations (%d threads per block, %d folds), %d skipped; best %d by predicted GLup/s\n\n",
-		e.Configurations, e.Threads, len(e.Folds), len(e.Skipped), shown)
+	fmt.Fprintf(stdout, "%d configurations (%d threads per block, %s), %d skipped; best %d by predicted GLup/s\n\n",
+		e.Configurations, e.Threads, countNoun(len(e.Folds), "fold"), len(e.Skipped), shown)
 	rows := [][]string{{"rank", "block", "fold", "GLup/s", "limiter", "blocks/SM", "L1 cycles/Lup", "L2 B/Lup", "DRAM B/Lup"}}
 	for i, r := range e.Rows[:shown] {
 		d := r.Derived
@@ -497,4 +497,12 @@ func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, t
 		})
 	}
 	return writeTable(stdout, rows)
+}
+
+// countNoun writes n and the noun, in the plural unless n is 1.
+func countNoun(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

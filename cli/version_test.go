@@ -20,6 +20,27 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// TestHelpExitCodes checks that polyvol --help lists the exit codes and the
+// meaning of "-", as docs/guide.md does.
+func TestHelpExitCodes(t *testing.T) {
+	out := mustRun(t, "--help")
+	for _, want := range []string{"Exit codes: 0 success; 1 internal failure", "2 user error", `"polyvol: note:"`, `"-" marks a`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("polyvol --help lacks %q", want)
+		}
+	}
+}
+
+// TestCountNoun checks the plurals of explore's summary line.
+func TestCountNoun(t *testing.T) {
+	if got := countNoun(1, "fold") + ", " + countNoun(3, "fold"); got != "1 fold, 3 folds" {
+		t.Errorf("got %q", got)
+	}
+	if out := mustRun(t, "explore", "vec-copy", "--domain", "4096", "--folds", "1,1,1", "--top", "1"); !strings.Contains(out, "threads per block, 1 fold)") {
+		t.Errorf("explore with one fold:\n%s", out)
+	}
+}
+
 // TestJSONVersionKeys checks that report JSON starts with the schema and
 // polyvol versions, that device JSON (a device file) has none, and that
 // "<=" is not escaped.
