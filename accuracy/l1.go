@@ -312,9 +312,9 @@ func (h *Hardware) writeL1Markdown(w io.Writer) {
 // (166 rows, counter l1tex__t_output_wavefronts) that was not adopted.
 var l1Deviations = []string{
 	"**NVIDIA data pipe: none.** The predicted data-pipe wavefronts equal l1tex__data_pipe_lsu_wavefronts within 3 % on every NVIDIA row. " +
-		"Method exact serves an access wider than 4 B one half-warp (8 B) or quarter-warp (16 B) per wavefront, as the paper counts it (spec/metrics.md §3.8.9); " +
+		"Method exact serves an access wider than 4 B one half-warp (8 B) or quarter-warp (16 B) per wavefront, as the paper counts it (Ernst et al. 2023, its L1 cycle model); " +
 		"before, the worst bank over the whole warp gave the A100's and H200's 4-wide double tile 2 data wavefronts against 4 measured (3.0 cycles against 4.0).",
-	"**NVIDIA tag term** (odd and other non-power-of-two strides, narrow tiles): the model's ⌈(lines+2)/4⌉ per load (spec §3.8.4) is off by up to about ±25 %, " +
+	"**NVIDIA tag term** (odd and other non-power-of-two strides, narrow tiles): the model's ⌈(lines+2)/4⌉ per load (the tag term of the paper's L1 cycle model) is off by up to about ±25 %, " +
 		"e.g. A100 float stride 3 predicts 2.0 against 1.63, double stride 3 predicts 2.75 against 2.42 (6 lines in one load of four, 7 in the others: ⌈8/4⌉ = 2, ⌈9/4⌉ = 3). " +
 		"The measured tag counter is not a function of the lines per load: float stride 3 touches 3 lines in one of its 8 loads and 4 in the others yet averages 1.62 wavefronts (13/8, which no integer count per line number gives), " +
 		"and 32 lines per load cost 8.3 (float stride 32), 8.0 (stride 64) and 9.2 (32-row tile). " +
@@ -324,9 +324,9 @@ var l1Deviations = []string{
 		"which points to conflicts between lines 128·s bytes apart in the L1's sets; polyvol has no set model.",
 	"**MI210 (CDNA)**: a uniform load (stride 0) costs 2.18 against the model's issue term of 4 per 16 lanes (8 per warp of 32): the hardware broadcasts; " +
 		"floats at even strides cost 16 to 32 cycles, twice to four times the model, and doubles at odd strides 5 to 9 cost 8 instead of 10 to 16. " +
-		"The CDNA terms of spec §3.8 (issue 4 for anything not coalesced, two tag banks by line parity) do not describe this L1; a CDNA model from its documentation is future work.",
+		"The CDNA terms of the paper's L1 cycle model (issue 4 for anything not coalesced, two tag banks by line parity) do not describe this L1; a CDNA model from its documentation is future work.",
 	"**RX 6900 XT (RDNA)**: floats at strides that are not powers of two cost about ⌈s/4⌉ cycles (four lines per cycle) where the model's two tag banks by line parity give about s/2 (+50 to +100 %); " +
 		"8-byte loads cost at least 4.3 cycles per 32 lanes where the model has no issue term on RDNA (q = 0), so contiguous doubles predict 1 to 2 (−54 to −77 %). " +
-		"Both are the RDNA rules of spec §3.8.4–3.8.5; changing them needs a source beyond this one benchmark.",
+		"Both are the RDNA rules of the paper's tag and issue terms; changing them needs a source beyond this one benchmark.",
 	"**A40 doubles** are left out of the statistics: the file's header says they plateau at about 8 cycles, the A40's FP64 rate, not L1.",
 }
