@@ -115,7 +115,7 @@ func New(cfg Config) *Server {
 // ServeHTTP checks the Host header and the body size, sets the security
 // headers and dispatches the request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !s.cfg.AnyHost && !IsLoopbackHost(r.Host) {
+	if !s.cfg.AnyHost && !isLoopbackHost(r.Host) {
 		writeError(w, http.StatusForbidden, errorBody{Error: "host " + strconv.Quote(r.Host) + " refused: this server answers loopback names only (localhost, 127.0.0.1, [::1]); start it with a non-loopback --listen address to serve other names"})
 		return
 	}
@@ -127,10 +127,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// IsLoopbackHost reports whether the host of a Host header (with or without
+// isLoopbackHost reports whether the host of a Host header (with or without
 // a port) is a loopback name: localhost, a name under .localhost, an address
 // of 127.0.0.0/8 or ::1.
-func IsLoopbackHost(hostport string) bool {
+func isLoopbackHost(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
