@@ -109,7 +109,7 @@ type L1Stat struct {
 // for a grid of one block as the benchmark runs: method exact's L1 cycle
 // model over that block's warps (footprint.L1Cycles). The benchmark loads
 // the same L1-resident data 147456 times per thread, so the allocation term
-// (one data-pipe cycle per line filled, spec/metrics.md §3.8.7) amortises to
+// (one data-pipe cycle per line filled, the paper's per-field L1 cycles) amortises to
 // nothing and is left out.
 func l1Predict(spec string, block [3]int64, d *device.Device) (total, data, tag float64, err error) {
 	k, err := kernel.Parse([]byte(spec), "spec.yaml")

@@ -9,7 +9,7 @@ import (
 // coordinates for a thread that covers fold[i] consecutive points per
 // dimension: for every j with 0 ≤ j_i < fold[i] it substitutes
 // x → fold[0]·x + j0, y → fold[1]·y + j1, z → fold[2]·z + j2
-// (spec/metrics.md §1.5). The result holds the accesses of all points of a
+// (docs/method.md). The result holds the accesses of all points of a
 // thread, with canonical duplicates removed, ordered by j (x fastest) and
 // then by the input order.
 func FoldAccesses(accesses []Access, fold [3]int64) ([]Access, error) {

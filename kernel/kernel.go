@@ -104,7 +104,7 @@ const (
 )
 
 // ElementIndex returns the linear element index α + e0 + e1·N0 + e2·N0·N1 of
-// access a at point p (spec/metrics.md §1.2).
+// access a at point p (docs/guide.md, the keys of a field).
 func (f *Field) ElementIndex(a Access, p Point) int64 {
 	n0, n1 := f.Extent[0], f.Extent[1]
 	return f.Offset + a.Index[0].Eval(p) + a.Index[1].Eval(p)*n0 + a.Index[2].Eval(p)*n0*n1
@@ -230,7 +230,7 @@ func violatedGuard(a Access, last Point) (Expr, bool) {
 // Lups returns the number of lattice points D0·D1·D2 of the domain.
 func (k *Kernel) Lups() int64 { return k.Domain[0] * k.Domain[1] * k.Domain[2] }
 
-// FlopsPerThread returns F of spec/metrics.md §1.3: the flops of one thread
+// FlopsPerThread returns F, the paper's flops per thread: the flops of one thread
 // covering fold[0]·fold[1]·fold[2] lattice points.
 func (k *Kernel) FlopsPerThread(fold [3]int64) float64 {
 	return k.Flops * float64(fold[0]*fold[1]*fold[2])

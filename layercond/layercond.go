@@ -14,15 +14,16 @@
 //
 // # When a layer's reuse fits
 //
-// The y and z layer sets of spec/metrics.md §4.5 are the threads one row and
+// The y and z layer sets of the paper's wave-level counting (Ernst et al.
+// 2023, docs/references.md; docs/method.md) are the threads one row and
 // one layer of blocks before the current wave; their footprint Old_k competes
 // with the wave's new data for the L2. Layer k's reuse fits at plane size s
 // when its layer set is not empty and the method's own oversubscription of
-// that reuse is at most one, O_ov,k ≤ 1 (spec §5.4, model.Derived.OOv): for
+// that reuse is at most one, O_ov,k ≤ 1 (the paper's DRAM chain, model.Derived.OOv): for
 // method reference O_ov,k = (Old_k + New − Ov_k)/L2, i.e. the layer set and
 // the wave's data not already in it just fill the effective L2. O_ov,k is the
 // argument of the fitted overlap hit curve, which grants almost all of the
-// overlap below 1 and almost none above 2 (spec §7.1). Index 0 of every pair
+// overlap below 1 and almost none above 2 (the paper's capacity curves). Index 0 of every pair
 // is the y layer (its overlap includes the x part), index 1 the z layer, as
 // in the model.
 package layercond
@@ -73,7 +74,7 @@ type Point struct {
 
 	// MemLoadV1 is the compulsory DRAM load volume of a wave, without any
 	// reuse from earlier waves; MemLoadV2 and MemLoadV3 apply the capacity
-	// curves to the layer overlaps and add store-eviction reads (spec §5.4).
+	// curves to the layer overlaps and add store-eviction reads (the paper's DRAM chain).
 	MemLoadV1 float64 `json:"memLoadV1"`
 	MemLoadV2 float64 `json:"memLoadV2"`
 	MemLoadV3 float64 `json:"memLoadV3"`
@@ -89,7 +90,7 @@ type Point struct {
 	FullReuse float64 `json:"fullReuse"`
 
 	// WaveMemLoadNew is the wave's DRAM load footprint and WaveMemOld the
-	// footprints of the y and z layer sets (spec §4.7).
+	// footprints of the y and z layer sets (the paper's wave-level outputs).
 	WaveMemLoadNew float64    `json:"waveMemLoadNew"`
 	WaveMemOld     [2]float64 `json:"waveMemOld"`
 	// OldOverL2 is WaveMemOld over the device's effective L2 capacity.

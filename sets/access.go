@@ -17,7 +17,7 @@ const (
 	// LinearSpace uses the linear byte address s·(α + e0 + e1·N0 + e2·N0·N1)
 	// divided by the granularity: exact.
 	LinearSpace AddressSpace = iota
-	// MultiDimSpace is the paper's wave-level space (spec §4.1): the tuple
+	// MultiDimSpace is the paper's wave-level space (Ernst et al. 2023): the tuple
 	// (⌊e0/κ⌋, e1, e2) with κ = ⌊G/s⌋, ignoring α and the array extents.
 	MultiDimSpace
 )
@@ -30,7 +30,7 @@ type Mapper struct {
 	Geom   Geometry
 	// PointGuard clips every folded point to the lattice domain
 	// (f·t + j < D), the exact valid-domain rule. Without it no clipping is
-	// applied in the maps; callers clip thread sets instead (spec §4.2).
+	// applied in the maps; callers clip thread sets instead (the paper's valid domain).
 	PointGuard bool
 }
 

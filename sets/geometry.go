@@ -67,8 +67,8 @@ func (g Geometry) ThreadDomain() Box {
 }
 
 // ReferenceValidBox returns the valid domain of the reference implementation
-// (spec §4.2): thread coordinates compared with point counts, t_i < D_i,
-// which ignores folding (spec §8 item 19).
+// (the paper's valid domain): thread coordinates compared with point counts, t_i < D_i,
+// which ignores folding (an approximation of the reference implementation).
 func (g Geometry) ReferenceValidBox() Box { return Box{Hi: g.Domain} }
 
 // BlockRange returns the blocks whose linear id lies in [a, b) as at most five

@@ -66,7 +66,7 @@ func compulsoryWalk(k *kernel.Kernel, l kernel.Launch, d *device.Device, blocks 
 // BlockL2Load returns the compulsory L2→L1 load volume per block, averaged
 // over the given blocks: for each block, the distinct L1FetchBytes sectors
 // its threads load (its L1 is shared by its threads and by no other block),
-// times L1FetchBytes (spec/metrics.md §3.3 with the valid domain applied).
+// times L1FetchBytes (the paper's block-level L2 load volume with the valid domain applied).
 func BlockL2Load(k *kernel.Kernel, l kernel.Launch, d *device.Device, blocks []int64) (Breakdown, error) {
 	counts := make([]int64, len(k.Fields))
 	seen := newGranuleSet()
@@ -99,7 +99,7 @@ func BlockL2Load(k *kernel.Kernel, l kernel.Launch, d *device.Device, blocks []i
 
 // BlockL2Store returns the L1→L2 store volume per block, averaged over the
 // given blocks: every store warp instruction writes through its distinct
-// L1WriteBytes units, so repeated stores count again (spec/metrics.md §3.4
+// L1WriteBytes units, so repeated stores count again (the paper's block-level L2 store volume
 // with hardware warps and the valid domain).
 func BlockL2Store(k *kernel.Kernel, l kernel.Launch, d *device.Device, blocks []int64) (Breakdown, error) {
 	counts := make([]int64, len(k.Fields))

@@ -4,7 +4,7 @@
 // (never through integer sets), coalesces warp instructions into sectors and
 // runs them through a per-SM sectored L1, a shared sectored write-back L2
 // (optionally split into partitions that duplicate lines) and DRAM, counting
-// bytes per field at every level (spec/models.md §4).
+// bytes per field at every level (docs/accuracy.md).
 //
 // Run simulates a launch with real capacities or, with Config.Infinite, with
 // unbounded caches that leave only compulsory traffic. BlockL2Load,

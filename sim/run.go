@@ -29,7 +29,7 @@ type Volumes struct {
 	DRAMStoreBytes int64 `json:"dramStoreBytes"`
 	// DRAMStoreReadBytes is the part of DRAMLoadBytes that reads the
 	// DRAMFetchBytes chunks around partially written dirty chunks before
-	// they are written back (spec/metrics.md §5.4, memStoreEvicts).
+	// they are written back (the model's memStoreEvicts, docs/json.md).
 	DRAMStoreReadBytes int64 `json:"dramStoreReadBytes"`
 	// L2PartitionBytes is the traffic between L2 partitions (SplitL2): 32 B
 	// per sector a partition copies from the line's home partition, and per

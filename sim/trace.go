@@ -30,7 +30,7 @@ type instruction struct {
 	point  [3]int64 // the fold offset j whose lattice point gives the address
 	// points are the fold offsets of all of a thread's lattice points that
 	// need this instruction: a folded access that coincides for several
-	// points is issued once (spec/metrics.md §1.5 removes duplicate tuples),
+	// points is issued once (folding removes duplicate tuples, kernel.FoldAccesses),
 	// and a lane executes it if any of those points lies in the domain.
 	points [][3]int64
 	// The byte address of a thread t is base + coef·t when linear, else

@@ -1,6 +1,6 @@
 // Package waves places the blocks that run together (a wave) and the
 // earlier blocks whose data they may reuse (the x, y and z layer sets), and
-// counts the wave-level DRAM volumes of spec/metrics.md §4: the new footprint
+// counts the wave-level DRAM volumes of Ernst et al. 2023 (docs/references.md): the new footprint
 // of a wave, the footprint of each layer set, and their overlaps, per field.
 package waves
 
@@ -117,11 +117,11 @@ type FieldVolumes struct {
 	New           int64 // |A0|, the wave's footprint
 	OldX, OldY    int64 // |X|, |Y|: layer-set footprints
 	OldZ          int64 // |Z|
-	OvX, OvY, OvZ int64 // overlaps credited in the order x, y, z (spec §4.6)
+	OvX, OvY, OvZ int64 // overlaps credited in the order x, y, z (the paper's counting sequence)
 	Multiplicity  int64
 }
 
-// Count runs the counting sequence of spec §4.6 for every field's loads and
+// Count runs the paper's counting sequence for every field's loads and
 // stores over the shape: New, then the x, y and z overlaps, each layer
 // crediting only what the previous ones did not. gran gives the granularity
 // of a field's loads or stores.
@@ -237,7 +237,7 @@ func countFieldUnions(e *footprint.Engine, q footprint.Request, shape Shape) (Fi
 }
 
 // ConcurrentGrid returns the reference's floor-rule concurrent grid w^c of
-// spec §2.4, in blocks.
+// the reference implementation's concurrent grid, in blocks.
 func ConcurrentGrid(grid [3]int64, blocksPerWave int64) [3]int64 {
 	W := max(1, blocksPerWave)
 	return [3]int64{
@@ -248,7 +248,7 @@ func ConcurrentGrid(grid [3]int64, blocksPerWave int64) [3]int64 {
 }
 
 // TLBPages returns Σ over loads and stores of m_f·|U_page(f, threads)|, the
-// distinct pages of the given threads (spec §3.6).
+// distinct pages of the given threads (the paper's TLB pages).
 func TLBPages(e *footprint.Engine, threads []sets.Box, page int64) (int64, error) {
 	var total int64
 	for _, store := range []bool{false, true} {
@@ -274,7 +274,7 @@ const (
 	// OccupancyCalculator is the device's occupancy calculator: registers,
 	// shared memory, warps and blocks per SM (device.Device.Occupancy).
 	OccupancyCalculator OccupancyRule = iota
-	// RegisterOnly is the reference's rule, registers alone (spec §2.2).
+	// RegisterOnly is the reference's rule, registers alone (device.ReferenceBlocksPerSM).
 	RegisterOnly
 )
 
