@@ -141,10 +141,10 @@ type gen struct {
 	l         kernel.Launch
 	residency Residency
 	points    []kernel.Point
-	fields []*fieldPlan
-	floor  bool // a translated expression calls floordiv
-	mod    bool // ... or posmod
-	ids    map[string]bool
+	fields    []*fieldPlan
+	floor     bool // a translated expression calls floordiv
+	mod       bool // ... or posmod
+	ids       map[string]bool
 }
 
 // identifier replaces every character of name that may not appear in a C
