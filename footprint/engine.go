@@ -1,8 +1,6 @@
 package footprint
 
 import (
-	"encoding/binary"
-
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
@@ -119,17 +117,6 @@ func (e *Engine) field(q Request) *kernel.Field { return e.Mapper.Kernel.Fields[
 type blockClassifier struct {
 	mapper *sets.Mapper
 	addrs  []laneAddress // each access's byte address, affine
-	// rigid is true when all accesses have the same coefficients, so that
-	// the distances between their addresses are the same in every block.
-	rigid bool
-}
-
-// classKey identifies a class of blockClassifier: blocks with the same
-// clipped point box relative to the block's first point and the same
-// distances between the accesses' addresses there.
-type classKey struct {
-	clip      sets.Box
-	distances string // encoded distances from the first access; empty when rigid
 }
 
 // newBlockClassifier returns the classifier of request q; ok is false when
@@ -140,7 +127,7 @@ func newBlockClassifier(e *Engine, q Request) (c *blockClassifier, ok bool) {
 	if q.Space != sets.LinearSpace || len(f.LoadMaps) > 0 && !q.Store || len(f.StoreMaps) > 0 && q.Store {
 		return nil, false
 	}
-	c = &blockClassifier{mapper: e.Mapper, rigid: true}
+	c = &blockClassifier{mapper: e.Mapper}
 	for _, a := range f.Accesses(q.Store) {
 		idx, err := f.ElementIndexExpr(a)
 		if err == nil {
@@ -153,30 +140,23 @@ func newBlockClassifier(e *Engine, q Request) (c *blockClassifier, ok bool) {
 		if !addr.affine {
 			return nil, false
 		}
-		c.rigid = c.rigid && (len(c.addrs) == 0 || addr.coef == c.addrs[0].coef)
 		c.addrs = append(c.addrs, addr)
 	}
 	return c, len(c.addrs) > 0
 }
 
-// classify returns the class of the block with thread box blockThreads and
-// base, the first access's byte address at the block's first point; two
-// blocks of a class differ by the shift between their bases.
-func (c *blockClassifier) classify(blockThreads sets.Box) (key classKey, base int64) {
+// classify returns the translation key of the block with thread box
+// blockThreads (translationKey) and base, the first access's byte address
+// at the block's first point; two blocks of a class differ by the shift
+// between their bases.
+func (c *blockClassifier) classify(blockThreads sets.Box) (key string, base int64) {
+	points := c.mapper.PointBox(blockThreads)
 	var origin kernel.Point
 	for i := range 3 {
 		origin[i] = blockThreads.Lo[i] * c.mapper.Geom.Fold[i]
 	}
-	key.clip = c.mapper.PointBox(blockThreads).Shift([3]int64{-origin[0], -origin[1], -origin[2]})
-	base = c.addrs[0].at(origin)
-	if !c.rigid {
-		var buf []byte
-		for _, a := range c.addrs[1:] {
-			buf = binary.AppendVarint(buf, a.at(origin)-base)
-		}
-		key.distances = string(buf)
-	}
-	return key, base
+	k, base := appendTranslationKey(nil, c.addrs, origin, points)
+	return string(k), base
 }
 
 // blockClass is one class of translated block footprints in SumOverBlocks.
@@ -202,7 +182,7 @@ type blockClass struct {
 // or modulo terms, raw maps) are counted one by one.
 func (e *Engine) SumOverBlocks(q Request, blocks []sets.Box) (int64, error) {
 	classifier, ok := newBlockClassifier(e, q)
-	classes := map[classKey]*blockClass{}
+	classes := map[string]*blockClass{}
 	var sum int64
 	for _, b := range blocks {
 		if !ok {

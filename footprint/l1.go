@@ -92,7 +92,7 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, 
 		n[0] = max(referenceCycleMinWidth/l.Block[0], n[0])
 		warps = newWarpSet(boxTiles(shape, n), guard)
 		threads = float64(len(warps.tiles) * d.SubWarpSize)
-		allocBlocks = truncatedBlocks(l)
+		allocBlocks = ReferenceSampleBlocks(l)
 		threadsPerBlock = float64(l.ThreadsPerBlock())
 	} else {
 		// §8 items 4, 5, 8: every sub-warp of the sample blocks, divided by

@@ -6,6 +6,7 @@ import (
 
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sets"
 )
 
 // truncatedGrid returns the reference's sample grid t_i = min(8, g_i) in
@@ -18,8 +19,10 @@ func truncatedGrid(l kernel.Launch) [3]int64 {
 	return g
 }
 
-// truncatedBlocks lists the block indices of the truncated grid, x fastest.
-func truncatedBlocks(l kernel.Launch) [][3]int64 {
+// ReferenceSampleBlocks lists the block indices of the reference's sample,
+// the truncated grid t_i = min(8, g_i) at the origin, x fastest
+// (spec/metrics.md §2.5).
+func ReferenceSampleBlocks(l kernel.Launch) [][3]int64 {
 	t := truncatedGrid(l)
 	var out [][3]int64
 	for z := range t[2] {
@@ -138,10 +141,11 @@ func hardwareWarps(block [3]int64, size int, blocks [][3]int64, weights []int64)
 }
 
 // blockClasses groups sample blocks whose warps see the same lane addresses
-// up to a shift by a multiple of modulus: the same threads inside the domain
-// for every point offset j, the same first instruction address modulo modulus and the same
-// distances between all instructions' addresses at the block's first
-// thread. Every per-warp measure of the package is periodic in modulus, so
+// up to a shift by a multiple of modulus: the same translation key
+// (appendTranslationKey: the lattice points inside the domain, which fix
+// the active threads of every point offset j, and the distances between
+// all instructions' addresses at the block's first thread) and the same
+// first instruction address modulo modulus. Every per-warp measure of the package is periodic in modulus, so
 // one block per class, weighted by the class size, gives the same sums as
 // the whole sample. With a non-affine instruction every block is its own
 // class.
@@ -159,20 +163,16 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 	index := map[string]int{}
 	var key []byte
 	for _, b := range sample {
-		key = key[:0]
-		origin := kernel.Point{b[0] * l.Block[0], b[1] * l.Block[1], b[2] * l.Block[2]}
-		for i := range 3 { // per point offset j, the block's threads whose point f·t + j is inside
-			for j := range l.Fold[i] {
-				inside := intmath.FloorDiv(l.Domain[i]-1-j, l.Fold[i]) + 1 - origin[i]
-				key = binary.AppendVarint(key, max(0, min(l.Block[i], inside)))
-			}
+		var points sets.Box
+		for i := range 3 {
+			points.Lo[i] = b[i] * l.Block[i] * l.Fold[i]
+			points.Hi[i] = min(points.Lo[i]+l.Block[i]*l.Fold[i], l.Domain[i])
 		}
+		var first int64
+		origin := kernel.Point{b[0] * l.Block[0], b[1] * l.Block[1], b[2] * l.Block[2]}
+		key, first = appendTranslationKey(key[:0], addrs, origin, points)
 		if len(addrs) > 0 {
-			first := addrs[0].at(origin)
 			key = binary.AppendVarint(key, intmath.FloorMod(first, modulus))
-			for _, a := range addrs[1:] {
-				key = binary.AppendVarint(key, a.at(origin)-first)
-			}
 		}
 		if i, ok := index[string(key)]; ok {
 			weights[i]++
@@ -515,4 +515,26 @@ func sectorCounter(insts []Instruction, guard *pointGuard, granule int64, fullRa
 		}
 		return int64(len(distinct(ids)))
 	})
+}
+
+// appendTranslationKey appends to key a description of a block up to
+// translation and returns it with the first address addrs[0] at origin,
+// the block's first thread or point in the coordinates of addrs (0 without
+// addresses). The description is the extent of points, the block's lattice
+// points (clipped to the domain where the caller clips), relative to their
+// first, and the distances between the addresses at origin. Two blocks
+// with the same description have footprints that are translates of each
+// other by the difference of their first addresses.
+func appendTranslationKey(key []byte, addrs []laneAddress, origin kernel.Point, points sets.Box) ([]byte, int64) {
+	for i := range 3 {
+		key = binary.AppendVarint(key, max(0, points.Hi[i]-points.Lo[i]))
+	}
+	if len(addrs) == 0 {
+		return key, 0
+	}
+	first := addrs[0].at(origin)
+	for _, a := range addrs[1:] {
+		key = binary.AppendVarint(key, a.at(origin)-first)
+	}
+	return key, first
 }

@@ -142,14 +142,9 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		}
 	} else {
 		shape = waves.ReferenceShape(g, W)
-		t := [3]int64{min(8, g.Grid[0]), min(8, g.Grid[1]), min(8, g.Grid[2])}
-		for z := range t[2] {
-			for y := range t[1] {
-				for x := range t[0] {
-					sampleIdx = append(sampleIdx, [3]int64{x, y, z})
-					sampleBoxes = append(sampleBoxes, g.BlockThreads([3]int64{x, y, z}))
-				}
-			}
+		sampleIdx = footprint.ReferenceSampleBlocks(l)
+		for _, b := range sampleIdx {
+			sampleBoxes = append(sampleBoxes, g.BlockThreads(b))
 		}
 	}
 
