@@ -493,7 +493,7 @@ func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, t
 		d := r.Derived
 		rows = append(rows, []string{
 			strconv.Itoa(i + 1), triple(r.Launch.Block), triple(r.Launch.Fold), fixed(r.Prediction.GLups, 2), r.Prediction.Limiter,
-			strconv.FormatInt(r.Launch.BlocksPerSM, 10), fixed(d.L1CyclesPerLup, 3), fixed(d.L2TotalV2, 2), fixed(d.MemLoadV3+d.MemStoreV2, 2),
+			strconv.FormatInt(r.Launch.BlocksPerSM, 10), fixed(d.L1CyclesPerLup, 3), fixed(d.L2TotalV2, 2), fixed(d.DRAMVolume(), 2),
 		})
 	}
 	return writeTable(stdout, rows)

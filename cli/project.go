@@ -218,7 +218,7 @@ func levelBytes(r *model.Report, shared float64) model.LevelBytes {
 		L1:     (d.L1Load + d.L2Store) * lups,
 		Shared: shared,
 		L2:     d.L2TotalV2 * lups,
-		DRAM:   (d.MemLoadV3 + d.MemStoreV2) * lups,
+		DRAM:   d.DRAMVolume() * lups,
 	}
 }
 

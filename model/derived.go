@@ -287,6 +287,19 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 	return d, nil
 }
 
+// DRAMVolume is the volume behind the DRAM limiter, DRAM load V3 plus
+// DRAM store V2, in B/Lup.
+func (d Derived) DRAMVolume() float64 { return d.MemLoadV3 + d.MemStoreV2 }
+
+// dramShare is the share of the L2 traffic (load V2 + store) that goes on
+// to DRAM, at most 1; 0 without L2 traffic.
+func (d Derived) dramShare() float64 {
+	if d.L2TotalV2 <= 0 {
+		return 0
+	}
+	return min(1, d.DRAMVolume()/d.L2TotalV2)
+}
+
 // validateInputs rejects numbers that would make a derived value divide by
 // zero or lose its meaning.
 func validateInputs(b Basic, l Launch, dev device.Device) error {

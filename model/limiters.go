@@ -106,7 +106,7 @@ func computeLimiters(d Derived, l Launch, dev device.Device) Limiters {
 		PerfL2V2:  dev.L2BandwidthGBs / d.L2TotalV2,
 		PerfMemV1: dev.DRAMBandwidthGBs / (d.MemLoadV1 + d.MemStoreV1),
 		PerfMemV2: dev.DRAMBandwidthGBs / (d.MemLoadV2 + d.MemStoreV1),
-		PerfMemV3: dev.DRAMBandwidthGBs / (d.MemLoadV3 + d.MemStoreV2),
+		PerfMemV3: dev.DRAMBandwidthGBs / d.DRAMVolume(),
 		PerfMemV4: dev.DRAMBandwidthGBs / (d.MemLoadV4 + d.MemStoreV2),
 	}
 	flops := math.Inf(1)

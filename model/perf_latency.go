@@ -43,18 +43,14 @@ func LatencyPrediction(r *Report, dev *device.Device, warpsPerSM, lanesPerWarp f
 	costs, err := ResourceCosts(WarpCosts{
 		L1DataPipeCycles: d.L1DataPipeCyclesPerLup * perWarpLups,
 		L2Bytes:          d.L2TotalV2 * perWarpLups,
-		DRAMBytes:        (d.MemLoadV3 + d.MemStoreV2) * perWarpLups,
+		DRAMBytes:        d.DRAMVolume() * perWarpLups,
 		FPInstructions:   r.Launch.FlopsPerLup / 2 * lambda,
 		Instructions:     (r.Launch.FlopsPerLup/2 + overheadInstructionsPerLup) * lambda,
 	}, *dev, fpBytes)
 	if err != nil {
 		return p, err
 	}
-	dramShare := 0.0
-	if d.L2TotalV2 > 0 {
-		dramShare = min(1, (d.MemLoadV3+d.MemStoreV2)/d.L2TotalV2)
-	}
-	lat := LatencyPath{MemoryRoundTrips: latencyRoundTrips, DRAMFraction: dramShare, DependentFP: r.Launch.FlopsPerLup / 2 * lambda}.Cycles(*dev)
+	lat := LatencyPath{MemoryRoundTrips: latencyRoundTrips, DRAMFraction: d.dramShare(), DependentFP: r.Launch.FlopsPerLup / 2 * lambda}.Cycles(*dev)
 	est, err := EstimateLatency(warpsPerSM, lat, costs)
 	if err != nil {
 		return p, err

@@ -116,11 +116,7 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 	}
 	d := r.Derived
 	lambda := float64(r.Launch.LupsPerThread)
-	dramShare := 0.0
-	if d.L2TotalV2 > 0 {
-		dramShare = min(1, (d.MemLoadV3+d.MemStoreV2)/d.L2TotalV2)
-	}
-	path := LatencyPath{MemoryRoundTrips: par.RoundTrips, DRAMFraction: dramShare, DependentFP: r.Launch.FlopsPerLup / 2 * lambda}
+	path := LatencyPath{MemoryRoundTrips: par.RoundTrips, DRAMFraction: d.dramShare(), DependentFP: r.Launch.FlopsPerLup / 2 * lambda}
 	cycles := path.Cycles(*dev)
 	if !(cycles > 0) || !(warps > 0) || !(lanes > 0) {
 		return p, fmt.Errorf("model: overlap model needs warps in flight and a positive latency, got %v warps of %v lanes and %v cycles", warps, lanes, cycles)
@@ -162,7 +158,7 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 		case "L2":
 			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs = d.L2TotalV2, dev.L2BandwidthGBs
 		case "DRAM":
-			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs = d.MemLoadV3+d.MemStoreV2, dev.DRAMBandwidthGBs
+			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs = d.DRAMVolume(), dev.DRAMBandwidthGBs
 		}
 	}
 	p.Combination = fmt.Sprintf("(1/GLups)^p = Σ (1/bound)^p with p = %g; the latency bound has %.4g warps of %.4g active lanes per SM in flight, %.0f cycles per update", par.Exponent, warps, lanes, cycles)
