@@ -61,6 +61,8 @@ func loadKernel(c *ucli.Context, arg string) (*kernel.Kernel, error) {
 	var err error
 	if arg == stdinSpec {
 		k, err = kernel.LoadReader(c.App.Reader, "<stdin>", opt)
+	} else if isJSCoP(arg) { // a Polly JSCoP file, imported (import.go)
+		k, err = loadJSCoP(c, arg)
 	} else if _, statErr := os.Stat(arg); statErr == nil {
 		k, err = kernel.LoadFile(arg, opt)
 	} else {
@@ -185,15 +187,16 @@ func parseChoice(flag, value string, allowed ...string) (string, error) {
 	return "", usageErrorf("--%s %q: expected one of %s", flag, value, strings.Join(allowed, ", "))
 }
 
-// estimateFlags are the flags that select how a configuration is estimated.
+// estimateFlags are the flags that select how a configuration is estimated,
+// with those that import a JSCoP SPEC.
 func estimateFlags() []ucli.Flag {
-	return []ucli.Flag{
+	return append([]ucli.Flag{
 		&choiceFlag{&ucli.StringFlag{Name: "method", Value: "exact", Usage: "estimation `METHOD`: exact (exact counts) or reference (the rules of the paper's reference implementation; docs/method.md)"}, methodChoices},
 		&choiceFlag{&ucli.StringFlag{Name: "model", Value: string(model.DefaultModel), Usage: "performance `MODEL`: overlap (limiters that overlap imperfectly, and warps in flight; the most accurate on hardware), roofline (the paper's minimum of the limiters), latency (Volkov) or su2015"}, modelNames()},
 		&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
 		&ucli.Uint64Flag{Name: "max-operations", Value: model.DefaultMaxOperations, Usage: "bound `N` on the ISL operations of one configuration (0: none)"},
 		&ucli.Int64Flag{Name: "max-work", Value: footprint.DefaultWorkBound, Usage: "bound `N` on the counting work of one configuration, in progressions handled (about 0.2 µs each; the default keeps an estimate near 1 s and 100 MB)"},
-	}
+	}, importSpecFlags()...)
 }
 
 // modelNames returns the names of model.ModelNames.

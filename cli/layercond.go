@@ -57,7 +57,7 @@ Examples:
    polyvol layercond star3d-r4 --device A100-40GB --block 1024,1,1
    polyvol layercond star3d-r4 --block 1024,1,1:256,1,4:32,1,32 --plot layers.png
    polyvol layercond star3d-r4 --block 512,2,1 --sweep 256:1024:+64 --method reference --format csv`,
-			Flags: []ucli.Flag{
+			Flags: append([]ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,
 				&ucli.GenericFlag{Name: "block", Value: &repeatedFlag{}, Usage: "thread-block size `X,Y,Z`; repeatable, or several separated by ':' (default: 256,1,2 for 3-D domains)"},
@@ -70,7 +70,7 @@ Examples:
 				&ucli.StringFlag{Name: "plot-size", Value: defaultPlotSize, Usage: "size of the --plot image, `WxH` in inches"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "`N` plane sizes estimated in parallel"},
 				formatFlag(formatTable, formatJSON, formatCSV),
-			},
+			}, importSpecFlags()...),
 			Action: runLayercond,
 		}
 	})

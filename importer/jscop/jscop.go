@@ -1,0 +1,361 @@
+// Package jscop reads Polly's JSCoP files, the JSON that Polly's
+// JSONExporter writes (opt -polly-export-jscop), into an importer.Scop and
+// imports one of their statements as a polyvol kernel spec.
+//
+// A JSCoP holds the region's name, its context (an ISL parameter set), an
+// optional source location, the arrays (name, sizes outermost first with an
+// optional leading "*", LLVM element type) and the statements (name,
+// domain, schedule and accesses, each {kind: read|write, relation: ISL
+// map}). Arrays named MemRef_a become fields named a; the schedule is not
+// needed, since polyvol maps the domain's loops onto threads itself.
+// Accesses to values that Polly keeps in registers (zero-dimensional
+// relations to undeclared arrays such as MemRef_tmp) are skipped with a
+// note.
+package jscop
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/polyvol/polyvol/importer"
+)
+
+// MaxBytes bounds the size of a JSCoP file.
+const MaxBytes = 16 << 20
+
+// Import reads the JSCoP data of file and imports the statement that
+// opt.Statement names (or the only one) as a spec.
+func Import(data []byte, file string, opt importer.Options) (*importer.Result, error) {
+	s, err := Read(data, file, opt)
+	if err != nil {
+		return nil, err
+	}
+	return importer.Build(s, opt)
+}
+
+// reader reads one JSCoP document.
+type reader struct {
+	file string
+	opt  importer.Options
+}
+
+func (r *reader) errf(n *yaml.Node, where, format string, args ...any) *importer.Error {
+	var pos importer.Pos
+	if n != nil {
+		pos = importer.Pos{Line: n.Line, Col: n.Column}
+	}
+	return importer.Errorf(r.file, pos, where, format, args...)
+}
+
+// Read parses a JSCoP document into the Scop of the statement that
+// opt.Statement names (or the only one), with the array sizes evaluated
+// under opt.Params. All errors are *importer.Error.
+func Read(data []byte, file string, opt importer.Options) (*importer.Scop, error) {
+	r := &reader{file: file, opt: opt}
+	if len(data) > MaxBytes {
+		return nil, importer.Errorf(file, importer.Pos{}, "", "larger than %d MiB; a JSCoP is a small JSON text", MaxBytes>>20)
+	}
+	var any any
+	if err := json.Unmarshal(data, &any); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := lineCol(data, se.Offset)
+			return nil, importer.Errorf(file, importer.Pos{Line: line, Col: col}, "", "JSON syntax error: %v", err)
+		}
+		return nil, importer.Errorf(file, importer.Pos{}, "", "JSON syntax error: %v", err)
+	}
+	// JSON is YAML, and YAML nodes carry line numbers for the messages;
+	// JSON strings hold no raw tabs, so replacing tabs keeps the text.
+	var doc yaml.Node
+	if err := yaml.Unmarshal(bytes.ReplaceAll(data, []byte("\t"), []byte(" ")), &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, importer.Errorf(file, importer.Pos{}, "", "cannot read the JSON document")
+	}
+	return r.scop(doc.Content[0])
+}
+
+// lineCol returns the 1-based line and column of a byte offset.
+func lineCol(data []byte, off int64) (line, col int) {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(off) - (bytes.LastIndexByte(before, '\n') + 1)
+	return line, max(col, 1)
+}
+
+// mapping returns the values of a JSON object by key (unknown keys are
+// ignored, as Polly ignores them) and checks that the required keys are
+// present.
+func (r *reader) mapping(n *yaml.Node, where string, required ...string) (map[string]*yaml.Node, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, r.errf(n, where, "expected a JSON object, got %s", kind(n))
+	}
+	out := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		out[n.Content[i].Value] = n.Content[i+1]
+	}
+	for _, k := range required {
+		if _, ok := out[k]; !ok {
+			return nil, r.errf(n, where, "missing key %q", k)
+		}
+	}
+	return out, nil
+}
+
+func kind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "an object"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "null"
+		}
+		return fmt.Sprintf("%q", importer.Excerpt(n.Value))
+	}
+	return "something else"
+}
+
+func (r *reader) str(n *yaml.Node, where, what string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		return "", r.errf(n, where, "%s: expected a string, got %s", what, kind(n))
+	}
+	return n.Value, nil
+}
+
+func (r *reader) list(n *yaml.Node, where, what string) ([]*yaml.Node, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, r.errf(n, where, "%s: expected a list, got %s", what, kind(n))
+	}
+	return n.Content, nil
+}
+
+func (r *reader) scop(root *yaml.Node) (*importer.Scop, error) {
+	top, err := r.mapping(root, "JSCoP", "statements")
+	if err != nil {
+		return nil, err
+	}
+	s := &importer.Scop{File: r.file, Name: specName(r.file)}
+	region := ""
+	if n, ok := top["name"]; ok {
+		if region, err = r.str(n, "JSCoP", "name"); err != nil {
+			return nil, err
+		}
+	}
+	if n, ok := top["context"]; ok {
+		if s.Context, err = r.str(n, "context", "context"); err != nil {
+			return nil, err
+		}
+		s.ContextPos = importer.Pos{Line: n.Line, Col: n.Column}
+	}
+	location := ""
+	if n, ok := top["location"]; ok {
+		if location, err = r.str(n, "JSCoP", "location"); err != nil {
+			return nil, err
+		}
+	}
+	arraysNode, ok := top["arrays"]
+	if !ok {
+		return nil, r.errf(root, "JSCoP", "missing key \"arrays\": polyvol needs the array sizes and element types, which Polly writes since LLVM 4")
+	}
+	if s.Arrays, err = r.arrays(arraysNode); err != nil {
+		return nil, err
+	}
+	stmtNode, err := r.statement(top["statements"])
+	if err != nil {
+		return nil, err
+	}
+	if s.Statement, err = r.readStatement(stmtNode); err != nil {
+		return nil, err
+	}
+	desc := fmt.Sprintf("imported from the Polly JSCoP %s, statement %s", filepath.Base(r.file), s.Statement.Name)
+	if region != "" {
+		desc += " of region " + region
+	}
+	if location != "" {
+		desc += " (" + location + ")"
+	}
+	s.Description = desc
+	return s, nil
+}
+
+// specName derives the spec's name from the file name.
+func specName(file string) string {
+	base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	if base == "" || base == "." || base == "-" || strings.HasPrefix(base, "<") {
+		return "jscop"
+	}
+	return base
+}
+
+// FieldName is the field name polyvol gives a Polly array: the name
+// without Polly's "MemRef_" prefix.
+func FieldName(array string) string {
+	if f, ok := strings.CutPrefix(array, "MemRef_"); ok && f != "" {
+		return f
+	}
+	return array
+}
+
+func (r *reader) arrays(n *yaml.Node) ([]*importer.Array, error) {
+	items, err := r.list(n, "arrays", "arrays")
+	if err != nil {
+		return nil, err
+	}
+	var out []*importer.Array
+	byName := map[string]bool{}
+	fields := map[string]bool{}
+	for i, it := range items {
+		where := fmt.Sprintf("arrays[%d]", i)
+		m, err := r.mapping(it, where, "name", "sizes", "type")
+		if err != nil {
+			return nil, err
+		}
+		name, err := r.str(m["name"], where, "name")
+		if err != nil {
+			return nil, err
+		}
+		where = fmt.Sprintf("array %q", name)
+		if byName[name] {
+			return nil, r.errf(m["name"], where, "declared twice")
+		}
+		byName[name] = true
+		typ, err := r.str(m["type"], where, "type")
+		if err != nil {
+			return nil, err
+		}
+		elem, fp, err := importer.ElementSize(typ)
+		if err != nil {
+			return nil, r.errf(m["type"], where, "bad type: %v", err)
+		}
+		sizeNodes, err := r.list(m["sizes"], where, "sizes")
+		if err != nil {
+			return nil, err
+		}
+		a := &importer.Array{Name: name, Field: FieldName(name), Element: elem, FPBytes: fp, Where: where, Pos: importer.Pos{Line: it.Line, Col: it.Column}}
+		for j, sn := range sizeNodes {
+			if sn.Kind != yaml.ScalarNode || sn.Tag == "!!null" {
+				return nil, r.errf(sn, where, "sizes[%d]: expected a size, got %s", j, kind(sn))
+			}
+			if strings.TrimSpace(sn.Value) == "*" {
+				if j != 0 {
+					return nil, r.errf(sn, where, "sizes[%d]: only the first size may be \"*\"", j)
+				}
+				a.Sizes = append(a.Sizes, 0)
+				continue
+			}
+			v, err := importer.EvalSize(sn.Value, r.opt.Params)
+			if err != nil {
+				e := r.errf(sn, where, "sizes[%d] %q: %v", j, sn.Value, err)
+				e.Err = err
+				return nil, e
+			}
+			a.Sizes = append(a.Sizes, v)
+		}
+		out = append(out, a)
+	}
+	// Stripping the prefix must not make two fields share a name.
+	for _, a := range out {
+		if fields[a.Field] {
+			a.Field = a.Name
+		}
+		fields[a.Field] = true
+	}
+	return out, nil
+}
+
+// statement picks the statement to import.
+func (r *reader) statement(n *yaml.Node) (*yaml.Node, error) {
+	items, err := r.list(n, "statements", "statements")
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for i, it := range items {
+		m, err := r.mapping(it, fmt.Sprintf("statements[%d]", i), "name")
+		if err != nil {
+			return nil, err
+		}
+		name, err := r.str(m["name"], fmt.Sprintf("statements[%d]", i), "name")
+		if err != nil {
+			return nil, err
+		}
+		if r.opt.Statement != "" && name == r.opt.Statement {
+			return it, nil
+		}
+		names = append(names, name)
+	}
+	switch {
+	case r.opt.Statement != "":
+		return nil, r.errf(n, "statements", "no statement %q; the statements are %s", importer.Excerpt(r.opt.Statement), importer.Excerpt(strings.Join(names, ", ")))
+	case len(items) == 0:
+		return nil, r.errf(n, "statements", "no statements")
+	case len(items) > 1:
+		return nil, r.errf(n, "statements", "%d statements (%s); choose one with --statement", len(items), importer.Excerpt(strings.Join(names, ", ")))
+	}
+	return items[0], nil
+}
+
+func (r *reader) readStatement(n *yaml.Node) (*importer.Statement, error) {
+	m, err := r.mapping(n, "statement", "name", "domain", "accesses")
+	if err != nil {
+		return nil, err
+	}
+	name, _ := r.str(m["name"], "statement", "name")
+	st := &importer.Statement{Name: name, Where: fmt.Sprintf("statement %q", name)}
+	if st.Domain, err = r.str(m["domain"], st.Where, "domain"); err != nil {
+		return nil, err
+	}
+	st.DomainPos = importer.Pos{Line: m["domain"].Line, Col: m["domain"].Column}
+	items, err := r.list(m["accesses"], st.Where, "accesses")
+	if err != nil {
+		return nil, err
+	}
+	for i, it := range items {
+		where := fmt.Sprintf("%s access %d", st.Where, i)
+		am, err := r.mapping(it, where, "kind", "relation")
+		if err != nil {
+			return nil, err
+		}
+		k, err := r.str(am["kind"], where, "kind")
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains([]string{"read", "write"}, k) {
+			return nil, r.errf(am["kind"], where, "kind %q: expected read or write", k)
+		}
+		rel, err := r.str(am["relation"], where, "relation")
+		if err != nil {
+			return nil, err
+		}
+		st.Accesses = append(st.Accesses, importer.Access{
+			Write:    k == "write",
+			Relation: rel,
+			Pos:      importer.Pos{Line: am["relation"].Line, Col: am["relation"].Column},
+			Where:    fmt.Sprintf("%s access %d (%s %s)", st.Where, i, k, relationTarget(rel)),
+		})
+	}
+	return st, nil
+}
+
+// relationTarget returns the array an access relation's text names, for
+// messages ("MemRef_A"), or "" when it cannot tell.
+func relationTarget(rel string) string {
+	_, after, ok := strings.Cut(rel, "->")
+	if i := strings.Index(after, "->"); ok && i >= 0 { // a parameter prefix came first
+		after = after[i+2:]
+	}
+	after = strings.TrimSpace(after)
+	end := strings.IndexAny(after, "[ ")
+	if end <= 0 {
+		return "array"
+	}
+	return after[:end]
+}
