@@ -101,9 +101,13 @@ func flagByName(flags []ucli.Flag, name string) ucli.Flag {
 	return nil
 }
 
-// isRepeatable reports whether f collects every value it is given (a slice
-// flag such as --device-file).
+// isRepeatable reports whether f collects every value it is given: a slice
+// flag such as --device-file, or a repeatedFlag such as layercond's --block.
 func isRepeatable(f ucli.Flag) bool {
+	if gf, ok := f.(*ucli.GenericFlag); ok {
+		_, repeated := gf.Value.(*repeatedFlag)
+		return repeated
+	}
 	sf, ok := f.(ucli.DocGenerationSliceFlag)
 	return ok && sf.IsSliceFlag()
 }

@@ -50,6 +50,19 @@ func TestNotes(t *testing.T) {
 	}
 }
 
+// TestNotesRepeatableFlags checks that flags which collect every value get
+// no note when repeated.
+func TestNotesRepeatableFlags(t *testing.T) {
+	_, stderr, code := run(t, "layercond", "--block", "1024,1,1", "--block", "256,1,4", "--sweep", "256")
+	if code != ExitOK || strings.Contains(stderr, "given 2 times") {
+		t.Errorf("layercond with two --block: exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = run(t, "devices", "--device-file", "../examples/devices/a100-80mb-l2.yaml", "--device-file", "../examples/devices/a100-80mb-l2.yaml")
+	if strings.Contains(stderr, "given 2 times") {
+		t.Errorf("devices with two --device-file: exit %d, stderr %q", code, stderr)
+	}
+}
+
 // TestNotesNotOnError checks that a failing command prints its error alone.
 func TestNotesNotOnError(t *testing.T) {
 	_, stderr, code := run(t, "predict", "star3d-r4", "--block", "32,1,1", "--block", "2048")
