@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -114,11 +115,19 @@ func Parse(data []byte, filename string, opts ...Option) (*Kernel, error) {
 	}
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		line, col := 0, 0
 		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			return nil, &SpecError{File: filename, Line: line, Msg: "syntax error: " + m[2]}
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
 		}
-		return nil, &SpecError{File: filename, Msg: "syntax error: " + msg}
+		// The parser names no column for these, and for text after a JSON
+		// object not the line either.
+		if strings.Contains(msg, "exceeded max depth") || strings.Contains(msg, "<document start>") {
+			if l, c := syntaxErrorPosition(data); l > 0 {
+				line, col = l, c
+			}
+		}
+		return nil, &SpecError{File: filename, Line: line, Col: col, Msg: "syntax error: " + msg}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, &SpecError{File: filename, Line: 1, Col: 1, Msg: "empty spec: expected a mapping with name, domain and fields"}
@@ -147,6 +156,52 @@ func oneDocument(data []byte) (yaml.Node, error) {
 		return doc, fmt.Errorf("yaml: line %d: a spec is one YAML or JSON document, but another starts here", extra.Line)
 	}
 	return doc, errSecondDocument
+}
+
+// maxYAMLNesting is the nesting depth of sequences and mappings beyond which
+// the YAML parser gives up ("exceeded max depth of 10000").
+const maxYAMLNesting = 10000
+
+// syntaxErrorPosition locates a syntax error for which the YAML parser
+// names no line: the first bracket nested deeper than maxYAMLNesting, or, in
+// JSON, the first text after the first value. It returns 0, 0 when it
+// finds neither.
+func syntaxErrorPosition(data []byte) (line, col int) {
+	offset := -1
+	depth, quote := 0, byte(0)
+	for i := 0; i < len(data) && offset < 0; i++ {
+		switch c := data[i]; {
+		case quote != 0:
+			if c == '\\' && quote == '"' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '[' || c == '{':
+			if depth++; depth > maxYAMLNesting {
+				offset = i
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	if offset < 0 && isJSON(data) {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		var v json.RawMessage
+		if dec.Decode(&v) == nil {
+			rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n")
+			if len(rest) > 0 {
+				offset = len(data) - len(rest)
+			}
+		}
+	}
+	if offset < 0 {
+		return 0, 0
+	}
+	line = 1 + bytes.Count(data[:offset], []byte("\n"))
+	return line, 1 + offset - (bytes.LastIndexByte(data[:offset], '\n') + 1)
 }
 
 func isJSON(data []byte) bool {

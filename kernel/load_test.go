@@ -283,7 +283,7 @@ func TestOneDocument(t *testing.T) {
 	spec := "name: a\ndomain: [8]\nfields:\n  - name: A\n    element: 8\n    load: [[x]]\n"
 	for _, c := range []struct{ src, want string }{
 		{spec + "---\nname: b\n", "a.yaml:7: syntax error: a spec is one YAML or JSON document, but another starts here"},
-		{`{"name": "a", "domain": [8], "fields": [{"name": "A", "element": 8, "load": [["x"]]}]} garbage`, "a.yaml: syntax error"},
+		{`{"name": "a", "domain": [8], "fields": [{"name": "A", "element": 8, "load": [["x"]]}]} garbage`, "a.yaml:1:88: syntax error"},
 		{strings.Replace(spec, "fields:", "flops: 1.7e308\nfields:", 1), "a.yaml:3:8: flops = 1.7e+308: expected 0 to 10^9"},
 		{strings.Replace(spec, "fields:", "flops: -1\nfields:", 1), "flops = -1"},
 	} {
