@@ -8,10 +8,16 @@ BAZEL ?= bazel
 GAZELLE_VERSION := v0.26.0
 GAZELLE := bin/gazelle-$(GAZELLE_VERSION)
 
+# staticcheck, the linter CI runs, is installed into bin/ on first use too.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)
+
 FUZZTIME ?= 20s
+# make test fuzzes every target this long: a smoke test, not a search.
+SMOKE_FUZZTIME ?= 3s
 BENCHTIME ?= 200ms
 
-.PHONY: run build test deps-run deps-test fmt-check vet bazel-test go-test bazel-gen fuzz bench clean
+.PHONY: run build test deps-run deps-test fmt-check vet staticcheck gxx-check bazel-test fuzz-smoke go-test bazel-gen fuzz bench clean
 
 # Predict the embedded default: star3d-r4 on A100-40GB, block 256,1,2.
 run: deps-run
@@ -28,7 +34,7 @@ build:
 	$(BAZEL) build //...
 
 # go test runs last so that its summary closes the output, which CI reads.
-test: deps-test fmt-check vet bazel-test go-test
+test: deps-test fmt-check vet staticcheck gxx-check bazel-test fuzz-smoke go-test
 
 fmt-check:
 	@unformatted=$$(find . -path ./vendor -prune -o -name '*.go' -print | xargs -r gofmt -l); \
@@ -38,6 +44,22 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+
+staticcheck: $(STATICCHECK)
+	$(STATICCHECK) ./...
+
+$(STATICCHECK):
+	GOBIN=$(CURDIR)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv bin/staticcheck $@
+
+# g++ compiles the C++ of the CUDA programs that polyvol cuda writes (the
+# golden programs cli's TestCudaMatchesGolden compares it with) without the
+# CUDA toolkit.
+gxx-check:
+	$(GO) test -tags gxx -run '^TestGxxSyntax$$' -count=1 ./cudagen
+
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(SMOKE_FUZZTIME)
 
 # Exit status 4 means the build passed but there are no test targets.
 bazel-test:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages polyvol needs, if any are missing:
 #   scripts/deps.sh run    libisl for the cgo isl package
-#   scripts/deps.sh test   also make, the offline Bazel 4.2 pieces, and Chromium
+#   scripts/deps.sh test   also make, g++ (the syntax check of the generated
+#                          CUDA), the offline Bazel 4.2 pieces, and Chromium
 #                          and Python 3 for the tests of polyvol serve (its
 #                          browser test and the Python client example)
 # As root it installs with apt-get; otherwise with sudo when available,
@@ -10,7 +11,7 @@ set -euo pipefail
 
 packages=(libisl-dev)
 if [[ "${1:-run}" == test ]]; then
-	packages+=(make bazel-bootstrap bazel-skylib bazel-rules-java chromium python3)
+	packages+=(make g++ bazel-bootstrap bazel-skylib bazel-rules-java chromium python3)
 fi
 missing=()
 for p in "${packages[@]}"; do
