@@ -1,17 +1,16 @@
 package accuracy
 
 import (
+	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/pool"
 	"github.com/polyvol/polyvol/sim"
 )
 
@@ -125,67 +124,31 @@ func Run(cfg Config) ([]*Sweep, error) {
 			}
 		}
 	}
-	errs := make([]error, len(jobs))
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for range min(workers, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var ctx *isl.Ctx
-			defer func() {
-				if ctx != nil {
-					ctx.Close()
-				}
-			}()
-			for j := range next {
-				jb := jobs[j]
-				s := sweeps[jb.s]
-				p := &s.Points[jb.p]
-				if jb.m == len(Methods) {
-					sc := cfg.Sim
-					sc.Device = s.Device
-					r, err := sim.Run(s.Kernel, p.Launch, sc)
-					if err != nil {
-						errs[j] = fmt.Errorf("simulate %s block %v fold %v on %s: %w", s.Kernel.Name, p.Launch.Block, p.Launch.Fold, s.Device.Name, err)
-					}
-					p.Sim = Simulated(r.Total)
-				} else {
-					if ctx == nil {
-						c, err := isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations))
-						if err != nil {
-							errs[j] = err
-							continue
-						}
-						ctx = c
-					}
-					r, err := model.Estimate(s.Kernel, p.Launch, s.Device, model.Options{Method: Methods[jb.m], Ctx: ctx})
-					if err != nil {
-						errs[j] = fmt.Errorf("estimate %s block %v fold %v on %s with method %s: %w", s.Kernel.Name, p.Launch.Block, p.Launch.Fold, s.Device.Name, Methods[jb.m].Name, err)
-					}
-					p.Reports[jb.m] = r
-				}
-				if cfg.Progress != nil {
-					mu.Lock()
-					done++
-					cfg.Progress(done, len(jobs))
-					mu.Unlock()
-				}
+	err := pool.Run(context.Background(), len(jobs), pool.Options{
+		Workers: cfg.Workers, Progress: cfg.Progress,
+		NewCtx: func() (*isl.Ctx, error) { return isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations)) },
+	}, func(ctx *isl.Ctx, j int) error {
+		jb := jobs[j]
+		s := sweeps[jb.s]
+		p := &s.Points[jb.p]
+		if jb.m == len(Methods) {
+			sc := cfg.Sim
+			sc.Device = s.Device
+			r, err := sim.Run(s.Kernel, p.Launch, sc)
+			if err != nil {
+				return fmt.Errorf("simulate %s block %v fold %v on %s: %w", s.Kernel.Name, p.Launch.Block, p.Launch.Fold, s.Device.Name, err)
 			}
-		}()
-	}
-	for j := range jobs {
-		next <- j
-	}
-	close(next)
-	wg.Wait()
-	return sweeps, errors.Join(errs...)
+			p.Sim = Simulated(r.Total)
+			return nil
+		}
+		r, err := model.Estimate(s.Kernel, p.Launch, s.Device, model.Options{Method: Methods[jb.m], Ctx: ctx})
+		if err != nil {
+			return fmt.Errorf("estimate %s block %v fold %v on %s with method %s: %w", s.Kernel.Name, p.Launch.Block, p.Launch.Fold, s.Device.Name, Methods[jb.m].Name, err)
+		}
+		p.Reports[jb.m] = r
+		return nil
+	})
+	return sweeps, err
 }
 
 // Variant is a way to predict the volumes of a configuration: the basic

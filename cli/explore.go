@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,11 +13,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
@@ -47,15 +45,8 @@ type Exploration struct {
 	Shard *Shard `json:"shard,omitempty"`
 }
 
-// Skipped is a configuration left out because kernel.Launch.Validate
-// rejects it (e.g. a fold larger than the domain), because its block does
-// not fit on an SM of the device, or because its estimate exceeds the ISL
-// operation bound (--max-operations).
-type Skipped struct {
-	Block  [3]int64 `json:"block"`
-	Fold   [3]int64 `json:"fold"`
-	Reason string   `json:"reason"`
-}
+// Skipped is a configuration left out, and why (explore.Skipped).
+type Skipped = explore.Skipped
 
 // Shard identifies the slice of an exploration one explore --shard K/N run
 // evaluated, and how merge renders the combined result.
@@ -132,9 +123,9 @@ func runExplore(c *ucli.Context) error {
 	if workers < 1 {
 		return usageErrorf("--workers %d: must be at least 1", workers)
 	}
-	blocks, err := blockShapes(c.Int("threads"))
-	if err != nil {
-		return err
+	threads := c.Int("threads")
+	if _, err := explore.BlockShapes(threads); err != nil {
+		return usageErrorf("--%v", err)
 	}
 	folds, err := parseFolds(c.String("folds"))
 	if err != nil {
@@ -160,64 +151,45 @@ func runExplore(c *ucli.Context) error {
 		return err
 	}
 
-	e := &Exploration{
-		Kernel: k.Name, Device: dev.Name, Method: opt.Method.Name, Model: string(opt.Model),
-		Domain: k.Domain, Threads: int64(c.Int("threads")), Folds: folds,
-		Configurations: len(blocks) * len(folds), Skipped: []Skipped{}, Shard: shard,
+	cfg := explore.Config{
+		Kernel: k, Device: dev, Threads: threads, Folds: folds, Estimate: opt,
+		NewCtx: func() (*isl.Ctx, error) { return newISLCtx(c) }, Workers: workers,
 	}
-	var launches []kernel.Launch
-	i := 0
-	for _, f := range folds {
-		for _, b := range blocks {
-			if shard == nil || i%shard.Count == shard.Index-1 {
-				l := k.NewLaunch(b, f)
-				if err := l.Validate(); err != nil {
-					e.Skipped = append(e.Skipped, Skipped{Block: b, Fold: f, Reason: err.Error()})
-				} else {
-					launches = append(launches, l)
-				}
-			}
-			i++
-		}
+	if shard != nil {
+		cfg.Shard = explore.Shard{Index: shard.Index, Count: shard.Count}
 	}
-	prog := newProgress(c.App.ErrWriter, len(launches), "explore")
-	rows, skipped, err := estimateAll(func() (*isl.Ctx, error) { return newISLCtx(c) }, k, dev, opt, launches, workers, prog)
-	prog.finish()
+	launches, _, _, err := cfg.Launches()
 	if err != nil {
 		return err
 	}
-	e.Rows, e.Skipped = rows, append(e.Skipped, skipped...)
+	prog := newProgress(c.App.ErrWriter, len(launches), "explore")
+	cfg.Progress = func(int, int) { prog.add() }
+	res, err := explore.Run(context.Background(), cfg)
+	prog.finish()
+	var ce *explore.ConfigError
+	if errors.As(err, &ce) {
+		return estimateError(ce.Launch, ce.Err)
+	}
+	if err != nil {
+		return err
+	}
+	e := &Exploration{
+		Kernel: k.Name, Device: dev.Name, Method: opt.Method.Name, Model: string(opt.Model),
+		Domain: k.Domain, Threads: int64(threads), Folds: folds,
+		Configurations: res.Configurations, Skipped: res.Skipped, Rows: res.Reports, Shard: shard,
+	}
 	if shard == nil && len(e.Rows) == 0 {
 		return usageErrorf("every configuration was skipped; the first, block %s fold %s: %s",
 			triple(e.Skipped[0].Block), triple(e.Skipped[0].Fold), e.Skipped[0].Reason)
 	}
 	if shard != nil {
 		format = formatJSON
-		sortSkipped(e.Skipped)
 		shard.Sweep = sweepFingerprint(k, dev, e, c.Uint64("max-operations"), opt.WorkBound)
 		if shard.Digest, err = shardDigest(e); err != nil {
 			return err
 		}
 	}
 	return writeExploration(c.App.Writer, c.App.ErrWriter, e, format, top)
-}
-
-// blockShapes returns the blocks of exactly threads threads whose sides are
-// powers of two within kernel.MaxBlockDim, ordered by x, then y.
-func blockShapes(threads int) ([][3]int64, error) {
-	if threads < 1 || threads > kernel.MaxThreadsPerBlock || threads&(threads-1) != 0 {
-		return nil, usageErrorf("--threads %d: expected a power of two from 1 to %d", threads, kernel.MaxThreadsPerBlock)
-	}
-	var out [][3]int64
-	for x := int64(1); x <= int64(threads); x *= 2 {
-		for y := int64(1); x*y <= int64(threads); y *= 2 {
-			b := [3]int64{x, y, int64(threads) / (x * y)}
-			if b[0] <= kernel.MaxBlockDim[0] && b[1] <= kernel.MaxBlockDim[1] && b[2] <= kernel.MaxBlockDim[2] {
-				out = append(out, b)
-			}
-		}
-	}
-	return out, nil
 }
 
 // parseFolds parses the --folds value, colon-separated X,Y,Z triples.
@@ -316,134 +288,6 @@ func shardDigest(e *Exploration) (string, error) {
 	return hex.EncodeToString(sum[:16]), nil
 }
 
-// estimateAll estimates every launch with workers goroutines, each with its
-// own ISL context from newCtx, and returns the reports ranked (rankReports)
-// and, as skipped, the launches whose estimate exceeded the ISL operation
-// bound or whose block does not fit on an SM of the device.
-// It stops at the first other failure and returns the failure of the
-// lowest-numbered launch.
-func estimateAll(newCtx func() (*isl.Ctx, error), k *kernel.Kernel, dev *device.Device, opt model.Options, launches []kernel.Launch, workers int, prog *progress) ([]*model.Report, []Skipped, error) {
-	reports := make([]*model.Report, len(launches))
-	skips := make([]string, len(launches)) // why launch i was skipped
-	var (
-		next     atomic.Int64
-		failed   atomic.Bool
-		mu       sync.Mutex
-		firstIdx = len(launches)
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	fail := func(i int, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if i < firstIdx {
-			firstIdx, firstErr = i, err
-		}
-		failed.Store(true)
-	}
-	for range min(workers, len(launches)) {
-		wg.Go(func() {
-			ctx, err := newCtx()
-			if err != nil {
-				fail(-1, err)
-				return
-			}
-			defer ctx.Close()
-			o := opt
-			o.Ctx = ctx
-			for !failed.Load() {
-				i := int(next.Add(1)) - 1
-				if i >= len(launches) {
-					return
-				}
-				ctx.ResetOperations() // the bound is per configuration
-				r, err := model.Estimate(k, launches[i], dev, o)
-				switch {
-				case errors.Is(err, isl.ErrQuota):
-					skips[i] = fmt.Sprintf("exceeds the ISL operation bound (%v)", err)
-				case errors.Is(err, footprint.ErrWorkBound):
-					skips[i] = fmt.Sprintf("exceeds the counting work bound --max-work (%v)", err)
-				case errors.As(err, new(*device.NoFitError)):
-					skips[i] = err.Error()
-				case err != nil:
-					fail(i, estimateError(launches[i], err))
-					return
-				}
-				reports[i] = r
-				prog.add()
-			}
-		})
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, nil, firstErr
-	}
-	var skipped []Skipped
-	for i, why := range skips {
-		if why != "" {
-			l := launches[i]
-			skipped = append(skipped, Skipped{Block: l.Block, Fold: l.Fold, Reason: why})
-		}
-	}
-	reports = slices.DeleteFunc(reports, func(r *model.Report) bool { return r == nil })
-	rankReports(reports)
-	return reports, skipped, nil
-}
-
-// rankReports sorts reports best first by a deterministic rule, so the
-// order never depends on evaluation order:
-//
-//  1. configurations with at most a quarter of their launched threads idle
-//     (model.IdleNoteThreshold; idle: no lattice point in the domain, see
-//     model.CountIdleThreads) before those with more, so a block shaped for
-//     more dimensions than the domain has never ranks above the
-//     configurations without such idle threads;
-//  2. predicted GLup/s, higher first;
-//  3. idle fraction, lower first, so of two equally fast configurations the
-//     one without idle threads ranks first;
-//  4. block and then fold, each compared x, y, z.
-func rankReports(rs []*model.Report) {
-	idle := make(map[*model.Report]float64, len(rs))
-	for _, r := range rs {
-		idle[r] = idleFraction(r)
-	}
-	slices.SortFunc(rs, func(a, b *model.Report) int {
-		if ia, ib := idle[a] > model.IdleNoteThreshold, idle[b] > model.IdleNoteThreshold; ia != ib {
-			if ia {
-				return 1
-			}
-			return -1
-		}
-		if c := cmp.Compare(b.Prediction.GLups, a.Prediction.GLups); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(idle[a], idle[b]); c != 0 {
-			return c
-		}
-		if c := slices.Compare(a.Launch.Block[:], b.Launch.Block[:]); c != 0 {
-			return c
-		}
-		return slices.Compare(a.Launch.Fold[:], b.Launch.Fold[:])
-	})
-}
-
-// idleFraction is the share of r's launched threads that have no lattice
-// point in the domain.
-func idleFraction(r *model.Report) float64 {
-	l := kernel.Launch{Block: r.Launch.Block, Fold: r.Launch.Fold, Domain: r.Launch.Domain}
-	return model.CountIdleThreads(l, 32).Fraction()
-}
-
-// sortSkipped orders skipped configurations by block and then fold.
-func sortSkipped(s []Skipped) {
-	slices.SortFunc(s, func(a, b Skipped) int {
-		if c := slices.Compare(a.Block[:], b.Block[:]); c != 0 {
-			return c
-		}
-		return slices.Compare(a.Fold[:], b.Fold[:])
-	})
-}
-
 // noteSkipped prints one note on w per distinct reason in skipped, naming
 // the first configurations it applies to.
 func noteSkipped(w io.Writer, skipped []Skipped) {
@@ -469,7 +313,7 @@ func noteSkipped(w io.Writer, skipped []Skipped) {
 // writeExploration notes the skipped configurations on stderr and writes e to
 // stdout in the given format; the table shows the first top rows (0: all).
 func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, top int) error {
-	sortSkipped(e.Skipped)
+	explore.SortSkipped(e.Skipped)
 	noteSkipped(stderr, e.Skipped)
 	switch format {
 	case formatJSON:

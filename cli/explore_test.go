@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,37 +12,16 @@ import (
 	"github.com/polyvol/polyvol/model"
 )
 
+// idleFraction is the share of r's launched threads that have no lattice
+// point in the domain.
+func idleFraction(r *model.Report) float64 {
+	l := kernel.Launch{Block: r.Launch.Block, Fold: r.Launch.Fold, Domain: r.Launch.Domain}
+	return model.CountIdleThreads(l, 32).Fraction()
+}
+
 // small is a fast exploration used by the tests below: transpose2d on a
 // 128 x 64 domain, whose fold 1,1,2 is invalid for the 2-D domain and skipped.
 var small = []string{"explore", "transpose2d", "--domain", "128,64"}
-
-// TestBlockShapes checks the enumeration: 56 shapes of 1024 threads (the
-// paper's 168 configurations with three folds), every shape a power of two
-// per side within the hardware limits, no duplicates.
-func TestBlockShapes(t *testing.T) {
-	for threads, want := range map[int]int{1024: 56, 256: 42, 1: 1, 2: 3} {
-		shapes, err := blockShapes(threads)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(shapes) != want {
-			t.Errorf("%d threads: %d shapes, want %d", threads, len(shapes), want)
-		}
-		seen := map[[3]int64]bool{}
-		for _, b := range shapes {
-			l := kernel.Launch{Block: b, Fold: kernel.NoFold, Domain: [3]int64{1 << 20, 1 << 20, 1 << 10}}
-			if b[0]*b[1]*b[2] != int64(threads) || l.Validate() != nil || seen[b] {
-				t.Errorf("%d threads: bad or repeated shape %v", threads, b)
-			}
-			for _, s := range b {
-				if s&(s-1) != 0 {
-					t.Errorf("%v: side %d is not a power of two", b, s)
-				}
-			}
-			seen[b] = true
-		}
-	}
-}
 
 // TestExploreRanking checks that JSON rows are all evaluated configurations,
 // ranked by GLup/s, and that the Validate-invalid ones are listed as skipped.
@@ -81,34 +59,6 @@ func TestExploreRanking(t *testing.T) {
 	}
 }
 
-// TestRankIdle checks the idle rule of the ranking on a 1-D domain of 4096
-// points, where block 1024,1,1 has no idle thread, 512,2,1 has half of its
-// threads idle and 1024,1,1 on a domain of 1000 points 24/1024 (edge only).
-// A faster prediction does not lift a configuration with more than a
-// quarter of its threads idle above one without; among equal predictions
-// fewer idle threads rank first.
-func TestRankIdle(t *testing.T) {
-	mk := func(g float64, b [3]int64, d int64) *model.Report {
-		return &model.Report{Launch: model.LaunchInfo{Block: b, Fold: [3]int64{1, 1, 1}, Domain: [3]int64{d, 1, 1}}, Prediction: model.Prediction{GLups: g}}
-	}
-	rs := []*model.Report{
-		mk(90, [3]int64{512, 2, 1}, 4096),  // half idle, fastest prediction
-		mk(50, [3]int64{1024, 1, 1}, 1000), // 24 of 1024 idle
-		mk(80, [3]int64{256, 4, 1}, 4096),  // three quarters idle
-		mk(50, [3]int64{1024, 1, 1}, 4096), // none idle
-		mk(60, [3]int64{1024, 1, 1}, 4096), // none idle, faster
-	}
-	rankReports(rs)
-	var got []string
-	for _, r := range rs {
-		got = append(got, fmt.Sprintf("%s@%d:%g", triple(r.Launch.Block), r.Launch.Domain[0], r.Prediction.GLups))
-	}
-	want := "1024,1,1@4096:60 1024,1,1@4096:50 1024,1,1@1000:50 512,2,1@4096:90 256,4,1@4096:80"
-	if strings.Join(got, " ") != want {
-		t.Errorf("order %v, want %s", got, want)
-	}
-}
-
 // TestExploreIdleLast checks on vec-copy, a 1-D kernel, that no block with
 // idle threads ranks above the 1024,1,1 block, which has none, and that the
 // latency model predicts the 4,4,64 block (4 active threads per block) far
@@ -135,29 +85,6 @@ func TestExploreIdleLast(t *testing.T) {
 		if m == "latency" && !(idle < full/10) {
 			t.Errorf("latency model: 4,4,64 at %v GLup/s against 1024,1,1 at %v", idle, full)
 		}
-	}
-}
-
-// TestRankTies checks the deterministic tie-break: equal predictions are
-// ordered by block, then fold, each compared x, y, z.
-func TestRankTies(t *testing.T) {
-	mk := func(g float64, b, f [3]int64) *model.Report {
-		return &model.Report{Launch: model.LaunchInfo{Block: b, Fold: f}, Prediction: model.Prediction{GLups: g}}
-	}
-	rs := []*model.Report{
-		mk(10, [3]int64{32, 4, 8}, [3]int64{1, 1, 2}),
-		mk(10, [3]int64{32, 4, 8}, [3]int64{1, 1, 1}),
-		mk(20, [3]int64{64, 4, 4}, [3]int64{1, 1, 1}),
-		mk(10, [3]int64{16, 8, 8}, [3]int64{1, 2, 1}),
-	}
-	rankReports(rs)
-	var got []string
-	for _, r := range rs {
-		got = append(got, triple(r.Launch.Block)+"/"+triple(r.Launch.Fold))
-	}
-	want := "64,4,4/1,1,1 16,8,8/1,2,1 32,4,8/1,1,1 32,4,8/1,1,2"
-	if strings.Join(got, " ") != want {
-		t.Errorf("order %v, want %s", got, want)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/model"
 )
 
@@ -125,7 +126,7 @@ func FuzzDeviceFile(f *testing.F) {
 // shapes of two threads, every configuration skipped, so that the seeds
 // do not depend on the model's numbers.
 func skippedShard(f *testing.F, k, n int) []byte {
-	blocks, err := blockShapes(2)
+	blocks, err := explore.BlockShapes(2)
 	if err != nil {
 		f.Fatal(err)
 	}

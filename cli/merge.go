@@ -10,7 +10,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/model"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -101,7 +101,7 @@ func mergeShards(paths []string) (*Exploration, error) {
 			return nil, usageErrorf("shard %d/%d is missing", k, all.Shard.Count)
 		}
 	}
-	rankReports(all.Rows)
+	explore.Rank(all.Rows)
 	return all, nil
 }
 
@@ -169,9 +169,9 @@ func checkShard(e *Exploration) error {
 	if digest != e.Shard.Digest {
 		return fmt.Errorf("shard.digest %q does not match the shard's rows and skipped configurations (%s): the file was edited after explore wrote it", e.Shard.Digest, digest)
 	}
-	blocks, err := blockShapes(int(min(e.Threads, math.MaxInt32)))
+	blocks, err := explore.BlockShapes(int(min(e.Threads, math.MaxInt32)))
 	if err != nil {
-		return fmt.Errorf("threads %d: expected a power of two from 1 to %d", e.Threads, kernel.MaxThreadsPerBlock)
+		return err
 	}
 	if want := len(blocks) * len(e.Folds); e.Configurations != want {
 		return fmt.Errorf("configurations %d: %d block shapes of %d threads times %d folds are %d", e.Configurations, len(blocks), e.Threads, len(e.Folds), want)

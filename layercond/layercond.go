@@ -29,6 +29,7 @@
 package layercond
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -38,6 +39,7 @@ import (
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/pool"
 )
 
 // Layers names the two layers of every pair in this package, y then z.
@@ -273,40 +275,20 @@ func newCtx() (*isl.Ctx, error) {
 	return isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations))
 }
 
-// points estimates every size of the sweep with c.Workers workers.
+// points estimates every size of the sweep on c.Workers workers of the
+// project's pool, each with its own context.
 func (c Config) points() ([]Point, error) {
 	points := make([]Point, len(c.Sizes))
-	workers := min(c.Workers, len(c.Sizes))
-	errs := make([]error, workers)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() { errs[w] = c.work(next, points) })
+	var progress func(done, total int)
+	if c.Progress != nil {
+		progress = func(int, int) { c.Progress() }
 	}
-	for i := range c.Sizes {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return points, errors.Join(errs...)
-}
-
-// work estimates the sizes whose indices arrive on next into points, with
-// one context, until next is closed. After an error it only drains next.
-func (c Config) work(next <-chan int, points []Point) (err error) {
-	ctx, err := newCtx()
-	if err == nil {
-		defer func() { err = errors.Join(err, ctx.Close()) }()
-	}
-	for i := range next {
-		if err == nil {
+	err := pool.Run(context.Background(), len(c.Sizes), pool.Options{Workers: c.Workers, NewCtx: newCtx, Progress: progress},
+		func(ctx *isl.Ctx, i int) (err error) {
 			points[i], err = c.evaluate(ctx, c.Sizes[i])
-		}
-		if c.Progress != nil {
-			c.Progress()
-		}
-	}
-	return err
+			return err
+		})
+	return points, err
 }
 
 // transition locates layer k's transition: the last sweep point at which the
