@@ -20,7 +20,7 @@ var launchSyntax = regexp.MustCompile(`<<<[^>]*>>>`)
 func TestGxxSyntax(t *testing.T) {
 	gxx, err := exec.LookPath("g++")
 	if err != nil {
-		t.Skip("g++ not found")
+		t.Fatal("g++ not found: install it (scripts/deps.sh test does) or run without -tags gxx")
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.cu"))
 	if err != nil || len(files) == 0 {
