@@ -1,0 +1,93 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// layers is the intended picture of polyvol's packages, bottom up: a
+// package may import packages of lower layers only, never one of its own
+// layer or above. The folder of a file tells its layer.
+var layers = [][]string{
+	{"intmath", "isl", "yamldoc", "examples"}, // leaves: arithmetic, the ISL binding, YAML positions, embedded data
+	{"kernel", "device", "measured"},          // what is estimated, on what, and what hardware measured
+	{"sets", "sim", "pool"},                   // ISL sets of threads and addresses; the independent simulator; the worker pool
+	{"footprint"},                             // counting
+	{"waves"},                                 // wave shapes and wave-level counts
+	{"model"},                                 // orchestration of one estimate and the performance models
+	{"explore", "layercond", "accuracy", "cudagen", "importer", "importer/jscop", "importer/kerncraft"}, // applications of estimates
+	{"serve", "cli"}, // front ends
+	{"."},            // the polyvol command
+}
+
+// exceptions are imports within a layer that the picture allows.
+var exceptions = map[string][]string{
+	"importer/jscop":     {"importer"},
+	"importer/kerncraft": {"importer"},
+	"cli":                {"serve"}, // the serve command; serve itself never imports cli
+}
+
+// TestImportLayers parses every non-test Go file of the module and checks
+// that its polyvol imports point to lower layers (layers), so that one
+// estimate reads top-down through the packages. A package missing from
+// the picture fails too, so that the picture keeps up with the code.
+func TestImportLayers(t *testing.T) {
+	const module = "github.com/polyvol/polyvol"
+	rank := map[string]int{}
+	for i, layer := range layers {
+		for _, p := range layer {
+			rank[p] = i
+		}
+	}
+	fset := token.NewFileSet()
+	files := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), "bazel-") || d.Name() == "vendor" || d.Name() == "testdata" || d.Name() == "third_party" || (d.Name() != "." && strings.HasPrefix(d.Name(), "."))) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		files++
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		from, ok := rank[pkg]
+		if !ok {
+			t.Errorf("%s: package %s is not in the layer picture of layers_test.go", path, pkg)
+			return nil
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			dep, ok := strings.CutPrefix(p, module+"/")
+			if !ok {
+				continue
+			}
+			to, known := rank[dep]
+			allowed := to < from
+			for _, e := range exceptions[pkg] {
+				allowed = allowed || e == dep
+			}
+			if !known || !allowed {
+				t.Errorf("%s: package %s (layer %d) imports %s (layer %d); imports must point to lower layers", path, pkg, from, dep, to)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 50 {
+		t.Fatalf("parsed only %d files; run the test from the repository root", files)
+	}
+}
