@@ -74,7 +74,7 @@ var (
 	// fitted together with the square-root oversubscription forms.
 	CurrentCurves = CurveSet{
 		Name:       "current",
-		Provenance: "reference snapshot 2025-03 (spec/metrics.md §5.2), fitted against O_L1 = V/√(sizeL1·128 KiB), O_L2 = V/√(sizeL2·4 MiB)",
+		Provenance: "reference snapshot 2025-03 (Ernst et al. 2023, Warpspeed), fitted against O_L1 = V/√(sizeL1·128 KiB), O_L2 = V/√(sizeL2·4 MiB)",
 		L1:         gompertz(0.66, 6.77, 1.45),
 		PrevBlock:  ptr(gompertz(0.66, 6.77, 1.45)),
 		OverlapY:   gompertz(1.0, 37.1, 3.2),
@@ -86,7 +86,7 @@ var (
 	// fitted against plain ratios O = V_alloc/V_cache (L1: β·blockL1LoadAlloc).
 	PaperEraCurves = CurveSet{
 		Name:       "paper-era",
-		Provenance: "paper-era reference 2022–2023 (spec/metrics.md §5.2), fitted against plain ratios V_alloc/V_cache; no previous-block term",
+		Provenance: "paper-era reference 2022–2023 (Ernst et al. 2023, Warpspeed), fitted against plain ratios V_alloc/V_cache; no previous-block term",
 		L1:         gompertz(0.73, 4.6, 0.34),
 		OverlapY:   Curve{Form: HitDecay, B: 0.078, C: 1.03, Shift: 0.2},
 		OverlapZ:   Curve{Form: HitDecay, B: 0.0036, C: 3.97},
@@ -97,7 +97,7 @@ var (
 	// two L1 fits).
 	IntermediateCurves = CurveSet{
 		Name:       "intermediate",
-		Provenance: "reference late 2023 – late 2024 (spec/metrics.md §5.2), plain-ratio arguments; previous-block O = blockL2Load/sizeL1",
+		Provenance: "reference late 2023 – late 2024 (Warpspeed), plain-ratio arguments; previous-block O = blockL2Load/sizeL1",
 		L1:         gompertz(0.73, 12, 2.34),
 		PrevBlock:  &Curve{Form: HitDecay, B: 0.0036, C: 8, MaxO: 5},
 		OverlapY:   PaperEraCurves.OverlapY,
@@ -109,7 +109,7 @@ var (
 	// still with plain-ratio arguments.
 	Early2025Curves = CurveSet{
 		Name:       "early-2025",
-		Provenance: "reference early 2025 before the square-root forms (spec/metrics.md §5.2), plain-ratio arguments",
+		Provenance: "reference early 2025 before the square-root forms (Warpspeed), plain-ratio arguments",
 		L1:         gompertz(1, 4.1, 0.9),
 		PrevBlock:  ptr(gompertz(1, 4.1, 0.9)),
 		OverlapY:   gompertz(1, 15.5, 2.2),
