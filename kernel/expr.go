@@ -59,6 +59,29 @@ func (e Expr) Linear() (coef [3]int64, constant int64, ok bool) {
 	return e.lin, e.konst, len(e.divs) == 0
 }
 
+// DivTerm is one quasi-affine term of a canonical form:
+// Coef·floor(Arg/Divisor), or Coef·(Arg mod Divisor) with a non-negative
+// remainder when Mod is set. Coef is non-zero, Divisor is at least 2, and
+// Arg is canonical with every coefficient and its constant in [0, Divisor).
+type DivTerm struct {
+	Coef    int64
+	Mod     bool
+	Arg     Expr
+	Divisor int64
+}
+
+// Terms returns the canonical form of e: the coefficients of x, y and z,
+// the constant, and the floor-division and modulo terms in the order that
+// String and ISL print them (after the coordinates, before the constant).
+// e is the sum of these parts. The returned slice is a copy, so changing it
+// leaves e unchanged.
+func (e Expr) Terms() (coef [3]int64, constant int64, divs []DivTerm) {
+	for _, t := range e.divs {
+		divs = append(divs, DivTerm{Coef: t.coef, Mod: t.atom.mod, Arg: t.atom.arg, Divisor: t.atom.d})
+	}
+	return e.lin, e.konst, divs
+}
+
 // IsConst reports whether e is a constant, and which.
 func (e Expr) IsConst() (int64, bool) {
 	return e.konst, e.lin == [3]int64{} && len(e.divs) == 0

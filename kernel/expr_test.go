@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/polyvol/polyvol/intmath"
 )
 
 func mustParse(t testing.TB, src string) Expr {
@@ -89,6 +91,156 @@ func TestStringAndISL(t *testing.T) {
 		e := mustParse(t, tc.src)
 		if e.String() != tc.str || e.ISL() != tc.isl {
 			t.Errorf("%q: String %q ISL %q, want %q and %q", tc.src, e.String(), e.ISL(), tc.str, tc.isl)
+		}
+	}
+}
+
+// TestTermsHandPicked checks the canonical parts of hand-picked
+// expressions: floor((x - 1)/4) is floor((x + 3)/4) − 1, −x mod 4 is
+// (3x) mod 4, and 2·((x + 1) mod 4) reduces to 2·((x + 1) mod 2); the terms
+// come in the order String prints them.
+func TestTermsHandPicked(t *testing.T) {
+	x1 := mustParse(t, "x + 1")
+	tests := []struct {
+		src   string
+		coef  [3]int64
+		konst int64
+		divs  []DivTerm
+	}{
+		{"7", [3]int64{}, 7, nil},
+		{"3*x - z + 2", [3]int64{3, 0, -1}, 2, nil},
+		{"floor((x - 1)/4) + 5*y", [3]int64{0, 5, 0}, -1, []DivTerm{{Coef: 1, Arg: mustParse(t, "x + 3"), Divisor: 4}}},
+		{"-(-x % 4)", [3]int64{}, 0, []DivTerm{{Coef: -1, Mod: true, Arg: mustParse(t, "3*x"), Divisor: 4}}},
+		{"y mod 3 + 2*(x+1) % 4 - floor(x/2)", [3]int64{}, 0, []DivTerm{
+			{Coef: 2, Mod: true, Arg: x1, Divisor: 2},
+			{Coef: -1, Arg: Var(0), Divisor: 2},
+			{Coef: 1, Mod: true, Arg: Var(1), Divisor: 3},
+		}},
+	}
+	for _, tc := range tests {
+		e := mustParse(t, tc.src)
+		coef, konst, divs := e.Terms()
+		same := coef == tc.coef && konst == tc.konst && len(divs) == len(tc.divs)
+		for i := 0; same && i < len(divs); i++ {
+			d, w := divs[i], tc.divs[i]
+			same = d.Coef == w.Coef && d.Mod == w.Mod && d.Divisor == w.Divisor && d.Arg.Equal(w.Arg)
+		}
+		if !same {
+			t.Errorf("%q (canonical %s): Terms = %v, %d, %v; want %v, %d, %v", tc.src, e, coef, konst, divs, tc.coef, tc.konst, tc.divs)
+		}
+	}
+}
+
+// evalByTerms evaluates e through its Terms alone, recursing into the
+// arguments of the floor and modulo terms.
+func evalByTerms(e Expr, p Point) int64 {
+	coef, v, divs := e.Terms()
+	for i, c := range coef {
+		v += c * p[i]
+	}
+	for _, d := range divs {
+		a := evalByTerms(d.Arg, p)
+		if d.Mod {
+			v += d.Coef * intmath.FloorMod(a, d.Divisor)
+		} else {
+			v += d.Coef * intmath.FloorDiv(a, d.Divisor)
+		}
+	}
+	return v
+}
+
+// checkTermsInvariants asserts the documented shape of every DivTerm of e,
+// recursively: non-zero coefficient, divisor at least 2, and an argument
+// whose coefficients and constant lie in [0, divisor).
+func checkTermsInvariants(t *testing.T, e Expr) {
+	t.Helper()
+	_, _, divs := e.Terms()
+	for _, d := range divs {
+		coef, konst, inner := d.Arg.Terms()
+		ok := d.Coef != 0 && d.Divisor >= 2 && konst >= 0 && konst < d.Divisor
+		for _, c := range coef {
+			ok = ok && c >= 0 && c < d.Divisor
+		}
+		for _, in := range inner {
+			ok = ok && in.Coef > 0 && in.Coef < d.Divisor
+		}
+		if !ok {
+			t.Fatalf("%s: term %+v breaks the canonical invariants", e, d)
+		}
+		checkTermsInvariants(t, d.Arg)
+	}
+}
+
+// rebuild assembles an expression from the parts Terms reports with the
+// public arithmetic.
+func rebuild(t *testing.T, e Expr) Expr {
+	t.Helper()
+	coef, konst, divs := e.Terms()
+	r := Const(konst)
+	for i, c := range coef {
+		v, err := Var(i).Scale(c)
+		if err == nil {
+			r, err = r.Add(v)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range divs {
+		arg := rebuild(t, d.Arg)
+		var a Expr
+		var err error
+		if d.Mod {
+			a, err = arg.Mod(d.Divisor)
+		} else {
+			a, err = arg.FloorDiv(d.Divisor)
+		}
+		if err == nil {
+			a, err = a.Scale(d.Coef)
+		}
+		if err == nil {
+			r, err = r.Add(a)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// TestTermsMatchEvalOnRandomExpressions evaluates random expressions through
+// their Terms and compares with Eval everywhere and with the text oracle
+// where 64-bit evaluation is exact; the parts must also rebuild an equal
+// expression, keep the canonical invariants, and be a copy.
+func TestTermsMatchEvalOnRandomExpressions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 2000 {
+		src := randomExpr(rng, 1+rng.IntN(4))
+		e := mustParse(t, src)
+		for range 20 {
+			p := Point{rng.Int64N(2001) - 1000, rng.Int64N(41) - 20, rng.Int64N(41) - 20}
+			got := evalByTerms(e, p)
+			if want := e.Eval(p); got != want {
+				t.Fatalf("%q (canonical %s) at %v: by Terms %d, Eval %d", src, e, p, got, want)
+			}
+			if _, _, exact := e.Bounds(p, p); !exact {
+				continue
+			}
+			if want, ok := evalText(src, p); !ok || !want.IsInt64() || got != want.Int64() {
+				t.Fatalf("%q (canonical %s) at %v: by Terms %d, oracle %s", src, e, p, got, want)
+			}
+		}
+		checkTermsInvariants(t, e)
+		if r := rebuild(t, e); !r.Equal(e) {
+			t.Fatalf("%q: Terms of %s rebuild %s", src, e, r)
+		}
+		if _, _, divs := e.Terms(); len(divs) > 0 {
+			before := e.String()
+			divs[0].Coef++
+			divs[0].Divisor = 99
+			if e.String() != before {
+				t.Fatalf("%q: changing the Terms slice changed the expression to %s", src, e)
+			}
 		}
 	}
 }
