@@ -11,7 +11,8 @@
 // multiply-adds whose result is stored to every store target, so that the
 // compiler keeps every load.
 //
-// Index expressions are translated from their canonical kernel.Expr form;
+// Index expressions are translated from their canonical kernel.Expr form
+// (kernel.Expr.Terms);
 // floor division and the non-negative modulo become the device functions
 // floordiv and posmod on 64-bit integers. Raw ISL maps (load_isl, store_isl)
 // have no expression form and are rejected.

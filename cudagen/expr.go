@@ -9,189 +9,14 @@ import (
 	"github.com/polyvol/polyvol/kernel"
 )
 
-// sum is a quasi-affine expression as the C translation sees it: a list of
-// terms and a constant. It mirrors the canonical form of kernel.Expr, which
-// keeps its terms unexported, and is recovered from the documented ISL
-// rendering of that form (kernel.Expr.ISL).
-type sum struct {
-	terms []term
-	konst int64
-}
-
-// term is coef·v for a coordinate (atom == nil, v = 0, 1, 2 for x, y, z) or
-// coef·atom for a floor-division or modulo atom.
-type term struct {
-	coef int64
-	v    int
-	atom *atom
-}
-
-// atom is floor(arg/d) or, when mod is set, the non-negative arg mod d.
-type atom struct {
-	mod bool
-	arg sum
-	d   int64
-}
-
-// translate returns the canonical expression e as a sum.
-func translate(e kernel.Expr) (sum, error) {
-	p := &exprParser{src: e.ISL()}
-	s, err := p.sum()
-	if err == nil && p.pos < len(p.src) {
-		err = p.errorf("unexpected %q", p.src[p.pos:])
-	}
-	if err != nil {
-		return sum{}, fmt.Errorf("expression %s: %w", e, err)
-	}
-	return s, nil
-}
-
-// exprParser reads the ISL rendering of a canonical expression:
-//
-//	sum  = ["-"] term {("+" | "-") term}
-//	term = INT ["*" atom] | atom
-//	atom = "x" | "y" | "z" | "floor((" sum ")/" INT ")" | "((" sum ") mod " INT ")"
-type exprParser struct {
-	src string
-	pos int
-}
-
-func (p *exprParser) errorf(format string, args ...any) error {
-	return fmt.Errorf("ISL form %q, column %d: %s", p.src, p.pos+1, fmt.Sprintf(format, args...))
-}
-
-func (p *exprParser) skipSpace() {
-	for p.pos < len(p.src) && p.src[p.pos] == ' ' {
-		p.pos++
-	}
-}
-
-// accept consumes tok (after spaces) and reports whether it was there.
-func (p *exprParser) accept(tok string) bool {
-	p.skipSpace()
-	if strings.HasPrefix(p.src[p.pos:], tok) {
-		p.pos += len(tok)
-		return true
-	}
-	return false
-}
-
-func (p *exprParser) expect(tok string) error {
-	if !p.accept(tok) {
-		return p.errorf("expected %q", tok)
-	}
-	return nil
-}
-
-// integer reads an unsigned decimal constant.
-func (p *exprParser) integer() (int64, bool, error) {
-	p.skipSpace()
-	start := p.pos
-	for p.pos < len(p.src) && p.src[p.pos] >= '0' && p.src[p.pos] <= '9' {
-		p.pos++
-	}
-	if start == p.pos {
-		return 0, false, nil
-	}
-	v, err := strconv.ParseInt(p.src[start:p.pos], 10, 64)
-	if err != nil {
-		return 0, false, p.errorf("constant: %v", err)
-	}
-	return v, true, nil
-}
-
-func (p *exprParser) sum() (sum, error) {
-	var s sum
-	sign := int64(1)
-	if p.accept("-") {
-		sign = -1
-	}
-	for {
-		c, isInt, err := p.integer()
-		if err != nil {
-			return s, err
-		}
-		switch {
-		case isInt && !p.accept("*"):
-			s.konst += sign * c
-		default:
-			if !isInt {
-				c = 1
-			}
-			t, err := p.atom()
-			if err != nil {
-				return s, err
-			}
-			t.coef = sign * c
-			s.terms = append(s.terms, t)
-		}
-		switch {
-		case p.accept("+"):
-			sign = 1
-		case p.accept("-"):
-			sign = -1
-		default:
-			return s, nil
-		}
-	}
-}
-
-func (p *exprParser) atom() (term, error) {
-	for v, name := range []string{"x", "y", "z"} {
-		if p.accept(name) {
-			return term{v: v}, nil
-		}
-	}
-	mod := false
-	switch {
-	case p.accept("floor"):
-		if err := p.expect("("); err != nil {
-			return term{}, err
-		}
-	case p.accept("("):
-		mod = true
-	default:
-		return term{}, p.errorf("expected x, y, z, floor or a bracket")
-	}
-	if err := p.expect("("); err != nil {
-		return term{}, err
-	}
-	arg, err := p.sum()
-	if err != nil {
-		return term{}, err
-	}
-	if err := p.expect(")"); err != nil {
-		return term{}, err
-	}
-	op := "/"
-	if mod {
-		op = "mod"
-	}
-	if err := p.expect(op); err != nil {
-		return term{}, err
-	}
-	d, ok, err := p.integer()
-	if err != nil {
-		return term{}, err
-	}
-	if !ok || d < 1 {
-		return term{}, p.errorf("expected a positive divisor")
-	}
-	if err := p.expect(")"); err != nil {
-		return term{}, err
-	}
-	return term{atom: &atom{mod: mod, arg: arg, d: d}}, nil
-}
-
-// usesDiv reports whether s contains floor-division and modulo atoms.
-func (s sum) usesDiv() (floor, mod bool) {
-	for _, t := range s.terms {
-		if t.atom == nil {
-			continue
-		}
-		f, m := t.atom.arg.usesDiv()
-		floor = floor || f || !t.atom.mod
-		mod = mod || m || t.atom.mod
+// usesDiv reports whether e contains floor-division and modulo terms, at
+// any depth.
+func usesDiv(e kernel.Expr) (floor, mod bool) {
+	_, _, divs := e.Terms()
+	for _, d := range divs {
+		f, m := usesDiv(d.Arg)
+		floor = floor || f || !d.Mod
+		mod = mod || m || d.Mod
 	}
 	return floor, mod
 }
@@ -205,64 +30,69 @@ func cLiteral(c int64) string {
 	return strconv.FormatInt(c, 10)
 }
 
-// c renders s as a C expression over the 64-bit variables names[0..2]
-// (x, y, z), with floordiv(a, d) and posmod(a, d) for the atoms.
-func (s sum) c(names [3]string) string {
+// cExpr renders e as a C expression over the 64-bit variables x, y and z,
+// with floordiv(a, d) and posmod(a, d) for the floor-division and modulo
+// terms, in the order of e's canonical form (kernel.Expr.Terms).
+func cExpr(e kernel.Expr) string {
+	coef, konst, divs := e.Terms()
 	var b strings.Builder
-	for _, t := range s.terms {
-		a := ""
-		if t.atom == nil {
-			a = names[t.v]
-		} else {
-			fn := "floordiv"
-			if t.atom.mod {
-				fn = "posmod"
-			}
-			a = fmt.Sprintf("%s(%s, %s)", fn, t.atom.arg.c(names), cLiteral(t.atom.d))
-		}
-		mag := t.coef
+	term := func(c int64, operand string) {
 		switch {
-		case b.Len() == 0 && mag < 0:
+		case b.Len() == 0 && c < 0:
 			b.WriteString("-")
-			mag = -mag
+			c = -c
 		case b.Len() == 0:
-		case mag < 0:
+		case c < 0:
 			b.WriteString(" - ")
-			mag = -mag
+			c = -c
 		default:
 			b.WriteString(" + ")
 		}
-		if mag != 1 {
-			b.WriteString(cLiteral(mag) + " * ")
+		if c != 1 {
+			b.WriteString(cLiteral(c) + " * ")
 		}
-		b.WriteString(a)
+		b.WriteString(operand)
+	}
+	for i, c := range coef {
+		if c != 0 {
+			term(c, coordinates[i])
+		}
+	}
+	for _, d := range divs {
+		fn := "floordiv"
+		if d.Mod {
+			fn = "posmod"
+		}
+		term(d.Coef, fmt.Sprintf("%s(%s, %s)", fn, cExpr(d.Arg), cLiteral(d.Divisor)))
 	}
 	switch {
 	case b.Len() == 0:
-		b.WriteString(cLiteral(s.konst))
-	case s.konst < 0:
-		b.WriteString(" - " + cLiteral(-s.konst))
-	case s.konst > 0:
-		b.WriteString(" + " + cLiteral(s.konst))
+		b.WriteString(cLiteral(konst))
+	case konst < 0:
+		b.WriteString(" - " + cLiteral(-konst))
+	case konst > 0:
+		b.WriteString(" + " + cLiteral(konst))
 	}
 	return b.String()
 }
 
-// evalC evaluates s at p the way the generated C code does: 64-bit integer
+// coordinates are the C names of x, y and z in the generated kernel.
+var coordinates = [3]string{"x", "y", "z"}
+
+// evalC evaluates e at p the way the generated C code does: 64-bit integer
 // arithmetic and the floordiv and posmod helpers built on C's truncating
 // division and remainder (which Go's / and % share).
-func (s sum) evalC(p kernel.Point) int64 {
-	v := s.konst
-	for _, t := range s.terms {
-		if t.atom == nil {
-			v += t.coef * p[t.v]
-			continue
-		}
-		a := t.atom.arg.evalC(p)
-		if t.atom.mod {
-			v += t.coef * cPosmod(a, t.atom.d)
+func evalC(e kernel.Expr, p kernel.Point) int64 {
+	coef, v, divs := e.Terms()
+	for i, c := range coef {
+		v += c * p[i]
+	}
+	for _, d := range divs {
+		a := evalC(d.Arg, p)
+		if d.Mod {
+			v += d.Coef * cPosmod(a, d.Divisor)
 		} else {
-			v += t.coef * cFloordiv(a, t.atom.d)
+			v += d.Coef * cFloordiv(a, d.Divisor)
 		}
 	}
 	return v

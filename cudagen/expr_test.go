@@ -34,9 +34,8 @@ func mustParse(t *testing.T, src string) kernel.Expr {
 	return e
 }
 
-// TestTranslateC checks the C text of hand-picked expressions.
-func TestTranslateC(t *testing.T) {
-	names := [3]string{"x", "y", "z"}
+// TestCExpr checks the C text of hand-picked expressions.
+func TestCExpr(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"x", "x"},
 		{"0", "0"},
@@ -52,13 +51,28 @@ func TestTranslateC(t *testing.T) {
 		{"4294967296*z + 3000000000", "4294967296LL * z + 3000000000LL"},
 	} {
 		e := mustParse(t, tc.src)
-		s, err := translate(e)
-		if err != nil {
-			t.Errorf("translate(%s): %v", tc.src, err)
-			continue
+		if got := cExpr(e); got != tc.want {
+			t.Errorf("cExpr(%s) = %q, want %q (canonical %s)", tc.src, got, tc.want, e)
 		}
-		if got := s.c(names); got != tc.want {
-			t.Errorf("translate(%s).c = %q, want %q (canonical %s)", tc.src, got, tc.want, e)
+	}
+}
+
+// TestUsesDiv checks which device helpers hand-picked expressions need,
+// nested terms included.
+func TestUsesDiv(t *testing.T) {
+	for _, tc := range []struct {
+		src        string
+		floor, mod bool
+	}{
+		{"3*x + 1", false, false},
+		{"floor(x / 4)", true, false},
+		{"y % 3", false, true},
+		{"(floor(x / 2) + y) % 3", true, true},
+		{"floor((x % 8 + 3*y) / 5)", true, true},
+		{"floor(x / 4) - floor(x / 4)", false, false},
+	} {
+		if fl, md := usesDiv(mustParse(t, tc.src)); fl != tc.floor || md != tc.mod {
+			t.Errorf("usesDiv(%s) = %v, %v; want %v, %v", tc.src, fl, md, tc.floor, tc.mod)
 		}
 	}
 }
@@ -67,18 +81,14 @@ func TestTranslateC(t *testing.T) {
 // the translation's text, re-parsed as a kernel expression, with e.
 func checkEval(t *testing.T, e kernel.Expr, pts []kernel.Point) {
 	t.Helper()
-	s, err := translate(e)
-	if err != nil {
-		t.Fatalf("translate(%s): %v", e, err)
-	}
 	for _, p := range pts {
-		if got, want := s.evalC(p), e.Eval(p); got != want {
-			t.Fatalf("%s at %v: C semantics give %d, Expr.Eval %d (C: %s)", e, p, got, want, s.c([3]string{"x", "y", "z"}))
+		if got, want := evalC(e, p), e.Eval(p); got != want {
+			t.Fatalf("%s at %v: C semantics give %d, Expr.Eval %d (C: %s)", e, p, got, want, cExpr(e))
 		}
 	}
 	// The C text uses the kernel syntax once floordiv(a, d) and posmod(a, d)
 	// are spelled floor((a) / d) and ((a) % d); it must parse back to e.
-	back := s.c([3]string{"x", "y", "z"})
+	back := cExpr(e)
 	back = strings.NewReplacer("LL", "").Replace(back)
 	back = cToKernelSyntax(back)
 	r, err := kernel.ParseExpr(back)
@@ -174,12 +184,8 @@ func TestIndexOfExamples(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				s, err := translate(e)
-				if err != nil {
-					t.Fatal(err)
-				}
 				for _, p := range pts {
-					if got, want := s.evalC(p), f.ElementIndex(a, p); got != want {
+					if got, want := evalC(e, p), f.ElementIndex(a, p); got != want {
 						t.Fatalf("%s field %s access %s at %v: %d, want %d", name, f.Name, a, p, got, want)
 					}
 				}

@@ -253,13 +253,9 @@ func (g *gen) index(f *kernel.Field, a kernel.Access) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("field %q access %s: %w", f.Name, a, err)
 	}
-	s, err := translate(e)
-	if err != nil {
-		return "", fmt.Errorf("field %q access %s: %w", f.Name, a, err)
-	}
-	fl, md := s.usesDiv()
+	fl, md := usesDiv(e)
 	g.floor, g.mod = g.floor || fl, g.mod || md
-	return s.c([3]string{"x", "y", "z"}), nil
+	return cExpr(e), nil
 }
 
 // planLoads finds the distinct folded loads of a field and which points use
