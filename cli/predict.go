@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
@@ -53,6 +55,7 @@ Examples:
 				&ucli.StringFlag{Name: "block", Aliases: []string{"b"}, Usage: "thread-block size `X,Y,Z` (default: by domain dimensions)"},
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
 				formatFlag(formatTable, formatJSON, formatCSV),
+				&choiceFlag{&ucli.StringFlag{Name: "fields", Value: fieldsAuto, Usage: "per-field `LAYOUT` of the table: auto (columns while the table fits in 100 characters, else rows), columns, rows or none"}, []string{fieldsAuto, fieldsColumns, fieldsRows, fieldsNone}},
 			}, estimateFlags()...),
 			Action:       runPredict,
 			BashComplete: completeSpecs,
@@ -100,11 +103,23 @@ func runPredict(c *ucli.Context) error {
 	case formatCSV:
 		return writeCSV(w, [][]string{csvHeader, csvRecord(r)})
 	}
-	return writeReport(w, r, dev)
+	return writeReport(w, r, dev, c.String("fields"))
 }
 
+// The layouts of the per-field shares in the predict table (--fields).
+const (
+	fieldsAuto    = "auto"    // columns while the table is at most fieldsWidth wide, else rows
+	fieldsColumns = "columns" // one column per field beside the total
+	fieldsRows    = "rows"    // totals only, then one row per field
+	fieldsNone    = "none"    // totals only
+)
+
+// fieldsWidth is the widest volume table that fieldsAuto lays out in
+// columns, in characters.
+const fieldsWidth = 100
+
 // writeReport prints one configuration as tables grouped by memory level.
-func writeReport(w io.Writer, r *model.Report, dev *device.Device) error {
+func writeReport(w io.Writer, r *model.Report, dev *device.Device, layout string) error {
 	l, d, p := r.Launch, r.Derived, r.Prediction
 	fmt.Fprintf(w, "%s on %s (%s), method %s, model %s\n", r.Kernel, dev.Name, dev.DisplayName, r.Method, p.Model)
 	fmt.Fprintf(w, "block %s  fold %s  domain %s  grid %s  (%d threads/block, %d Lups/thread)\n",
@@ -115,9 +130,17 @@ func writeReport(w io.Writer, r *model.Report, dev *device.Device) error {
 	}
 	fmt.Fprintf(w, "occupancy: %d blocks/SM%s, %d blocks/wave, %s waves\n\n", l.BlocksPerSM, limiter, l.BlocksPerWave, fixed(l.WavesInGrid, 2))
 
-	rows := volumeRows(d)
-	rows = append(rows, nil)
-	rows = append(rows, l1CycleRows(d)...)
+	byField := append(volumeRows(d), l1CycleRows(d)...)
+	if layout == fieldsAuto {
+		layout = fieldsColumns
+		if tableWidth(byField) > fieldsWidth {
+			layout = fieldsRows
+		}
+	}
+	rows := byField
+	if layout != fieldsColumns {
+		rows = totalsOnly(byField)
+	}
 	rows = append(rows, nil,
 		[]string{"limiter", "GLup/s"},
 		[]string{"flops", flopsBound(d)},
@@ -127,6 +150,12 @@ func writeReport(w io.Writer, r *model.Report, dev *device.Device) error {
 	)
 	if err := writeTable(w, rows); err != nil {
 		return err
+	}
+	if layout == fieldsRows && len(d.LoadFields)+len(d.StoreFields) > 0 {
+		fmt.Fprintln(w)
+		if err := writeTable(w, fieldRows(byField)); err != nil {
+			return err
+		}
 	}
 	fmt.Fprint(w, tableLegend)
 	if err := writeModelDetails(w, r); err != nil {
@@ -142,8 +171,9 @@ func writeReport(w io.Writer, r *model.Report, dev *device.Device) error {
 
 // tableLegend explains the cells and rows of the predict table.
 const tableLegend = `
-Per-field columns add up to the total column. "-": the field has no share of
-that volume (a store field's loads, a load field's stores). V1 counts each
+The fields' shares add up to the total (--fields lays them out in columns
+or rows). "-": the field has no share of that volume (a store field's loads,
+a load field's stores). V1 counts each
 level's footprints; V2 takes off the reuse found in cache (L2: the previous
 blocks' overlap; DRAM: the y and z layers) and adds L1 evictions; DRAM load
 V3 adds the reloads that store evictions cause, V4 also the L2 capacity
@@ -268,7 +298,7 @@ func l1CycleRows(d model.Derived) [][]string {
 		{"tag", d.L1TagCyclesPerLup, func(c model.L1FieldCycles) float64 { return c.L1TagCycles }},
 		{"alloc", d.L1AllocCyclesPerLup, func(c model.L1FieldCycles) float64 { return c.L1AllocCycles }},
 	}
-	rows := [][]string{head}
+	rows := [][]string{nil, head}
 	for _, def := range defs {
 		cells := []string{def.label, fixed(def.total, 3)}
 		for _, f := range d.LoadFields {
@@ -280,6 +310,76 @@ func l1CycleRows(d model.Derived) [][]string {
 		rows = append(rows, cells)
 	}
 	return rows
+}
+
+// tableWidth is the width writeTable gives rows: the widest cell of each
+// column plus two spaces between columns.
+func tableWidth(rows [][]string) int {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	total := 0
+	for _, w := range widths {
+		total += w + 2
+	}
+	return total
+}
+
+// totalsOnly keeps the label and total columns of the volume and L1 cycle
+// rows.
+func totalsOnly(rows [][]string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = r[:min(2, len(r))]
+	}
+	return out
+}
+
+// fieldRows transposes the per-field columns of the volume and L1 cycle
+// rows (volumeRows, l1CycleRows): per section one table with a row per
+// field and a column per quantity, under short labels.
+func fieldRows(rows [][]string) [][]string {
+	short := strings.NewReplacer("DRAM load ", "DRAM ", "DRAM store ", "DRAM st ", "L2 load ", "L2 ", "L2 store", "L2 st", "L1 load", "L1")
+	var out [][]string
+	var fields []string
+	var cols [][]string // cols[q] are quantity q's field cells
+	head := []string{}
+	flush := func() {
+		if len(cols) == 0 {
+			return
+		}
+		if out != nil {
+			out = append(out, nil)
+		}
+		out = append(out, head)
+		for j, f := range fields {
+			row := []string{f}
+			for _, c := range cols {
+				row = append(row, c[j])
+			}
+			out = append(out, row)
+		}
+		cols = nil
+	}
+	for _, r := range rows {
+		switch {
+		case r == nil:
+		case r[1] == "total": // a section's header: its title and the field names
+			flush()
+			fields, head = r[2:], []string{r[0]}
+		default:
+			head = append(head, short.Replace(r[0]))
+			cols = append(cols, r[2:])
+		}
+	}
+	flush()
+	return out
 }
 
 // cell formats one field's share of a volume, "-" when there is none.

@@ -270,3 +270,50 @@ func TestSpecFromStdin(t *testing.T) {
 		t.Errorf("bad spec on stdin: exit %d, stdout %q, stderr %q; want exit 2, no output, an error naming <stdin>", code, out.String(), errOut.String())
 	}
 }
+
+// TestFieldsLayout checks --fields: auto keeps star3d-r4's two fields in
+// columns and turns lbm-d3q19-pull's 38 into rows, so that no line is much
+// wider than fieldsWidth; rows carry the same cells as the columns, and
+// none leaves the per-field shares out.
+func TestFieldsLayout(t *testing.T) {
+	cols := mustRun(t, "predict", "star3d-r4", "--fields", "auto")
+	if !strings.Contains(cols, "  volume (B/Lup)              total       A  B (store)\n") {
+		t.Fatalf("star3d-r4 auto: no per-field columns:\n%s", cols)
+	}
+	rows := mustRun(t, "predict", "star3d-r4", "--fields", "rows")
+	// The A column of the column layout, read top to bottom, is A's row.
+	var aColumn []string
+	in := false
+	for _, line := range strings.Split(cols, "\n") {
+		switch {
+		case strings.HasPrefix(line, "  volume (B/Lup)"), strings.HasPrefix(line, "  L1 cycles per Lup"):
+			in = true
+		case line == "":
+			in = false
+		case in:
+			f := strings.Fields(line)
+			aColumn = append(aColumn, f[len(f)-2])
+		}
+	}
+	var aRows []string
+	for _, line := range strings.Split(rows, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "A" {
+			aRows = append(aRows, f[1:]...)
+		}
+	}
+	if len(aColumn) != 14 || strings.Join(aColumn, " ") != strings.Join(aRows, " ") {
+		t.Errorf("field A: columns %v, rows %v", aColumn, aRows)
+	}
+	wide := mustRun(t, "predict", "lbm-d3q19-pull")
+	if !strings.Contains(wide, "\n  src_f00 ") {
+		t.Errorf("lbm-d3q19-pull auto: no per-field rows:\n%s", wide)
+	}
+	for _, line := range strings.Split(wide, "\n") {
+		if len(line) > fieldsWidth+10 {
+			t.Errorf("lbm-d3q19-pull auto: line of %d characters: %q", len(line), line)
+		}
+	}
+	if none := mustRun(t, "predict", "lbm-d3q19-pull", "--fields", "none"); strings.Contains(none, "src_f00") {
+		t.Errorf("--fields none shows fields:\n%s", none)
+	}
+}
