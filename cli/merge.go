@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,32 +104,41 @@ func mergeShards(paths []string) (*Exploration, error) {
 	return all, nil
 }
 
-// maxShardBytes bounds the size of a shard file: a sweep of 10^4
-// configurations is about 50 MiB of JSON.
-const maxShardBytes = 64 << 20
+// maxShardBytes bounds the size of a shard file: a row takes about 5.5 KB
+// of JSON, so a shard may hold about 6,000 (a larger sweep needs more
+// shards), and reading one stays near 100 MB.
+const maxShardBytes = 32 << 20
 
-// readShard decodes one shard file; unknown keys are errors.
+// readShard decodes one shard file of at most maxShardBytes; unknown keys
+// and text after the JSON object are errors. The file is decoded as it is
+// read, so that garbage such as /dev/zero fails at its first byte.
 func readShard(path string) (*Exploration, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, asUsage(err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxShardBytes+1))
-	if err != nil {
-		return nil, usageErrorf("%s: %v", path, err)
+	in := &countingReader{r: io.LimitReader(f, maxShardBytes+1)}
+	tooLarge := func() error {
+		return usageErrorf("%s: larger than %d MiB; not a shard file of polyvol explore", path, maxShardBytes>>20)
 	}
-	if len(data) > maxShardBytes {
-		return nil, usageErrorf("%s: larger than %d MiB; not a shard file of polyvol explore", path, maxShardBytes>>20)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(in)
 	dec.DisallowUnknownFields()
 	var versioned struct {
 		jsonVersion
 		Exploration
 	}
 	if err := dec.Decode(&versioned); err != nil {
-		return nil, usageErrorf("%s: not an explore --shard output: %v", path, err)
+		if in.n > maxShardBytes {
+			return nil, tooLarge()
+		}
+		return nil, usageErrorf("%s: not an explore --shard output: %v", path, describeJSONError(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if in.n > maxShardBytes {
+			return nil, tooLarge()
+		}
+		return nil, usageErrorf("%s: not an explore --shard output: more text follows its JSON object", path)
 	}
 	if versioned.SchemaVersion != JSONSchemaVersion {
 		return nil, usageErrorf("%s: schemaVersion %d: this polyvol reads JSON schema %d", path, versioned.SchemaVersion, JSONSchemaVersion)
@@ -152,6 +160,35 @@ func readShard(path string) (*Exploration, error) {
 		return nil, usageErrorf("%s: %v", path, err)
 	}
 	return &e, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+// Read reads from the underlying reader and counts the bytes.
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// describeJSONError words a decoding error for a user: a value of the
+// wrong type names its key and the expected type without Go type names,
+// and an empty file says so.
+func describeJSONError(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return "the file is empty"
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		return fmt.Sprintf("expected a JSON object, got JSON %s", typeErr.Value)
+	case errors.As(err, &typeErr):
+		return fmt.Sprintf("key %q: unexpected JSON %s", typeErr.Field, typeErr.Value)
+	}
+	return err.Error()
 }
 
 // checkShard checks that a shard is internally consistent: it has a sweep

@@ -168,7 +168,7 @@ func TestUsageErrors(t *testing.T) {
 		{"shared memory beyond the device", []string{"predict", "testdata/specs/huge-shared.yaml"}, []string{"no block of 256 threads fits on an SM: shared memory", "shared_bytes"}},
 		{"endless spec file", []string{"predict", "/dev/zero"}, []string{"/dev/zero", "larger than 16 MiB"}},
 		{"endless device file", []string{"devices", "--device-file", "/dev/zero"}, []string{"/dev/zero", "larger than 1 MiB"}},
-		{"endless shard file", []string{"merge", "/dev/zero"}, []string{"/dev/zero", "larger than 64 MiB"}},
+		{"endless shard file", []string{"merge", "/dev/zero"}, []string{"/dev/zero", "not an explore --shard output"}},
 		{"counting work bound", []string{"predict", "star3d-r4", "--max-work", "1000"}, []string{"block 256,1,2 fold 1,1,1", "--max-work", "1000 units"}},
 		{"max-work not positive", []string{"predict", "--max-work", "0"}, []string{"--max-work 0"}},
 		{"raw map without expressions", []string{"predict", "testdata/specs/raw-params.yaml"}, []string{"raw-params.yaml:9:9:", `field "A" load_isl[0]`, "cannot be turned into index expressions", "parameters"}},

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/polyvol/polyvol/yamldoc"
 )
 
 // FieldError is one problem in a device description: the file and line where
@@ -82,8 +84,8 @@ func Parse(data []byte, filename string) (*Device, error) {
 // for the embedded database, whose devices cannot be based on one another
 // (Lookup needs the parsed database).
 func parse(data []byte, filename string, lookup func(string) (*Device, error)) (*Device, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	root, err := yamldoc.One(data, "a device file")
+	if err != nil {
 		return nil, yamlError(filename, err, nil)
 	}
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {

@@ -3,7 +3,6 @@ package kernel
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -15,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/yamldoc"
 )
 
 // SpecError is an error in a kernel spec: the file, the 1-based line and
@@ -107,11 +107,11 @@ func Parse(data []byte, filename string, opts ...Option) (*Kernel, error) {
 	for _, o := range opts {
 		o(&l.opts)
 	}
-	doc, err := oneDocument(data)
+	doc, err := yamldoc.One(data, "a spec")
 	if err != nil && isJSON(data) {
 		// JSON allows tabs as whitespace where YAML does not; JSON strings
 		// cannot hold raw tabs, so replacing them keeps text and columns.
-		doc, err = oneDocument(bytes.ReplaceAll(data, []byte("\t"), []byte(" ")))
+		doc, err = yamldoc.One(bytes.ReplaceAll(data, []byte("\t"), []byte(" ")), "a spec")
 	}
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
@@ -133,29 +133,6 @@ func Parse(data []byte, filename string, opts ...Option) (*Kernel, error) {
 		return nil, &SpecError{File: filename, Line: 1, Col: 1, Msg: "empty spec: expected a mapping with name, domain and fields"}
 	}
 	return l.kernel(doc.Content[0])
-}
-
-// errSecondDocument reports text after the spec's one YAML document.
-var errSecondDocument = errors.New("a spec is one YAML or JSON document, but more text follows it")
-
-// oneDocument decodes data as exactly one YAML document: a second document
-// ("---") or trailing text after a JSON object is an error, not ignored.
-func oneDocument(data []byte) (yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc, extra yaml.Node
-	if err := dec.Decode(&doc); err != nil && err != io.EOF {
-		return doc, err
-	}
-	switch err := dec.Decode(&extra); {
-	case err == io.EOF:
-		return doc, nil
-	case err != nil:
-		return doc, err
-	}
-	if extra.Line > 0 {
-		return doc, fmt.Errorf("yaml: line %d: a spec is one YAML or JSON document, but another starts here", extra.Line)
-	}
-	return doc, errSecondDocument
 }
 
 // maxYAMLNesting is the nesting depth of sequences and mappings beyond which
