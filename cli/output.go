@@ -40,7 +40,7 @@ func outputFormat(c *ucli.Context, allowed ...string) (string, error) {
 // JSONSchemaVersion numbers the format of the JSON output (docs/json.md):
 // it grows when a key is renamed or removed or changes its meaning, not
 // when keys are added.
-const JSONSchemaVersion = 1
+const JSONSchemaVersion = 2
 
 // jsonVersion holds the keys that writeJSON puts first in every JSON
 // object it writes, so that a reader can tell which polyvol wrote it.

@@ -92,7 +92,7 @@ type Derived struct {
 
 	L1Load        float64 `json:"L1Load"`
 	SmL1Alloc     float64 `json:"smL1Alloc"`                 // bytes allocated in one SM's L1
-	OL1           float64 `json:"L1coverage"`                // O_L1
+	OL1           float64 `json:"L1Oversubscription"`        // O_L1
 	OL1ov         float64 `json:"L1OverlapOversubscription"` // O_L1ov
 	L2LoadV1      float64 `json:"L2LoadV1"`
 	L2LoadOverlap float64 `json:"L2LoadOverlap"`

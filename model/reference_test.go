@@ -189,6 +189,7 @@ func derivedAsReference(t *testing.T, d Derived) map[string]float64 {
 		out["fieldMemLoadOverlap."+f.Name+"[1]"] = 0
 		out["fieldMemLoadV2."+f.Name] = f.MemStoreV1
 	}
+	out["L1coverage"] = d.OL1 // the reference's name of L1Oversubscription
 	out["fieldL2LoadV1.total"] = d.L2LoadV1
 	out["fieldL2LoadOverlap.total"] = d.L2LoadOverlap
 	out["fieldL2LoadV2.total"] = sumV2
