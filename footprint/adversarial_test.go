@@ -19,6 +19,7 @@ import (
 
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
 	"github.com/polyvol/polyvol/sets"
 )
 
@@ -50,7 +51,7 @@ func TestAdversarialLargePeriodRejected(t *testing.T) {
 		spec := "name: a\ndomain: [16, 16, 16]\nfields:\n  - name: F\n    element: 4\n    extent: [1048600, 16, 16]\n    load:\n      - " + l + "\n"
 		e := advEngine(t, spec, [3]int64{32, 4, 1}, [3]int64{1, 1, 1}, true)
 		q := Request{Gran: 32, Space: sets.LinearSpace}
-		th := []sets.Box{{Hi: [3]int64{16, 16, 16}}}
+		th := []lattice.Box{{Hi: [3]int64{16, 16, 16}}}
 		want := int64(len(enumerate(e, q, th)))
 		if got, err := e.Count(q, th); err != nil || got != want {
 			t.Errorf("access %s on a 16^3 box: Count %d (%v), enumeration %d", l, got, err, want)
@@ -61,7 +62,7 @@ func TestAdversarialLargePeriodRejected(t *testing.T) {
 	const nx, ny = 2048, 1024
 	spec := fmt.Sprintf("name: a\ndomain: [%d, %d]\nfields:\n  - name: F\n    element: 8\n    extent: [%d, 1]\n    load:\n      - (x + %d*y + 1) %% %d\n      - x + %d*y\n", nx, ny, nx*ny, nx, nx*ny, nx)
 	e := advEngine(t, spec, [3]int64{32, 4, 1}, [3]int64{1, 1, 1}, true)
-	got, err := e.Count(Request{Gran: 32, Space: sets.LinearSpace}, []sets.Box{{Hi: [3]int64{nx, ny, 1}}})
+	got, err := e.Count(Request{Gran: 32, Space: sets.LinearSpace}, []lattice.Box{{Hi: [3]int64{nx, ny, 1}}})
 	if want := int64(nx * ny * 8 / 32); err != nil || got != want {
 		t.Errorf("flat periodic neighbour on %d×%d: Count %d (%v), want %d", nx, ny, got, err, want)
 	}
@@ -88,7 +89,7 @@ func TestAdversarialBudgetDoesNotBoundMemory(t *testing.T) {
 	runtime.GC()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	got, err := e.Count(Request{Gran: 32, Space: sets.LinearSpace}, []sets.Box{{Hi: [3]int64{nx, ny, 1}}})
+	got, err := e.Count(Request{Gran: 32, Space: sets.LinearSpace}, []lattice.Box{{Hi: [3]int64{nx, ny, 1}}})
 	runtime.ReadMemStats(&m1)
 	if want := int64(nx * ny * 8 / 32); err != nil || got != want {
 		t.Fatalf("Count %d (%v), want %d", got, err, want)
@@ -116,7 +117,7 @@ func TestAdversarialWorkGrowsWithGrid(t *testing.T) {
 			spec += "      - " + l + "\n"
 		}
 		e := advEngine(t, spec, [3]int64{32, 4, 2}, [3]int64{1, 1, 1}, true)
-		_, err := e.Count(Request{Gran: 32, Space: sets.LinearSpace}, []sets.Box{{Hi: [3]int64{int64(D), int64(D), int64(D)}}})
+		_, err := e.Count(Request{Gran: 32, Space: sets.LinearSpace}, []lattice.Box{{Hi: [3]int64{int64(D), int64(D), int64(D)}}})
 		return e.Budget.Used(), err
 	}
 	for _, loads := range [][]string{{"[x, 2*y, z]", "[x, y, 2*z]"}, {"[x, y, z]", "[x, y, 2*z]"}} {
@@ -486,7 +487,7 @@ func TestAdversarialSumOverBlocksNasty(t *testing.T) {
 		}
 		e := advRandomEngine(r, k)
 		g := e.Mapper.Geom
-		var blocks []sets.Box
+		var blocks []lattice.Box
 		for z := range g.Grid[2] {
 			for y := range g.Grid[1] {
 				for x := range g.Grid[0] {
@@ -507,7 +508,7 @@ func TestAdversarialSumOverBlocksNasty(t *testing.T) {
 				}
 				var want int64
 				for _, b := range blocks {
-					want += int64(len(enumerate(e, q, []sets.Box{b})))
+					want += int64(len(enumerate(e, q, []lattice.Box{b})))
 				}
 				if err != nil || got != want {
 					t.Fatalf("case %d gran %d guard %v geom %+v: SumOverBlocks %d (%v), enumeration %d\n%s", c, gran, e.Mapper.PointGuard, g, got, err, want, generalSpecOf(k))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
 	"github.com/polyvol/polyvol/sets"
 )
 
@@ -40,7 +41,7 @@ func (e *Engine) AllocLines(l kernel.Launch, dev *device.Device, r WarpRules) Al
 			}
 		}
 		g := eng.Mapper.Geom
-		boxes := make([]sets.Box, len(blocks))
+		boxes := make([]lattice.Box, len(blocks))
 		for i, b := range blocks {
 			boxes[i] = g.BlockThreads(b)
 		}

@@ -2,6 +2,7 @@ package footprint
 
 import (
 	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/lattice"
 	"github.com/polyvol/polyvol/sets"
 )
 
@@ -20,7 +21,7 @@ type FieldBlockVolumes struct {
 // sample blocks (one thread box per block; for method Exact clip them with a
 // point-guarding Mapper). Load fields come first, then store fields, in
 // kernel order.
-func (e *Engine) BlockVolumes(dev *device.Device, sample []sets.Box) ([]FieldBlockVolumes, error) {
+func (e *Engine) BlockVolumes(dev *device.Device, sample []lattice.Box) ([]FieldBlockVolumes, error) {
 	var out []FieldBlockVolumes
 	n := float64(len(sample))
 	for _, store := range []bool{false, true} {

@@ -4,6 +4,7 @@ import (
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
 	"github.com/polyvol/polyvol/sets"
 )
 
@@ -53,7 +54,7 @@ func (e *Engine) counter(gran int64) *counter {
 
 // Footprint returns the set of granules that the threads in boxes touch for
 // request q, made in scope sc.
-func (e *Engine) Footprint(sc *isl.Scope, q Request, threads []sets.Box) (*isl.Set, error) {
+func (e *Engine) Footprint(sc *isl.Scope, q Request, threads []lattice.Box) (*isl.Set, error) {
 	return e.Mapper.Footprint(sc, q.Field, q.Store, q.Gran, q.Space, threads)
 }
 
@@ -69,7 +70,7 @@ func (e *Engine) Raw(q Request) bool {
 // residue class of its floor and modulo terms, see progressions), counted
 // exactly at a cost independent of the boxes' size (counter.count).
 // Raw ISL maps are counted as ISL sets.
-func (e *Engine) Count(q Request, threads []sets.Box) (int64, error) {
+func (e *Engine) Count(q Request, threads []lattice.Box) (int64, error) {
 	if e.Raw(q) {
 		sc := e.Ctx.NewScope()
 		defer sc.Free()
@@ -89,10 +90,10 @@ func (e *Engine) Count(q Request, threads []sets.Box) (int64, error) {
 // IntersectionCount returns the number of granules of request q that every
 // one of the thread sets touches, by inclusion–exclusion over the counts of
 // their unions: |∩ F(S_i)| = Σ_{∅≠J} (−1)^{|J|+1} |F(∪_{j∈J} S_j)|.
-func (e *Engine) IntersectionCount(q Request, threadSets ...[]sets.Box) (int64, error) {
+func (e *Engine) IntersectionCount(q Request, threadSets ...[]lattice.Box) (int64, error) {
 	var total int64
 	for mask := 1; mask < 1<<len(threadSets); mask++ {
-		var union []sets.Box
+		var union []lattice.Box
 		sign := int64(-1)
 		for i, s := range threadSets {
 			if mask&(1<<i) != 0 {
@@ -149,7 +150,7 @@ func newBlockClassifier(e *Engine, q Request) (c *blockClassifier, ok bool) {
 // blockThreads (translationKey) and base, the first access's byte address
 // at the block's first point; two blocks of a class differ by the shift
 // between their bases.
-func (c *blockClassifier) classify(blockThreads sets.Box) (key string, base int64) {
+func (c *blockClassifier) classify(blockThreads lattice.Box) (key string, base int64) {
 	points := c.mapper.PointBox(blockThreads)
 	var origin kernel.Point
 	for i := range 3 {
@@ -180,13 +181,13 @@ type blockClass struct {
 // granularity; a representative with too many ranges is counted as
 // progressions shifted to each member. Other blocks (floor
 // or modulo terms, raw maps) are counted one by one.
-func (e *Engine) SumOverBlocks(q Request, blocks []sets.Box) (int64, error) {
+func (e *Engine) SumOverBlocks(q Request, blocks []lattice.Box) (int64, error) {
 	classifier, ok := newBlockClassifier(e, q)
 	classes := map[string]*blockClass{}
 	var sum int64
 	for _, b := range blocks {
 		if !ok {
-			n, err := e.Count(q, []sets.Box{b})
+			n, err := e.Count(q, []lattice.Box{b})
 			if err != nil {
 				return 0, err
 			}
@@ -196,7 +197,7 @@ func (e *Engine) SumOverBlocks(q Request, blocks []sets.Box) (int64, error) {
 		key, base := classifier.classify(b)
 		c := classes[key]
 		if c == nil {
-			ps, gran, err := e.progressions(q, []sets.Box{b})
+			ps, gran, err := e.progressions(q, []lattice.Box{b})
 			if err != nil {
 				return 0, err
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
 	"github.com/polyvol/polyvol/sets"
 )
 
@@ -82,7 +83,7 @@ func TestSumOverBlocksEqualsEnumeration(t *testing.T) {
 		k := parseKernel(t, separableSpec(r, domain, false))
 		e := randomEngine(r, nil, k)
 		g, block, fold := e.Mapper.Geom, e.Mapper.Geom.Block, e.Mapper.Geom.Fold
-		var blocks []sets.Box
+		var blocks []lattice.Box
 		for z := range g.Grid[2] {
 			for y := range g.Grid[1] {
 				for x := range g.Grid[0] {

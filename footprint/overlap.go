@@ -1,6 +1,7 @@
 package footprint
 
 import (
+	"github.com/polyvol/polyvol/lattice"
 	"github.com/polyvol/polyvol/sets"
 )
 
@@ -35,7 +36,7 @@ func (e *Engine) PreviousBlockOverlap(q Request, current [3]int64, preds [][3]in
 		return 0, nil
 	}
 	g := e.Mapper.Geom
-	cur := []sets.Box{g.BlockThreads(current)}
+	cur := []lattice.Box{g.BlockThreads(current)}
 	curLo, curHi, bounded := e.addressRange(q, cur[0])
 	var sum int64
 	curCount := int64(-1) // |F(current)|, counted once
@@ -54,11 +55,11 @@ func (e *Engine) PreviousBlockOverlap(q Request, current [3]int64, preds [][3]in
 			}
 		}
 		// |C ∩ F(p)| = |C| + |F(p)| − |C ∪ F(p)|
-		predCount, err := e.Count(q, []sets.Box{pb})
+		predCount, err := e.Count(q, []lattice.Box{pb})
 		if err != nil {
 			return 0, err
 		}
-		both, err := e.Count(q, []sets.Box{cur[0], pb})
+		both, err := e.Count(q, []lattice.Box{cur[0], pb})
 		if err != nil {
 			return 0, err
 		}
@@ -69,7 +70,7 @@ func (e *Engine) PreviousBlockOverlap(q Request, current [3]int64, preds [][3]in
 
 // addressRange bounds the linear byte addresses that the threads of box t
 // touch for request q; ok is false when no bound is available.
-func (e *Engine) addressRange(q Request, t sets.Box) (lo, hi int64, ok bool) {
+func (e *Engine) addressRange(q Request, t lattice.Box) (lo, hi int64, ok bool) {
 	f := e.field(q)
 	if len(f.LoadMaps) > 0 || len(f.StoreMaps) > 0 {
 		return 0, 0, false

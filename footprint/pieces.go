@@ -6,6 +6,7 @@ import (
 
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
 	"github.com/polyvol/polyvol/sets"
 )
 
@@ -32,7 +33,7 @@ type indexAxis struct {
 // Their number depends on the accesses, and for floor and modulo terms with
 // long periods on how often those terms wrap inside the boxes, never on the
 // boxes' size otherwise.
-func (e *Engine) indexProgressions(q Request, threads []sets.Box) ([]indexProgression, error) {
+func (e *Engine) indexProgressions(q Request, threads []lattice.Box) ([]indexProgression, error) {
 	f := e.field(q)
 	var out []indexProgression
 	for _, t := range threads {
@@ -66,7 +67,7 @@ func (e *Engine) indexProgressions(q Request, threads []sets.Box) ([]indexProgre
 type pieceKey struct {
 	field int
 	store bool
-	box   sets.Box
+	box   lattice.Box
 }
 
 // maxCachedBoxes bounds the boxes whose pieces an engine keeps: a sample's
@@ -90,7 +91,7 @@ const pieceCost = 8
 // few times only, such as a periodic neighbour (x + 1) mod N), the box is
 // halved along its most-cut coordinate and each half handled alike, so
 // that only the boxes where a term wraps are cut finely.
-func (e *Engine) appendPieces(out []indexProgression, a kernel.Access, pb sets.Box) ([]indexProgression, error) {
+func (e *Engine) appendPieces(out []indexProgression, a kernel.Access, pb lattice.Box) ([]indexProgression, error) {
 	if err := e.budget().spend(1); err != nil {
 		return nil, err
 	}
@@ -261,7 +262,7 @@ func affinePiece(a kernel.Access, cut [3]subrange) indexProgression {
 // κ·M1·M2·(e2 − E2) with E0 a multiple of κ and M1, M2 large enough that
 // distinct granule tuples never share a granule of κ bytes; counting
 // one-byte elements there at κ counts the tuples.
-func (e *Engine) progressions(q Request, threads []sets.Box) ([]progression, int64, error) {
+func (e *Engine) progressions(q Request, threads []lattice.Box) ([]progression, int64, error) {
 	ips, err := e.indexProgressions(q, threads)
 	if err != nil || len(ips) == 0 {
 		return nil, q.Gran, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
 	"github.com/polyvol/polyvol/sets"
 )
 
@@ -180,7 +181,7 @@ func generalSpec(r *rand.Rand, domain [3]int64) string {
 // enumerate returns the granules of request q over the thread boxes, point
 // by point: every byte of every element in the linear space, the tuple
 // (⌊e0/κ⌋, e1, e2) in the multi-dimensional one.
-func enumerate(e *Engine, q Request, threads []sets.Box) map[[3]int64]bool {
+func enumerate(e *Engine, q Request, threads []lattice.Box) map[[3]int64]bool {
 	f, m := e.field(q), e.Mapper
 	seen := map[[3]int64]bool{}
 	for _, t := range threads {
@@ -209,12 +210,12 @@ func enumerate(e *Engine, q Request, threads []sets.Box) map[[3]int64]bool {
 
 // randomThreads returns one to three random thread boxes of e's launch, from
 // single blocks to slabs of the whole grid.
-func randomThreads(r *rand.Rand, e *Engine) []sets.Box {
+func randomThreads(r *rand.Rand, e *Engine) []lattice.Box {
 	g := e.Mapper.Geom
 	dom := g.ThreadDomain()
-	var out []sets.Box
+	var out []lattice.Box
 	for range 1 + r.IntN(3) {
-		var b sets.Box
+		var b lattice.Box
 		for d := range 3 {
 			n := dom.Hi[d]
 			b.Lo[d] = r.Int64N(n)
@@ -302,7 +303,7 @@ func TestSumOverBlocksGeneralEqualsEnumeration(t *testing.T) {
 		k := parseKernel(t, generalSpec(r, domain))
 		e := randomEngine(r, nil, k)
 		g := e.Mapper.Geom
-		var blocks []sets.Box
+		var blocks []lattice.Box
 		for z := range g.Grid[2] {
 			for y := range g.Grid[1] {
 				for x := range g.Grid[0] {
@@ -319,7 +320,7 @@ func TestSumOverBlocksGeneralEqualsEnumeration(t *testing.T) {
 			}
 			var want int64
 			for _, b := range blocks {
-				want += int64(len(enumerate(e, q, []sets.Box{b})))
+				want += int64(len(enumerate(e, q, []lattice.Box{b})))
 			}
 			if got != want {
 				t.Fatalf("case %d field %s gran %d: SumOverBlocks %d, enumeration %d\n%s", c, f.Name, gran, got, want, generalSpecOf(k))
@@ -340,7 +341,7 @@ func TestWrappedCoordinatesAreTiles(t *testing.T) {
 		k := parseKernel(t, spec(d))
 		e := &Engine{Budget: &Budget{}, Mapper: &sets.Mapper{Kernel: k, Geom: sets.NewGeometry(k.NewLaunch([3]int64{32, 8, 1}, kernel.NoFold)), PointGuard: true}}
 		q := Request{Gran: 32, Space: sets.LinearSpace}
-		box := []sets.Box{{Lo: [3]int64{3, 5, 0}, Hi: [3]int64{d[0], d[1], 1}}}
+		box := []lattice.Box{{Lo: [3]int64{3, 5, 0}, Hi: [3]int64{d[0], d[1], 1}}}
 		got, err := e.Count(q, box)
 		if err != nil {
 			t.Fatal(err)

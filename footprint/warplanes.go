@@ -6,7 +6,7 @@ import (
 
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
+	"github.com/polyvol/polyvol/lattice"
 )
 
 // truncatedGrid returns the reference's sample grid t_i = min(8, g_i) in
@@ -163,7 +163,7 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 	index := map[string]int{}
 	var key []byte
 	for _, b := range sample {
-		var points sets.Box
+		var points lattice.Box
 		for i := range 3 {
 			points.Lo[i] = b[i] * l.Block[i] * l.Fold[i]
 			points.Hi[i] = min(points.Lo[i]+l.Block[i]*l.Fold[i], l.Domain[i])
@@ -525,7 +525,7 @@ func sectorCounter(insts []Instruction, guard *pointGuard, granule int64, fullRa
 // first, and the distances between the addresses at origin. Two blocks
 // with the same description have footprints that are translates of each
 // other by the difference of their first addresses.
-func appendTranslationKey(key []byte, addrs []laneAddress, origin kernel.Point, points sets.Box) ([]byte, int64) {
+func appendTranslationKey(key []byte, addrs []laneAddress, origin kernel.Point, points lattice.Box) ([]byte, int64) {
 	for i := range 3 {
 		key = binary.AppendVarint(key, max(0, points.Hi[i]-points.Lo[i]))
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
 	"github.com/polyvol/polyvol/sets"
 	"github.com/polyvol/polyvol/waves"
 )
@@ -132,7 +133,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	eng := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: method.ClipToDomain}, Budget: &footprint.Budget{Limit: opt.WorkBound}}
 
 	var shape waves.Shape
-	var sampleBoxes []sets.Box
+	var sampleBoxes []lattice.Box
 	var sampleIdx [][3]int64
 	if method.SampleWave {
 		shape = waves.ExactShape(g, W)
@@ -201,7 +202,7 @@ func waveBlocks(m Method, W int64, shape waves.Shape) int64 {
 }
 
 // blockBasic computes the block- and warp-level metrics of spec §3.
-func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m Method, sample []sets.Box, sampleIdx [][3]int64) (Basic, error) {
+func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m Method, sample []lattice.Box, sampleIdx [][3]int64) (Basic, error) {
 	var b Basic
 	vols, err := eng.BlockVolumes(dev, sample)
 	if err != nil {
@@ -380,7 +381,7 @@ func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m Method, sh
 	tlbThreads := shape.Current
 	if m.TLBPseudoBlock {
 		wc := waves.ConcurrentGrid(g.Grid, W)
-		tlbThreads = []sets.Box{g.ThreadBox(sets.Box{Hi: wc})}
+		tlbThreads = []lattice.Box{g.ThreadBox(lattice.Box{Hi: wc})}
 		ref := *eng
 		mp := *eng.Mapper
 		mp.PointGuard = false

@@ -6,6 +6,7 @@ import (
 	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
 	"github.com/polyvol/polyvol/sets"
 )
 
@@ -53,14 +54,14 @@ func TestSu2015CountsThroughEngine(t *testing.T) {
 	l := k.NewLaunch([3]int64{32, 4, 1}, kernel.NoFold)
 	g := sets.NewGeometry(l)
 	e := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g}}
-	block := []sets.Box{g.BlockThreads([3]int64{3, 20, 100})}
+	block := []lattice.Box{g.BlockThreads([3]int64{3, 20, 100})}
 
 	// The y/z part counts per element: drop the x±1 accesses.
 	yz := *k.Fields[0]
 	yz.Loads = append([]kernel.Access{yz.Loads[0]}, yz.Loads[3:]...)
 	centre := *k.Fields[0]
 	centre.Loads = yz.Loads[:1]
-	count := func(f *kernel.Field, gran int64, space sets.AddressSpace, threads []sets.Box) int64 {
+	count := func(f *kernel.Field, gran int64, space sets.AddressSpace, threads []lattice.Box) int64 {
 		one := *k
 		one.Fields = []*kernel.Field{f}
 		e1 := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: &one, Geom: g}}
@@ -77,7 +78,7 @@ func TestSu2015CountsThroughEngine(t *testing.T) {
 	}
 
 	group := g.BlockRange(512*100, 512*100+13*16)
-	var threads []sets.Box
+	var threads []lattice.Box
 	for _, b := range group {
 		threads = append(threads, g.ThreadBox(b))
 	}
@@ -90,7 +91,7 @@ func TestSu2015CountsThroughEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hull, err := fp.BoxHull()
+	hull, err := fp.BoundingBox()
 	if err != nil {
 		t.Fatal(err)
 	}

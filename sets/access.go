@@ -7,6 +7,7 @@ import (
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
 )
 
 // AddressSpace selects how a field's element indices become granules.
@@ -67,11 +68,11 @@ func (m *Mapper) foldOffsets() [][3]int64 {
 
 // guardBox returns the threads of box whose point f·t + j lies in the domain
 // (all of box when the mapper applies no point guard).
-func (m *Mapper) guardBox(box Box, j [3]int64) Box {
+func (m *Mapper) guardBox(box lattice.Box, j [3]int64) lattice.Box {
 	if !m.PointGuard {
 		return box
 	}
-	var lim Box
+	var lim lattice.Box
 	for i := range 3 {
 		lim.Lo[i] = box.Lo[i]
 		lim.Hi[i] = intmath.FloorDiv(m.Geom.Domain[i]-1-j[i], m.Geom.Fold[i]) + 1
@@ -89,7 +90,7 @@ func (m *Mapper) pointIndex(a kernel.Access, j [3]int64) ([3]kernel.Expr, error)
 // Footprint returns the set of granules of gran bytes that the threads in
 // boxes touch through the loads (or stores) of field number fi, in the given
 // address space, computed by ISL as the range of AccessMap.
-func (m *Mapper) Footprint(sc *isl.Scope, fi int, store bool, gran int64, space AddressSpace, boxes []Box) (*isl.Set, error) {
+func (m *Mapper) Footprint(sc *isl.Scope, fi int, store bool, gran int64, space AddressSpace, boxes []lattice.Box) (*isl.Set, error) {
 	mp, err := m.AccessMap(sc, fi, store, gran, space, boxes)
 	if err != nil {
 		return nil, err
@@ -99,7 +100,7 @@ func (m *Mapper) Footprint(sc *isl.Scope, fi int, store bool, gran int64, space 
 
 // AccessMap returns the ISL map from the threads in boxes to the granules
 // they touch through the loads (or stores) of field number fi; see Footprint.
-func (m *Mapper) AccessMap(sc *isl.Scope, fi int, store bool, gran int64, space AddressSpace, boxes []Box) (*isl.Map, error) {
+func (m *Mapper) AccessMap(sc *isl.Scope, fi int, store bool, gran int64, space AddressSpace, boxes []lattice.Box) (*isl.Map, error) {
 	f := m.Kernel.Fields[fi]
 	tuple := TupleName(m.Kernel, fi, store)
 	raw := f.LoadMaps
@@ -173,9 +174,9 @@ func linearGranules(addr string, size, gran int64) string {
 
 // granulePieces renders the basic maps from the threads of box b to the
 // granules of the access with index tuple idx.
-func granulePieces(f *kernel.Field, idx [3]kernel.Expr, gran int64, space AddressSpace, b Box, tuple string) ([]string, error) {
+func granulePieces(f *kernel.Field, idx [3]kernel.Expr, gran int64, space AddressSpace, b lattice.Box, tuple string) ([]string, error) {
 	dom := "[x, y, z] -> "
-	cons := b.constraint()
+	cons := boxConstraint(b)
 	s, alpha := f.Element, f.Offset
 	switch space {
 	case MultiDimSpace:
@@ -197,7 +198,7 @@ func granulePieces(f *kernel.Field, idx [3]kernel.Expr, gran int64, space Addres
 // index) with the fold relation of the threads in boxes and the granule map.
 // Raw maps always use the single-coordinate linear granule (or, in the
 // multi-dimensional space, ⌊i0/κ⌋ and the remaining indices).
-func (m *Mapper) rawAccessMap(sc *isl.Scope, f *kernel.Field, src string, gran int64, space AddressSpace, boxes []Box, tuple string) (*isl.Map, error) {
+func (m *Mapper) rawAccessMap(sc *isl.Scope, f *kernel.Field, src string, gran int64, space AddressSpace, boxes []lattice.Box, tuple string) (*isl.Map, error) {
 	raw, err := sc.ReadMap(src)
 	if err != nil {
 		return nil, err
@@ -237,7 +238,7 @@ func (m *Mapper) rawAccessMap(sc *isl.Scope, f *kernel.Field, src string, gran i
 			for d := range nin {
 				pt = append(pt, fmt.Sprintf("%d*%s + %d", m.Geom.Fold[d], vars[d], j[d]))
 			}
-			foldParts = append(foldParts, fmt.Sprintf("[x, y, z] -> %s[%s] : %s", inName, strings.Join(pt, ", "), b.constraint()))
+			foldParts = append(foldParts, fmt.Sprintf("[x, y, z] -> %s[%s] : %s", inName, strings.Join(pt, ", "), boxConstraint(b)))
 		}
 	}
 	if len(foldParts) == 0 {
@@ -282,14 +283,14 @@ func emptyAccessMap(sc *isl.Scope, tuple string, dims int) (*isl.Map, error) {
 
 // PointBox returns the lattice points covered by the threads of box t: the
 // box [f·lo, f·hi), clipped to the domain when the mapper guards points.
-func (m *Mapper) PointBox(t Box) Box {
-	var p Box
+func (m *Mapper) PointBox(t lattice.Box) lattice.Box {
+	var p lattice.Box
 	for i := range 3 {
 		p.Lo[i] = t.Lo[i] * m.Geom.Fold[i]
 		p.Hi[i] = t.Hi[i] * m.Geom.Fold[i]
 	}
 	if m.PointGuard {
-		p = p.Intersect(Box{Hi: m.Geom.Domain})
+		p = p.Intersect(lattice.Box{Hi: m.Geom.Domain})
 	}
 	return p
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
 )
 
 // Geometry is the thread and block layout of a launch: block size b, folding
@@ -37,8 +38,8 @@ func (g Geometry) BlockIndex(id int64) [3]int64 {
 
 // ThreadBox returns the thread box covered by the box of blocks bb
 // (block indices), without any valid-domain clipping.
-func (g Geometry) ThreadBox(bb Box) Box {
-	var t Box
+func (g Geometry) ThreadBox(bb lattice.Box) lattice.Box {
+	var t lattice.Box
 	for i := range 3 {
 		t.Lo[i] = bb.Lo[i] * g.Block[i]
 		t.Hi[i] = bb.Hi[i] * g.Block[i]
@@ -47,19 +48,19 @@ func (g Geometry) ThreadBox(bb Box) Box {
 }
 
 // BlockThreads returns the thread box of the single block b.
-func (g Geometry) BlockThreads(b [3]int64) Box {
-	return g.ThreadBox(Box{Lo: b, Hi: [3]int64{b[0] + 1, b[1] + 1, b[2] + 1}})
+func (g Geometry) BlockThreads(b [3]int64) lattice.Box {
+	return g.ThreadBox(lattice.Box{Lo: b, Hi: [3]int64{b[0] + 1, b[1] + 1, b[2] + 1}})
 }
 
 // GridThreads returns the thread box of the whole grid.
-func (g Geometry) GridThreads() Box {
-	return Box{Hi: [3]int64{g.Grid[0] * g.Block[0], g.Grid[1] * g.Block[1], g.Grid[2] * g.Block[2]}}
+func (g Geometry) GridThreads() lattice.Box {
+	return lattice.Box{Hi: [3]int64{g.Grid[0] * g.Block[0], g.Grid[1] * g.Block[1], g.Grid[2] * g.Block[2]}}
 }
 
 // ThreadDomain returns the box of threads that cover at least one lattice
 // point of the domain: t_i < ⌈D_i/f_i⌉ (the exact valid thread domain).
-func (g Geometry) ThreadDomain() Box {
-	var b Box
+func (g Geometry) ThreadDomain() lattice.Box {
+	var b lattice.Box
 	for i := range 3 {
 		b.Hi[i] = (g.Domain[i] + g.Fold[i] - 1) / g.Fold[i]
 	}
@@ -69,33 +70,33 @@ func (g Geometry) ThreadDomain() Box {
 // ReferenceValidBox returns the valid domain of the reference implementation
 // (the paper's valid domain): thread coordinates compared with point counts, t_i < D_i,
 // which ignores folding (an approximation of the reference implementation).
-func (g Geometry) ReferenceValidBox() Box { return Box{Hi: g.Domain} }
+func (g Geometry) ReferenceValidBox() lattice.Box { return lattice.Box{Hi: g.Domain} }
 
 // BlockRange returns the blocks whose linear id lies in [a, b) as at most five
 // disjoint boxes of block indices, in launch order: the tail of a partial
 // row, whole rows, whole layers, whole rows and the head of a row.
-func (g Geometry) BlockRange(a, b int64) []Box {
+func (g Geometry) BlockRange(a, b int64) []lattice.Box {
 	a = max(a, 0)
 	b = min(b, g.Blocks())
-	var out []Box
+	var out []lattice.Box
 	for a < b {
 		idx := g.BlockIndex(a)
 		rowLeft := g.Grid[0] - idx[0]
 		layerLeft := g.Grid[0]*g.Grid[1] - (idx[0] + idx[1]*g.Grid[0])
 		n := b - a
-		var box Box
+		var box lattice.Box
 		switch {
 		case idx[0] != 0 || n < g.Grid[0]: // part of one row
 			w := min(rowLeft, n)
-			box = Box{Lo: idx, Hi: [3]int64{idx[0] + w, idx[1] + 1, idx[2] + 1}}
+			box = lattice.Box{Lo: idx, Hi: [3]int64{idx[0] + w, idx[1] + 1, idx[2] + 1}}
 			a += w
 		case idx[1] != 0 || n < layerLeft: // whole rows of one layer
 			rows := min(g.Grid[1]-idx[1], n/g.Grid[0])
-			box = Box{Lo: idx, Hi: [3]int64{g.Grid[0], idx[1] + rows, idx[2] + 1}}
+			box = lattice.Box{Lo: idx, Hi: [3]int64{g.Grid[0], idx[1] + rows, idx[2] + 1}}
 			a += rows * g.Grid[0]
 		default: // whole layers
 			layers := n / (g.Grid[0] * g.Grid[1])
-			box = Box{Lo: idx, Hi: [3]int64{g.Grid[0], g.Grid[1], idx[2] + layers}}
+			box = lattice.Box{Lo: idx, Hi: [3]int64{g.Grid[0], g.Grid[1], idx[2] + layers}}
 			a += layers * g.Grid[0] * g.Grid[1]
 		}
 		out = append(out, box)
@@ -121,7 +122,7 @@ func (g Geometry) BlockRangeISL(a, b int64) string {
 func (g Geometry) WarpMapISL(blk [3]int64, warpSize int64) string {
 	t := g.BlockThreads(blk)
 	return fmt.Sprintf("{ [x, y, z] -> warp[w] : %s and w = floor(((x - %d) + %d*(y - %d) + %d*(z - %d))/%d) }",
-		t.constraint(), t.Lo[0], g.Block[0], t.Lo[1], g.Block[0]*g.Block[1], t.Lo[2], warpSize)
+		boxConstraint(t), t.Lo[0], g.Block[0], t.Lo[1], g.Block[0]*g.Block[1], t.Lo[2], warpSize)
 }
 
 // Validate reports an error for a geometry with a non-positive size.

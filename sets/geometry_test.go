@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/lattice"
 )
 
 // TestBlockRangeEqualsEnumeration checks, for random grids and id ranges,
@@ -25,7 +26,7 @@ func TestBlockRangeEqualsEnumeration(t *testing.T) {
 		g.Domain = [3]int64{g.Grid[0] * g.Block[0], g.Grid[1] * g.Block[1], g.Grid[2] * g.Block[2]}
 		a := int64(r.IntN(int(g.Blocks())))
 		b := a + int64(r.IntN(int(g.Blocks()-a)+1))
-		var want []Box
+		var want []lattice.Box
 		covered := map[[3]int64]bool{}
 		for id := a; id < b; id++ {
 			blk := g.BlockIndex(id)
@@ -60,7 +61,7 @@ func TestBlockRangeEqualsEnumeration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var thr []Box
+		var thr []lattice.Box
 		for _, bb := range boxes {
 			thr = append(thr, g.ThreadBox(bb))
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/lattice"
 	"github.com/polyvol/polyvol/sets"
 )
 
@@ -18,12 +19,12 @@ import (
 // sets, as unions of thread boxes (already clipped to the valid domain where
 // the method clips thread sets).
 type Shape struct {
-	BlocksPerWave int64      // W
-	Current       []sets.Box // the wave's threads
-	X, Y, Z       []sets.Box // earlier threads one reuse distance away in x, y and z
+	BlocksPerWave int64         // W
+	Current       []lattice.Box // the wave's threads
+	X, Y, Z       []lattice.Box // earlier threads one reuse distance away in x, y and z
 	// Blocks are the wave's blocks, one thread box each (unclipped): the
 	// sample for block-level metrics of method Exact.
-	Blocks []sets.Box
+	Blocks []lattice.Box
 	// ValidThreads is n_cur, the valid threads of Current (reference), or
 	// ValidPoints the valid lattice points covered by the wave (exact).
 	ValidThreads, ValidPoints int64
@@ -45,12 +46,12 @@ func ReferenceShape(g sets.Geometry, blocksPerWave int64) Shape {
 	}
 	zc := gr[2] / 2
 	V := g.ReferenceValidBox()
-	box := func(x0, x1, y0, y1, z0, z1 int64) []sets.Box {
-		t := g.ThreadBox(sets.Box{Lo: [3]int64{x0, y0, z0}, Hi: [3]int64{x1, y1, z1}}).Intersect(V)
+	box := func(x0, x1, y0, y1, z0, z1 int64) []lattice.Box {
+		t := g.ThreadBox(lattice.Box{Lo: [3]int64{x0, y0, z0}, Hi: [3]int64{x1, y1, z1}}).Intersect(V)
 		if t.Empty() {
 			return nil
 		}
-		return []sets.Box{t}
+		return []lattice.Box{t}
 	}
 	s := Shape{BlocksPerWave: blocksPerWave}
 	s.Current = box(gr[0]-w0, gr[0], gr[1]-w1-sy, gr[1]-sy, zc, zc+w2)
@@ -82,8 +83,8 @@ func ExactShape(g sets.Geometry, blocksPerWave int64) Shape {
 	layer := g.Grid[0] * g.Grid[1]
 	a := max(0, min(nb-W, (g.Grid[2]/2)*layer+layer/2-W/2))
 	row := a - a%g.Grid[0]
-	threads := func(lo, hi int64) []sets.Box {
-		var out []sets.Box
+	threads := func(lo, hi int64) []lattice.Box {
+		var out []lattice.Box
 		for _, bb := range g.BlockRange(max(lo, 0), hi) {
 			out = append(out, g.ThreadBox(bb))
 		}
@@ -160,13 +161,13 @@ func countField(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVol
 	}
 	sc := e.Ctx.NewScope()
 	defer sc.Free()
-	return countFieldSets(q, shape, func(threads []sets.Box) (*isl.Set, error) { return e.Footprint(sc, q, threads) })
+	return countFieldSets(q, shape, func(threads []lattice.Box) (*isl.Set, error) { return e.Footprint(sc, q, threads) })
 }
 
 // countFieldSets runs the counting sequence on ISL sets: New = |A|, then
 // for each layer L in x, y, z, Old = |F(L)|, Ov = |A ∩ F(L)| and
 // A = A ∖ F(L). footprintOf returns F of a union of thread boxes.
-func countFieldSets(q footprint.Request, shape Shape, footprintOf func([]sets.Box) (*isl.Set, error)) (FieldVolumes, error) {
+func countFieldSets(q footprint.Request, shape Shape, footprintOf func([]lattice.Box) (*isl.Set, error)) (FieldVolumes, error) {
 	v := FieldVolumes{Field: q.Field, Store: q.Store, Gran: q.Gran}
 	a, err := footprintOf(shape.Current)
 	if err != nil {
@@ -176,7 +177,7 @@ func countFieldSets(q footprint.Request, shape Shape, footprintOf func([]sets.Bo
 		return v, err
 	}
 	for _, layer := range []struct {
-		threads  []sets.Box
+		threads  []lattice.Box
 		old, ovl *int64
 	}{{shape.X, &v.OldX, &v.OvX}, {shape.Y, &v.OldY, &v.OvY}, {shape.Z, &v.OldZ, &v.OvZ}} {
 		if len(layer.threads) == 0 {
@@ -211,12 +212,12 @@ func countFieldSets(q footprint.Request, shape Shape, footprintOf func([]sets.Bo
 // |A ∩ X|, |(A ∖ X) ∩ Y| and |(A ∖ X ∖ Y) ∩ Z|.
 func countFieldUnions(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVolumes, error) {
 	v := FieldVolumes{Field: q.Field, Store: q.Store, Gran: q.Gran}
-	threads := [4][]sets.Box{shape.Current, shape.X, shape.Y, shape.Z}
+	threads := [4][]lattice.Box{shape.Current, shape.X, shape.Y, shape.Z}
 	const a, x, y, z = 1, 2, 4, 8 // the sets A, X, Y, Z as bits
 	unions := map[int]int64{0: 0}
 	var err error
 	for _, mask := range []int{a, x, y, z, a | x, x | y, a | x | y, x | y | z, a | x | y | z} {
-		var boxes []sets.Box
+		var boxes []lattice.Box
 		for i, t := range threads {
 			if mask&(1<<i) != 0 {
 				boxes = append(boxes, t...)
@@ -249,7 +250,7 @@ func ConcurrentGrid(grid [3]int64, blocksPerWave int64) [3]int64 {
 
 // TLBPages returns Σ over loads and stores of m_f·|U_page(f, threads)|, the
 // distinct pages of the given threads (the paper's TLB pages).
-func TLBPages(e *footprint.Engine, threads []sets.Box, page int64) (int64, error) {
+func TLBPages(e *footprint.Engine, threads []lattice.Box, page int64) (int64, error) {
 	var total int64
 	for _, store := range []bool{false, true} {
 		for fi, f := range e.Mapper.Kernel.Fields {

@@ -9,6 +9,7 @@ import (
 	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
 	"github.com/polyvol/polyvol/sets"
 )
 
@@ -92,7 +93,7 @@ func TestCountEqualsISLSequence(t *testing.T) {
 		for _, v := range got {
 			q := footprint.Request{Field: v.Field, Store: v.Store, Gran: gran, Space: space}
 			sc := ctx.NewScope()
-			want, err := countFieldSets(q, shape, func(threads []sets.Box) (*isl.Set, error) {
+			want, err := countFieldSets(q, shape, func(threads []lattice.Box) (*isl.Set, error) {
 				return e.Mapper.Footprint(sc, q.Field, q.Store, q.Gran, q.Space, threads)
 			})
 			sc.Free()
