@@ -534,7 +534,7 @@ func (b *builder) domain() (*lattice, error) {
 		}
 		lat.lo[k], lat.hi[k] = l, h
 	}
-	hull, err := d.BoxHull()
+	hull, err := d.BoundingBox()
 	if err != nil {
 		return nil, b.errf(st.DomainPos, st.Where, "%s", islMessage(err))
 	}

@@ -33,7 +33,7 @@ func BenchmarkCountVal(b *testing.B) {
 			s := must(ctx.ReadSet(c.set))
 			defer s.Free()
 			for b.Loop() {
-				if _, err := s.CountValBig(); err != nil {
+				if _, err := s.CountVal(); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,8 +2,11 @@ package isl
 
 import (
 	"errors"
-	"math/big"
+	"fmt"
+	"math"
+	"reflect"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -24,18 +27,17 @@ func TestGarbageInputIsAnError(t *testing.T) {
 		if m, err := ctx.ReadMap(g); err == nil {
 			m.Free()
 		}
-		if u, err := ctx.ReadUnionSet(g); err == nil {
-			u.Free()
-		}
-		if a, err := ctx.ReadAff(g); err == nil {
-			a.Free()
-		}
 	}
 	for _, g := range []string{"{", "{ [i] : 0 <= i < }", "[[[["} {
 		_, err := ctx.ReadSet(g)
 		var islErr *Error
 		if !errors.As(err, &islErr) || islErr.Op != "isl_set_read_from_str" || islErr.Msg == "" {
 			t.Errorf("ReadSet(%q) = %v, want an *Error from isl_set_read_from_str with ISL's message", g, err)
+			continue
+		}
+		want := fmt.Sprintf("isl_set_read_from_str: %s (%s:%d)", islErr.Msg, islErr.File, islErr.Line)
+		if islErr.File == "" || err.Error() != want {
+			t.Errorf("ReadSet(%q) error text %q, want %q", g, err, want)
 		}
 	}
 	// The context still works after the errors.
@@ -43,6 +45,23 @@ func TestGarbageInputIsAnError(t *testing.T) {
 	defer s.Free()
 	if n := must(s.CountVal()); n != 5 {
 		t.Errorf("CountVal = %d after errors, want 5", n)
+	}
+}
+
+// TestErrorText checks the text of errors on hand-made values: without a
+// message or a source location ISL's own fields are left out.
+func TestErrorText(t *testing.T) {
+	for _, c := range []struct {
+		err  *Error
+		want string
+	}{
+		{&Error{Op: "isl_set_union"}, "isl_set_union: failed"},
+		{&Error{Op: "isl_set_union", Msg: "spaces don't match"}, "isl_set_union: spaces don't match"},
+		{&Error{Op: "isl_set_union", Msg: "m", File: "isl_map.c", Line: 7}, "isl_set_union: m (isl_map.c:7)"},
+	} {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("Error() = %q, want %q", got, c.want)
+		}
 	}
 }
 
@@ -54,11 +73,13 @@ func TestSpaceMismatchIsAnError(t *testing.T) {
 	b := must(sc.ReadSet("{ [i, j] : 0 <= i, j < 4 }"))
 	m := must(sc.ReadMap("{ [i, j] -> [i] }"))
 	for name, op := range map[string]func() error{
-		"Union":     func() error { _, err := a.Union(b); return err },
 		"Intersect": func() error { _, err := a.Intersect(b); return err },
 		"Subtract":  func() error { _, err := a.Subtract(b); return err },
-		"Apply":     func() error { _, err := a.Apply(m); return err },
-		"FixSi":     func() error { _, err := a.FixSi(DimSet, 3, 0); return err },
+		"FixVal":    func() error { _, err := a.FixVal(DimSet, 3, must(sc.ValIntFromSi(0))); return err },
+		"IntersectDomain": func() error {
+			_, err := m.IntersectDomain(a)
+			return err
+		},
 		"ProjectOut": func() error {
 			_, err := a.ProjectOut(DimSet, 0, 2)
 			return err
@@ -69,34 +90,85 @@ func TestSpaceMismatchIsAnError(t *testing.T) {
 			t.Errorf("%s on mismatched spaces: %v, want an *Error", name, err)
 		}
 	}
-	if _, err := a.Union(b); err == nil || ctx.failed() {
+	if _, err := a.Intersect(b); err == nil || ctx.failed() {
 		t.Errorf("error state not reset after a failure")
 	}
 }
 
-func TestCountOverflow(t *testing.T) {
+// TestIntegerConversions checks Int64 at and beyond the int64 range, on
+// counts and extremes whose values are known by hand.
+func TestIntegerConversions(t *testing.T) {
 	ctx := newTestCtx(t)
-	s := must(ctx.ReadSet("{ [i] : 0 <= i < 2^70 }"))
-	defer s.Free()
-	if _, err := s.CountVal(); !errors.Is(err, ErrOverflow) {
-		t.Errorf("CountVal = %v, want ErrOverflow", err)
+	sc := ctx.NewScope()
+	defer sc.Free()
+	huge := must(sc.ReadSet("{ [i] : 0 <= i < 2^70 }"))
+	if _, err := huge.CountVal(); !errors.Is(err, ErrOverflow) {
+		t.Errorf("CountVal of 2^70 points = %v, want ErrOverflow", err)
 	}
-	want := new(big.Int).Lsh(big.NewInt(1), 70)
-	if got := must(s.CountValBig()); got.Cmp(want) != 0 {
-		t.Errorf("CountValBig = %s, want 2^70 = %s", got, want)
+	for _, c := range []struct {
+		set      string
+		min, max int64
+	}{
+		{"{ [i] : -9223372036854775808 <= i <= 9223372036854775807 }", math.MinInt64, math.MaxInt64},
+		{"{ [i] : -4611686018427387909 <= i <= -3 }", -4611686018427387909, -3},
+		{"{ [i] : i = 0 }", 0, 0},
+	} {
+		s := must(sc.ReadSet(c.set))
+		if lo, hi := must(must(s.DimMinVal(0)).Int64()), must(must(s.DimMaxVal(0)).Int64()); lo != c.min || hi != c.max {
+			t.Errorf("extremes of %s = %d, %d; want %d, %d", s, lo, hi, c.min, c.max)
+		}
 	}
-	neg := must(ctx.ReadVal("-1180591620717411303425"))
-	defer neg.Free()
-	if got := must(neg.BigInt()); got.Cmp(new(big.Int).Neg(new(big.Int).Add(want, big.NewInt(1)))) != 0 {
-		t.Errorf("BigInt = %s, want -(2^70 + 1)", got)
+	beyond := must(sc.ReadSet("{ [i] : -1180591620717411303425 <= i <= 9223372036854775808 }"))
+	for _, v := range []*Val{must(beyond.DimMinVal(0)), must(beyond.DimMaxVal(0))} {
+		if _, err := v.Int64(); !errors.Is(err, ErrOverflow) {
+			t.Errorf("Int64(%s) = %v, want ErrOverflow", v, err)
+		}
+	}
+	for _, i := range []int64{0, 1, -1, 12345, math.MinInt64, math.MaxInt64} {
+		v := must(sc.ValIntFromSi(i))
+		if got := must(v.Int64()); got != i || v.String() != strconv.FormatInt(i, 10) {
+			t.Errorf("ValIntFromSi(%d) = %s, Int64 %d", i, v, got)
+		}
+		if must(v.IsInfty()) || must(v.IsNegInfty()) {
+			t.Errorf("ValIntFromSi(%d) is infinite", i)
+		}
+	}
+}
+
+// TestInfiniteExtremes checks the extremes of unbounded and empty sets: ISL
+// gives infinities and NaN, which are no integers.
+func TestInfiniteExtremes(t *testing.T) {
+	ctx := newTestCtx(t)
+	sc := ctx.NewScope()
+	defer sc.Free()
+	half := must(sc.ReadSet("{ [i, j] : i >= 3 and j <= -2 }"))
+	for _, c := range []struct {
+		v           *Val
+		text        string
+		infty, ninf bool
+	}{
+		{must(half.DimMinVal(0)), "3", false, false},
+		{must(half.DimMaxVal(0)), "infty", true, false},
+		{must(half.DimMinVal(1)), "-infty", false, true},
+		{must(half.DimMaxVal(1)), "-2", false, false},
+		{must(must(sc.ReadSet("{ [i] : 1 = 0 }")).DimMinVal(0)), "NaN", false, false},
+	} {
+		if c.v.String() != c.text || must(c.v.IsInfty()) != c.infty || must(c.v.IsNegInfty()) != c.ninf {
+			t.Errorf("%s: IsInfty %v, IsNegInfty %v; want %s", c.v, must(c.v.IsInfty()), must(c.v.IsNegInfty()), c.text)
+		}
+		if _, err := c.v.Int64(); (err == nil) != (!c.infty && !c.ninf && c.text != "NaN") {
+			t.Errorf("Int64(%s) error = %v", c.v, err)
+		}
+	}
+	if _, err := half.BoundingBox(); err == nil {
+		t.Errorf("BoundingBox of the unbounded %s succeeded", half)
 	}
 }
 
 func TestQuotaStopsCountingAndCtxStaysUsable(t *testing.T) {
-	ctx := newTestCtx(t)
+	ctx := newTestCtx(t, WithMaxOperations(10000))
 	s := must(ctx.ReadSet("{ [i, j, k] : 0 <= i, j, k < 300 and (i + 2j + 3k) mod 7 = 3 and i + j <= k + 100 }"))
 	defer s.Free()
-	ctx.SetMaxOperations(10000)
 	// isl_set_count_val returns a truncated count when it hits the quota;
 	// the binding must report the error instead.
 	if n, err := s.CountVal(); !errors.Is(err, ErrQuota) {
@@ -107,9 +179,38 @@ func TestQuotaStopsCountingAndCtxStaysUsable(t *testing.T) {
 	if n := must(small.CountVal()); n != 10 {
 		t.Errorf("CountVal after a quota error = %d, want 10", n)
 	}
-	ctx.SetMaxOperations(0)
-	if n := must(s.CountVal()); n != 1461672 {
+	unbounded := newTestCtx(t)
+	big := must(unbounded.ReadSet(s.String()))
+	defer big.Free()
+	if n := must(big.CountVal()); n != 1461672 {
 		t.Errorf("CountVal without quota = %d, want 1461672", n)
+	}
+}
+
+// TestResetOperations checks that the operations of successive calls add up
+// against the bound until ResetOperations sets the count back to zero.
+func TestResetOperations(t *testing.T) {
+	// One count (about 2000 operations) fits in the bound; a thousand do not.
+	ctx := newTestCtx(t, WithMaxOperations(10000))
+	s := must(ctx.ReadSet("{ [i, j] : 0 <= i, j < 50 and (i + 3j) mod 5 = 2 }"))
+	defer s.Free()
+	if n := must(s.CountVal()); n != 500 {
+		t.Fatalf("CountVal(%s) = %d, want 500", s, n)
+	}
+	var err error
+	for range 1000 {
+		if _, err = s.CountVal(); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, ErrQuota) {
+		t.Fatalf("1000 counts without ResetOperations: %v, want ErrQuota", err)
+	}
+	for range 1000 {
+		ctx.ResetOperations()
+		if _, err := s.CountVal(); err != nil {
+			t.Fatalf("count after ResetOperations: %v", err)
+		}
 	}
 }
 
@@ -118,15 +219,15 @@ func TestFreedAndForeignObjects(t *testing.T) {
 	other := newTestCtx(t)
 	a := must(ctx.ReadSet("{ [i] : 0 <= i < 4 }"))
 	b := must(other.ReadSet("{ [i] : 0 <= i < 4 }"))
-	if _, err := a.Union(b); err == nil {
-		t.Error("Union of sets from different contexts succeeded")
+	if _, err := a.Intersect(b); err == nil {
+		t.Error("Intersect of sets from different contexts succeeded")
 	}
 	b.Free()
 	b.Free() // idempotent
 	var nilSet *Set
 	nilSet.Free()
-	if _, err := a.Union(b); !errors.Is(err, ErrFreed) {
-		t.Errorf("Union with a freed set = %v, want ErrFreed", err)
+	if _, err := a.Intersect(b); !errors.Is(err, ErrFreed) {
+		t.Errorf("Intersect with a freed set = %v, want ErrFreed", err)
 	}
 	if _, err := nilSet.CountVal(); !errors.Is(err, ErrFreed) {
 		t.Errorf("CountVal on nil = %v, want ErrFreed", err)
@@ -153,7 +254,7 @@ func TestNoLeaksOverManyCycles(t *testing.T) {
 		if i%2 == 0 {
 			sc := ctx.NewScope()
 			a := must(sc.ReadSet("{ [i, j] : 0 <= i < 10 and 0 <= j <= i }"))
-			b := must(a.FixSi(DimSet, 0, i%10))
+			b := must(a.FixVal(DimSet, 0, must(sc.ValIntFromSi(int64(i%10)))))
 			if n := must(must(a.Subtract(b)).CountVal()); n != 55-int64(i%10+1) {
 				t.Fatalf("count = %d", n)
 			}
@@ -162,11 +263,13 @@ func TestNoLeaksOverManyCycles(t *testing.T) {
 		}
 		a := must(ctx.ReadSet("{ [i] : 0 <= i < 10 }"))
 		m := must(ctx.ReadMap("{ [i] -> [floor(i/3)] }"))
-		img := must(a.Apply(m))
+		restricted := must(m.IntersectDomain(a))
+		img := must(restricted.Range())
 		if n := must(img.CountVal()); n != 4 {
 			t.Fatalf("count = %d", n)
 		}
 		img.Free()
+		restricted.Free()
 		m.Free()
 		a.Free()
 	}
@@ -181,25 +284,21 @@ func TestNoLeaksOverManyCycles(t *testing.T) {
 	}
 }
 
-func TestScopeDetach(t *testing.T) {
-	ctx := newTestCtx(t)
-	sc := ctx.NewScope()
-	a := must(sc.ReadSet("{ [i] : 0 <= i < 8 }"))
-	b := must(a.LowerBoundSi(DimSet, 0, 3))
-	kept := must(b.Lexmin())
-	sc.Detach(kept)
-	if n := ctx.LiveObjects(); n != 3 {
-		t.Errorf("LiveObjects = %d, want 3", n)
+// TestWrappersCarryNoCopy checks that every wrapper of a C object holds the
+// noCopy guard, through which go vet reports a wrapper copied by value.
+func TestWrappersCarryNoCopy(t *testing.T) {
+	guard := reflect.TypeFor[noCopy]()
+	for _, w := range []any{Set{}, Map{}, BasicSet{}, Space{}, Id{}, Val{}} {
+		typ := reflect.TypeOf(w)
+		f, ok := typ.FieldByName("noCopy")
+		if !ok || f.Type != guard {
+			t.Errorf("%s has no noCopy guard", typ)
+		}
 	}
-	sc.Free()
-	if n := ctx.LiveObjects(); n != 1 {
-		t.Errorf("LiveObjects after Scope.Free = %d, want 1 (the detached set)", n)
-	}
-	if got := kept.String(); got != "{ [i = 3] }" {
-		t.Errorf("detached set = %s, want { [i = 3] }", got)
-	}
-	kept.Free()
 }
+
+// The guard must be a sync.Locker for go vet's copylocks check to see it.
+var _ sync.Locker = (*noCopy)(nil)
 
 func TestCleanupFreesForgottenObjects(t *testing.T) {
 	ctx := newTestCtx(t)
@@ -230,7 +329,11 @@ func TestContextsInParallel(t *testing.T) {
 				s, err := sc.ReadSet("{ [i, j] : 0 <= i < 20 and 0 <= j < 20 and (i + j) mod 3 = 0 }")
 				if err == nil {
 					var u *Set
-					if u, err = s.FixSi(DimSet, 0, i%20); err == nil {
+					var v *Val
+					if v, err = sc.ValIntFromSi(int64(i % 20)); err == nil {
+						u, err = s.FixVal(DimSet, 0, v)
+					}
+					if err == nil {
 						var n int64
 						want := int64(7) // j ≡ -i (mod 3) in [0, 20)
 						if i%20%3 == 1 {

@@ -1,9 +1,12 @@
 // Package isl is a cgo binding to the Integer Set Library (libisl 0.25).
 //
-// It wraps the ISL types polyvol needs (sets, maps, their unions, values,
-// spaces, identifiers and affine expressions) with methods named after the
-// ISL function they call, so that isl_set_union is (*Set).Union and the ISL
-// manual documents each method.
+// It wraps the ISL types polyvol uses (sets, basic sets, maps, values,
+// spaces and identifiers), and only the operations polyvol calls, with
+// methods named after the ISL function they call, so that isl_set_intersect
+// is (*Set).Intersect and the ISL manual documents each method. The few
+// helpers that are not a single ISL function carry descriptive Go names
+// instead (BoxSet, BoundingBox, Int64, LiveObjects), so that no name promises
+// an ISL function that behaves differently.
 //
 // Errors: the context runs with on_error = continue. Every ISL call that
 // fails returns a Go error carrying ISL's own message; no input can abort the
@@ -113,7 +116,7 @@ type Option func(*Ctx)
 // WithMaxOperations bounds the number of ISL operations the context may
 // perform before its calls fail with ErrQuota; 0 means no bound.
 func WithMaxOperations(n uint64) Option {
-	return func(c *Ctx) { c.SetMaxOperations(n) }
+	return func(c *Ctx) { C.isl_ctx_set_max_operations(c.p, C.ulong(n)) }
 }
 
 // NewCtx allocates an ISL context configured to report errors instead of
@@ -150,17 +153,7 @@ func (c *Ctx) Close() error {
 // yet freed.
 func (c *Ctx) LiveObjects() int64 { return c.live.Load() }
 
-// SetMaxOperations bounds the number of ISL operations counted since the last
-// ResetOperations; 0 means no bound. It wraps isl_ctx_set_max_operations.
-func (c *Ctx) SetMaxOperations(n uint64) {
-	C.isl_ctx_set_max_operations(c.p, C.ulong(n))
-}
-
-// MaxOperations returns the bound set by SetMaxOperations. It wraps
-// isl_ctx_get_max_operations.
-func (c *Ctx) MaxOperations() uint64 { return uint64(C.isl_ctx_get_max_operations(c.p)) }
-
-// ResetOperations sets the count of operations, which SetMaxOperations
+// ResetOperations sets the count of operations, which WithMaxOperations
 // bounds, back to zero. It wraps isl_ctx_reset_operations.
 func (c *Ctx) ResetOperations() { C.isl_ctx_reset_operations(c.p) }
 
@@ -201,7 +194,7 @@ func (c *Ctx) failed() bool { return C.isl_ctx_last_error(c.p) != C.isl_error_no
 // into an error, freeing a result that came with an error.
 func newObject[P comparable, T any, PT interface {
 	*T
-	Object
+	object
 }](m maker, p P, op string, release func(P), wrap func(P) PT) (PT, error) {
 	var null P
 	if p == null || m.ctx.failed() {
@@ -263,8 +256,8 @@ type orphan struct {
 	release func()
 }
 
-// Object is implemented by every ISL object wrapper of this package.
-type Object interface {
+// object is implemented by every ISL object wrapper of this package.
+type object interface {
 	// Free frees the C object; it is idempotent and safe on nil.
 	Free()
 	res() *resource
@@ -275,7 +268,7 @@ type Object interface {
 // goroutine at a time.
 type Scope struct {
 	maker
-	objs []Object
+	objs []object
 }
 
 // Free frees every live object of the scope, newest first. The scope may be
@@ -290,17 +283,6 @@ func (s *Scope) Free() {
 	s.objs = nil
 }
 
-// Detach removes o from the scope, so that Scope.Free leaves it alone and the
-// caller frees it; objects later derived from o belong to no scope.
-func (s *Scope) Detach(o Object) {
-	r := o.res()
-	if r == nil || r.origin.scope != s {
-		return
-	}
-	r.origin.scope = nil
-	s.objs = slices.DeleteFunc(s.objs, func(x Object) bool { return x.res() == r })
-}
-
 // maker holds where new objects go: their context and, optionally, the scope
 // that frees them. Ctx and Scope embed it, which gives both the constructor
 // methods (ReadSet, ValIntFromSi, ...).
@@ -309,8 +291,23 @@ type maker struct {
 	scope *Scope
 }
 
-// resource is the bookkeeping shared by all wrappers.
+// noCopy, as a field of a struct, makes go vet's copylocks check report
+// every copy of that struct by value: a copied wrapper would share its C
+// object with the original, and both would free it. It is a named field, not
+// an embedded one, so that the wrappers do not gain Lock and Unlock methods.
+type noCopy struct{}
+
+// Lock is a no-op; it exists only for go vet's copylocks check.
+func (*noCopy) Lock() {}
+
+// Unlock is a no-op; it exists only for go vet's copylocks check.
+func (*noCopy) Unlock() {}
+
+// resource is the bookkeeping shared by all wrappers; its noCopy guard
+// covers every wrapper, since each embeds a resource (Ctx holds a
+// sync.Mutex, which go vet guards the same way).
 type resource struct {
+	noCopy  noCopy
 	origin  maker
 	release func() // frees the C object; nil once freed
 	cleanup runtime.Cleanup
@@ -320,7 +317,7 @@ type resource struct {
 // safety-net cleanup and adds it to the scope, if any.
 func track[T any, PT interface {
 	*T
-	Object
+	object
 }](m maker, obj PT, release func()) {
 	c := m.ctx
 	c.freeOrphans()
@@ -349,7 +346,7 @@ func (r *resource) free() {
 
 // usable checks that every object is live and that all belong to one
 // context, which it returns.
-func usable(objs ...Object) (*Ctx, error) {
+func usable(objs ...object) (*Ctx, error) {
 	var c *Ctx
 	for _, o := range objs {
 		r := o.res()

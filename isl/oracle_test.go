@@ -6,6 +6,7 @@ package isl
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -254,139 +255,83 @@ func (s pointSet) mapPoints(f func(point) point) pointSet {
 	return out
 }
 
-func lexLess(a, b point) bool { return slices.Compare(a[:], b[:]) < 0 }
-
-// lexExtreme returns the singleton of the lexicographically smallest (or
-// largest) point, or the empty set.
-func (s pointSet) lexExtreme(largest bool) pointSet {
-	var best point
-	found := false
-	for p := range s {
-		better := lexLess(p, best)
-		if largest {
-			better = lexLess(best, p)
+// pointsRuns splits a point set of dimension d into runs: maximal boxes of
+// consecutive points along the last dimension, which agree on all others.
+func pointsRuns(ps pointSet, d int) (lo, hi []point) {
+	pts := slices.SortedFunc(maps.Keys(ps), func(a, b point) int { return slices.Compare(a[:], b[:]) })
+	for i, p := range pts {
+		last := len(hi) - 1
+		if i > 0 && slices.Equal(p[:d-1], hi[last][:d-1]) && p[d-1] == hi[last][d-1]+1 {
+			hi[last] = p
+			continue
 		}
-		if !found || better {
-			best, found = p, true
-		}
+		lo, hi = append(lo, p), append(hi, p)
 	}
-	if !found {
-		return pointSet{}
-	}
-	return pointSet{best: true}
+	return lo, hi
 }
 
-// pointsOf enumerates an ISL set inside the universe by evaluating, in Go,
-// the constraints and div definitions of its basic sets (after
-// ComputeDivs) at every point. That
-// is much faster than isl_set_foreach_point; TestPoints and the "read"
-// checks tie the decoding to brute force. It fails on sets that reach
-// outside the universe.
-func pointsOf(s *Set) (pointSet, error) {
+// samePoints reports an error unless the bounded set s holds exactly the
+// points of want: ISL counts as many points as brute force (CountVal), and
+// every run of points of want, built as a box with BoxSet, is a subset of s.
+// Equal counts and inclusion make the two sets equal. A set of dimension 0
+// holds at most one point, so there the count alone decides.
+func samePoints(s *Set, want pointSet) error {
+	n, err := s.CountVal()
+	if err != nil {
+		return err
+	}
+	if n != int64(len(want)) {
+		return fmt.Errorf("ISL counts %d points, brute force %d\nISL set: %s", n, len(want), s)
+	}
 	d, err := s.Dim(DimSet)
 	if err != nil {
-		return nil, err
-	}
-	explicit, err := s.ComputeDivs()
-	if err != nil {
-		return nil, err
-	}
-	defer explicit.Free()
-	parts, err := explicit.BasicSets()
-	if err != nil {
-		return nil, err
-	}
-	defer freeAll(parts)
-	out := pointSet{}
-	for _, b := range parts {
-		cons, err := b.Constraints()
-		if err != nil {
-			return nil, err
-		}
-		divs, err := b.Divs()
-		if err != nil {
-			return nil, err
-		}
-		universe(d, func(p point) {
-			if satisfies(p, cons, divs) {
-				out[p] = true
-			}
-		})
-	}
-	if len(out) == 0 {
-		empty, err := s.IsEmpty()
-		if err != nil || !empty {
-			return nil, fmt.Errorf("%s has no points inside the universe but is not empty (%v)", s, err)
-		}
-		return out, nil
-	}
-	for i := range d {
-		if err := checkInsideUniverse(s, i); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// checkInsideUniverse fails when dimension i of the non-empty set s leaves
-// [-bound, bound].
-func checkInsideUniverse(s *Set, i int) error {
-	lo, err := s.DimMinVal(i)
-	if err != nil {
 		return err
 	}
-	defer lo.Free()
-	hi, err := s.DimMaxVal(i)
-	if err != nil {
-		return err
+	if d == 0 {
+		return nil // { [] } or empty: the count tells them apart
 	}
-	defer hi.Free()
-	l, errLo := lo.Int64()
-	h, errHi := hi.Int64()
-	if errLo != nil || errHi != nil || l < -bound || h > bound {
-		return fmt.Errorf("dimension %d of %s spans [%s, %s], outside the universe", i, s, lo, hi)
+	lo, hi := pointsRuns(want, d)
+	for i := range lo {
+		box, err := s.origin.ctx.BoxSet("", lo[i][:d], hi[i][:d])
+		if err != nil {
+			return err
+		}
+		in, err := box.IsSubset(s)
+		box.Free()
+		if err != nil {
+			return err
+		}
+		if !in {
+			return fmt.Errorf("brute-force points %v..%v are not all in ISL set %s", lo[i][:d], hi[i][:d], s)
+		}
 	}
 	return nil
 }
 
-// satisfies evaluates the constraints of a basic set at p, computing its
-// divs from their definitions first.
-func satisfies(p point, cons []Constraint, divs []Div) bool {
-	vals := make([]int64, len(divs))
-	for i, div := range divs {
-		vals[i] = floorDiv(evalLinear(div.Expr, p, vals), div.Denominator)
-	}
-	for _, c := range cons {
-		v := evalLinear(c.Expr, p, vals)
-		if c.Equality && v != 0 || !c.Equality && v < 0 {
-			return false
-		}
-	}
-	return true
+// wrapText turns ISL's text of a map into the text of the set of its pairs
+// [x, y], which is what isl_map_wrap would give without the nesting: the
+// binding keeps no Wrap because polyvol does not use one.
+func wrapText(m string) string {
+	m = strings.ReplaceAll(m, "[] -> [", "[")
+	m = strings.ReplaceAll(m, "] -> []", "]")
+	return strings.ReplaceAll(m, "] -> [", ", ")
 }
 
-func evalLinear(l Linear, p point, divs []int64) int64 {
-	v := l.Constant
-	for i, c := range l.Set {
-		v += c * p[i]
-	}
-	for i, c := range l.Div {
-		v += c * divs[i]
-	}
-	return v
-}
-
-// islPoints enumerates an ISL set with Points (isl_set_foreach_point).
-func islPoints(s *Set) (pointSet, error) {
-	pts, err := s.Points(1 << 20)
-	if err != nil {
-		return nil, err
-	}
+// decodeInUniverse evaluates, in Go, the constraints that Constraints reads
+// from a basic set without local variables at every point of the universe.
+func decodeInUniverse(cons []Constraint, d int) pointSet {
 	out := pointSet{}
-	for _, c := range pts {
-		var p point
-		copy(p[:], c)
+	universe(d, func(p point) {
+		for _, c := range cons {
+			v := c.Expr.Constant
+			for i, a := range c.Expr.Set {
+				v += a * p[i]
+			}
+			if c.Equality && v != 0 || !c.Equality && v < 0 {
+				return
+			}
+		}
 		out[p] = true
-	}
-	return out, nil
+	})
+	return out
 }

@@ -5,55 +5,13 @@ package isl
 #include <isl/set.h>
 #include <isl/map.h>
 #include <isl/ilp.h>
-#include <isl/point.h>
 #include <isl/val.h>
-#include <isl/union_set.h>
-
-// polyvol_points receives the coordinates of at most cap points.
-typedef struct {
-	long *coords;
-	long cap;
-	long n;
-	int dim;
-	int full;
-	int bad;
-} polyvol_points;
-
-static isl_stat polyvol_collect_point(isl_point *pnt, void *user) {
-	polyvol_points *pts = user;
-	if (pts->n >= pts->cap) {
-		pts->full = 1;
-		isl_point_free(pnt);
-		return isl_stat_error;
-	}
-	for (int i = 0; i < pts->dim; i++) {
-		isl_val *v = isl_point_get_coordinate_val(pnt, isl_dim_set, i);
-		if (!v || !isl_val_is_int(v)) {
-			pts->bad = 1;
-			isl_val_free(v);
-			isl_point_free(pnt);
-			return isl_stat_error;
-		}
-		pts->coords[pts->n * pts->dim + i] = isl_val_get_num_si(v);
-		isl_val_free(v);
-	}
-	pts->n++;
-	isl_point_free(pnt);
-	return isl_stat_ok;
-}
-
-static isl_stat polyvol_set_points(isl_set *set, polyvol_points *pts) {
-	return isl_set_foreach_point(set, &polyvol_collect_point, pts);
-}
 */
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"math/big"
-	"unsafe"
 )
 
 // Set is an ISL set: a finite union of integer polyhedra, possibly with
@@ -125,16 +83,6 @@ func (s *Set) setPredicate(t *Set, op string, f func(a, b *C.isl_set) C.isl_bool
 	return c.boolResult(f(s.p, t.p), op)
 }
 
-// Copy returns a new reference to the set. It wraps isl_set_copy.
-func (s *Set) Copy() (*Set, error) {
-	return s.setUnary("isl_set_copy", func(p *C.isl_set) *C.isl_set { return p })
-}
-
-// Union returns the union of s and t. It wraps isl_set_union.
-func (s *Set) Union(t *Set) (*Set, error) {
-	return s.setBinary(t, "isl_set_union", func(a, b *C.isl_set) *C.isl_set { return C.isl_set_union(a, b) })
-}
-
 // Intersect returns the intersection of s and t. It wraps isl_set_intersect.
 func (s *Set) Intersect(t *Set) (*Set, error) {
 	return s.setBinary(t, "isl_set_intersect", func(a, b *C.isl_set) *C.isl_set { return C.isl_set_intersect(a, b) })
@@ -146,42 +94,10 @@ func (s *Set) Subtract(t *Set) (*Set, error) {
 	return s.setBinary(t, "isl_set_subtract", func(a, b *C.isl_set) *C.isl_set { return C.isl_set_subtract(a, b) })
 }
 
-// Apply returns the image of s under m. It wraps isl_set_apply.
-func (s *Set) Apply(m *Map) (*Set, error) {
-	if _, err := usable(s, m); err != nil {
-		return nil, err
-	}
-	return s.origin.newSet(C.isl_set_apply(C.isl_set_copy(s.p), C.isl_map_copy(m.p)), "isl_set_apply")
-}
-
-// Coalesce returns the set with its pieces merged where ISL can. It wraps
-// isl_set_coalesce.
-func (s *Set) Coalesce() (*Set, error) {
-	return s.setUnary("isl_set_coalesce", func(p *C.isl_set) *C.isl_set { return C.isl_set_coalesce(p) })
-}
-
 // MakeDisjoint returns the set as a union of pairwise disjoint basic sets.
 // It wraps isl_set_make_disjoint.
 func (s *Set) MakeDisjoint() (*Set, error) {
 	return s.setUnary("isl_set_make_disjoint", func(p *C.isl_set) *C.isl_set { return C.isl_set_make_disjoint(p) })
-}
-
-// ComputeDivs returns the set with an explicit expression for every
-// existentially quantified variable. It wraps isl_set_compute_divs.
-func (s *Set) ComputeDivs() (*Set, error) {
-	return s.setUnary("isl_set_compute_divs", func(p *C.isl_set) *C.isl_set { return C.isl_set_compute_divs(p) })
-}
-
-// Lexmin returns the lexicographically smallest point of s (per parameter
-// value). It wraps isl_set_lexmin.
-func (s *Set) Lexmin() (*Set, error) {
-	return s.setUnary("isl_set_lexmin", func(p *C.isl_set) *C.isl_set { return C.isl_set_lexmin(p) })
-}
-
-// Lexmax returns the lexicographically largest point of s (per parameter
-// value). It wraps isl_set_lexmax.
-func (s *Set) Lexmax() (*Set, error) {
-	return s.setUnary("isl_set_lexmax", func(p *C.isl_set) *C.isl_set { return C.isl_set_lexmax(p) })
 }
 
 // ProjectOut removes n dimensions of the given type starting at first,
@@ -211,48 +127,6 @@ func cPos(op string, pos int) (C.uint, error) {
 	return C.uint(pos), nil
 }
 
-// setBound applies one of the isl_set_{fix,lower_bound,upper_bound}_si
-// functions.
-func (s *Set) setBound(op string, typ DimType, pos, value int,
-	f func(*C.isl_set, C.enum_isl_dim_type, C.uint, C.int) *C.isl_set) (*Set, error) {
-	cp, err := cPos(op, pos)
-	if err != nil {
-		return nil, err
-	}
-	cv, err := cInt(op, value)
-	if err != nil {
-		return nil, err
-	}
-	return s.setUnary(op, func(p *C.isl_set) *C.isl_set { return f(p, typ.c(), cp, cv) })
-}
-
-// FixSi returns the subset of s where dimension pos of the given type
-// equals value. It wraps isl_set_fix_si.
-func (s *Set) FixSi(typ DimType, pos, value int) (*Set, error) {
-	return s.setBound("isl_set_fix_si", typ, pos, value,
-		func(p *C.isl_set, t C.enum_isl_dim_type, q C.uint, v C.int) *C.isl_set {
-			return C.isl_set_fix_si(p, t, q, v)
-		})
-}
-
-// LowerBoundSi returns the subset of s where dimension pos of the given type
-// is at least value. It wraps isl_set_lower_bound_si.
-func (s *Set) LowerBoundSi(typ DimType, pos, value int) (*Set, error) {
-	return s.setBound("isl_set_lower_bound_si", typ, pos, value,
-		func(p *C.isl_set, t C.enum_isl_dim_type, q C.uint, v C.int) *C.isl_set {
-			return C.isl_set_lower_bound_si(p, t, q, v)
-		})
-}
-
-// UpperBoundSi returns the subset of s where dimension pos of the given type
-// is at most value. It wraps isl_set_upper_bound_si.
-func (s *Set) UpperBoundSi(typ DimType, pos, value int) (*Set, error) {
-	return s.setBound("isl_set_upper_bound_si", typ, pos, value,
-		func(p *C.isl_set, t C.enum_isl_dim_type, q C.uint, v C.int) *C.isl_set {
-			return C.isl_set_upper_bound_si(p, t, q, v)
-		})
-}
-
 // setBoundVal applies one of the isl_set_{fix,lower_bound,upper_bound}_val
 // functions.
 func (s *Set) setBoundVal(op string, typ DimType, pos int, v *Val,
@@ -276,18 +150,18 @@ func (s *Set) FixVal(typ DimType, pos int, v *Val) (*Set, error) {
 		})
 }
 
-// LowerBoundVal returns the subset of s where dimension pos of the given
+// lowerBoundVal returns the subset of s where dimension pos of the given
 // type is at least v. It wraps isl_set_lower_bound_val.
-func (s *Set) LowerBoundVal(typ DimType, pos int, v *Val) (*Set, error) {
+func (s *Set) lowerBoundVal(typ DimType, pos int, v *Val) (*Set, error) {
 	return s.setBoundVal("isl_set_lower_bound_val", typ, pos, v,
 		func(p *C.isl_set, t C.enum_isl_dim_type, q C.uint, v *C.isl_val) *C.isl_set {
 			return C.isl_set_lower_bound_val(p, t, q, v)
 		})
 }
 
-// UpperBoundVal returns the subset of s where dimension pos of the given
+// upperBoundVal returns the subset of s where dimension pos of the given
 // type is at most v. It wraps isl_set_upper_bound_val.
-func (s *Set) UpperBoundVal(typ DimType, pos int, v *Val) (*Set, error) {
+func (s *Set) upperBoundVal(typ DimType, pos int, v *Val) (*Set, error) {
 	return s.setBoundVal("isl_set_upper_bound_val", typ, pos, v,
 		func(p *C.isl_set, t C.enum_isl_dim_type, q C.uint, v *C.isl_val) *C.isl_set {
 			return C.isl_set_upper_bound_val(p, t, q, v)
@@ -303,16 +177,6 @@ func (s *Set) IsEmpty() (bool, error) {
 	return c.boolResult(C.isl_set_is_empty(s.p), "isl_set_is_empty")
 }
 
-// PlainIsUniverse reports whether s is obviously the universe of its space,
-// without computation. It wraps isl_set_plain_is_universe.
-func (s *Set) PlainIsUniverse() (bool, error) {
-	c, err := usable(s)
-	if err != nil {
-		return false, err
-	}
-	return c.boolResult(C.isl_set_plain_is_universe(s.p), "isl_set_plain_is_universe")
-}
-
 // IsEqual reports whether s and t have the same points. It wraps
 // isl_set_is_equal.
 func (s *Set) IsEqual(t *Set) (bool, error) {
@@ -325,12 +189,6 @@ func (s *Set) IsSubset(t *Set) (bool, error) {
 	return s.setPredicate(t, "isl_set_is_subset", func(a, b *C.isl_set) C.isl_bool { return C.isl_set_is_subset(a, b) })
 }
 
-// IsDisjoint reports whether s and t have no point in common. It wraps
-// isl_set_is_disjoint.
-func (s *Set) IsDisjoint(t *Set) (bool, error) {
-	return s.setPredicate(t, "isl_set_is_disjoint", func(a, b *C.isl_set) C.isl_bool { return C.isl_set_is_disjoint(a, b) })
-}
-
 // Dim returns the number of dimensions of the given type. It wraps
 // isl_set_dim.
 func (s *Set) Dim(typ DimType) (int, error) {
@@ -339,16 +197,6 @@ func (s *Set) Dim(typ DimType) (int, error) {
 		return 0, err
 	}
 	return c.sizeResult(C.isl_set_dim(s.p, typ.c()), "isl_set_dim")
-}
-
-// NBasicSet returns the number of basic sets whose union is s. It wraps
-// isl_set_n_basic_set.
-func (s *Set) NBasicSet() (int, error) {
-	c, err := usable(s)
-	if err != nil {
-		return 0, err
-	}
-	return c.sizeResult(C.isl_set_n_basic_set(s.p), "isl_set_n_basic_set")
 }
 
 // Space returns the space of s. It wraps isl_set_get_space.
@@ -381,30 +229,14 @@ func (s *Set) BasicSets() ([]*BasicSet, error) {
 	for i := range n {
 		b, err := s.origin.newBasicSet(C.isl_basic_set_list_get_at(list, C.int(i)), "isl_basic_set_list_get_at")
 		if err != nil {
-			freeAll(out)
+			for _, b := range out {
+				b.Free()
+			}
 			return nil, err
 		}
 		out = append(out, b)
 	}
 	return out, nil
-}
-
-// SimpleHull returns a basic set containing s whose constraints are
-// translates of constraints of s. It wraps isl_set_simple_hull.
-func (s *Set) SimpleHull() (*BasicSet, error) {
-	if _, err := usable(s); err != nil {
-		return nil, err
-	}
-	return s.origin.newBasicSet(C.isl_set_simple_hull(C.isl_set_copy(s.p)), "isl_set_simple_hull")
-}
-
-// ConvexHull returns the smallest basic set containing s. It wraps
-// isl_set_convex_hull.
-func (s *Set) ConvexHull() (*BasicSet, error) {
-	if _, err := usable(s); err != nil {
-		return nil, err
-	}
-	return s.origin.newBasicSet(C.isl_set_convex_hull(C.isl_set_copy(s.p)), "isl_set_convex_hull")
 }
 
 // DimMinVal returns the minimum of set dimension pos over s (-infty when
@@ -431,12 +263,14 @@ func (s *Set) DimMaxVal(pos int) (*Val, error) {
 	return s.origin.newVal(C.isl_set_dim_max_val(C.isl_set_copy(s.p), C.int(pos)), "isl_set_dim_max_val")
 }
 
-// BoxHull returns the smallest rectangular box, [min, max] in every set
-// dimension, that contains the non-empty, bounded, parameter-free set s.
-// isl 0.25 has no isl_set_box_hull; this combines isl_set_dim_min_val and
-// isl_set_dim_max_val with isl_set_lower_bound_val and
-// isl_set_upper_bound_val on the universe of s's space.
-func (s *Set) BoxHull() (*Set, error) {
+// BoundingBox returns the smallest rectangular box, [min, max] in every set
+// dimension, that contains the non-empty, bounded, parameter-free set s. It
+// is no single ISL function (ISL's own box hulls, such as
+// isl_set_get_simple_fixed_box_hull, answer a different question): it
+// combines isl_set_dim_min_val and isl_set_dim_max_val with
+// isl_set_lower_bound_val and isl_set_upper_bound_val on the universe of s's
+// space.
+func (s *Set) BoundingBox() (*Set, error) {
 	if _, err := usable(s); err != nil {
 		return nil, err
 	}
@@ -473,93 +307,28 @@ func (box *Set) boundByExtremes(s *Set, pos int) (*Set, error) {
 	}
 	defer hi.Free()
 	for _, v := range []*Val{lo, hi} {
-		if ok, err := v.IsInt(); err != nil || !ok {
-			return nil, fmt.Errorf("isl: BoxHull: dimension %d of %s is unbounded or empty (extreme %s)", pos, s, v)
+		if ok, err := v.isInt(); err != nil || !ok {
+			return nil, fmt.Errorf("isl: BoundingBox: dimension %d of %s is unbounded or empty (extreme %s)", pos, s, v)
 		}
 	}
-	lower, err := box.LowerBoundVal(DimSet, pos, lo)
+	lower, err := box.lowerBoundVal(DimSet, pos, lo)
 	if err != nil {
 		return nil, err
 	}
 	defer lower.Free()
-	return lower.UpperBoundVal(DimSet, pos, hi)
-}
-
-// countBig counts the points of s as a big integer.
-func (s *Set) countBig() (*big.Int, error) {
-	if _, err := usable(s); err != nil {
-		return nil, err
-	}
-	v, err := s.origin.newVal(C.isl_set_count_val(s.p), "isl_set_count_val")
-	if err != nil {
-		return nil, err
-	}
-	defer v.Free()
-	return v.BigInt()
+	return lower.upperBoundVal(DimSet, pos, hi)
 }
 
 // CountVal returns the number of points of s; the error matches ErrOverflow
 // when the count does not fit in an int64. It wraps isl_set_count_val.
 func (s *Set) CountVal() (int64, error) {
-	z, err := s.countBig()
+	if _, err := usable(s); err != nil {
+		return 0, err
+	}
+	v, err := s.origin.newVal(C.isl_set_count_val(s.p), "isl_set_count_val")
 	if err != nil {
 		return 0, err
 	}
-	return bigToInt64(z)
-}
-
-// CountValBig returns the number of points of s as a big integer. It wraps
-// isl_set_count_val.
-func (s *Set) CountValBig() (*big.Int, error) { return s.countBig() }
-
-// ToUnionSet returns s as a union set. It wraps isl_union_set_from_set.
-func (s *Set) ToUnionSet() (*UnionSet, error) {
-	if _, err := usable(s); err != nil {
-		return nil, err
-	}
-	return s.origin.newUnionSet(C.isl_union_set_from_set(C.isl_set_copy(s.p)), "isl_union_set_from_set")
-}
-
-// ErrTooManyPoints is matched by the error of Points when the set has more
-// points than the limit.
-var ErrTooManyPoints = errors.New("isl: set has more points than the limit")
-
-// Points returns the coordinates of the points of the bounded,
-// parameter-free set s, in ISL's order, failing with ErrTooManyPoints when
-// there are more than limit. It is meant for tests and small sets. It wraps
-// isl_set_foreach_point.
-func (s *Set) Points(limit int) ([][]int64, error) {
-	c, err := usable(s)
-	if err != nil {
-		return nil, err
-	}
-	dim, err := s.Dim(DimSet)
-	if err != nil {
-		return nil, err
-	}
-	if limit < 0 {
-		return nil, fmt.Errorf("isl: Points: negative limit %d", limit)
-	}
-	pts := (*C.polyvol_points)(C.calloc(1, C.size_t(unsafe.Sizeof(C.polyvol_points{}))))
-	defer C.free(unsafe.Pointer(pts))
-	pts.cap = C.long(limit)
-	pts.dim = C.int(dim)
-	pts.coords = (*C.long)(C.calloc(C.size_t(max(limit*dim, 1)), C.size_t(unsafe.Sizeof(C.long(0)))))
-	defer C.free(unsafe.Pointer(pts.coords))
-	if C.polyvol_set_points(s.p, pts) < 0 || c.failed() {
-		switch {
-		case pts.full != 0:
-			return nil, fmt.Errorf("%w (%d)", ErrTooManyPoints, limit)
-		case pts.bad != 0:
-			return nil, fmt.Errorf("isl: Points: a coordinate of %s does not fit in int64", s)
-		default:
-			return nil, c.lastError("isl_set_foreach_point")
-		}
-	}
-	flat := unsafe.Slice((*int64)(unsafe.Pointer(pts.coords)), int(pts.n)*dim)
-	out := make([][]int64, pts.n)
-	for i := range out {
-		out[i] = append([]int64(nil), flat[i*dim:(i+1)*dim]...)
-	}
-	return out, nil
+	defer v.Free()
+	return v.Int64()
 }

@@ -49,24 +49,6 @@ func (m maker) ValIntFromSi(i int64) (*Val, error) {
 	return m.newVal(C.isl_val_int_from_si(m.ctx.p, C.long(i)), "isl_val_int_from_si")
 }
 
-// ReadVal parses a value such as "42", "-3/4", "infty" or "NaN". It wraps
-// isl_val_read_from_str.
-func (m maker) ReadVal(str string) (*Val, error) {
-	if err := m.ready(); err != nil {
-		return nil, err
-	}
-	p := withCString(str, func(cs *C.char) *C.isl_val { return C.isl_val_read_from_str(m.ctx.p, cs) })
-	return m.newVal(p, "isl_val_read_from_str")
-}
-
-// Copy returns a new reference to the value. It wraps isl_val_copy.
-func (v *Val) Copy() (*Val, error) {
-	if _, err := usable(v); err != nil {
-		return nil, err
-	}
-	return v.origin.newVal(C.isl_val_copy(v.p), "isl_val_copy")
-}
-
 // String returns ISL's text form of the value, or "<freed>". It wraps
 // isl_val_to_str.
 func (v *Val) String() string {
@@ -76,8 +58,8 @@ func (v *Val) String() string {
 	return goString(C.isl_val_to_str(v.p))
 }
 
-// IsInt reports whether the value is an integer. It wraps isl_val_is_int.
-func (v *Val) IsInt() (bool, error) {
+// isInt reports whether the value is an integer. It wraps isl_val_is_int.
+func (v *Val) isInt() (bool, error) {
 	c, err := usable(v)
 	if err != nil {
 		return false, err
@@ -105,14 +87,14 @@ func (v *Val) IsNegInfty() (bool, error) {
 	return c.boolResult(C.isl_val_is_neginfty(v.p), "isl_val_is_neginfty")
 }
 
-// BigInt returns the value as a big integer; it fails unless the value is an
+// bigInt returns the value as a big integer; it fails unless the value is an
 // integer. It reads the value with isl_val_get_abs_num_chunks.
-func (v *Val) BigInt() (*big.Int, error) {
+func (v *Val) bigInt() (*big.Int, error) {
 	c, err := usable(v)
 	if err != nil {
 		return nil, err
 	}
-	isInt, err := c.boolResult(C.isl_val_is_int(v.p), "isl_val_is_int")
+	isInt, err := v.isInt()
 	if err != nil {
 		return nil, err
 	}
@@ -141,14 +123,10 @@ func (v *Val) BigInt() (*big.Int, error) {
 // Int64 returns the value as an int64; it fails unless the value is an
 // integer, and matches ErrOverflow when the integer does not fit.
 func (v *Val) Int64() (int64, error) {
-	z, err := v.BigInt()
+	z, err := v.bigInt()
 	if err != nil {
 		return 0, err
 	}
-	return bigToInt64(z)
-}
-
-func bigToInt64(z *big.Int) (int64, error) {
 	if !z.IsInt64() {
 		return 0, fmt.Errorf("%w: %s", ErrOverflow, z)
 	}
