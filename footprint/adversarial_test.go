@@ -28,7 +28,7 @@ func advEngine(t testing.TB, spec string, block, fold [3]int64, guard bool) *Eng
 	t.Helper()
 	k := parseKernel(t, spec)
 	g := sets.NewGeometry(k.NewLaunch(block, fold))
-	return &Engine{Budget: &Budget{}, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: guard}}
+	return &Engine{Budget: &Budget{}, Mapper: &sets.AccessMapper{Kernel: k, Geom: g, PointGuard: guard}}
 }
 
 // Regression 1: Access.Period is all-or-nothing: when one coordinate's
@@ -53,7 +53,7 @@ func TestAdversarialLargePeriodRejected(t *testing.T) {
 		q := Request{Gran: 32, Space: sets.LinearSpace}
 		th := []lattice.Box{{Hi: [3]int64{16, 16, 16}}}
 		want := int64(len(enumerate(e, q, th)))
-		if got, err := e.Count(q, th); err != nil || got != want {
+		if got, err := e.CountGranules(q, th); err != nil || got != want {
 			t.Errorf("access %s on a 16^3 box: Count %d (%v), enumeration %d", l, got, err, want)
 		}
 	}
@@ -62,7 +62,7 @@ func TestAdversarialLargePeriodRejected(t *testing.T) {
 	const nx, ny = 2048, 1024
 	spec := fmt.Sprintf("name: a\ndomain: [%d, %d]\nfields:\n  - name: F\n    element: 8\n    extent: [%d, 1]\n    load:\n      - (x + %d*y + 1) %% %d\n      - x + %d*y\n", nx, ny, nx*ny, nx, nx*ny, nx)
 	e := advEngine(t, spec, [3]int64{32, 4, 1}, [3]int64{1, 1, 1}, true)
-	got, err := e.Count(Request{Gran: 32, Space: sets.LinearSpace}, []lattice.Box{{Hi: [3]int64{nx, ny, 1}}})
+	got, err := e.CountGranules(Request{Gran: 32, Space: sets.LinearSpace}, []lattice.Box{{Hi: [3]int64{nx, ny, 1}}})
 	if want := int64(nx * ny * 8 / 32); err != nil || got != want {
 		t.Errorf("flat periodic neighbour on %d×%d: Count %d (%v), want %d", nx, ny, got, err, want)
 	}
@@ -89,13 +89,13 @@ func TestAdversarialBudgetDoesNotBoundMemory(t *testing.T) {
 	runtime.GC()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	got, err := e.Count(Request{Gran: 32, Space: sets.LinearSpace}, []lattice.Box{{Hi: [3]int64{nx, ny, 1}}})
+	got, err := e.CountGranules(Request{Gran: 32, Space: sets.LinearSpace}, []lattice.Box{{Hi: [3]int64{nx, ny, 1}}})
 	runtime.ReadMemStats(&m1)
 	if want := int64(nx * ny * 8 / 32); err != nil || got != want {
 		t.Fatalf("Count %d (%v), want %d", got, err, want)
 	}
 	if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 200<<20 {
-		t.Errorf("one Count of %d units allocated %d MB (bound claimed: well under 200 MB)", e.Budget.Used(), alloc>>20)
+		t.Errorf("one CountGranules of %d units allocated %d MB (bound claimed: well under 200 MB)", e.Budget.Used(), alloc>>20)
 	}
 }
 
@@ -117,7 +117,7 @@ func TestAdversarialWorkGrowsWithGrid(t *testing.T) {
 			spec += "      - " + l + "\n"
 		}
 		e := advEngine(t, spec, [3]int64{32, 4, 2}, [3]int64{1, 1, 1}, true)
-		_, err := e.Count(Request{Gran: 32, Space: sets.LinearSpace}, []lattice.Box{{Hi: [3]int64{int64(D), int64(D), int64(D)}}})
+		_, err := e.CountGranules(Request{Gran: 32, Space: sets.LinearSpace}, []lattice.Box{{Hi: [3]int64{int64(D), int64(D), int64(D)}}})
 		return e.Budget.Used(), err
 	}
 	for _, loads := range [][]string{{"[x, 2*y, z]", "[x, y, 2*z]"}, {"[x, y, z]", "[x, y, 2*z]"}} {
@@ -412,10 +412,10 @@ func advRandomEngine(r *rand.Rand, k *kernel.Kernel) *Engine {
 		fold[d] = min(k.Domain[d], int64(1+r.IntN(3)))
 	}
 	g := sets.NewGeometry(k.NewLaunch(block, fold))
-	return &Engine{Budget: &Budget{Limit: 1 << 50}, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: r.IntN(2) == 0}}
+	return &Engine{Budget: &Budget{Limit: 1 << 50}, Mapper: &sets.AccessMapper{Kernel: k, Geom: g, PointGuard: r.IntN(2) == 0}}
 }
 
-// TestAdversarialEngineNasty: Engine.Count and IntersectionCount equal
+// TestAdversarialEngineNasty: Engine.CountGranules and CountCommonGranules equal
 // point-by-point enumeration on advSpec kernels, for loads and stores, both
 // address spaces (multi-dimensional granularities that are not multiples
 // of the element), granularities 4 B … 2 MiB, one engine (and memo) per
@@ -445,7 +445,7 @@ func TestAdversarialEngineNasty(t *testing.T) {
 				q := Request{Field: fi, Store: store, Gran: gran, Space: space}
 				a, b := randomThreads(r, e), randomThreads(r, e)
 				where := fmt.Sprintf("case %d field %s store %v gran %d space %d guard %v geom %+v", c, f.Name, store, gran, space, e.Mapper.PointGuard, e.Mapper.Geom)
-				got, err := e.Count(q, a)
+				got, err := e.CountGranules(q, a)
 				if errors.Is(err, ErrWorkBound) {
 					continue
 				}
@@ -460,8 +460,8 @@ func TestAdversarialEngineNasty(t *testing.T) {
 						ab++
 					}
 				}
-				if got, err := e.IntersectionCount(q, a, b); err != nil || got != ab {
-					t.Fatalf("%s: IntersectionCount %d (%v), enumeration %d\n%s", where, got, err, ab, generalSpecOf(k))
+				if got, err := e.CountCommonGranules(q, a, b); err != nil || got != ab {
+					t.Fatalf("%s: CountCommonGranules %d (%v), enumeration %d\n%s", where, got, err, ab, generalSpecOf(k))
 				}
 				compared++
 			}

@@ -100,5 +100,5 @@ func startAddressEngine(eng *Engine, k *kernel.Kernel, l kernel.Launch, fi Field
 	g := eng.Mapper.Geom
 	g.Fold = kernel.NoFold
 	q.Field = 0
-	return &Engine{Ctx: eng.Ctx, Mapper: &sets.Mapper{Kernel: &one, Geom: g}}, q, nil
+	return &Engine{Ctx: eng.Ctx, Mapper: &sets.AccessMapper{Kernel: &one, Geom: g}}, q, nil
 }

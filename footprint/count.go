@@ -9,13 +9,13 @@ import (
 	"github.com/polyvol/polyvol/isl"
 )
 
-// Count returns the number of points of s. It splits s into disjoint basic
+// CountPoints returns the number of points of s. It splits s into disjoint basic
 // sets and counts each box-shaped piece (every constraint bounds a single
 // dimension, with any coefficient, and no local variable appears) as the
 // product of its interval lengths, so its cost does not grow with the extent
 // of the set. Pieces of any other shape are counted with isl_set_count_val.
 // The result is always exact: CountVal on s gives the same number.
-func Count(s *isl.Set) (int64, error) {
+func CountPoints(s *isl.Set) (int64, error) {
 	disjoint, err := s.MakeDisjoint()
 	if err != nil {
 		return 0, err

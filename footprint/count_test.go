@@ -56,7 +56,7 @@ func TestCountEqualsCountVal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := Count(s)
+		got, err := CountPoints(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestCountHugeBox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Count(s)
+	got, err := CountPoints(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // goroutine at a time, and so does the Engine.
 type Engine struct {
 	Ctx    *isl.Ctx
-	Mapper *sets.Mapper
+	Mapper *sets.AccessMapper
 	// Budget bounds the engine's counting work; a nil Budget is replaced by
 	// one with the default bound on first use.
 	Budget *Budget
@@ -65,12 +65,12 @@ func (e *Engine) Raw(q Request) bool {
 	return q.Store && len(f.StoreMaps) > 0 || !q.Store && len(f.LoadMaps) > 0
 }
 
-// Count returns the number of granules that the threads in boxes touch for
+// CountGranules returns the number of granules that the threads in boxes touch for
 // request q. The footprint is a union of progressions (one per access and
 // residue class of its floor and modulo terms, see progressions), counted
 // exactly at a cost independent of the boxes' size (counter.count).
 // Raw ISL maps are counted as ISL sets.
-func (e *Engine) Count(q Request, threads []lattice.Box) (int64, error) {
+func (e *Engine) CountGranules(q Request, threads []lattice.Box) (int64, error) {
 	if e.Raw(q) {
 		sc := e.Ctx.NewScope()
 		defer sc.Free()
@@ -78,7 +78,7 @@ func (e *Engine) Count(q Request, threads []lattice.Box) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		return Count(s)
+		return CountPoints(s)
 	}
 	ps, gran, err := e.progressions(q, threads)
 	if err != nil {
@@ -87,10 +87,10 @@ func (e *Engine) Count(q Request, threads []lattice.Box) (int64, error) {
 	return e.counter(gran).count(ps)
 }
 
-// IntersectionCount returns the number of granules of request q that every
+// CountCommonGranules returns the number of granules of request q that every
 // one of the thread sets touches, by inclusion–exclusion over the counts of
 // their unions: |∩ F(S_i)| = Σ_{∅≠J} (−1)^{|J|+1} |F(∪_{j∈J} S_j)|.
-func (e *Engine) IntersectionCount(q Request, threadSets ...[]lattice.Box) (int64, error) {
+func (e *Engine) CountCommonGranules(q Request, threadSets ...[]lattice.Box) (int64, error) {
 	var total int64
 	for mask := 1; mask < 1<<len(threadSets); mask++ {
 		var union []lattice.Box
@@ -101,7 +101,7 @@ func (e *Engine) IntersectionCount(q Request, threadSets ...[]lattice.Box) (int6
 				sign = -sign
 			}
 		}
-		n, err := e.Count(q, union)
+		n, err := e.CountGranules(q, union)
 		if err != nil {
 			return 0, err
 		}
@@ -116,7 +116,7 @@ func (e *Engine) field(q Request) *kernel.Field { return e.Mapper.Kernel.Fields[
 // blockClassifier sorts the blocks of one request into classes whose
 // footprints are translates of each other in the linear address space.
 type blockClassifier struct {
-	mapper *sets.Mapper
+	mapper *sets.AccessMapper
 	addrs  []laneAddress // each access's byte address, affine
 }
 
@@ -187,7 +187,7 @@ func (e *Engine) SumOverBlocks(q Request, blocks []lattice.Box) (int64, error) {
 	var sum int64
 	for _, b := range blocks {
 		if !ok {
-			n, err := e.Count(q, []lattice.Box{b})
+			n, err := e.CountGranules(q, []lattice.Box{b})
 			if err != nil {
 				return 0, err
 			}

@@ -68,7 +68,7 @@ func randomEngine(r *rand.Rand, ctx *isl.Ctx, k *kernel.Kernel) *Engine {
 		fold[d] = min(k.Domain[d], int64(1+r.IntN(2)))
 	}
 	g := sets.NewGeometry(k.NewLaunch(block, fold))
-	return &Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: r.IntN(2) == 0}}
+	return &Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: k, Geom: g, PointGuard: r.IntN(2) == 0}}
 }
 
 // TestSumOverBlocksEqualsEnumeration checks that the class-wise counting of

@@ -50,16 +50,16 @@ func (e *Engine) PreviousBlockOverlap(q Request, current [3]int64, preds [][3]in
 		}
 		if curCount < 0 {
 			var err error
-			if curCount, err = e.Count(q, cur); err != nil {
+			if curCount, err = e.CountGranules(q, cur); err != nil {
 				return 0, err
 			}
 		}
 		// |C ∩ F(p)| = |C| + |F(p)| − |C ∪ F(p)|
-		predCount, err := e.Count(q, []lattice.Box{pb})
+		predCount, err := e.CountGranules(q, []lattice.Box{pb})
 		if err != nil {
 			return 0, err
 		}
-		both, err := e.Count(q, []lattice.Box{cur[0], pb})
+		both, err := e.CountGranules(q, []lattice.Box{cur[0], pb})
 		if err != nil {
 			return 0, err
 		}

@@ -253,7 +253,7 @@ func TestEngineCountEqualsEnumeration(t *testing.T) {
 				q := Request{Field: fi, Store: store, Gran: gran, Space: space}
 				a, b, d := randomThreads(r, e), randomThreads(r, e), randomThreads(r, e)
 				where := fmt.Sprintf("case %d field %s store %v gran %d space %d guard %v fold %v", c, f.Name, store, gran, space, e.Mapper.PointGuard, e.Mapper.Geom.Fold)
-				got, err := e.Count(q, a)
+				got, err := e.CountGranules(q, a)
 				if err != nil {
 					t.Fatal(where, err)
 				}
@@ -271,11 +271,11 @@ func TestEngineCountEqualsEnumeration(t *testing.T) {
 						}
 					}
 				}
-				if got, err := e.IntersectionCount(q, a, b); err != nil || got != ab {
-					t.Fatalf("%s: IntersectionCount of two %d (%v), enumeration %d", where, got, err, ab)
+				if got, err := e.CountCommonGranules(q, a, b); err != nil || got != ab {
+					t.Fatalf("%s: CountCommonGranules of two %d (%v), enumeration %d", where, got, err, ab)
 				}
-				if got, err := e.IntersectionCount(q, a, b, d); err != nil || got != abd {
-					t.Fatalf("%s: IntersectionCount %d (%v), enumeration %d", where, got, err, abd)
+				if got, err := e.CountCommonGranules(q, a, b, d); err != nil || got != abd {
+					t.Fatalf("%s: CountCommonGranules %d (%v), enumeration %d", where, got, err, abd)
 				}
 				compared++
 			}
@@ -339,10 +339,10 @@ func TestWrappedCoordinatesAreTiles(t *testing.T) {
 	}
 	work := func(d [2]int64, check bool) int64 {
 		k := parseKernel(t, spec(d))
-		e := &Engine{Budget: &Budget{}, Mapper: &sets.Mapper{Kernel: k, Geom: sets.NewGeometry(k.NewLaunch([3]int64{32, 8, 1}, kernel.NoFold)), PointGuard: true}}
+		e := &Engine{Budget: &Budget{}, Mapper: &sets.AccessMapper{Kernel: k, Geom: sets.NewGeometry(k.NewLaunch([3]int64{32, 8, 1}, kernel.NoFold)), PointGuard: true}}
 		q := Request{Gran: 32, Space: sets.LinearSpace}
 		box := []lattice.Box{{Lo: [3]int64{3, 5, 0}, Hi: [3]int64{d[0], d[1], 1}}}
-		got, err := e.Count(q, box)
+		got, err := e.CountGranules(q, box)
 		if err != nil {
 			t.Fatal(err)
 		}

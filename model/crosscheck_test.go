@@ -109,7 +109,7 @@ func TestEngineEqualsSimulatorCompulsory(t *testing.T) {
 func compareCompulsory(t *testing.T, ctx *isl.Ctx, k *kernel.Kernel, l kernel.Launch, d *device.Device, W int64) string {
 	t.Helper()
 	g := sets.NewGeometry(l)
-	e := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: true}}
+	e := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: k, Geom: g, PointGuard: true}}
 	shape := waves.ExactShape(g, W)
 	var ids []int64
 	var idx [][3]int64
@@ -156,7 +156,7 @@ func compareCompulsory(t *testing.T, ctx *isl.Ctx, k *kernel.Kernel, l kernel.La
 		}
 		return d.DRAMFetchBytes
 	}
-	wv, err := waves.Count(e, shape, sets.LinearSpace, gran)
+	wv, err := waves.CountVolumes(e, shape, sets.LinearSpace, gran)
 	if err != nil {
 		t.Fatal(err)
 	}

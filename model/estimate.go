@@ -130,7 +130,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 			Reason: fmt.Sprintf("%d threads × %d registers exceed the 65536 registers of the reference's rule", B, k.Registers)}
 	}
 	W := beta * int64(dev.SMs)
-	eng := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: method.ClipToDomain}, Budget: &footprint.Budget{Limit: opt.WorkBound}}
+	eng := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: k, Geom: g, PointGuard: method.ClipToDomain}, Budget: &footprint.Budget{Limit: opt.WorkBound}}
 
 	var shape waves.Shape
 	var sampleBoxes []lattice.Box
@@ -324,7 +324,7 @@ func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m Method, sh
 		}
 		return dev.DRAMFetchBytes
 	}
-	vols, err := waves.Count(eng, shape, m.WaveSpace, gran)
+	vols, err := waves.CountVolumes(eng, shape, m.WaveSpace, gran)
 	if err != nil {
 		return err
 	}

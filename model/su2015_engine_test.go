@@ -53,7 +53,7 @@ func TestSu2015CountsThroughEngine(t *testing.T) {
 	defer ctx.Close()
 	l := k.NewLaunch([3]int64{32, 4, 1}, kernel.NoFold)
 	g := sets.NewGeometry(l)
-	e := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g}}
+	e := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: k, Geom: g}}
 	block := []lattice.Box{g.BlockThreads([3]int64{3, 20, 100})}
 
 	// The y/z part counts per element: drop the x±1 accesses.
@@ -64,8 +64,8 @@ func TestSu2015CountsThroughEngine(t *testing.T) {
 	count := func(f *kernel.Field, gran int64, space sets.AddressSpace, threads []lattice.Box) int64 {
 		one := *k
 		one.Fields = []*kernel.Field{f}
-		e1 := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: &one, Geom: g}}
-		n, err := e1.Count(footprint.Request{Gran: gran, Space: space, Store: len(f.Stores) > 0}, threads)
+		e1 := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: &one, Geom: g}}
+		n, err := e1.CountGranules(footprint.Request{Gran: gran, Space: space, Store: len(f.Stores) > 0}, threads)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestSu2015CountsThroughEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	boxed, err := footprint.Count(hull)
+	boxed, err := footprint.CountPoints(hull)
 	if err != nil {
 		t.Fatal(err)
 	}

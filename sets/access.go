@@ -23,10 +23,10 @@ const (
 	MultiDimSpace
 )
 
-// Mapper builds access maps and footprints of one kernel under one launch.
+// AccessMapper builds access maps and footprints of one kernel under one launch.
 // Kernel holds the accesses in lattice-point coordinates (not folded); the
-// Mapper folds them itself: thread t covers the points f·t + j.
-type Mapper struct {
+// AccessMapper folds them itself: thread t covers the points f·t + j.
+type AccessMapper struct {
 	Kernel *kernel.Kernel
 	Geom   Geometry
 	// PointGuard clips every folded point to the lattice domain
@@ -53,7 +53,7 @@ func TupleName(k *kernel.Kernel, i int, store bool) string {
 }
 
 // foldOffsets lists the point offsets j of a thread, x fastest.
-func (m *Mapper) foldOffsets() [][3]int64 {
+func (m *AccessMapper) foldOffsets() [][3]int64 {
 	var js [][3]int64
 	f := m.Geom.Fold
 	for jz := int64(0); jz < f[2]; jz++ {
@@ -68,7 +68,7 @@ func (m *Mapper) foldOffsets() [][3]int64 {
 
 // guardBox returns the threads of box whose point f·t + j lies in the domain
 // (all of box when the mapper applies no point guard).
-func (m *Mapper) guardBox(box lattice.Box, j [3]int64) lattice.Box {
+func (m *AccessMapper) guardBox(box lattice.Box, j [3]int64) lattice.Box {
 	if !m.PointGuard {
 		return box
 	}
@@ -82,7 +82,7 @@ func (m *Mapper) guardBox(box lattice.Box, j [3]int64) lattice.Box {
 
 // pointIndex returns the index tuple of access a for the point f·t + j,
 // as expressions in the thread coordinates x, y, z.
-func (m *Mapper) pointIndex(a kernel.Access, j [3]int64) ([3]kernel.Expr, error) {
+func (m *AccessMapper) pointIndex(a kernel.Access, j [3]int64) ([3]kernel.Expr, error) {
 	b, err := kernel.FoldAccess(a, m.Geom.Fold, j)
 	return b.Index, err
 }
@@ -90,7 +90,7 @@ func (m *Mapper) pointIndex(a kernel.Access, j [3]int64) ([3]kernel.Expr, error)
 // Footprint returns the set of granules of gran bytes that the threads in
 // boxes touch through the loads (or stores) of field number fi, in the given
 // address space, computed by ISL as the range of AccessMap.
-func (m *Mapper) Footprint(sc *isl.Scope, fi int, store bool, gran int64, space AddressSpace, boxes []lattice.Box) (*isl.Set, error) {
+func (m *AccessMapper) Footprint(sc *isl.Scope, fi int, store bool, gran int64, space AddressSpace, boxes []lattice.Box) (*isl.Set, error) {
 	mp, err := m.AccessMap(sc, fi, store, gran, space, boxes)
 	if err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func (m *Mapper) Footprint(sc *isl.Scope, fi int, store bool, gran int64, space 
 
 // AccessMap returns the ISL map from the threads in boxes to the granules
 // they touch through the loads (or stores) of field number fi; see Footprint.
-func (m *Mapper) AccessMap(sc *isl.Scope, fi int, store bool, gran int64, space AddressSpace, boxes []lattice.Box) (*isl.Map, error) {
+func (m *AccessMapper) AccessMap(sc *isl.Scope, fi int, store bool, gran int64, space AddressSpace, boxes []lattice.Box) (*isl.Map, error) {
 	f := m.Kernel.Fields[fi]
 	tuple := TupleName(m.Kernel, fi, store)
 	raw := f.LoadMaps
@@ -198,7 +198,7 @@ func granulePieces(f *kernel.Field, idx [3]kernel.Expr, gran int64, space Addres
 // index) with the fold relation of the threads in boxes and the granule map.
 // Raw maps always use the single-coordinate linear granule (or, in the
 // multi-dimensional space, ⌊i0/κ⌋ and the remaining indices).
-func (m *Mapper) rawAccessMap(sc *isl.Scope, f *kernel.Field, src string, gran int64, space AddressSpace, boxes []lattice.Box, tuple string) (*isl.Map, error) {
+func (m *AccessMapper) rawAccessMap(sc *isl.Scope, f *kernel.Field, src string, gran int64, space AddressSpace, boxes []lattice.Box, tuple string) (*isl.Map, error) {
 	raw, err := sc.ReadMap(src)
 	if err != nil {
 		return nil, err
@@ -283,7 +283,7 @@ func emptyAccessMap(sc *isl.Scope, tuple string, dims int) (*isl.Map, error) {
 
 // PointBox returns the lattice points covered by the threads of box t: the
 // box [f·lo, f·hi), clipped to the domain when the mapper guards points.
-func (m *Mapper) PointBox(t lattice.Box) lattice.Box {
+func (m *AccessMapper) PointBox(t lattice.Box) lattice.Box {
 	var p lattice.Box
 	for i := range 3 {
 		p.Lo[i] = t.Lo[i] * m.Geom.Fold[i]

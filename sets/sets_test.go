@@ -60,7 +60,7 @@ func randomKernel(t *testing.T, r *rand.Rand) *kernel.Kernel {
 
 // visitAccesses calls visit for every load of field fi at every lattice
 // point of the threads in boxes (inside the domain when m guards points).
-func visitAccesses(m *Mapper, fi int, boxes []lattice.Box, visit func(a kernel.Access, p kernel.Point)) {
+func visitAccesses(m *AccessMapper, fi int, boxes []lattice.Box, visit func(a kernel.Access, p kernel.Point)) {
 	for _, box := range boxes {
 		for x := box.Lo[0]; x < box.Hi[0]; x++ {
 			for y := box.Lo[1]; y < box.Hi[1]; y++ {
@@ -80,13 +80,13 @@ func visitAccesses(m *Mapper, fi int, boxes []lattice.Box, visit func(a kernel.A
 	}
 }
 
-// randomThreads returns a Mapper for a random launch of k (blocks up to
+// randomThreads returns a AccessMapper for a random launch of k (blocks up to
 // 8×4×maxZ threads, folds up to 2×2×1, the point guard on or off) and one or
 // two random boxes of its threads.
-func randomThreads(r *rand.Rand, k *kernel.Kernel, maxZ int) (*Mapper, []lattice.Box) {
+func randomThreads(r *rand.Rand, k *kernel.Kernel, maxZ int) (*AccessMapper, []lattice.Box) {
 	l := k.NewLaunch([3]int64{1 + int64(r.IntN(8)), 1 + int64(r.IntN(4)), 1 + int64(r.IntN(maxZ))},
 		[3]int64{1 + int64(r.IntN(2)), 1 + int64(r.IntN(2)), 1})
-	m := &Mapper{Kernel: k, Geom: NewGeometry(l), PointGuard: r.IntN(2) == 0}
+	m := &AccessMapper{Kernel: k, Geom: NewGeometry(l), PointGuard: r.IntN(2) == 0}
 	grid := m.Geom.GridThreads()
 	var boxes []lattice.Box
 	for range 1 + r.IntN(2) {
@@ -101,7 +101,7 @@ func randomThreads(r *rand.Rand, k *kernel.Kernel, maxZ int) (*Mapper, []lattice
 }
 
 // enumeratedFootprint evaluates the accesses point by point: the oracle.
-func enumeratedFootprint(m *Mapper, fi int, gran int64, space AddressSpace, boxes []lattice.Box) []string {
+func enumeratedFootprint(m *AccessMapper, fi int, gran int64, space AddressSpace, boxes []lattice.Box) []string {
 	f := m.Kernel.Fields[fi]
 	tuple := TupleName(m.Kernel, fi, false)
 	seen := map[string]bool{}

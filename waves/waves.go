@@ -122,11 +122,11 @@ type FieldVolumes struct {
 	Multiplicity  int64
 }
 
-// Count runs the paper's counting sequence for every field's loads and
+// CountVolumes runs the paper's counting sequence for every field's loads and
 // stores over the shape: New, then the x, y and z overlaps, each layer
 // crediting only what the previous ones did not. gran gives the granularity
 // of a field's loads or stores.
-func Count(e *footprint.Engine, shape Shape, space sets.AddressSpace, gran func(store bool) int64) ([]FieldVolumes, error) {
+func CountVolumes(e *footprint.Engine, shape Shape, space sets.AddressSpace, gran func(store bool) int64) ([]FieldVolumes, error) {
 	var out []FieldVolumes
 	for _, store := range []bool{false, true} {
 		for fi, f := range e.Mapper.Kernel.Fields {
@@ -173,7 +173,7 @@ func countFieldSets(q footprint.Request, shape Shape, footprintOf func([]lattice
 	if err != nil {
 		return v, err
 	}
-	if v.New, err = footprint.Count(a); err != nil {
+	if v.New, err = footprint.CountPoints(a); err != nil {
 		return v, err
 	}
 	for _, layer := range []struct {
@@ -187,14 +187,14 @@ func countFieldSets(q footprint.Request, shape Shape, footprintOf func([]lattice
 		if err != nil {
 			return v, err
 		}
-		if *layer.old, err = footprint.Count(l); err != nil {
+		if *layer.old, err = footprint.CountPoints(l); err != nil {
 			return v, err
 		}
 		common, err := a.Intersect(l)
 		if err != nil {
 			return v, err
 		}
-		if *layer.ovl, err = footprint.Count(common); err != nil {
+		if *layer.ovl, err = footprint.CountPoints(common); err != nil {
 			return v, err
 		}
 		if a, err = a.Subtract(l); err != nil {
@@ -223,7 +223,7 @@ func countFieldUnions(e *footprint.Engine, q footprint.Request, shape Shape) (Fi
 				boxes = append(boxes, t...)
 			}
 		}
-		if unions[mask], err = e.Count(q, boxes); err != nil {
+		if unions[mask], err = e.CountGranules(q, boxes); err != nil {
 			return v, err
 		}
 	}
@@ -257,7 +257,7 @@ func TLBPages(e *footprint.Engine, threads []lattice.Box, page int64) (int64, er
 			if len(f.Accesses(store)) == 0 && len(rawMaps(f.LoadMaps, f.StoreMaps, store)) == 0 {
 				continue
 			}
-			n, err := e.Count(footprint.Request{Field: fi, Store: store, Gran: page, Space: sets.LinearSpace}, threads)
+			n, err := e.CountGranules(footprint.Request{Field: fi, Store: store, Gran: page, Space: sets.LinearSpace}, threads)
 			if err != nil {
 				return 0, err
 			}

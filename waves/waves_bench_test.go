@@ -56,10 +56,10 @@ func BenchmarkWaveVolumesSizeIndependence(b *testing.B) {
 				if exact {
 					space, shapeOf = sets.LinearSpace, ExactShape
 				}
-				e := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: &big, Geom: g, PointGuard: exact}}
+				e := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: &big, Geom: g, PointGuard: exact}}
 				for b.Loop() {
 					shape := shapeOf(g, W)
-					if _, err := Count(e, shape, space, func(bool) int64 { return dev.DRAMFetchBytes }); err != nil {
+					if _, err := CountVolumes(e, shape, space, func(bool) int64 { return dev.DRAMFetchBytes }); err != nil {
 						b.Fatal(err)
 					}
 					if _, err := TLBPages(e, shape.Current, dev.TLBPageBytes); err != nil {

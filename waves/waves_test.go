@@ -80,13 +80,13 @@ func TestCountEqualsISLSequence(t *testing.T) {
 		if exact {
 			shape = ExactShape(g, W)
 		}
-		e := &footprint.Engine{Ctx: ctx, Mapper: &sets.Mapper{Kernel: k, Geom: g, PointGuard: exact}}
+		e := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: k, Geom: g, PointGuard: exact}}
 		space := sets.AddressSpace(r.IntN(2))
 		gran := []int64{32, 128, 4096, 512 << 10}[r.IntN(4)]
 		if space == sets.MultiDimSpace {
 			gran = []int64{32, 128}[r.IntN(2)]
 		}
-		got, err := Count(e, shape, space, func(bool) int64 { return gran })
+		got, err := CountVolumes(e, shape, space, func(bool) int64 { return gran })
 		if err != nil {
 			t.Fatalf("case %d: %v", c, err)
 		}
