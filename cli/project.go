@@ -71,13 +71,9 @@ Examples:
 	})
 }
 
-// maxProfileBytes bounds the size of a profile file, a JSON object of a
-// few numbers.
-const maxProfileBytes = 1 << 20
-
-// checkProfileFile rejects a --profile path that is not a regular file of
-// at most maxProfileBytes before model.LoadProfile reads all of it, so that
-// /dev/zero or a named pipe cannot exhaust memory.
+// checkProfileFile rejects a --profile path that is not a regular file
+// before model.LoadProfile opens it, so that a named pipe cannot block it
+// (LoadProfile itself reads at most model.MaxProfileBytes).
 func checkProfileFile(path string) error {
 	fi, err := os.Stat(path)
 	switch {
@@ -85,8 +81,6 @@ func checkProfileFile(path string) error {
 		return usageErrorf("--profile: %v", err)
 	case !fi.Mode().IsRegular():
 		return usageErrorf("--profile %s: not a regular file; a profile is a small JSON file", path)
-	case fi.Size() > maxProfileBytes:
-		return usageErrorf("--profile %s: larger than %d MiB; a profile is a small JSON file", path, maxProfileBytes>>20)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 
@@ -101,26 +102,63 @@ func (p Profile) validate() error {
 	return nil
 }
 
-// LoadProfile reads a JSON profile; errors name the file and the key.
+// MaxProfileBytes bounds the size of a profile, a JSON object of a dozen
+// numbers.
+const MaxProfileBytes = 1 << 20
+
+// LoadProfile reads a JSON profile of at most MaxProfileBytes: one JSON
+// object and nothing after it. Errors name the file, and the key or the
+// line and column.
 func LoadProfile(path string) (Profile, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return Profile{}, fmt.Errorf("model: profile: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxProfileBytes+1))
+	if err != nil {
+		return Profile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > MaxProfileBytes {
+		return Profile{}, fmt.Errorf("%s: larger than %d MiB; a profile is a small JSON object", path, MaxProfileBytes>>20)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Profile{}, fmt.Errorf("%s: empty; a profile is a JSON object of the kernel's measured counts", path)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var p Profile
 	if err := dec.Decode(&p); err != nil {
 		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
+		var syntaxErr *json.SyntaxError
+		switch {
+		case errors.As(err, &typeErr) && typeErr.Field == "":
+			start := int64(len(data) - len(bytes.TrimLeft(data, " \t\r\n")))
+			return Profile{}, fmt.Errorf("%s:%s: expected a JSON object, got JSON %s", path, lineColumn(data, start), typeErr.Value)
+		case errors.As(err, &typeErr):
 			return Profile{}, fmt.Errorf("%s: key %q: expected %s, got JSON %s", path, typeErr.Field, typeErr.Type, typeErr.Value)
+		case errors.As(err, &syntaxErr):
+			return Profile{}, fmt.Errorf("%s:%s: %v", path, lineColumn(data, syntaxErr.Offset), err)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return Profile{}, fmt.Errorf("%s: the JSON object ends early", path)
 		}
 		return Profile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
+		return Profile{}, fmt.Errorf("%s:%s: text after the profile's JSON object", path, lineColumn(data, int64(len(data)-len(rest))))
 	}
 	if err := p.validate(); err != nil {
 		return Profile{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
+}
+
+// lineColumn is the 1-based "line:column" of byte offset off in data.
+func lineColumn(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - int64(bytes.LastIndexByte(data[:off], '\n'))
+	return fmt.Sprintf("%d:%d", line, col)
 }
 
 // LevelProjection is the projection through one memory level's roofline.

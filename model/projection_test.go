@@ -210,7 +210,12 @@ func TestLoadProfile(t *testing.T) {
 		{"type.json", `{"timeS": "fast"}`, `key "timeS"`},
 		{"unknown.json", `{"time": 1}`, `unknown field "time"`},
 		{"invalid.json", `{"timeS": 1, "activeThreadsPerInstr": 40}`, "activeThreadsPerInstr"},
-		{"syntax.json", `{"timeS": `, "unexpected EOF"},
+		{"syntax.json", `{"timeS": `, "ends early"},
+		{"empty.json", "  \n", "empty"},
+		{"array.json", `[1, 2]`, ":1:1: expected a JSON object, got JSON array"},
+		{"garbage.json", "{\"timeS\": 1}\n  x", ":2:3: text after the profile's JSON object"},
+		{"comma.json", "{\n \"timeS\": 1,,\n}", ":2:14: invalid character ','"},
+		{"huge.json", "{\"timeS\": 1" + strings.Repeat(" ", MaxProfileBytes) + "}", "larger than 1 MiB"},
 	}
 	for _, b := range bad {
 		path := write(b.name, b.body)
