@@ -34,7 +34,7 @@ var HardwareFiles = []string{FileStar3D, FileBoxRange, FileBlockScan, FileStride
 const HardwareDevice = "V100"
 
 // HardwareModels are the performance models compared on the block scan.
-var HardwareModels = []model.ModelName{model.ModelRoofline, model.ModelLatency}
+var HardwareModels = []model.ModelName{model.ModelRoofline, model.ModelLatency, model.ModelOverlap}
 
 // Table is a CSV file of the shared measurement format: "#" comment lines,
 // then a header line and rows, read by column name.
@@ -255,21 +255,14 @@ func (e *estimator) estimate(spec string, block, fold [3]int64, m model.Method, 
 }
 
 // glups is the predicted GLup/s of spec under block b (no folding) with
-// method m and performance model mn. The latency model's prediction is
-// computed from the roofline estimate's volumes with the warps actually in
-// flight (model.LatencyPrediction, active warps of model.CountIdleThreads),
-// which is what Estimate's latency model gives.
+// method m and performance model mn, computed with model.Predict from the
+// roofline estimate's volumes: what Estimate with that model gives.
 func (e *estimator) glups(spec string, b [3]int64, m model.Method, mn model.ModelName) (float64, error) {
 	r, err := e.estimate(spec, b, kernel.NoFold, m, model.ModelRoofline)
 	if err != nil {
 		return 0, err
 	}
-	if mn == model.ModelRoofline {
-		return r.Prediction.GLups, nil
-	}
-	k := e.specs[spec]
-	t := model.CountIdleThreads(k.NewLaunch(b, kernel.NoFold), int64(e.dev.WarpSize))
-	p, err := model.LatencyPrediction(r, e.dev, float64(r.Launch.BlocksPerSM)*t.ActiveWarpsPerBlock(), t.ActiveLanesPerWarp(), k.FPType)
+	p, err := model.Predict(mn, r, e.dev, e.specs[spec].FPType)
 	return p.GLups, err
 }
 
