@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Checks that two polyvol binaries give byte-identical JSON: predict and
+# explore of every embedded example on four devices with both methods, and
+# predict with every performance model. For refactorings that must not
+# change behaviour:
+#   git worktree add /tmp/old HEAD~1 && (cd /tmp/old && go build -o /tmp/pv-old .)
+#   go build -o /tmp/pv-new . && scripts/json-identity.sh /tmp/pv-old /tmp/pv-new
+set -euo pipefail
+old=$1 new=$2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+examples=$("$new" predict --help | sed -n '/embedded example:/,/\./p' | tr -d '\n' | sed 's/.*embedded example: //; s/\..*//; s/,//g')
+for bin in old new; do
+	b=${!bin}
+	mkdir -p "$out/$bin"
+	for ex in $examples; do
+		for dev in A100-40GB H100-SXM V100 MI100; do
+			for m in exact reference; do
+				"$b" predict "$ex" --device "$dev" --method "$m" --format json >"$out/$bin/p-$ex-$dev-$m.json" 2>&1 || true
+				"$b" explore "$ex" --device "$dev" --method "$m" --format json >"$out/$bin/e-$ex-$dev-$m.json" 2>/dev/null || true
+			done
+			for mo in roofline latency su2015 overlap; do
+				"$b" predict "$ex" --device "$dev" --model "$mo" --format json >"$out/$bin/m-$ex-$dev-$mo.json" 2>&1 || true
+			done
+		done
+	done
+done
+n=$(find "$out/new" -type f | wc -l)
+if diff -r "$out/old" "$out/new" >"$out/diff"; then
+	echo "identical: $n outputs"
+else
+	head -40 "$out/diff"
+	echo "differ: see above ($(grep -c '^diff' "$out/diff") of $n files)"
+	exit 1
+fi
