@@ -23,9 +23,11 @@ type volumeBound struct {
 }
 
 // volumeBounds were recorded from the figures of the commit that added
-// them (MAPE · 1.05 + 0.3 percentage points, ρ − 0.02), not tuned.
+// them (MAPE · 1.05 + 0.3 percentage points, ρ − 0.02), not tuned; the
+// exact method's star3d L2→L1 and box2d rows were tightened the same way
+// when Method.WarpReuseStays came in (box2d L2→L1 65.2 → 6.4 %).
 var volumeBounds = []volumeBound{
-	{"star3d", "L2→L1 load", "exact", 7.7, 0.917},
+	{"star3d", "L2→L1 load", "exact", 7.5, 0.922},
 	{"star3d", "L1→L2 store", "exact", 0.3, math.NaN()},
 	{"star3d", "DRAM load", "exact", 7.9, 0.913},
 	{"star3d", "DRAM store", "exact", 0.3, math.NaN()},
@@ -33,9 +35,9 @@ var volumeBounds = []volumeBound{
 	{"star3d", "L1→L2 store", "reference", 0.3, math.NaN()},
 	{"star3d", "DRAM load", "reference", 8.7, 0.880},
 	{"star3d", "DRAM store", "reference", 1.0, -0.083},
-	{"box2d", "L2→L1 load", "exact", 68.8, 0.975},
+	{"box2d", "L2→L1 load", "exact", 7.0, 0.975},
 	{"box2d", "L1→L2 store", "exact", 0.5, math.NaN()},
-	{"box2d", "DRAM load", "exact", 24.7, 0.612},
+	{"box2d", "DRAM load", "exact", 21.2, 0.612},
 	{"box2d", "DRAM store", "exact", 0.3, math.NaN()},
 	{"box2d", "L2→L1 load", "reference", 7.2, 0.975},
 	{"box2d", "L1→L2 store", "reference", 0.5, math.NaN()},

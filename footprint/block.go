@@ -57,3 +57,55 @@ func hasRaw(loads, stores []string, store bool) bool {
 	}
 	return len(loads) > 0
 }
+
+// WarpThreadBoxes returns the hardware warps of a block of the given shape
+// (warps of warpSize consecutive linear thread ids, x fastest) as thread
+// boxes relative to the block's first thread; ok is false when a warp is
+// not a box, as when the block's x side neither divides nor is divided by
+// the warp size.
+func WarpThreadBoxes(block [3]int64, warpSize int64) (boxes []lattice.Box, ok bool) {
+	threads := block[0] * block[1] * block[2]
+	for first := int64(0); first < threads; first += warpSize {
+		last := min(threads, first+warpSize) - 1
+		at := func(tid int64) [3]int64 {
+			return [3]int64{tid % block[0], tid / block[0] % block[1], tid / (block[0] * block[1])}
+		}
+		lo, hi := at(first), at(last)
+		b := lattice.Box{Lo: lo, Hi: [3]int64{hi[0] + 1, hi[1] + 1, hi[2] + 1}}
+		if b.Size() != last-first+1 {
+			return nil, false
+		}
+		boxes = append(boxes, b)
+	}
+	return boxes, true
+}
+
+// WarpSectors averages over the sample blocks (thread boxes of whole
+// blocks) the sum of every hardware warp's own L2→L1 footprint, in sectors
+// of dev.L1FetchBytes per block and without multiplicity, for each load
+// field (by kernel field index). ok is false, and nothing is counted, when
+// a warp of the block shape is not a box of threads (WarpThreadBoxes).
+func (e *Engine) WarpSectors(dev *device.Device, sample []lattice.Box) (sectors map[int]float64, ok bool, err error) {
+	warps, ok := WarpThreadBoxes(e.Mapper.Geom.Block, int64(dev.WarpSize))
+	if !ok || len(sample) == 0 {
+		return nil, false, nil
+	}
+	var boxes []lattice.Box
+	for _, b := range sample {
+		for _, w := range warps {
+			boxes = append(boxes, w.Shift(b.Lo))
+		}
+	}
+	sectors = map[int]float64{}
+	for fi, f := range e.Mapper.Kernel.Fields {
+		if len(f.Accesses(false)) == 0 && !hasRaw(f.LoadMaps, f.StoreMaps, false) {
+			continue
+		}
+		sum, err := e.SumOverBlocks(Request{Field: fi, Gran: dev.L1FetchBytes, Space: sets.LinearSpace}, boxes)
+		if err != nil {
+			return nil, false, err
+		}
+		sectors[fi] = float64(sum) / float64(len(sample))
+	}
+	return sectors, true, nil
+}

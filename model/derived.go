@@ -16,8 +16,13 @@ type Basic struct {
 	BlockL2Load        float64 `json:"blockL2Load"`
 	BlockL2LoadOverlap float64 `json:"blockL2LoadOverlap"` // average overlap with earlier blocks on the same SM (§3.5)
 	BlockL2Store       float64 `json:"blockL2Store"`
-	BlockL1TLBPages    float64 `json:"blockL1TLBPages"` // distinct 512 KiB pages per block
-	TLBPages           float64 `json:"TLBpages"`        // distinct 2 MiB pages per wave
+	// BlockWarpL2Load is the sum over a block's warps of each warp's own
+	// L2→L1 footprint, in bytes per block: above BlockL2Load by the reuse
+	// between warps, below BlockL1Load by the reuse within a warp. Counted
+	// only where the method keeps reuse within a warp (0 otherwise).
+	BlockWarpL2Load float64 `json:"blockWarpL2Load,omitempty"`
+	BlockL1TLBPages float64 `json:"blockL1TLBPages"` // distinct 512 KiB pages per block
+	TLBPages        float64 `json:"TLBpages"`        // distinct 2 MiB pages per wave
 
 	L1Cycles         float64 `json:"L1Cycles"`
 	L1DataPipeCycles float64 `json:"L1DataPipeCycles"` // includes L1AllocCycles
@@ -50,6 +55,7 @@ type FieldBasic struct {
 	BlockL2Load        float64 `json:"blockL2Load,omitempty"`        // V_f
 	BlockL2LoadOverlap float64 `json:"blockL2LoadOverlap,omitempty"` // V^ov_f
 	BlockL2Store       float64 `json:"blockL2Store,omitempty"`
+	BlockWarpL2Load    float64 `json:"blockWarpL2Load,omitempty"`
 	WaveMemNew         float64 `json:"waveMemNew"`
 	// The field's share of WaveMemLoadOverlap: its x- and y-layer reuse,
 	// which add up to the first entry, and its z-layer reuse. The
@@ -220,7 +226,16 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 		OOv:                    o.layer,
 		OL2:                    o.l2,
 	}
-	d.L1LoadEvicts = (d.L1Load - d.L2LoadV1) * l1Miss
+	// redundant is the L1 load that hits in L1 when nothing is evicted; the
+	// capacity misses take the share l1Miss of it (WarpReuseStays: of the
+	// reuse between warps only, while the blocks' allocation fits).
+	redundant := func(l1Load, l2Load, warpLoad float64) float64 {
+		if m.WarpReuseStays && o.l1 <= 1 && warpLoad > 0 {
+			return max(0, warpLoad-l2Load)
+		}
+		return l1Load - l2Load
+	}
+	d.L1LoadEvicts = redundant(d.L1Load, d.L2LoadV1, b.BlockWarpL2Load/perBlock) * l1Miss
 	d.L2LoadV2 = d.L2LoadV1 - d.L2LoadOverlap*prevBlockKept + d.L1LoadEvicts
 	d.L2TotalV1 = d.L2LoadV1 + d.L2Store
 	d.L2TotalV2 = d.L2LoadV2 + d.L2Store
@@ -249,7 +264,7 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 				f.WaveMemOverlapZ / perWave,
 			},
 		}
-		fd.L1LoadEvicts = (fd.L1Load - fd.L2LoadV1) * l1Miss
+		fd.L1LoadEvicts = redundant(fd.L1Load, fd.L2LoadV1, f.BlockWarpL2Load/perBlock) * l1Miss
 		fd.L2LoadV2 = fd.L2LoadV1 - fd.L2LoadOverlap*prevBlockKept + fd.L1LoadEvicts
 		fd.MemLoadV2 = fd.MemLoadV1
 		for k := range fd.MemLoadOverlap {

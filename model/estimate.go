@@ -240,6 +240,25 @@ func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *d
 			}
 		}
 	}
+	if m.WarpReuseStays {
+		sectors, ok, err := eng.WarpSectors(dev, sample)
+		if err != nil {
+			return b, err
+		}
+		for fi, n := range sectors {
+			if !ok {
+				break
+			}
+			f := k.Fields[fi]
+			bytes := float64(dev.L1FetchBytes) * float64(f.Multiplicity) * n
+			b.BlockWarpL2Load += bytes
+			for i := range loadFields {
+				if loadFields[i].Name == f.Name {
+					loadFields[i].BlockWarpL2Load = bytes
+				}
+			}
+		}
+	}
 	b.BlockL1LoadAlloc = float64(dev.L1AllocBytes) * allocSum
 	b.BlockL1TLBPages = pagesSum
 	b.BlockL1Load = warp.BlockL1Load
@@ -256,12 +275,13 @@ func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *d
 			return b, fmt.Errorf("the sample blocks hold no lattice point of the domain")
 		}
 		full := float64(len(sample)) * float64(l.ThreadsPerBlock()*l.LupsPerThread()) / float64(pts)
-		for _, v := range []*float64{&b.BlockL1LoadAlloc, &b.BlockL1Load, &b.BlockL2Store, &b.BlockL2Load} {
+		for _, v := range []*float64{&b.BlockL1LoadAlloc, &b.BlockL1Load, &b.BlockL2Store, &b.BlockL2Load, &b.BlockWarpL2Load} {
 			*v *= full
 		}
 		for i := range loadFields {
 			loadFields[i].BlockL1Load *= full
 			loadFields[i].BlockL2Load *= full
+			loadFields[i].BlockWarpL2Load *= full
 		}
 		for i := range storeFields {
 			storeFields[i].BlockL2Store *= full

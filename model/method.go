@@ -67,6 +67,13 @@ type Method struct {
 	// PreviousBlockOverlap counts the L2 load overlap with the previous
 	// blocks on the same SM (§3.5; §8 item 12).
 	PreviousBlockOverlap bool `json:"previousBlockOverlap"`
+	// WarpReuseStays keeps a warp's reuse of its own lines out of the L1
+	// capacity misses while the co-resident blocks' allocation fits in L1
+	// (O_L1 <= 1): those lines are reused a few instructions after they
+	// arrive, so only the reuse between warps (BlockWarpL2Load −
+	// BlockL2Load) can be evicted first. Above O_L1 = 1 every redundant load
+	// can miss. Without it every redundant load can miss at any O_L1.
+	WarpReuseStays bool `json:"warpReuseStays"`
 	// ClampOneByte clamps the block L2 load, L1 allocation and TLB pages
 	// to at least one (§8 item 28).
 	ClampOneByte bool `json:"clampOneByte"`
@@ -114,6 +121,7 @@ var (
 		WaveSpace:                sets.LinearSpace,
 		StoresAtWriteGranularity: true,
 		OldIncludesX:             true,
+		WarpReuseStays:           true,
 		Oversubscription:         AllocationRatio,
 		Curves:                   PaperEraCurves,
 	}
