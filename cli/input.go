@@ -14,6 +14,7 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/importer"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
@@ -33,22 +34,6 @@ func asUsage(err error) error {
 	return &UsageError{Err: err}
 }
 
-// validateISLMap parses a raw load_isl/store_isl map with ISL, so that an ISL
-// syntax error surfaces with ISL's own message when the spec is loaded.
-func validateISLMap(src string) error {
-	ctx, err := isl.NewCtx()
-	if err != nil {
-		return err
-	}
-	defer ctx.Close()
-	m, err := ctx.ReadMap(src)
-	if err != nil {
-		return err
-	}
-	m.Free()
-	return nil
-}
-
 // loadKernel reads the kernel spec named by arg: a YAML or JSON file when a
 // file of that path exists, otherwise the embedded example of that name
 // (see examples.Names). Raw ISL maps are parsed with ISL and turned into
@@ -56,7 +41,7 @@ func validateISLMap(src string) error {
 // command evaluates the accesses. All its errors are usage errors that name
 // the file, line, field and position.
 func loadKernel(c *ucli.Context, arg string) (*kernel.Kernel, error) {
-	opt := kernel.WithMapValidator(validateISLMap)
+	opt := kernel.WithMapValidator(importer.ValidateMap)
 	var k *kernel.Kernel
 	var err error
 	if arg == stdinSpec {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/polyvol/polyvol/kernel"
 )
 
 // Affine is an integer affine form: a constant plus integer multiples of
@@ -35,24 +37,9 @@ func (a Affine) ISL(order []string) string {
 	var b strings.Builder
 	for _, v := range order {
 		c := a.Coef[v]
-		switch {
-		case c == 0:
-			continue
-		case b.Len() == 0 && c == 1:
-		case b.Len() == 0 && c == -1:
-			b.WriteString("-")
-		case b.Len() == 0:
-			fmt.Fprintf(&b, "%d*", c)
-		case c == 1:
-			b.WriteString(" + ")
-		case c == -1:
-			b.WriteString(" - ")
-		case c < 0:
-			fmt.Fprintf(&b, " - %d*", -c)
-		default:
-			fmt.Fprintf(&b, " + %d*", c)
+		if c != 0 {
+			kernel.WriteTerm(&b, c, v)
 		}
-		b.WriteString(v)
 	}
 	switch {
 	case b.Len() == 0:

@@ -129,26 +129,31 @@ func (e Expr) String() string { return e.render(false) }
 // floor((e)/d) and ((e) mod d) for the quasi-affine terms.
 func (e Expr) ISL() string { return e.render(true) }
 
+// WriteTerm appends the term c·atom of a sum to b in the syntax that both
+// polyvol's expressions and ISL read: "3*x", then " - 2*y", " + z"; a
+// coefficient of 1 or −1 is left out. c must not be 0.
+func WriteTerm(b *strings.Builder, c int64, atom string) {
+	switch {
+	case b.Len() == 0 && c == 1:
+	case b.Len() == 0 && c == -1:
+		b.WriteString("-")
+	case b.Len() == 0:
+		fmt.Fprintf(b, "%d*", c)
+	case c == 1:
+		b.WriteString(" + ")
+	case c == -1:
+		b.WriteString(" - ")
+	case c < 0:
+		fmt.Fprintf(b, " - %d*", -c)
+	default:
+		fmt.Fprintf(b, " + %d*", c)
+	}
+	b.WriteString(atom)
+}
+
 func (e Expr) render(isl bool) string {
 	var b strings.Builder
-	term := func(c int64, atom string) {
-		switch {
-		case b.Len() == 0 && c == 1:
-		case b.Len() == 0 && c == -1:
-			b.WriteString("-")
-		case b.Len() == 0:
-			fmt.Fprintf(&b, "%d*", c)
-		case c == 1:
-			b.WriteString(" + ")
-		case c == -1:
-			b.WriteString(" - ")
-		case c < 0:
-			fmt.Fprintf(&b, " - %d*", -c)
-		default:
-			fmt.Fprintf(&b, " + %d*", c)
-		}
-		b.WriteString(atom)
-	}
+	term := func(c int64, atom string) { WriteTerm(&b, c, atom) }
 	for i, c := range e.lin {
 		if c != 0 {
 			term(c, varNames[i])
