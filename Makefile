@@ -13,8 +13,15 @@ STATICCHECK_VERSION := v0.8.2
 STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)
 
 FUZZTIME ?= 20s
-# make test fuzzes every target this long: a smoke test, not a search.
-SMOKE_FUZZTIME ?= 3s
+# Shrinking a new interesting input may take this long (go test's default
+# is 60s).
+FUZZMINIMIZETIME ?= 60s
+# make test fuzzes every target for this many inputs: a smoke test, not a
+# search. A count, not a duration: with a duration of a few seconds, go test
+# fails a target whose worker is still busy with one input at the deadline
+# ("context deadline exceeded"), which made CI flaky.
+SMOKE_FUZZTIME ?= 300x
+SMOKE_FUZZMINIMIZETIME ?= 20x
 BENCHTIME ?= 200ms
 
 .PHONY: run build test deps-run deps-test fmt-check vet staticcheck gxx-check bazel-test fuzz-smoke go-test bazel-gen fuzz bench clean
@@ -59,7 +66,7 @@ gxx-check:
 	$(GO) test -tags gxx -run '^TestGxxSyntax$$' -count=1 ./cudagen
 
 fuzz-smoke:
-	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(SMOKE_FUZZTIME)
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(SMOKE_FUZZTIME) FUZZMINIMIZETIME=$(SMOKE_FUZZMINIMIZETIME)
 
 # Exit status 4 means the build passed but there are no test targets.
 bazel-test:
@@ -87,7 +94,7 @@ fuzz:
 	for t in $$targets; do \
 		pkg=$$(dirname "$${t%%:*}"); name=$${t##*:}; \
 		echo "== $$pkg $$name"; \
-		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) "$$pkg" || exit 1; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) "$$pkg" || exit 1; \
 	done
 
 bench:
