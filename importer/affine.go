@@ -2,11 +2,11 @@ package importer
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
 )
 
@@ -52,38 +52,16 @@ func (a Affine) ISL(order []string) string {
 	return b.String()
 }
 
-// errOverflow reports affine arithmetic outside the int64 range.
-var errOverflow = fmt.Errorf("integer overflow (values must fit in 64 bits)")
-
-func addInt(a, b int64) (int64, error) {
-	s := a + b
-	if (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0) || s == math.MinInt64 {
-		return 0, errOverflow
-	}
-	return s, nil
-}
-
-func mulInt(a, b int64) (int64, error) {
-	if a == 0 || b == 0 {
-		return 0, nil
-	}
-	p := a * b
-	if p/b != a || p == math.MinInt64 || a == -1 && b == math.MinInt64 || b == -1 && a == math.MinInt64 {
-		return 0, errOverflow
-	}
-	return p, nil
-}
-
 // Add returns a + b.
 func (a Affine) Add(b Affine) (Affine, error) {
 	out := Affine{Coef: map[string]int64{}}
 	var err error
-	if out.Const, err = addInt(a.Const, b.Const); err != nil {
+	if out.Const, err = intmath.AddChecked(a.Const, b.Const); err != nil {
 		return Affine{}, err
 	}
 	for _, m := range []map[string]int64{a.Coef, b.Coef} {
 		for v, c := range m {
-			if out.Coef[v], err = addInt(out.Coef[v], c); err != nil {
+			if out.Coef[v], err = intmath.AddChecked(out.Coef[v], c); err != nil {
 				return Affine{}, err
 			}
 			if out.Coef[v] == 0 {
@@ -98,11 +76,11 @@ func (a Affine) Add(b Affine) (Affine, error) {
 func (a Affine) Scale(k int64) (Affine, error) {
 	out := Affine{Coef: map[string]int64{}}
 	var err error
-	if out.Const, err = mulInt(a.Const, k); err != nil {
+	if out.Const, err = intmath.MulChecked(a.Const, k); err != nil {
 		return Affine{}, err
 	}
 	for v, c := range a.Coef {
-		if out.Coef[v], err = mulInt(c, k); err != nil {
+		if out.Coef[v], err = intmath.MulChecked(c, k); err != nil {
 			return Affine{}, err
 		}
 		if out.Coef[v] == 0 {
@@ -401,7 +379,7 @@ func (p *affineParser) power() (Affine, error) {
 	}
 	v := int64(1)
 	for range e.Const {
-		if v, err = mulInt(v, a.Const); err != nil {
+		if v, err = intmath.MulChecked(v, a.Const); err != nil {
 			return Affine{}, &AffineError{Column: op.col, Msg: err.Error()}
 		}
 		if v == 0 || v == 1 {

@@ -1,7 +1,9 @@
 package intmath
 
 import (
+	"errors"
 	"math"
+	"math/big"
 	"testing"
 )
 
@@ -46,5 +48,31 @@ func TestAgainstDefinitions(t *testing.T) {
 	}
 	if GCD(0, 0) != 0 || GCD(0, -6) != 6 {
 		t.Errorf("GCD(0, 0) = %d, GCD(0, -6) = %d", GCD(0, 0), GCD(0, -6))
+	}
+}
+
+// TestCheckedArithmetic compares AddChecked and MulChecked with exact
+// big-integer results: a result inside [−MaxInt64, MaxInt64] comes back,
+// any other is ErrOverflow.
+func TestCheckedArithmetic(t *testing.T) {
+	values := []int64{0, 1, -1, 2, -2, 3, 1 << 31, -(1 << 31), 1 << 32, math.MaxInt64, -math.MaxInt64, math.MinInt64, math.MaxInt64 / 2, math.MaxInt64/2 + 1, 3037000499, 3037000500}
+	limit := new(big.Int).SetInt64(math.MaxInt64)
+	for _, a := range values {
+		for _, b := range values {
+			for _, c := range []struct {
+				name string
+				f    func(int64, int64) (int64, error)
+				want *big.Int
+			}{
+				{"AddChecked", AddChecked, new(big.Int).Add(big.NewInt(a), big.NewInt(b))},
+				{"MulChecked", MulChecked, new(big.Int).Mul(big.NewInt(a), big.NewInt(b))},
+			} {
+				got, err := c.f(a, b)
+				fits := new(big.Int).Abs(c.want).Cmp(limit) <= 0
+				if fits && (err != nil || got != c.want.Int64()) || !fits && !errors.Is(err, ErrOverflow) {
+					t.Errorf("%s(%d, %d) = %d, %v; exact %v", c.name, a, b, got, err, c.want)
+				}
+			}
+		}
 	}
 }

@@ -2,8 +2,6 @@ package kernel
 
 import (
 	"fmt"
-	"math"
-	"math/bits"
 	"strconv"
 	"strings"
 
@@ -212,36 +210,6 @@ func (e Expr) single() bool {
 	return e.konst == 0 && n+len(e.divs) == 1
 }
 
-// errOverflow reports that canonical arithmetic left the int64 range.
-var errOverflow = fmt.Errorf("integer overflow (values must fit in 64 bits)")
-
-// addChecked and mulChecked keep results in the symmetric range
-// [−MaxInt64, MaxInt64], so every value can be negated and printed.
-func addChecked(a, b int64) (int64, error) {
-	s := a + b
-	if (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0) || s == math.MinInt64 {
-		return 0, errOverflow
-	}
-	return s, nil
-}
-
-func mulChecked(a, b int64) (int64, error) {
-	if a == 0 || b == 0 {
-		return 0, nil
-	}
-	if a == math.MinInt64 || b == math.MinInt64 {
-		return 0, errOverflow
-	}
-	hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(b)))
-	if hi != 0 || lo > math.MaxInt64 {
-		return 0, errOverflow
-	}
-	if (a < 0) != (b < 0) {
-		return -int64(lo), nil
-	}
-	return int64(lo), nil
-}
-
 func abs64(a int64) int64 {
 	if a < 0 {
 		return -a
@@ -254,11 +222,11 @@ func (e Expr) Add(o Expr) (Expr, error) {
 	var r Expr
 	var err error
 	for i := range r.lin {
-		if r.lin[i], err = addChecked(e.lin[i], o.lin[i]); err != nil {
+		if r.lin[i], err = intmath.AddChecked(e.lin[i], o.lin[i]); err != nil {
 			return Expr{}, err
 		}
 	}
-	if r.konst, err = addChecked(e.konst, o.konst); err != nil {
+	if r.konst, err = intmath.AddChecked(e.konst, o.konst); err != nil {
 		return Expr{}, err
 	}
 	// Merge two sorted term lists, summing coefficients of equal atoms.
@@ -272,7 +240,7 @@ func (e Expr) Add(o Expr) (Expr, error) {
 			r.divs = append(r.divs, o.divs[j])
 			j++
 		default:
-			c, err := addChecked(e.divs[i].coef, o.divs[j].coef)
+			c, err := intmath.AddChecked(e.divs[i].coef, o.divs[j].coef)
 			if err != nil {
 				return Expr{}, err
 			}
@@ -294,15 +262,15 @@ func (e Expr) Scale(c int64) (Expr, error) {
 	var r Expr
 	var err error
 	for i := range r.lin {
-		if r.lin[i], err = mulChecked(e.lin[i], c); err != nil {
+		if r.lin[i], err = intmath.MulChecked(e.lin[i], c); err != nil {
 			return Expr{}, err
 		}
 	}
-	if r.konst, err = mulChecked(e.konst, c); err != nil {
+	if r.konst, err = intmath.MulChecked(e.konst, c); err != nil {
 		return Expr{}, err
 	}
 	for _, t := range e.divs {
-		k, err := mulChecked(t.coef, c)
+		k, err := intmath.MulChecked(t.coef, c)
 		if err != nil {
 			return Expr{}, err
 		}
@@ -455,13 +423,13 @@ func (e Expr) Bounds(lo, hi Point) (minV, maxV int64, ok bool) {
 	minV, maxV = e.konst, e.konst
 	add := func(a, b int64) bool {
 		var err1, err2 error
-		minV, err1 = addChecked(minV, a)
-		maxV, err2 = addChecked(maxV, b)
+		minV, err1 = intmath.AddChecked(minV, a)
+		maxV, err2 = intmath.AddChecked(maxV, b)
 		return err1 == nil && err2 == nil
 	}
 	scaled := func(c, a, b int64) (int64, int64, bool) {
-		x, err1 := mulChecked(c, a)
-		y, err2 := mulChecked(c, b)
+		x, err1 := intmath.MulChecked(c, a)
+		y, err2 := intmath.MulChecked(c, b)
 		if c < 0 {
 			x, y = y, x
 		}
