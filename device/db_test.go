@@ -316,7 +316,7 @@ func TestParseErrors(t *testing.T) {
 		{"sub-warp too wide", "sub_warp_size: 32", "sub_warp_size: 64", "sub_warp_size:", []string{`key "sub_warp_size"`, "warp_size (32)"}},
 		{"bad l1 model", "l1_model: NV", "l1_model: Volta", "l1_model:", []string{`key "l1_model"`, "NV, CDNA or RDNA", "Volta"}},
 		{"bad vendor", "vendor: nvidia", "vendor: intel", "vendor:", []string{`key "vendor"`, "intel"}},
-		{"missing source", "  latencies.l1_cycles:", "  # latencies.l1_cycles:", "sources:", []string{`key "sources"`, `no source for "latencies.l1_cycles"`}},
+		{"missing source", "  latencies.fp_cycles:", "  # latencies.fp_cycles:", "sources:", []string{`key "sources"`, `no source for "latencies.fp_cycles"`}},
 		{"unknown source key", "  l2_partitions:", "  l2_partitionz:", "  l2_partitionz:", []string{"l2_partitionz", "not a numeric key"}},
 		{"source given twice", "  l2_partitions:", "  sms: \"again\"\n  l2_partitions:", "  sms, clock_ghz", []string{`"sms" already has a source`}},
 		{"shared per block above SM", "  shared_per_block: 166912", "  shared_per_block: 200000", "  shared_per_block:", []string{"must not exceed limits.shared_per_sm"}},

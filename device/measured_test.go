@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -221,4 +222,117 @@ func TestBandwidthsMatchMeasurements(t *testing.T) {
 	if want := 13 + 7 + 2; checked != want {
 		t.Errorf("checked %d bandwidths against measurements, want %d", checked, want)
 	}
+}
+
+// pointerChaseFile holds the gpu-latency pointer chase that the summary's
+// latency columns come from, with the clock each run was timed at.
+const pointerChaseFile = "gpu_latency_pointer_chase.csv"
+
+// latencyLevels are the database latencies that gpu-benches measures and
+// the summary column each comes from (its header: DRAM the median over
+// chains of 1 GB and more, L2 the median over chains of 1-4 MB, L1 the
+// minimum over all chains).
+var latencyLevels = []struct {
+	key, col string
+	value    func(*Device) float64
+	minKB    float64 // the chains the summary's column summarises
+	maxKB    float64
+	median   bool // median over those chains (else the minimum)
+}{
+	{"latencies.dram_cycles", "lat_dram_ge1GB_cycles", func(d *Device) float64 { return d.Latencies.DRAMCycles }, 1 << 20, math.Inf(1), true},
+	{"latencies.l2_cycles", "lat_l2_1to4MB_cycles", func(d *Device) float64 { return d.Latencies.L2Cycles }, 1 << 10, 4 << 10, true},
+	{"latencies.l1_cycles", "lat_l1_min_cycles", func(d *Device) float64 { return d.Latencies.L1Cycles }, 0, math.Inf(1), false},
+}
+
+// TestLatenciesMatchMeasurements holds the DRAM, L2 and L1 latencies of
+// every device that gpu-benches' pointer chase measured to that
+// measurement: the summary's value, which the test first recomputes from
+// the pointer-chase file itself, converted from the clock the benchmark ran
+// at to the database's clock_ghz (the latency in nanoseconds is what the
+// memory system fixes). The database rounds to whole cycles, so the
+// tolerance is 1 % or half a cycle, whichever is larger. Every latency
+// that no measurement backs must not claim one.
+func TestLatenciesMatchMeasurements(t *testing.T) {
+	type run struct{ device, date string }
+	chase := map[run][]map[string]string{}
+	for _, r := range readMeasured(t, pointerChaseFile) {
+		k := run{r["device"], r["date"]}
+		chase[k] = append(chase[k], r)
+	}
+	num := func(file, row, col, cell string) float64 {
+		v, err := strconv.ParseFloat(cell, 64)
+		if err != nil || !(v > 0) {
+			t.Fatalf("%s, row %s, column %s: %q is not a positive number", file, row, col, cell)
+		}
+		return v
+	}
+	checked := map[string]bool{}
+	for _, r := range readMeasured(t, summaryFile) {
+		name := r["device"]
+		dev := summaryDevices[name]
+		if dev == "" || r["lat_dram_ge1GB_cycles"] == "" {
+			continue
+		}
+		d, err := Lookup(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := chase[run{name, r["latency_file_date"]}]
+		if len(rows) == 0 {
+			t.Fatalf("%s: no pointer chase of %s dated %s", pointerChaseFile, name, r["latency_file_date"])
+		}
+		clockMHz := num(pointerChaseFile, name, "clock_mhz", rows[0]["clock_mhz"])
+		for _, l := range latencyLevels {
+			want := num(summaryFile, name, l.col, r[l.col])
+			var lat []float64
+			for _, c := range rows {
+				if kb := num(pointerChaseFile, name, "chain_kb", c["chain_kb"]); kb >= l.minKB && kb <= l.maxKB {
+					lat = append(lat, num(pointerChaseFile, name, "latency_cycles", c["latency_cycles"]))
+				}
+			}
+			if got := summarise(lat, l.median); math.Abs(got-want) > 0.051 {
+				t.Errorf("%s row %s, %s = %v, but %s gives %v", summaryFile, name, l.col, want, pointerChaseFile, got)
+			}
+			want *= d.ClockGHz * 1000 / clockMHz
+			if got := l.value(d); math.Abs(got-want) > max(0.01*want, 0.5) {
+				t.Errorf("%s %s = %v cycles, measured %.1f cycles at its clock_ghz (%s, row %s, column %s, at %v MHz)", d.Name, l.key, got, want, summaryFile, name, l.col, clockMHz)
+			}
+			if class := d.SourceClass(l.key); class != SourceMeasured {
+				t.Errorf("%s %s: source class %q, want %q", d.Name, l.key, class, SourceMeasured)
+			}
+			for _, cite := range []string{summaryFile, "row " + name, l.col} {
+				if src := d.Source(l.key); !strings.Contains(src, cite) {
+					t.Errorf("%s %s: source %q does not cite %q", d.Name, l.key, src, cite)
+				}
+			}
+			checked[d.Name] = true
+		}
+	}
+	for _, d := range All() {
+		for _, l := range latencyLevels {
+			if !checked[d.Name] && d.SourceClass(l.key) == SourceMeasured {
+				t.Errorf("%s %s: source %q claims a measurement, but %s has none", d.Name, l.key, d.Source(l.key), summaryFile)
+			}
+		}
+	}
+	if len(checked) != 12 {
+		t.Errorf("checked the latencies of %d devices against measurements, want the summary's 12", len(checked))
+	}
+}
+
+// summarise returns the median (median) or the minimum of v; NaN if v is
+// empty.
+func summarise(v []float64, median bool) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if !median {
+		return v[0]
+	}
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[len(v)/2]
 }
