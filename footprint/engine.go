@@ -1,6 +1,8 @@
 package footprint
 
 import (
+	"encoding/binary"
+
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
@@ -115,20 +117,43 @@ func (e *Engine) field(q Request) *kernel.Field { return e.Mapper.Kernel.Fields[
 
 // blockClassifier sorts the blocks of one request into classes whose
 // footprints are translates of each other in the linear address space.
+// Affine accesses and quasi-affine ones (floor and modulo terms) alike:
+// every address a_j is affine on each residue class of points modulo its
+// period (kernel.Expr.Period), so two point boxes of the same extents
+// whose first points agree modulo the common period L, and whose
+// addresses lie the same distances from the first one's there, see every
+// address shifted by one amount, the shift of the first (a_j(o′+q) −
+// a_j(o+q) = a_j(o′) − a_j(o) for o′ ≡ o mod L).
 type blockClassifier struct {
 	mapper *sets.AccessMapper
-	addrs  []laneAddress // each access's byte address, affine
+	addrs  []laneAddress // each access's byte address
+	// period is the least common multiple of the addresses' periods per
+	// coordinate, 1 where every address is affine in it.
+	period [3]int64
+	// rigid is true when every address drifts like the first over a
+	// period, a_j(p + L_i·u_i) − a_j(p) = a_0(p + L_i·u_i) − a_0(p): the
+	// distances between the addresses at a box's first point then depend
+	// only on its phase modulo the period and are left out of the key.
+	rigid bool
+	// affine is true when every address is affine.
+	affine bool
+	// shapes maps the affine shapes of classes (affineShape) to them.
+	shapes map[string]*blockClass
 }
 
+// maxClassifierPeriod bounds the common period, per coordinate, of the
+// addresses a blockClassifier takes.
+const maxClassifierPeriod = 1 << 30
+
 // newBlockClassifier returns the classifier of request q; ok is false when
-// there is none (non-affine or raw accesses, or the multi-dimensional
-// space), and blocks must be counted one by one.
+// there is none (raw accesses, the multi-dimensional space, or periods
+// above maxClassifierPeriod), and blocks must be counted one by one.
 func newBlockClassifier(e *Engine, q Request) (c *blockClassifier, ok bool) {
 	f := e.field(q)
 	if q.Space != sets.LinearSpace || len(f.LoadMaps) > 0 && !q.Store || len(f.StoreMaps) > 0 && q.Store {
 		return nil, false
 	}
-	c = &blockClassifier{mapper: e.Mapper}
+	c = &blockClassifier{mapper: e.Mapper, period: [3]int64{1, 1, 1}, rigid: true, affine: true, shapes: map[string]*blockClass{}}
 	for _, a := range f.Accesses(q.Store) {
 		idx, err := f.ElementIndexExpr(a)
 		if err == nil {
@@ -138,26 +163,104 @@ func newBlockClassifier(e *Engine, q Request) (c *blockClassifier, ok bool) {
 			return nil, false
 		}
 		addr := newLaneAddress(idx)
-		if !addr.affine {
+		period, ok := idx.Period()
+		if !ok {
 			return nil, false
 		}
+		for i := range 3 {
+			if c.period[i] = intmath.LCM(c.period[i], period[i]); c.period[i] > maxClassifierPeriod {
+				return nil, false
+			}
+		}
+		c.affine = c.affine && addr.affine
 		c.addrs = append(c.addrs, addr)
 	}
-	return c, len(c.addrs) > 0
+	if len(c.addrs) == 0 {
+		return nil, false
+	}
+	// The drift of each address over one period in each coordinate; by
+	// the period's property it is the same from every point, so from 0.
+	var zero kernel.Point
+	base := make([]int64, len(c.addrs))
+	for j := range c.addrs {
+		base[j] = c.addrs[j].at(zero)
+	}
+	for i := range 3 {
+		var step kernel.Point
+		step[i] = c.period[i]
+		for j := range c.addrs {
+			c.rigid = c.rigid && c.addrs[j].at(step)-base[j] == c.addrs[0].at(step)-base[0]
+		}
+	}
+	return c, true
 }
 
 // classify returns the translation key of the block with thread box
-// blockThreads (translationKey) and base, the first access's byte address
-// at the block's first point; two blocks of a class differ by the shift
-// between their bases.
+// blockThreads and base, the first access's byte address at the block's
+// first point; two blocks of a class differ by the shift between their
+// bases. The key holds the extents of the block's lattice points (clipped
+// to the domain where the mapper clips), the phase of its first point
+// modulo the period, and, unless the classifier is rigid, the distances of
+// the addresses from the first there.
 func (c *blockClassifier) classify(blockThreads lattice.Box) (key string, base int64) {
 	points := c.mapper.PointBox(blockThreads)
 	var origin kernel.Point
 	for i := range 3 {
 		origin[i] = blockThreads.Lo[i] * c.mapper.Geom.Fold[i]
 	}
-	k, base := appendTranslationKey(nil, c.addrs, origin, points)
+	var k []byte
+	if c.rigid {
+		k, base = appendTranslationKey(nil, c.addrs[:1], origin, points)
+	} else {
+		k, base = appendTranslationKey(nil, c.addrs, origin, points)
+	}
+	if !c.affine {
+		for i := range 3 {
+			k = binary.AppendVarint(k, intmath.FloorMod(origin[i], c.period[i]))
+		}
+	}
 	return string(k), base
+}
+
+// affineShape describes, for quasi-affine addresses, the block with thread
+// box blockThreads up to translation when no floor or modulo term wraps
+// inside its lattice points, so that every address is affine there
+// (kernel.Expr.OnBox): the extents of the points, each address's
+// coefficients, and the distances of the addresses from the first at the
+// first point. Blocks of different phases with one shape have translated
+// footprints too, as affine addresses do. ok is false when a term wraps,
+// when the points are empty, or when the addresses are affine anyway
+// (classify's key is then the shape).
+func (c *blockClassifier) affineShape(blockThreads lattice.Box) (shape string, ok bool) {
+	points := c.mapper.PointBox(blockThreads)
+	if c.affine || points.Empty() {
+		return "", false
+	}
+	lo, hi := kernel.Point(points.Lo), kernel.Point{points.Hi[0] - 1, points.Hi[1] - 1, points.Hi[2] - 1}
+	var k []byte
+	for i := range 3 {
+		k = binary.AppendVarint(k, points.Hi[i]-points.Lo[i])
+	}
+	var first int64
+	for j, a := range c.addrs {
+		on, err := a.expr.OnBox(lo, hi)
+		if err != nil {
+			return "", false
+		}
+		coef, c0, affine := on.Linear()
+		if !affine {
+			return "", false
+		}
+		at := c0 + coef[0]*lo[0] + coef[1]*lo[1] + coef[2]*lo[2]
+		if j == 0 {
+			first = at
+		}
+		for i := range 3 {
+			k = binary.AppendVarint(k, coef[i])
+		}
+		k = binary.AppendVarint(k, at-first)
+	}
+	return string(k), true
 }
 
 // blockClass is one class of translated block footprints in SumOverBlocks.
@@ -179,8 +282,12 @@ type blockClass struct {
 // footprint once as byte ranges (listRanges) and counts a member's granules
 // from them in one pass (countShifted), once per base address modulo the
 // granularity; a representative with too many ranges is counted as
-// progressions shifted to each member. Other blocks (floor
-// or modulo terms, raw maps) are counted one by one.
+// progressions shifted to each member. With floor or modulo terms the
+// classes are by phase modulo the addresses' period, and the classes of
+// blocks on which no term wraps share one representative per affine shape
+// (blockClassifier.affineShape), so the work depends on the periods and
+// the block shape, not on the number of blocks. Blocks with raw maps, or
+// periods above maxClassifierPeriod, are counted one by one.
 func (e *Engine) SumOverBlocks(q Request, blocks []lattice.Box) (int64, error) {
 	classifier, ok := newBlockClassifier(e, q)
 	classes := map[string]*blockClass{}
@@ -197,12 +304,21 @@ func (e *Engine) SumOverBlocks(q Request, blocks []lattice.Box) (int64, error) {
 		key, base := classifier.classify(b)
 		c := classes[key]
 		if c == nil {
-			ps, gran, err := e.progressions(q, []lattice.Box{b})
-			if err != nil {
-				return 0, err
+			shape, affine := classifier.affineShape(b)
+			if affine {
+				c = classifier.shapes[shape]
 			}
-			c = &blockClass{base: base, ps: ps, gran: gran, sizes: map[int64]int64{}}
-			c.ranges, c.listed = e.counter(gran).listRanges(ps)
+			if c == nil {
+				ps, gran, err := e.progressions(q, []lattice.Box{b})
+				if err != nil {
+					return 0, err
+				}
+				c = &blockClass{base: base, ps: ps, gran: gran, sizes: map[int64]int64{}}
+				c.ranges, c.listed = e.counter(gran).listRanges(ps)
+				if affine {
+					classifier.shapes[shape] = c
+				}
+			}
 			classes[key] = c
 		}
 		residue := intmath.FloorMod(base, c.gran)

@@ -64,7 +64,9 @@ func L1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, 
 	return l1Cycles(k, l, d, r, sample, alloc, true)
 }
 
-// l1Cycles is L1Cycles with memoisation switchable, for tests.
+// l1Cycles is L1Cycles with memoisation switchable, for tests: without it
+// every warp of every sample block is measured lane by lane (no
+// blockClasses, no memo).
 func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines, memoise bool) (L1Result, error) {
 	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return L1Result{}, err
@@ -103,7 +105,10 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, 
 				modulus = intmath.LCM(modulus, cycleModel{d: d}.modulus(in.Width))
 			}
 		}
-		reps, weights := blockClasses(lists, l, modulus, sample)
+		reps, weights := sample, []int64(nil)
+		if memoise {
+			reps, weights = blockClasses(lists, l, modulus, sample)
+		}
 		warps = newWarpSet(hardwareWarps(l.Block, d.SubWarpSize, reps, weights), guard)
 		active := guard.activeThreadsIn(l.Block, sample)
 		if active == 0 {

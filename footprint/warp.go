@@ -65,7 +65,8 @@ func WarpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRule
 }
 
 // warpVolumes is WarpVolumes with memoisation switchable, so that tests can
-// compare it with plain enumeration.
+// compare it with plain enumeration: without it every warp of every sample
+// block is measured lane by lane (no blockClasses, no memo).
 func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, memoise bool) (WarpResult, error) {
 	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return WarpResult{}, err
@@ -86,7 +87,10 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRule
 		diagBlocks = 1
 		diagGranule = referenceDiagWarp
 	} else {
-		reps, weights := blockClasses(lists, l, intmath.LCM(d.L1FetchBytes, d.L1WriteBytes), sample)
+		reps, weights := sample, []int64(nil)
+		if memoise {
+			reps, weights = blockClasses(lists, l, intmath.LCM(d.L1FetchBytes, d.L1WriteBytes), sample)
+		}
 		warps = newWarpSet(hardwareWarps(l.Block, d.WarpSize, reps, weights), guard)
 		diagWarps = warps
 		blocks = float64(len(sample))

@@ -147,15 +147,28 @@ func hardwareWarps(block [3]int64, size int, blocks [][3]int64, weights []int64)
 // all instructions' addresses at the block's first thread) and the same
 // first instruction address modulo modulus. Every per-warp measure of the package is periodic in modulus, so
 // one block per class, weighted by the class size, gives the same sums as
-// the whole sample. With a non-affine instruction every block is its own
-// class.
+// the whole sample. With floor or modulo terms the key also holds the
+// phase of the block's first thread modulo the instructions' common period
+// (kernel.Expr.Period): blocks of one phase see every address shifted by
+// one amount, the shift of the first (see blockClassifier). With a period
+// above maxClassifierPeriod every block is its own class.
 func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sample [][3]int64) (reps [][3]int64, weights []int64) {
 	var addrs []laneAddress
+	period, affine := [3]int64{1, 1, 1}, true
 	for _, fi := range lists {
 		for _, in := range fi.Instructions {
 			a := newLaneAddress(in.Address)
 			if !a.affine {
-				return sample, nil
+				p, ok := in.Address.Period()
+				if !ok {
+					return sample, nil
+				}
+				for i := range 3 {
+					if period[i] = intmath.LCM(period[i], p[i]); period[i] > maxClassifierPeriod {
+						return sample, nil
+					}
+				}
+				affine = false
 			}
 			addrs = append(addrs, a)
 		}
@@ -173,6 +186,11 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 		key, first = appendTranslationKey(key[:0], addrs, origin, points)
 		if len(addrs) > 0 {
 			key = binary.AppendVarint(key, intmath.FloorMod(first, modulus))
+		}
+		if !affine {
+			for i := range 3 {
+				key = binary.AppendVarint(key, intmath.FloorMod(origin[i], period[i]))
+			}
 		}
 		if i, ok := index[string(key)]; ok {
 			weights[i]++
@@ -294,8 +312,20 @@ type warpMeasure[T any] struct {
 	// distances numbers the distinct vectors of the other instructions'
 	// base addresses relative to the first's (groups of several only).
 	distances map[string]int
-	lanes     [][]int64 // scratch: the active lane addresses per instruction
-	key       []byte    // scratch: the encoded distances
+	// shapes memoises quasi-affine instructions by the affine shape of
+	// their addresses on a warp where no floor or modulo term wraps
+	// (affineShape); nil when every address is affine or without memo.
+	shapes map[shapeKey]T
+	lanes  [][]int64 // scratch: the active lane addresses per instruction
+	key    []byte    // scratch: the encoded distances
+}
+
+// shapeKey is the memo key of a warp of quasi-affine instructions on which
+// every address is affine (warpMeasure.affineShape).
+type shapeKey struct {
+	lanes   *lanePattern
+	residue int64
+	addrs   string // each address's coefficients and distance from the first
 }
 
 type memoKey struct {
@@ -334,6 +364,9 @@ func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64
 	if memoise && (affine || periodic && w.period[0]*w.period[1]*w.period[2] <= maxMemoPeriod) {
 		w.memo = make(map[memoKey]T)
 		w.distances = make(map[string]int)
+		if !affine {
+			w.shapes = make(map[shapeKey]T)
+		}
 	}
 	return w
 }
@@ -370,9 +403,56 @@ func (w *warpMeasure[T]) on(t warpTile) T {
 	if v, ok := w.memo[key]; ok {
 		return v
 	}
+	shape, affine := w.affineShape(t)
+	if v, ok := w.shapes[shape]; ok && affine {
+		w.memo[key] = v
+		return v
+	}
 	v := w.enumerate(t, true)
 	w.memo[key] = v
+	if affine {
+		w.shapes[shape] = v
+	}
 	return v
+}
+
+// affineShape describes warp t's lane addresses up to a shift by a
+// multiple of the modulus when no floor or modulo term of the
+// instructions wraps on the box of its lanes, so that every address is
+// affine there (kernel.Expr.OnBox): the lane pattern, each address's
+// coefficients, and the distances of the addresses from the first and the
+// first modulo the modulus, all of the affine forms at the warp's base.
+// Warps of different phases with one shape see the same lane addresses up
+// to such a shift. ok is false when a term wraps, or without shape memo.
+func (w *warpMeasure[T]) affineShape(t warpTile) (shape shapeKey, ok bool) {
+	if w.shapes == nil {
+		return shapeKey{}, false
+	}
+	var lo, hi kernel.Point
+	for i := range 3 {
+		lo[i], hi[i] = t.base[i]+t.lanes.lo[i], t.base[i]+t.lanes.hi[i]
+	}
+	var k []byte
+	var first int64
+	for j, a := range w.addrs {
+		on, err := a.expr.OnBox(lo, hi)
+		if err != nil {
+			return shapeKey{}, false
+		}
+		coef, c0, affine := on.Linear()
+		if !affine {
+			return shapeKey{}, false
+		}
+		at := c0 + coef[0]*t.base[0] + coef[1]*t.base[1] + coef[2]*t.base[2]
+		if j == 0 {
+			first = at
+		}
+		for i := range 3 {
+			k = binary.AppendVarint(k, coef[i])
+		}
+		k = binary.AppendVarint(k, at-first)
+	}
+	return shapeKey{t.lanes, intmath.FloorMod(first, w.modulus), string(k)}, true
 }
 
 // maxBucketModulus bounds the moduli for which warps are grouped by address
