@@ -203,8 +203,15 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 	if c.PrevBlock != nil {
 		prevBlockKept = c.PrevBlock.Hit(o.prevBlockArg)
 	}
-	layerHit := [2]float64{c.OverlapY.Hit(o.layer[0]), c.OverlapZ.Hit(o.layer[1])}
+	overlapY := c.OverlapY
+	if m.LayerReuseDistance { // both layer sets are one reuse distance deep
+		overlapY = c.OverlapZ
+	}
+	layerHit := [2]float64{overlapY.Hit(o.layer[0]), c.OverlapZ.Hit(o.layer[1])}
 	l1Miss, l2Miss := c.L1.Miss(o.l1), c.L2.Miss(o.l2)
+	if m.NoEvictionsWhileFits && o.l1 <= 1 {
+		l1Miss = 0
+	}
 
 	d := Derived{
 		Method:                 m.Name,

@@ -222,13 +222,48 @@ func TestDeriveExactMethod(t *testing.T) {
 	if math.Abs(c1.OL1-1.0/3) > 1e-15 || math.Abs(c1.OL2-0.675) > 1e-15 || c1.SmL1Alloc != 65536 {
 		t.Errorf("C1 exact O_L1 = %v, O_L2 = %v, smL1Alloc = %v; want 1/3, 0.675, 65536", c1.OL1, c1.OL2, c1.SmL1Alloc)
 	}
-	// O_ov includes the wave's stores (§8 item 18/22): C1 (0 + 2·7077888 − 0)/20 MiB.
-	if math.Abs(c1.OOv[1]-0.675) > 1e-15 {
-		t.Errorf("C1 exact O_ov,1 = %v, want 0.675", c1.OOv[1])
+	// NoEvictionsWhileFits (not a choice of MethodExact): C1's blocks fit
+	// in L1 (O_L1 = 1/3), so no redundant L1 load misses and L2LoadV2 =
+	// L2LoadV1.
+	fits := MethodExact
+	fits.NoEvictionsWhileFits = true
+	c1f, err := Derive(checkCases[0].basic, checkCases[0].launch, checkCases[0].dev, fits)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Paper-era L1 curve 0.73·exp(−4.6·exp(−0.34/3)) times (80 − 32) B/Lup.
+	if c1f.L1LoadEvicts != 0 || c1f.L2LoadV2 != c1f.L2LoadV1 {
+		t.Errorf("C1 exact, no evictions while fits: L1LoadEvicts = %v, L2LoadV2 = %v; want 0 and L2LoadV1 = %v", c1f.L1LoadEvicts, c1f.L2LoadV2, c1f.L2LoadV1)
+	}
+	// Paper-era L1 curve 0.73·exp(−4.6·exp(−0.34/3)) times (80 − 32) B/Lup
+	// (the check case has no warp counts, so all of the redundant load).
 	if want := 48 * 0.73 * math.Exp(-4.6*math.Exp(-0.34/3)); math.Abs(c1.L1LoadEvicts-want) > 1e-12 {
 		t.Errorf("C1 exact L1LoadEvicts = %v, want %v", c1.L1LoadEvicts, want)
+	}
+	// LayerReuseDistance: O_ov,k = Old_k/sizeL2, the layer set's footprint
+	// alone, and the paper-era z curve e^(−0.0036·e^(3.97·O)) for the y
+	// layer too: C2 480128/20 MiB.
+	c2c := checkCases[1]
+	c2, err := Derive(c2c.basic, c2c.launch, c2c.dev, MethodExact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := 480128 / float64(c2c.dev.L2Bytes)
+	if math.Abs(c2.OOv[0]-o) > 1e-15 || c2.OOv[1] != 0 {
+		t.Errorf("C2 exact O_ov = %v, want [%v 0]", c2.OOv, o)
+	}
+	if want := c2.MemLoadOverlap[0] * math.Exp(-0.0036*math.Exp(3.97*o)); math.Abs(c2.MemLoadOverlapHit[0]-want) > 1e-12 {
+		t.Errorf("C2 exact memLoadOverlapHit0 = %v, want %v", c2.MemLoadOverlapHit[0], want)
+	}
+	// Without LayerReuseDistance, the plain allocation rule: O_ov includes
+	// the wave's stores (§8 item 18/22), C1 (0 + 2·7077888 − 0)/20 MiB.
+	plain := MethodExact
+	plain.LayerReuseDistance = false
+	c1p, err := Derive(checkCases[0].basic, checkCases[0].launch, checkCases[0].dev, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(c1p.OOv[1]-0.675) > 1e-15 {
+		t.Errorf("C1 plain O_ov,1 = %v, want 0.675", c1p.OOv[1])
 	}
 
 	// Recorded exact values (6 significant digits). Entries equal to the
@@ -241,23 +276,23 @@ func TestDeriveExactMethod(t *testing.T) {
 		{"L1LoadEvicts", [5]float64{0.576584, 0.213879, 3.31203, 5.38008, 3.21882}},
 		// follows L1LoadEvicts; the paper-era set has no previous-block term (§8 item 12).
 		{"L2LoadV2", [5]float64{32.5766, 24.4014, 107.562, 37.3801, 36.2188}},
-		// O_ov counts the wave's stores too and scales Old like New (§8 items 18, 22).
-		{"O_ov0", [5]float64{0.675, 0.191734, 0.515208, 2.16667, 0.549727}},
-		{"O_ov1", [5]float64{0.675, 0.18009, 1.68687, 2.16667, 3.40152}},
-		// paper-era loose y and steep z overlap fits instead of one shared curve (§8 items 23, 24).
-		{"memLoadOverlapHit0", [5]float64{0, 0.987281, 0.332098, 0, 0.650328}},
-		{"memLoadOverlapHit1", [5]float64{0, 0, 1.72362, 0, 0}},
+		// O_ov,k = Old_k/sizeL2, the layer set's footprint: its stack distance (LayerReuseDistance).
+		{"O_ov0", [5]float64{0, 0.0228943, 0.00684814, 0, 0.0392578}},
+		{"O_ov1", [5]float64{0, 0, 1.51016, 0, 3.04062}},
+		// the paper-era steep z overlap fit for both layers (LayerReuseDistance; §8 items 23, 24).
+		{"memLoadOverlapHit0", [5]float64{0, 1.06247, 0.368576, 0, 0.724219}},
+		{"memLoadOverlapHit1", [5]float64{0, 0, 7.49605, 0, 0}},
 		// follows the overlap hits (§8 items 23, 24).
-		{"memLoadV2", [5]float64{32, 8.08792, 38.5142, 32, 16.2769}},
+		{"memLoadV2", [5]float64{32, 8.01273, 32.7053, 32, 16.2031}},
 		// O_L2 = waveL2Alloc/sizeL2 instead of the square-root form (§8 item 22).
 		{"O_L2", [5]float64{0.675, 0.18009, 0.512261, 2.16667, 0.52581}},
 		// paper-era store and L2 curves at the plain O_L2 (§8 items 22, 23).
 		{"memStoreEvicts", [5]float64{3.08441, 0.0479228, 0, 3.65025, 0}},
-		{"memLoadEvicts", [5]float64{0.00609059, 0.000674265, 0.196247, 2.06765, 0.0641968}},
+		{"memLoadEvicts", [5]float64{0.00609059, 0.000677373, 0.212757, 2.06765, 0.0644347}},
 		// sum of the above (§8 items 11, 22, 23).
-		{"memLoadV4", [5]float64{35.0905, 8.13652, 38.7105, 37.7179, 16.3411}},
+		{"memLoadV4", [5]float64{35.0905, 8.06132, 32.9181, 37.7179, 16.2675}},
 		// the DRAM limiter moves with memLoadV3 and memStoreV2 (§8 items 22–24).
-		{"perfV3", [5]float64{19.9519, 98.8645, 30.0983, 19.6352, 57.6679}},
+		{"perfV3", [5]float64{19.9519, 99.326, 34.3935, 19.6352, 57.8439}},
 	}
 	for i, c := range checkCases {
 		d, err := Derive(c.basic, c.launch, c.dev, MethodExact)

@@ -367,8 +367,8 @@ func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m Method, sh
 		bytes := float64(v.Gran * v.Multiplicity)
 		name := eng.Mapper.Kernel.Fields[v.Field].Name
 		oldY := float64(v.OldY)
-		if m.OldIncludesX { // §8 item 20
-			oldY += float64(v.OldX)
+		if m.OldIncludesX { // §8 item 20: the footprint of T_x ∪ T_y
+			oldY = float64(v.OldXY)
 		}
 		b.WaveMemOld[0] += oldY * bytes
 		b.WaveMemOld[1] += float64(v.OldZ) * bytes

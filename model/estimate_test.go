@@ -218,11 +218,11 @@ func TestEstimateExactRecordsSpecCases(t *testing.T) {
 			"blockL2Store":     "4608.285",  // §8 items 3, 6
 			"waveMemLoadNew":   "2015872",   // §8 items 2, 14, 15: W consecutive blocks, linear addresses with α
 			"waveMemStoreNew":  "1769734",   // §8 items 13, 14: stores at the 32 B write granularity, α = 1
-			"waveMemOld0":      "873632",    // §8 items 14, 17: one block row before the wave, linear addresses
+			"waveMemOld0":      "480192",    // §8 items 14, 17, 20: one block row before the wave (it holds T_x), linear addresses
 			"waveMemOld1":      "0", "waveMemLoadOverlap1": "0",
 			"waveMemLoadOverlap0": "246137.2", // §8 items 14, 18: linear addresses, consistent scaling
 			"L2LoadV2":            "24.22253", // §8 items 11, 22, 23; only the reuse between warps can miss (WarpReuseStays)
-			"perfV3":              "98.87557", // §8 items 13, 14, 22
+			"perfV3":              "99.36463", // §8 items 13, 14, 22; O_ov,0 = Old_0/sizeL2 (LayerReuseDistance)
 			"limV3":               "3"}},
 		{"C3", loadExample(t, "star3d-r4"), "A100-40GB", [3]int64{256, 1, 2}, kernel.NoFold, [3]int64{640, 512, 512}, want{
 			"L1Cycles":         "2.498438", // §8 items 4, 7, 8
@@ -236,8 +236,8 @@ func TestEstimateExactRecordsSpecCases(t *testing.T) {
 			"waveMemLoadOverlap0": "99072",        // §8 items 14, 18
 			"waveMemLoadOverlap1": "7077888",      // §8 items 14, 18
 			"L2LoadV2":            "107.658",      // §8 items 11, 22, 23
-			"perfV3":              "30.8905",      // §8 items 22, 24: the paper-era z-overlap curve is much steeper
-			"limV3":               "3"}},
+			"perfV3":              "34.58471",     // §8 items 22, 24: O_ov,1 = Old_1/sizeL2 = 1.51 with the paper-era z curve (LayerReuseDistance)
+			"limV3":               "2"}},
 		{"C4", loadExample(t, "vec3-scale"), "MI210", [3]int64{1024, 1, 1}, kernel.NoFold, [3]int64{1000000, 1, 1}, want{
 			"L1Cycles": "2.25", "blockL1LoadAlloc": "32768", "blockL1Load": "57344", "blockL2Load": "32768", "blockL2Store": "57344",
 			"waveMemLoadNew": "6815744", "waveMemStoreNew": "6815744",
@@ -251,12 +251,12 @@ func TestEstimateExactRecordsSpecCases(t *testing.T) {
 			"blockL1LoadAlloc": "81920", "blockL1Load": "356352", "blockL2Load": "67584", "blockL2Store": "16384",
 			"waveMemLoadNew":      "7412736",      // §8 items 2, 14, 15, 19: W blocks, valid points under folding
 			"waveMemStoreNew":     "3538944",      //
-			"waveMemOld0":         "998400",       // §8 items 17, 20
+			"waveMemOld0":         "826368",       // §8 items 17, 20: T_x ∪ T_y = T_y
 			"waveMemOld1":         "6.320531e+07", // §8 items 15, 17
 			"waveMemLoadOverlap0": "334848",       // §8 items 14, 18
 			"waveMemLoadOverlap1": "3538944",      // §8 items 14, 18
 			"L2LoadV2":            "34.66648",     // §8 items 11, 22, 23; only the reuse between warps can miss (WarpReuseStays)
-			"perfV3":              "58.13855",     // §8 items 22, 24
+			"perfV3":              "58.32561",     // §8 items 22, 24; LayerReuseDistance
 			"limV3":               "3"}},
 		{"C6", c6, "A100-40GB", [3]int64{32, 4, 1}, kernel.NoFold, [3]int64{3456, 64, 8}, want{
 			"L1Cycles":         "0.53125", // §8 items 4, 7, 8
@@ -269,7 +269,7 @@ func TestEstimateExactRecordsSpecCases(t *testing.T) {
 			"waveMemLoadOverlap0": "55296",    // §8 item 14: that wrapped row is reused
 			"waveMemLoadOverlap1": "0",        //
 			"L2LoadV2":            "14.1206",  // §8 items 11, 12, 22; only the reuse between warps can miss (WarpReuseStays)
-			"perfV3":              "87.39935", // §8 items 14, 22
+			"perfV3":              "87.49482", // §8 items 14, 22
 			"limV3":               "3"}},
 	}
 	for _, c := range cases {

@@ -62,7 +62,10 @@ type Method struct {
 	// granules instead of fetch granules (§8 item 14).
 	StoresAtWriteGranularity bool `json:"storesAtWriteGranularity"`
 	// OldIncludesX counts the x layer in the y layer's reuse distance
-	// (§8 item 20).
+	// (§8 item 20): Old_y is the footprint of T_x ∪ T_y, each line once.
+	// The exact shape's T_y (one block row before the wave) holds its T_x,
+	// so there Old_y is T_y's footprint; adding |T_x| to it would count
+	// those blocks twice.
 	OldIncludesX bool `json:"oldIncludesX"`
 	// PreviousBlockOverlap counts the L2 load overlap with the previous
 	// blocks on the same SM (§3.5; §8 item 12).
@@ -74,6 +77,19 @@ type Method struct {
 	// BlockL2Load) can be evicted first. Above O_L1 = 1 every redundant load
 	// can miss. Without it every redundant load can miss at any O_L1.
 	WarpReuseStays bool `json:"warpReuseStays"`
+	// NoEvictionsWhileFits lets no redundant L1 load miss while the
+	// co-resident blocks' allocation fits in L1 (O_L1 <= 1): a cache that
+	// holds every line the blocks allocate evicts none of them before its
+	// reuse, and lines of finished blocks, unused again, are the first to
+	// go. The capacity curve applies above O_L1 = 1 only, to every
+	// redundant load; it makes WarpReuseStays moot. Not a choice of the
+	// named methods yet: with it, method exact matches the LRU simulator's
+	// L2→L1 load better (MAPE 1.3 → 0.3 %) and the V100 box2d range scan
+	// (O_L1 0.16–0.91, no load above the compulsory one; 6.4 → 0.9 %), but
+	// the V100 star3d blocks do lose 5–15 % of their reuse between warps
+	// at O_L1 = 0.8–0.9 with fold 2, which the curve's tail stands in for
+	// (star3d 6.9 → 7.6 %).
+	NoEvictionsWhileFits bool `json:"noEvictionsWhileFits,omitempty"`
 	// ClampOneByte clamps the block L2 load, L1 allocation and TLB pages
 	// to at least one (§8 item 28).
 	ClampOneByte bool `json:"clampOneByte"`
@@ -81,6 +97,25 @@ type Method struct {
 	// unclipped pseudo-block at the origin instead of the wave itself
 	// (§3.6).
 	TLBPseudoBlock bool `json:"tlbPseudoBlock"`
+
+	// LayerReuseDistance forms the layer overlaps' oversubscription from
+	// the layer set alone, O_ov,k = Old_k/sizeL2 (with AllocationRatio),
+	// and turns both into hit fractions with the z curve
+	// (Curves.OverlapZ). The exact layer sets hold every block launched
+	// between a line's use by the earlier layer and its reuse by the wave
+	// (waves.ExactShape), so Old_k is the volume that passes through L2
+	// between the two uses, its stack distance; the wave's own new data is
+	// part of it where the wave overlaps that span and comes after the
+	// reuse otherwise, so adding it (Old + New − Ov) counts data twice. The
+	// paper-era overlap curves were fitted against this plain Old_k/sizeL2
+	// (spec/metrics.md §5.2); its steep z fit belongs to a layer set one
+	// reuse distance deep, which the exact y set is as well, whereas its
+	// loose y fit (hit at most 94 % at O = 0) was made for a slab ŵ1 block
+	// rows deep (§4.8). Evidence: the V100 box2d range scan reuses every
+	// previous row (DRAM load 8.0 B/Lup at r = 0…9) with y-layer sets of
+	// 0.34–0.65 × L2 (DRAM MAPE 19.9 → 5.0 %); the simulator's A100-2MB-L2
+	// DRAM load MAPE goes 25.8 → 22.0 % (docs/accuracy.md).
+	LayerReuseDistance bool `json:"layerReuseDistance,omitempty"`
 
 	// Oversubscription forms the caches' oversubscriptions and Curves turn
 	// them into miss fractions (Derive).
@@ -106,12 +141,13 @@ var (
 	// MethodExact replaces each approximation of spec §8 by its exact
 	// definition and uses O = V_alloc/V_cache throughout. It pairs that rule
 	// with the paper-era curves because those were fitted against exactly
-	// such plain allocation ratios (with β co-resident blocks for L1) and
-	// keep the paper's separate loose y and steep z overlap fits (§8 item 24);
-	// the current parameters were fitted together with the square-root forms
-	// and do not belong to a plain ratio (§5.2). The paper-era set has no
-	// previous-block term, matching the paper's view that L1 sharing between
-	// blocks is unlikely (§8 item 12).
+	// such plain allocation ratios (with β co-resident blocks for L1, and
+	// Old_k/sizeL2 for the layer overlaps, of which it uses the steep z fit
+	// for both layers: LayerReuseDistance); the current parameters were
+	// fitted together with the square-root forms and do not belong to a
+	// plain ratio (§5.2). The paper-era set has no previous-block term,
+	// matching the paper's view that L1 sharing between blocks is unlikely
+	// (§8 item 12).
 	MethodExact = Method{
 		Name:                     "exact",
 		SampleWave:               true,
@@ -122,6 +158,7 @@ var (
 		StoresAtWriteGranularity: true,
 		OldIncludesX:             true,
 		WarpReuseStays:           true,
+		LayerReuseDistance:       true,
 		Oversubscription:         AllocationRatio,
 		Curves:                   PaperEraCurves,
 	}
@@ -183,6 +220,9 @@ func (m Method) oversubscriptions(b Basic, l Launch, sizeL1, sizeL2 float64) (ov
 		q := b.waveScale()
 		for k := range o.layer {
 			o.layer[k] = (b.WaveMemOld[k] + q*(waveL2Alloc-b.WaveMemLoadOverlap[k])) / sizeL2
+			if m.LayerReuseDistance {
+				o.layer[k] = b.WaveMemOld[k] / sizeL2
+			}
 		}
 		o.l2 = q * waveL2Alloc / sizeL2
 	default:

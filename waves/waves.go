@@ -112,12 +112,17 @@ func ExactShape(g sets.Geometry, blocksPerWave int64) Shape {
 // FieldVolumes are one field's wave-level counts in granules (not bytes),
 // without multiplicity.
 type FieldVolumes struct {
-	Field         int
-	Store         bool
-	Gran          int64 // bytes per granule
-	New           int64 // |A0|, the wave's footprint
-	OldX, OldY    int64 // |X|, |Y|: layer-set footprints
-	OldZ          int64 // |Z|
+	Field      int
+	Store      bool
+	Gran       int64 // bytes per granule
+	New        int64 // |A0|, the wave's footprint
+	OldX, OldY int64 // |X|, |Y|: layer-set footprints
+	OldZ       int64 // |Z|
+	// OldXY is |X ∪ Y|, the footprint of the x and y layer sets together:
+	// the y layer's reuse distance when it includes the x layer. It is
+	// below OldX + OldY by what the two sets share; the exact shape's
+	// T_y holds every block of its T_x, so there OldXY = OldY.
+	OldXY         int64
 	OvX, OvY, OvZ int64 // overlaps credited in the order x, y, z (the paper's counting sequence)
 	Multiplicity  int64
 }
@@ -166,7 +171,8 @@ func countField(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVol
 
 // countFieldSets runs the counting sequence on ISL sets: New = |A|, then
 // for each layer L in x, y, z, Old = |F(L)|, Ov = |A ∩ F(L)| and
-// A = A ∖ F(L). footprintOf returns F of a union of thread boxes.
+// A = A ∖ F(L); OldXY = |F(X ∪ Y)|. footprintOf returns F of a union of
+// thread boxes.
 func countFieldSets(q footprint.Request, shape Shape, footprintOf func([]lattice.Box) (*isl.Set, error)) (FieldVolumes, error) {
 	v := FieldVolumes{Field: q.Field, Store: q.Store, Gran: q.Gran}
 	a, err := footprintOf(shape.Current)
@@ -175,6 +181,15 @@ func countFieldSets(q footprint.Request, shape Shape, footprintOf func([]lattice
 	}
 	if v.New, err = footprint.CountPoints(a); err != nil {
 		return v, err
+	}
+	if xy := append(append([]lattice.Box(nil), shape.X...), shape.Y...); len(xy) > 0 {
+		l, err := footprintOf(xy)
+		if err != nil {
+			return v, err
+		}
+		if v.OldXY, err = footprint.CountPoints(l); err != nil {
+			return v, err
+		}
 	}
 	for _, layer := range []struct {
 		threads  []lattice.Box
@@ -209,7 +224,8 @@ func countFieldSets(q footprint.Request, shape Shape, footprintOf func([]lattice
 // of layers, |(A ∖ W) ∩ L| = |A ∪ W| + |W ∪ L| − |W| − |A ∪ W ∪ L|, so
 // Ov_x = |A| + |X| − |A ∪ X| (W empty), Ov_y takes W = X and Ov_z
 // W = X ∪ Y: nine counts of unions in all, which equal the ISL sequence's
-// |A ∩ X|, |(A ∖ X) ∩ Y| and |(A ∖ X ∖ Y) ∩ Z|.
+// |A ∩ X|, |(A ∖ X) ∩ Y| and |(A ∖ X ∖ Y) ∩ Z|; OldXY is the count of
+// X ∪ Y among them.
 func countFieldUnions(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVolumes, error) {
 	v := FieldVolumes{Field: q.Field, Store: q.Store, Gran: q.Gran}
 	threads := [4][]lattice.Box{shape.Current, shape.X, shape.Y, shape.Z}
@@ -232,7 +248,7 @@ func countFieldUnions(e *footprint.Engine, q footprint.Request, shape Shape) (Fi
 		return unions[a|w] + unions[w|l] - unions[w] - unions[a|w|l]
 	}
 	v.New = unions[a]
-	v.OldX, v.OldY, v.OldZ = unions[x], unions[y], unions[z]
+	v.OldX, v.OldY, v.OldZ, v.OldXY = unions[x], unions[y], unions[z], unions[x|y]
 	v.OvX, v.OvY, v.OvZ = credited(0, x), credited(x, y), credited(x|y, z)
 	return v, nil
 }

@@ -53,7 +53,7 @@ func stencilKernel(t *testing.T, r *rand.Rand) *kernel.Kernel {
 // granularities from a sector to a 512 KiB page, that Count's volumes (from
 // the engine's counts of unions, by inclusion–exclusion) equal the counting
 // sequence of spec §4.6 run on ISL sets built from the access maps
-// (Mapper.Footprint) exactly.
+// (Mapper.Footprint) exactly, |X ∪ Y| included.
 func TestCountEqualsISLSequence(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 4))
 	ctx, err := isl.NewCtx()
@@ -101,6 +101,12 @@ func TestCountEqualsISLSequence(t *testing.T) {
 				t.Fatalf("case %d: %v", c, err)
 			}
 			want.Multiplicity = v.Multiplicity
+			// |X ∪ Y| lies between the larger set and the sum, and the
+			// exact shape's y set holds its x set (one block row before
+			// the wave contains the wave row's blocks before it).
+			if v.OldXY < max(v.OldX, v.OldY) || v.OldXY > v.OldX+v.OldY || (exact && len(shape.Y) > 0 && v.OldXY != v.OldY) {
+				t.Fatalf("case %d (exact wave %v): |X ∪ Y| = %d with |X| = %d, |Y| = %d", c, exact, v.OldXY, v.OldX, v.OldY)
+			}
 			if v != want {
 				t.Fatalf("case %d (exact wave %v, block %v, fold %v, W %d, space %d, gran %d) field %d store %v:\n got  %+v\n want %+v",
 					c, exact, block, fold, W, space, gran, v.Field, v.Store, v, want)
