@@ -464,12 +464,12 @@ func (h *Hardware) blockScan(e *estimator, path string, progress io.Writer) erro
 			}
 			meas[j] = s / float64(len(groups[k][b]))
 		}
-		if k.variant != "memory" {
-			h.Skipped = append(h.Skipped, fmt.Sprintf("%s: run %s, range %d, variant %s (%d blocks): not evaluated; the wrapped (mod 128, mod 64) coordinates of the L1-resident variant take minutes per group to estimate", FileBlockScan, k.run, k.rng, k.variant, len(blocks)))
+		if k.variant != "memory" && k.variant != "l1only" {
+			h.Skipped = append(h.Skipped, fmt.Sprintf("%s: run %s, range %d, variant %s (%d blocks): not evaluated; unknown variant", FileBlockScan, k.run, k.rng, k.variant, len(blocks)))
 			continue
 		}
 		fmt.Fprintf(progress, "estimating %d blocks of run %s, range %d, %s\n", len(blocks), k.run, k.rng, k.variant)
-		spec := box2DSpec(k.rng, false)
+		spec := box2DSpec(k.rng, k.variant == "l1only")
 		for _, m := range Methods {
 			for _, mn := range HardwareModels {
 				pred := make([]float64, len(blocks))
