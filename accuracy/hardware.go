@@ -507,6 +507,13 @@ func (h *Hardware) WriteMarkdown(w io.Writer) {
 	p("The file records GFlop/s but neither the domain nor the flops per update, so only rankings are compared. ")
 	p("The specs assume the range scan's 15000² arrays and (2r+1)²+1 flops per update; repeated measurements of one block in one run are averaged. ")
 	p("Top-1: the block predicted fastest is the measured fastest; share: its measured GFlop/s over the group's best.\n\n")
+	p("Two V100 constants of the device database come from this file, so these groups are not independent of them: `l1_tag_cycles_per_line` = 0.75 ")
+	p("(the L1 tag stage resolves 4 lines per 3 cycles: fitted on the L1-resident variant, whose cycles per warp load are 0.67–0.78 per distinct line for blocks 1 to 16 threads wide, where the paper's ⌈(lines+2)/4⌉ gives up to 2.7 times fewer) ")
+	p("and `block_launch_cycles` = 173 (one block start per SM per 173 cycles: every 32-thread block runs at 20.44–20.48 GLup/s in both variants, 64- and 128-thread blocks at two and four times that where nothing else binds). ")
+	p("Together they raise the overlap model's ρ from 0.69–0.87 to 0.87–0.99 (method exact). ")
+	p("Still missing: the 2-D blocks of the DRAM-bound groups (ranges 1 and 2) run 4–15 %% below their prediction, more the taller they are (32×32: 15 %%), while single-row blocks run at or above theirs; ")
+	p("the volumes do not show why (the DRAM volume is the same, the L2 volume falls with the height), so the predicted best at ranges 1–3 (32×32, 64×16) measures 88–95 %% of the best. ")
+	p("Run b3e12ef is a separate measurement that agrees with the other three runs (which are one measurement) only at ρ 0.946–0.99.\n\n")
 	p("| variant | run | range | method | model | blocks | ρ | top-1 | share of best %% | predicted best |\n|---|---|---:|---|---|---:|---:|---|---:|---|\n")
 	for _, g := range h.Groups {
 		top := "no"

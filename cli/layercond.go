@@ -245,7 +245,7 @@ columns: s, z       the domain s x s x z
          no z reuse V1 - ovl xy: x and y reuse hit, z reuse lost (the upper plateau)
          Old y, z   footprint of the y and z layer sets (the wave's block row and layer before it)
          /L2        that footprint over the L2 one SM sees
-         O_ov       oversubscription of the layer's reuse: layer set and new data over the L2
+         O_ov       oversubscription of the layer's reuse: layer set (and, for method reference, new data) over the L2
          fits       the layer set is present and O_ov <= 1
 `
 

@@ -9,7 +9,7 @@ type L1Model string
 
 // The L1 cycle-model variants.
 const (
-	L1NV   L1Model = "NV"   // NVIDIA: tag term ⌈(lines+2)/4⌉, LSU issue term
+	L1NV   L1Model = "NV"   // NVIDIA: tag term ⌈(lines+2)/4⌉ (or l1_tag_cycles_per_line·lines), LSU issue term
 	L1CDNA L1Model = "CDNA" // AMD CDNA: two tag banks, issue term 1 or 4, access fusion
 	L1RDNA L1Model = "RDNA" // AMD RDNA: two tag banks, no issue term, access fusion
 )
@@ -46,6 +46,17 @@ type Device struct {
 	DRAMWriteBytes int64 `yaml:"dram_write_bytes"`  // L2→DRAM store granularity
 	TLBPageBytes   int64 `yaml:"tlb_page_bytes"`    // wave-level TLB page (2 MiB)
 	L1TLBPageBytes int64 `yaml:"l1_tlb_page_bytes"` // block-level TLB page (512 KiB)
+
+	// L1TagCyclesPerLine (NV only) replaces the tag term ⌈(lines+2)/4⌉ of a
+	// warp instruction by c·lines cycles, unrounded (a throughput: the tag
+	// stage resolves 1/c lines per cycle across instructions), where the
+	// device's L1 is measured to resolve fewer lines per cycle than the
+	// paper's rule assumes; 0 keeps the paper's rule.
+	L1TagCyclesPerLine float64 `yaml:"l1_tag_cycles_per_line,omitempty"`
+	// BlockLaunchCycles is the time one SM needs to retire a thread block
+	// and start the next, in cycles: no SM starts more than one block per
+	// BlockLaunchCycles. 0: no such bound.
+	BlockLaunchCycles float64 `yaml:"block_launch_cycles,omitempty"`
 
 	FP32PerCycleSM float64 `yaml:"fp32_per_cycle_sm"` // FMA lanes per SM per cycle, single precision
 	FP64PerCycleSM float64 `yaml:"fp64_per_cycle_sm"` // FMA lanes per SM per cycle, double precision

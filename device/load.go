@@ -310,7 +310,7 @@ const maxSMs = 4096
 
 // Keys that may be zero: lsus is unused outside the NV L1 model, and AMD
 // devices reserve no shared memory per block.
-var optionalKeys = map[string]bool{"lsus": true, "limits.shared_reserved_per_block": true}
+var optionalKeys = map[string]bool{"lsus": true, "limits.shared_reserved_per_block": true, "l1_tag_cycles_per_line": true, "block_launch_cycles": true}
 
 // Keys that must be powers of two.
 var powerOfTwoKeys = []string{

@@ -150,14 +150,15 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, 
 
 // l1Sums accumulates the per-(instruction, warp) terms of one field list.
 type l1Sums struct {
-	cycles           float64
-	tag, bank, lines int64
+	cycles      float64
+	tag         float64
+	bank, lines int64
 }
 
 // add adds the terms of weight equivalent warps.
 func (s *l1Sums) add(t l1Terms, weight int64) {
-	s.cycles += float64(weight) * max(t.issue, float64(t.tag), float64(t.bank))
-	s.tag += weight * t.tag
+	s.cycles += float64(weight) * max(t.issue, t.tag, float64(t.bank))
+	s.tag += float64(weight) * t.tag
 	s.bank += weight * t.bank
 	s.lines += weight * t.lines
 }
@@ -173,7 +174,7 @@ func (s *l1Sums) add(t l1Terms, weight int64) {
 // for stores) and the divisor is the threads inside the domain (§8 item 8).
 func l1Combine(sumMaxima bool, s l1Sums, mult, threads, allocPerThread float64) L1Field {
 	f := L1Field{
-		Tag:   mult * float64(s.tag) / threads,
+		Tag:   mult * s.tag / threads,
 		Alloc: mult * allocPerThread,
 		Lines: mult * float64(s.lines) / threads,
 	}
@@ -190,7 +191,7 @@ func l1Combine(sumMaxima bool, s l1Sums, mult, threads, allocPerThread float64) 
 // §3.8.3–3.8.5) and its distinct allocation lines.
 type l1Terms struct {
 	issue float64 // q
-	tag   int64   // t
+	tag   float64 // t
 	bank  int64   // d
 	lines int64   // |Λ|
 }
@@ -263,14 +264,16 @@ func (c cycleModel) terms(lanes []int64, width int64) l1Terms {
 	}
 	lines = distinct(lines)
 	t.lines = int64(len(lines))
-	if c.d.L1Model == device.L1NV {
-		t.tag = intmath.CeilDiv(max(1, t.lines)+2, 4)
+	if c.d.L1Model == device.L1NV && c.d.L1TagCyclesPerLine > 0 {
+		t.tag = c.d.L1TagCyclesPerLine * float64(max(1, t.lines))
+	} else if c.d.L1Model == device.L1NV {
+		t.tag = float64(intmath.CeilDiv(max(1, t.lines)+2, 4))
 	} else {
 		var odd int64
 		for _, l := range lines {
 			odd += intmath.FloorMod(l, 2)
 		}
-		t.tag = max(odd, t.lines-odd)
+		t.tag = float64(max(odd, t.lines-odd))
 	}
 	return t
 }

@@ -263,3 +263,32 @@ func TestCycleTermsHalfWarpWavefronts(t *testing.T) {
 		t.Errorf("4-byte bank term = %d, want 2", got)
 	}
 }
+
+func TestCycleTermsTagCyclesPerLine(t *testing.T) {
+	// A device with l1_tag_cycles_per_line c costs c per distinct line
+	// instead of ⌈(lines+2)/4⌉. The V100 (c = 0.75): a warp reading one
+	// double from each of 32 rows 120000 B apart (a 1-wide block column of
+	// the box stencil) touches 32 lines: 24 cycles, against ⌈34/4⌉ = 9 of
+	// the paper's rule; a 128-byte aligned contiguous 8-byte access touches
+	// 2 lines: 1.5 tag cycles, below its 2 data-pipe wavefronts.
+	v := lookupDevice(t, "V100")
+	if v.L1TagCyclesPerLine != 0.75 {
+		t.Fatalf("V100 l1_tag_cycles_per_line = %v, want 0.75", v.L1TagCyclesPerLine)
+	}
+	var column, row []int64
+	for i := range int64(32) {
+		column = append(column, 16*8+120000*i)
+		row = append(row, 1024+8*i)
+	}
+	m := cycleModel{d: v, wavefrontLanes: true}
+	if got := m.terms(column, 8); got.lines != 32 || got.tag != 24 {
+		t.Errorf("V100 column: terms = %+v, want 32 lines and tag 24", got)
+	}
+	if got := m.terms(row, 8); got.lines != 2 || got.tag != 1.5 || got.bank != 2 {
+		t.Errorf("V100 row: terms = %+v, want 2 lines, tag 1.5, bank 2", got)
+	}
+	a := cycleModel{d: lookupDevice(t, "A100-40GB"), wavefrontLanes: true}
+	if got := a.terms(column, 8); got.tag != 9 {
+		t.Errorf("A100 column: tag = %v, want ⌈34/4⌉ = 9", got.tag)
+	}
+}

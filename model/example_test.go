@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log"
 	"math"
+	"testing"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
@@ -40,4 +41,47 @@ fields:
 	// Output:
 	// L1 load 8, L2 load 8, L2 store 8, DRAM load 8, DRAM store 8 B/Lup
 	// limited by DRAM, at the DRAM bandwidth over 16 B: true
+}
+
+// A device with block_launch_cycles starts at most one block per that many
+// cycles on each SM. The V100 (173 cycles): a 2-D box stencil of range 1
+// in blocks of 32 threads runs at 80 SMs · 1.38 GHz / 173 · 32 = 20.42
+// GLup/s, whatever its volumes allow (the measured 20.44 of
+// testdata/measured/v100_box2d_blockscan_gflops.csv); blocks of 256
+// threads (ceiling 163 GLup/s) are limited by DRAM.
+func TestBlockLaunchCeiling(t *testing.T) {
+	k, err := kernel.Parse([]byte(`
+name: box2d-r1
+domain: [14976, 14998]
+fields:
+  - {name: B, element: 8, extent: [15000, 15000], offset: 15016, load: [[x-1, y-1], [x, y-1], [x+1, y-1], [x-1, y], [x, y], [x+1, y], [x-1, y+1], [x, y+1], [x+1, y+1]]}
+  - {name: A, element: 8, extent: [15000, 15000], offset: 15016, store: [[x, y]]}
+flops: 9
+`), "box.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := device.Lookup("V100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 80 * 1.38 / 173 * 32
+	for _, c := range []struct {
+		block   [3]int64
+		limited bool
+	}{{[3]int64{32, 1, 1}, true}, {[3]int64{8, 4, 1}, true}, {[3]int64{256, 1, 1}, false}} {
+		r, err := model.Estimate(k, kernel.Launch{Block: c.block, Fold: kernel.NoFold, Domain: k.Domain}, dev, model.Options{Model: model.ModelOverlap})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := r.Prediction
+		if got := p.Limiter == "block launch"; got != c.limited {
+			t.Errorf("block %v: limiter %q at %v GLup/s, want block launch: %v", c.block, p.Limiter, p.GLups, c.limited)
+		}
+		// Within 0.1 %: the 8×4 blocks of the last block row (14998 rows)
+		// have idle threads, which update nothing.
+		if c.limited && math.Abs(p.GLups-want) > 1e-3*want {
+			t.Errorf("block %v: %v GLup/s, want %v", c.block, p.GLups, want)
+		}
+	}
 }
