@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/kernel"
 )
 
 // TestNotes checks that each suspicious input gets its one-line note on
@@ -38,6 +39,16 @@ func TestNotes(t *testing.T) {
 		if !strings.Contains(stderr, notePrefix+tc.want) {
 			t.Errorf("%v: stderr lacks the note %q:\n%s", tc.args, tc.want, stderr)
 		}
+	}
+	// Wrapped indices (the L1-resident box stencil of the V100 block scan)
+	// depend on x and y: interval arithmetic once bounded x mod 128 by the
+	// whole period even where x is fixed, and noted "no access depends on x".
+	wrapped, err := kernel.Parse([]byte("name: wrapped\ndomain: [1024, 512]\nfields:\n  - name: B\n    element: 8\n    extent: [2048, 2048]\n    load: [[(x mod 128) + 1023, (y mod 64) + 1024]]\n  - name: A\n    element: 8\n    extent: [2048, 2048]\n    store: [[(x mod 128) + 1024, (y mod 64) + 1024]]\n"), "wrapped.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := kernelNotes(wrapped); len(notes) > 0 {
+		t.Errorf("the wrapped box stencil gets notes: %q", notes)
 	}
 	for _, name := range examples.Names() {
 		k, err := loadKernel(nil, name)

@@ -446,9 +446,14 @@ func (e Expr) Bounds(lo, hi Point) (minV, maxV int64, ok bool) {
 		if !ok {
 			return 0, 0, false
 		}
-		if t.atom.mod {
+		switch {
+		case t.atom.mod && intmath.FloorDiv(amin, t.atom.d) == intmath.FloorDiv(amax, t.atom.d):
+			// The argument stays within one period: the remainder
+			// grows with it.
+			amin, amax = intmath.FloorMod(amin, t.atom.d), intmath.FloorMod(amax, t.atom.d)
+		case t.atom.mod:
 			amin, amax = 0, t.atom.d-1
-		} else {
+		default:
 			amin, amax = intmath.FloorDiv(amin, t.atom.d), intmath.FloorDiv(amax, t.atom.d)
 		}
 		a, b, ok := scaled(t.coef, amin, amax)

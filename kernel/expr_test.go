@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"errors"
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"strings"
@@ -474,6 +475,40 @@ func TestBoundsContainAllValues(t *testing.T) {
 	}
 	if _, _, ok := mustParse(t, "4611686018427387904*x").Bounds(Point{}, Point{4, 0, 0}); ok {
 		t.Error("bounds of 2^62·x over x ≤ 4 reported as fitting in 64 bits")
+	}
+}
+
+// TestModBoundsWithinOnePeriod checks that a remainder whose argument stays
+// within one period is bounded by the argument's own range (brute force
+// gives the exact extremes there), and by the whole period otherwise.
+func TestModBoundsWithinOnePeriod(t *testing.T) {
+	for _, c := range []struct {
+		expr       string
+		lo, hi     Point
+		minV, maxV int64
+	}{
+		{"(x mod 128) + 5", Point{}, Point{0, 63, 0}, 5, 5},    // x fixed: no dependence on x
+		{"(x mod 128) + 5", Point{}, Point{127, 0, 0}, 5, 132}, // the whole period
+		{"(x mod 128) + 5", Point{130, 0, 0}, Point{140, 0, 0}, 7, 17},
+		{"(x mod 128) + 5", Point{120, 0, 0}, Point{130, 0, 0}, 5, 132}, // crosses 128
+		{"-3*((x + y) mod 8)", Point{1, 1, 0}, Point{2, 3, 0}, -15, -6},
+		{"(2*x + 1) mod 16", Point{1, 0, 0}, Point{5, 0, 0}, 3, 11},
+	} {
+		e := mustParse(t, c.expr)
+		minV, maxV, ok := e.Bounds(c.lo, c.hi)
+		if !ok || minV != c.minV || maxV != c.maxV {
+			t.Errorf("%s over %v..%v: bounds [%d, %d] (ok %v), want [%d, %d]", c.expr, c.lo, c.hi, minV, maxV, ok, c.minV, c.maxV)
+		}
+		bruteMin, bruteMax := int64(math.MaxInt64), int64(math.MinInt64)
+		for x := c.lo[0]; x <= c.hi[0]; x++ {
+			for y := c.lo[1]; y <= c.hi[1]; y++ {
+				v := e.Eval(Point{x, y, 0})
+				bruteMin, bruteMax = min(bruteMin, v), max(bruteMax, v)
+			}
+		}
+		if bruteMin != c.minV || bruteMax != c.maxV {
+			t.Errorf("%s over %v..%v: brute force gives [%d, %d], the case says [%d, %d]", c.expr, c.lo, c.hi, bruteMin, bruteMax, c.minV, c.maxV)
+		}
 	}
 }
 
