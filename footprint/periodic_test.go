@@ -3,7 +3,6 @@ package footprint
 import (
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"testing"
 
 	"github.com/polyvol/polyvol/kernel"
@@ -69,18 +68,7 @@ func wrappedLaunch(r *rand.Rand, k *kernel.Kernel) kernel.Launch {
 }
 
 // gridBlocks lists the block indices of l's grid, x fastest.
-func gridBlocks(l kernel.Launch) [][3]int64 {
-	g := l.Grid()
-	var out [][3]int64
-	for z := range g[2] {
-		for y := range g[1] {
-			for x := range g[0] {
-				out = append(out, [3]int64{x, y, z})
-			}
-		}
-	}
-	return out
-}
+func gridBlocks(l kernel.Launch) [][3]int64 { return blockIndices(l.Grid()) }
 
 // TestSumOverBlocksWrappedEqualsEnumeration checks SumOverBlocks on wrapped
 // accesses, whose blocks it sorts into classes by phase modulo the period
@@ -187,38 +175,13 @@ func TestAllocLinesWrappedEqualsBrute(t *testing.T) {
 func TestMemoisedEqualsEnumerationWrapped(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 7))
 	devices := []string{"V100", "A100-40GB", "MI210", "RX6900XT", "A40"}
-	alloc := func(FieldInstructions, [][3]int64) (float64, error) { return 3, nil }
 	for i := range 40 {
 		domain := [3]int64{int64(20 + r.IntN(120)), int64(4 + r.IntN(40)), int64(1 + r.IntN(3))}
 		k := parseKernel(t, wrappedSpec(r, domain))
 		l := wrappedLaunch(r, k)
 		sample := gridBlocks(l)
 		d := lookupDevice(t, devices[i%len(devices)])
-		for _, mr := range methodRules {
-			m := mr.rules
-			fast, err := warpVolumes(k, l, d, m, sample, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			slow, err := warpVolumes(k, l, d, m, sample, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(fast, slow) {
-				t.Fatalf("case %d %s on %s block %v fold %v: memoised volumes %+v, enumerated %+v\n%s", i, mr.name, d.Name, l.Block, l.Fold, fast, slow, generalSpecOf(k))
-			}
-			fastL1, err := l1Cycles(k, l, d, m, sample, alloc, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			slowL1, err := l1Cycles(k, l, d, m, sample, alloc, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(fastL1, slowL1) {
-				t.Fatalf("case %d %s on %s block %v fold %v: memoised L1 %+v, enumerated %+v\n%s", i, mr.name, d.Name, l.Block, l.Fold, fastL1, slowL1, generalSpecOf(k))
-			}
-		}
+		checkMemoisedEqualsEnumerated(t, fmt.Sprintf("case %d", i), k, l, d, sample)
 	}
 }
 

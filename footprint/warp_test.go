@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 )
 
@@ -201,7 +202,6 @@ func TestMemoisedEqualsEnumeration(t *testing.T) {
 	// model, including warps cut by the domain and non-affine accesses.
 	r := rand.New(rand.NewPCG(7, 11))
 	devices := []string{"A100-40GB", "MI210", "RX6900XT", "A40"}
-	alloc := func(FieldInstructions, [][3]int64) (float64, error) { return 3, nil }
 	for i := range 30 {
 		domain := [3]int64{int64(1 + r.IntN(150)), int64(1 + r.IntN(20)), int64(1 + r.IntN(8))}
 		k := parseKernel(t, randomSpec(r, domain))
@@ -217,30 +217,39 @@ func TestMemoisedEqualsEnumeration(t *testing.T) {
 			sample = append(sample, [3]int64{r.Int64N(g[0]), r.Int64N(g[1]), r.Int64N(g[2])})
 		}
 		d := lookupDevice(t, devices[i%len(devices)])
-		for _, mr := range methodRules {
-			m := mr.rules
-			fast, err := warpVolumes(k, l, d, m, sample, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			slow, err := warpVolumes(k, l, d, m, sample, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(fast, slow) {
-				t.Errorf("case %d %s on %s: memoised volumes %+v, enumerated %+v", i, mr.name, d.Name, fast, slow)
-			}
-			fastL1, err := l1Cycles(k, l, d, m, sample, alloc, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			slowL1, err := l1Cycles(k, l, d, m, sample, alloc, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(fastL1, slowL1) {
-				t.Errorf("case %d %s on %s: memoised L1 %+v, enumerated %+v", i, mr.name, d.Name, fastL1, slowL1)
-			}
+		checkMemoisedEqualsEnumerated(t, fmt.Sprintf("case %d", i), k, l, d, sample)
+	}
+}
+
+// checkMemoisedEqualsEnumerated compares the warp volumes and L1 cycles of
+// the sample blocks, memoised and enumerated lane by lane, for every
+// method's rules, and fails the test at the first difference.
+func checkMemoisedEqualsEnumerated(t *testing.T, label string, k *kernel.Kernel, l kernel.Launch, d *device.Device, sample [][3]int64) {
+	t.Helper()
+	alloc := func(FieldInstructions, [][3]int64) (float64, error) { return 3, nil }
+	for _, mr := range methodRules {
+		m := mr.rules
+		fast, err := warpVolumes(k, l, d, m, sample, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := warpVolumes(k, l, d, m, sample, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%s, %s on %s, block %v fold %v: memoised volumes %+v, enumerated %+v\n%s", label, mr.name, d.Name, l.Block, l.Fold, fast, slow, generalSpecOf(k))
+		}
+		fastL1, err := l1Cycles(k, l, d, m, sample, alloc, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slowL1, err := l1Cycles(k, l, d, m, sample, alloc, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(fastL1, slowL1) {
+			t.Fatalf("%s, %s on %s, block %v fold %v: memoised L1 %+v, enumerated %+v\n%s", label, mr.name, d.Name, l.Block, l.Fold, fastL1, slowL1, generalSpecOf(k))
 		}
 	}
 }
