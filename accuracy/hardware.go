@@ -503,6 +503,12 @@ func (h *Hardware) WriteMarkdown(w io.Writer) {
 	for _, v := range h.Volumes {
 		p("| %s | %s | %s | %s | %d | %s | %s |\n", v.Dataset, v.Level, v.Predicted, v.Method, v.N, fmtNum(v.MAPE, 1), fmtNum(v.Rho, 3))
 	}
+	p("\nWhere method exact is behind method reference, and what was tried:\n\n")
+	p("- **star3d L2→L1.** The error sits in the folded narrow blocks: at z-fold 4 the 4- and 8-wide blocks reload about twice the L1 capacity misses predicted (33 against 16 B/Lup), more than the paper-era L1 curve gives at their O_L1 of about 2. ")
+	p("A rule with no L1 capacity misses while the co-resident blocks fit (model.Method.NoEvictionsWhileFits) brings box2d L2→L1 to 0.9 %% and the simulator to 0.3 %%, but star3d to 7.6 %%: ")
+	p("the two V100 sets disagree just below O_L1 = 1 (box2d misses nothing at 0.91, star3d fold-2 blocks lose 6–12 %% of their reuse between warps at 0.8–0.9), so no capacity rule fitted on one passes the other.\n")
+	p("- **box2d DRAM** (5.0 against 3.4 %%). A rule that forms the L2 misses of the reuse between the blocks of one wave from the launch-order distance of neighbouring blocks instead of the whole wave brought it to 3.3 %% (star3d 7.2 → 7.1 %%), ")
+	p("but against the LRU simulator it turned exact's DRAM ranking on the A100 with a 2 MB L2 negative (mean ρ 0.44 → −0.31, top-1 7/7 → 5/7), so it is not a method choice.\n")
 	p("\n## Block scan: ranking of the blocks within each (run, range, variant) group\n\n")
 	p("The file records GFlop/s but neither the domain nor the flops per update, so only rankings are compared. ")
 	p("The specs assume the range scan's 15000² arrays and (2r+1)²+1 flops per update; repeated measurements of one block in one run are averaged. ")
