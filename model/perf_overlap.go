@@ -173,19 +173,21 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 		}
 	}
 	p.GLups = slow / math.Pow(sum, 1/par.Exponent)
-	// Block launches: an SM starts at most one block per
-	// BlockLaunchCycles, whatever else it waits for; the blocks' launch is
-	// serial, so this bound is a hard ceiling, not one more p-norm term.
 	for _, b := range bounds {
 		if b.glups > 0 && !math.IsInf(b.glups, 1) {
 			p.Bounds = append(p.Bounds, Bound{Name: b.name, GLups: b.glups})
 		}
 	}
+	// Block launches: an SM starts at most one block per
+	// BlockLaunchCycles, whatever else it waits for; the blocks' launch is
+	// serial, so this bound is a hard ceiling, not one more p-norm term.
+	launchNote := ""
 	if dev.BlockLaunchCycles > 0 {
 		// Lattice updates per block: its active warps × lanes × λ.
 		perBlock := warps / float64(r.Launch.BlocksPerSM) * lanes * lambda
 		blk := float64(dev.SMs) * dev.ClockGHz / dev.BlockLaunchCycles * perBlock
 		p.Bounds = append(p.Bounds, Bound{Name: "block launch", GLups: blk})
+		launchNote = fmt.Sprintf("; capped at one block start per SM every %g cycles", dev.BlockLaunchCycles)
 		if blk < p.GLups {
 			p.GLups, p.Limiter = blk, "block launch"
 		}
@@ -198,7 +200,7 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs = d.DRAMVolume(), dev.DRAMBandwidthGBs
 		}
 	}
-	p.Combination = fmt.Sprintf("(1/GLups)^p = Σ (1/bound)^p with p = %g; the latency bound has %.4g warps of %.4g active lanes per SM in flight, %.0f cycles per update", par.Exponent, warps, lanes, cycles)
+	p.Combination = fmt.Sprintf("(1/GLups)^p = Σ (1/bound)^p with p = %g; the latency bound has %.4g warps of %.4g active lanes per SM in flight, %.0f cycles per update%s", par.Exponent, warps, lanes, cycles, launchNote)
 	p.Regime = string(ThroughputBound)
 	if p.Limiter == "latency" {
 		p.Regime = string(LatencyBound)
