@@ -163,14 +163,8 @@ func newBlockClassifier(e *Engine, q Request) (c *blockClassifier, ok bool) {
 			return nil, false
 		}
 		addr := newLaneAddress(idx)
-		period, ok := idx.Period()
-		if !ok {
+		if c.period, ok = widenPeriod(c.period, idx); !ok {
 			return nil, false
-		}
-		for i := range 3 {
-			if c.period[i] = intmath.LCM(c.period[i], period[i]); c.period[i] > maxClassifierPeriod {
-				return nil, false
-			}
 		}
 		c.affine = c.affine && addr.affine
 		c.addrs = append(c.addrs, addr)
@@ -241,24 +235,9 @@ func (c *blockClassifier) affineShape(blockThreads lattice.Box) (shape string, o
 	for i := range 3 {
 		k = binary.AppendVarint(k, points.Hi[i]-points.Lo[i])
 	}
-	var first int64
-	for j, a := range c.addrs {
-		on, err := a.expr.OnBox(lo, hi)
-		if err != nil {
-			return "", false
-		}
-		coef, c0, affine := on.Linear()
-		if !affine {
-			return "", false
-		}
-		at := c0 + coef[0]*lo[0] + coef[1]*lo[1] + coef[2]*lo[2]
-		if j == 0 {
-			first = at
-		}
-		for i := range 3 {
-			k = binary.AppendVarint(k, coef[i])
-		}
-		k = binary.AppendVarint(k, at-first)
+	k, _, ok = appendAffineShape(k, c.addrs, lo, hi, lo)
+	if !ok {
+		return "", false
 	}
 	return string(k), true
 }

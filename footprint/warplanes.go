@@ -161,14 +161,9 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 		for _, in := range fi.Instructions {
 			a := newLaneAddress(in.Address)
 			if !a.affine {
-				p, ok := in.Address.Period()
-				if !ok {
+				var ok bool
+				if period, ok = widenPeriod(period, in.Address); !ok {
 					return sample, nil
-				}
-				for i := range 3 {
-					if period[i] = intmath.LCM(period[i], p[i]); period[i] > maxClassifierPeriod {
-						return sample, nil
-					}
 				}
 				affine = false
 			}
@@ -288,6 +283,49 @@ func (a *laneAddress) at(p kernel.Point) int64 {
 		return a.c0 + a.coef[0]*p[0] + a.coef[1]*p[1] + a.coef[2]*p[2]
 	}
 	return a.expr.Eval(p)
+}
+
+// widenPeriod returns the least common multiple, per coordinate, of period
+// and the period of address e (kernel.Expr.Period); ok is false when e has
+// none or a coordinate's exceeds maxClassifierPeriod.
+func widenPeriod(period [3]int64, e kernel.Expr) (widened [3]int64, ok bool) {
+	p, ok := e.Period()
+	if !ok {
+		return period, false
+	}
+	for i := range 3 {
+		if period[i] = intmath.LCM(period[i], p[i]); period[i] > maxClassifierPeriod {
+			return period, false
+		}
+	}
+	return period, true
+}
+
+// appendAffineShape appends to k the affine shape of addrs on the box
+// lo..hi when no floor or modulo term wraps there, so that every address
+// is affine on it (kernel.Expr.OnBox): each address's coefficients and its
+// distance from the first address, evaluated at the point at. first is the
+// first address there; ok is false when a term wraps.
+func appendAffineShape(k []byte, addrs []laneAddress, lo, hi, at kernel.Point) (shape []byte, first int64, ok bool) {
+	for j, a := range addrs {
+		on, err := a.expr.OnBox(lo, hi)
+		if err != nil {
+			return k, 0, false
+		}
+		coef, c0, affine := on.Linear()
+		if !affine {
+			return k, 0, false
+		}
+		v := c0 + coef[0]*at[0] + coef[1]*at[1] + coef[2]*at[2]
+		if j == 0 {
+			first = v
+		}
+		for i := range 3 {
+			k = binary.AppendVarint(k, coef[i])
+		}
+		k = binary.AppendVarint(k, v-first)
+	}
+	return k, first, true
 }
 
 // warpMeasure evaluates a measure of the lane addresses of a group of
@@ -434,25 +472,9 @@ func (w *warpMeasure[T]) affineShape(t warpTile) (shape shapeKey, ok bool) {
 	for i := range 3 {
 		lo[i], hi[i] = t.base[i]+t.lanes.lo[i], t.base[i]+t.lanes.hi[i]
 	}
-	var k []byte
-	var first int64
-	for j, a := range w.addrs {
-		on, err := a.expr.OnBox(lo, hi)
-		if err != nil {
-			return shapeKey{}, false
-		}
-		coef, c0, affine := on.Linear()
-		if !affine {
-			return shapeKey{}, false
-		}
-		at := c0 + coef[0]*t.base[0] + coef[1]*t.base[1] + coef[2]*t.base[2]
-		if j == 0 {
-			first = at
-		}
-		for i := range 3 {
-			k = binary.AppendVarint(k, coef[i])
-		}
-		k = binary.AppendVarint(k, at-first)
+	k, first, ok := appendAffineShape(nil, w.addrs, lo, hi, t.base)
+	if !ok {
+		return shapeKey{}, false
 	}
 	return shapeKey{t.lanes, intmath.FloorMod(first, w.modulus), string(k)}, true
 }
