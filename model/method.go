@@ -219,9 +219,10 @@ func (m Method) oversubscriptions(b Basic, l Launch, sizeL1, sizeL2 float64) (ov
 		// allocates less, it does not make the layer sets larger.
 		q := b.waveScale()
 		for k := range o.layer {
-			o.layer[k] = (b.WaveMemOld[k] + q*(waveL2Alloc-b.WaveMemLoadOverlap[k])) / sizeL2
 			if m.LayerReuseDistance {
 				o.layer[k] = b.WaveMemOld[k] / sizeL2
+			} else {
+				o.layer[k] = (b.WaveMemOld[k] + q*(waveL2Alloc-b.WaveMemLoadOverlap[k])) / sizeL2
 			}
 		}
 		o.l2 = q * waveL2Alloc / sizeL2
