@@ -123,6 +123,12 @@ func TestPredictedBest(t *testing.T) {
 	if b.Index != 1 || b.MeasuredRank != 4 || math.Abs(b.Fraction-50.7/53) > 1e-12 {
 		t.Errorf("PredictedBest = %+v", b)
 	}
+	// Tied predictions (within rounding) are credited with the slowest of
+	// them, whatever their order.
+	tied := PredictedBest([]float64{60, 60 * (1 + 1e-12), 55}, []float64{52, 50, 53})
+	if tied.Index != 1 || tied.MeasuredRank != 3 || math.Abs(tied.Fraction-50.0/53) > 1e-12 {
+		t.Errorf("PredictedBest with ties = %+v", tied)
+	}
 	if PredictedBest(nil, nil).Index != -1 {
 		t.Errorf("empty input should give index -1")
 	}

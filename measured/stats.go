@@ -85,25 +85,41 @@ func Pearson(a, b []float64) float64 {
 // Best says where the configuration predicted fastest sits among the
 // measured ones.
 type Best struct {
-	Index        int     // the configuration with the highest prediction (the first of ties)
+	Index        int     // the configuration with the highest prediction (of ties, the slowest measured)
 	MeasuredRank int     // 1 for the measured fastest; 1 + the number measured faster
 	Fraction     float64 // its measured performance over the measured best
 }
 
+// tieTolerance is the relative difference below which two predictions are
+// one value: a model that gives several configurations the same bound
+// (a roofline's L1 bound, say) cannot tell them apart, and its float
+// rounding must not choose among them.
+const tieTolerance = 1e-9
+
 // PredictedBest locates the highest value of pred among meas, where higher
-// is better in both (GLup/s). It returns Index −1 for empty input.
+// is better in both (GLup/s). Of predictions tied with the highest (within
+// tieTolerance) it takes the slowest measured: a model that cannot tell
+// configurations apart is credited with the worst of them. It returns Index
+// −1 for empty input.
 func PredictedBest(pred, meas []float64) Best {
 	b := Best{Index: -1}
 	if len(pred) == 0 || len(pred) != len(meas) {
 		return b
 	}
-	b.Index = 0
-	best := meas[0]
+	top, best := math.Inf(-1), meas[0]
 	for i := range pred {
-		if pred[i] > pred[b.Index] {
-			b.Index = i
+		if pred[i] > top { // NaN never is
+			top = pred[i]
 		}
 		best = max(best, meas[i])
+	}
+	for i := range pred {
+		if (pred[i] == top || pred[i] >= top-math.Abs(top)*tieTolerance) && (b.Index < 0 || meas[i] < meas[b.Index]) {
+			b.Index = i
+		}
+	}
+	if b.Index < 0 { // no prediction is a number
+		b.Index = 0
 	}
 	b.MeasuredRank = 1
 	for _, m := range meas {

@@ -21,6 +21,14 @@ type Basic struct {
 	// between warps, below BlockL1Load by the reuse within a warp. Counted
 	// only where the method keeps reuse within a warp (0 otherwise).
 	BlockWarpL2Load float64 `json:"blockWarpL2Load,omitempty"`
+	// ResidentL2Load is the L2→L1 load in bytes per block when every SM
+	// fetches the whole grid's load footprint once: SMs × the grid's
+	// distinct L1FetchBytes sectors × ThreadsPerBlock / the threads inside
+	// the domain. Set only where the method keeps lines resident across
+	// blocks (Method.GridResidentL1) and that footprint fits in one SM's L1
+	// (0 otherwise); Derive takes it where it is below the block-level
+	// L2→L1 load.
+	ResidentL2Load  float64 `json:"residentL2Load,omitempty"`
 	BlockL1TLBPages float64 `json:"blockL1TLBPages"` // distinct 512 KiB pages per block
 	TLBPages        float64 `json:"TLBpages"`        // distinct 2 MiB pages per wave
 
@@ -56,6 +64,7 @@ type FieldBasic struct {
 	BlockL2LoadOverlap float64 `json:"blockL2LoadOverlap,omitempty"` // V^ov_f
 	BlockL2Store       float64 `json:"blockL2Store,omitempty"`
 	BlockWarpL2Load    float64 `json:"blockWarpL2Load,omitempty"`
+	ResidentL2Load     float64 `json:"residentL2Load,omitempty"`
 	WaveMemNew         float64 `json:"waveMemNew"`
 	// The field's share of WaveMemLoadOverlap: its x- and y-layer reuse,
 	// which add up to the first entry, and its z-layer reuse. The
@@ -243,7 +252,15 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 		return l1Load - l2Load
 	}
 	d.L1LoadEvicts = redundant(d.L1Load, d.L2LoadV1, b.BlockWarpL2Load/perBlock) * l1Miss
-	d.L2LoadV2 = d.L2LoadV1 - d.L2LoadOverlap*prevBlockKept + d.L1LoadEvicts
+	// resident caps an L2→L1 load at the load of lines that stay in L1
+	// from block to block (Basic.ResidentL2Load, bytes per block).
+	resident := func(l2Load, residentPerBlock float64) float64 {
+		if residentPerBlock > 0 {
+			return min(l2Load, residentPerBlock/perBlock)
+		}
+		return l2Load
+	}
+	d.L2LoadV2 = resident(d.L2LoadV1-d.L2LoadOverlap*prevBlockKept+d.L1LoadEvicts, b.ResidentL2Load)
 	d.L2TotalV1 = d.L2LoadV1 + d.L2Store
 	d.L2TotalV2 = d.L2LoadV2 + d.L2Store
 
@@ -272,7 +289,7 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 			},
 		}
 		fd.L1LoadEvicts = redundant(fd.L1Load, fd.L2LoadV1, f.BlockWarpL2Load/perBlock) * l1Miss
-		fd.L2LoadV2 = fd.L2LoadV1 - fd.L2LoadOverlap*prevBlockKept + fd.L1LoadEvicts
+		fd.L2LoadV2 = resident(fd.L2LoadV1-fd.L2LoadOverlap*prevBlockKept+fd.L1LoadEvicts, f.ResidentL2Load)
 		fd.MemLoadV2 = fd.MemLoadV1
 		for k := range fd.MemLoadOverlap {
 			fd.MemLoadOverlapHit[k] = fd.MemLoadOverlap[k] * layerHit[k]

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
@@ -155,6 +156,11 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	}
 	if err := waveBasic(eng, &basic, dev, method, shape, W, B, lambda, g); err != nil {
 		return nil, err
+	}
+	if method.GridResidentL1 {
+		if err := residentGrid(eng, k, dev, g, method.Warp.SumInstructionMaxima, &basic); err != nil {
+			return nil, err
+		}
 	}
 
 	flopsPerLup := k.Flops
@@ -334,6 +340,79 @@ func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *d
 	}
 	b.LoadFields, b.StoreFields = loadFields, storeFields
 	return b, nil
+}
+
+// residentGrid applies Method.GridResidentL1 to b: where the lines that the
+// whole grid loads fit in one SM's L1, it sets each load field's
+// ResidentL2Load (and their sum) and, where the L1 cycles add the allocation
+// term (addedAlloc: footprint.WarpRules.SumInstructionMaxima), lowers each
+// load field's allocation term and the cycles that include it to SMs × the
+// field's grid lines per thread. Kernels with raw ISL load maps are left
+// alone: their grid footprint would be counted by ISL, at a cost that grows
+// with the grid.
+func residentGrid(eng *footprint.Engine, k *kernel.Kernel, dev *device.Device, g sets.Geometry, addedAlloc bool, b *Basic) error {
+	domain := g.ThreadDomain()
+	threads := float64(domain.Size())
+	if threads == 0 {
+		return nil
+	}
+	// The wave's load footprint (b's WaveMemNew, before waveBasic scaled it
+	// by 1/q) is part of the grid's; in DRAM granules that divide an L1
+	// line it is at most the grid's in lines. Most kernels' waves already
+	// exceed L1, and need no count of the whole grid.
+	if dev.L1AllocBytes%dev.DRAMFetchBytes == 0 {
+		var wave float64
+		for _, f := range b.LoadFields {
+			wave += f.WaveMemNew * b.waveScale()
+		}
+		if wave > float64(dev.L1Bytes) {
+			return nil
+		}
+	}
+	// Count the lines, field by field, and stop as soon as they exceed L1;
+	// only a grid that fits needs its sectors.
+	fields := make([]int, len(b.LoadFields))
+	lines, sectors := make([]float64, len(b.LoadFields)), make([]float64, len(b.LoadFields))
+	count := func(field int, gran int64) (float64, error) {
+		n, err := eng.CountGranules(footprint.Request{Field: field, Gran: gran, Space: sets.LinearSpace}, []lattice.Box{domain})
+		return float64(k.Fields[field].Multiplicity) * float64(n), err
+	}
+	var lineBytes float64
+	for i, fb := range b.LoadFields {
+		fields[i] = slices.IndexFunc(k.Fields, func(f *kernel.Field) bool { return f.Name == fb.Name })
+		if fields[i] < 0 {
+			return fmt.Errorf("model: load field %q is not a field of kernel %q", fb.Name, k.Name)
+		}
+		if eng.Raw(footprint.Request{Field: fields[i]}) {
+			return nil // a raw map's whole grid would be counted by ISL: left out
+		}
+		var err error
+		if lines[i], err = count(fields[i], dev.L1AllocBytes); err != nil {
+			return err
+		}
+		if lineBytes += lines[i] * float64(dev.L1AllocBytes); lineBytes > float64(dev.L1Bytes) {
+			return nil
+		}
+	}
+	for i := range b.LoadFields {
+		var err error
+		if sectors[i], err = count(fields[i], dev.L1FetchBytes); err != nil {
+			return err
+		}
+	}
+	sms := float64(dev.SMs)
+	b.ResidentL2Load = 0
+	for i := range b.LoadFields {
+		f := &b.LoadFields[i]
+		f.ResidentL2Load = sms * sectors[i] * float64(dev.L1FetchBytes) * float64(g.ThreadsPerBlock()) / threads
+		b.ResidentL2Load += f.ResidentL2Load
+		if alloc := sms * lines[i] / threads; addedAlloc && alloc < f.L1AllocCycles {
+			cut := f.L1AllocCycles - alloc
+			f.L1AllocCycles, f.L1Cycles, f.L1DataPipeCycles = alloc, f.L1Cycles-cut, f.L1DataPipeCycles-cut
+			b.L1AllocCycles, b.L1Cycles, b.L1DataPipeCycles = b.L1AllocCycles-cut, b.L1Cycles-cut, b.L1DataPipeCycles-cut
+		}
+	}
+	return nil
 }
 
 // waveBasic fills in the wave-level metrics of spec §4 and the TLB pages.

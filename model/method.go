@@ -90,6 +90,24 @@ type Method struct {
 	// at O_L1 = 0.8–0.9 with fold 2, which the curve's tail stands in for
 	// (star3d 6.9 → 7.6 %).
 	NoEvictionsWhileFits bool `json:"noEvictionsWhileFits,omitempty"`
+	// GridResidentL1 keeps lines in L1 from one block to the next where
+	// every line the whole grid loads fits in one SM's L1 at once (the
+	// grid's load footprint in L1AllocBytes lines is at most l1_bytes): no
+	// line is evicted then, so an SM fetches each line at most once and
+	// allocates it once, whichever of its blocks touches it. The L2→L1 load
+	// is capped at SMs × the grid's load footprint over the lattice
+	// updates (Basic.ResidentL2Load), and each load field's allocation term
+	// at SMs × its grid lines over the threads. Evidence: the V100 block
+	// scan's L1-resident variant (coordinates wrapped into a 128×64 tile,
+	// 87 KiB of lines at range 4) runs every block 32 or more threads wide
+	// within 3 % of the same GFlop/s whatever its height, where the
+	// per-block allocation term and L2 misses made one-row blocks up to
+	// 18 % slower; with the rule the overlap model's Spearman ρ over those
+	// groups went from 0.84–0.98 to 0.947–0.984, and its predicted best at
+	// ranges 2–4 from 94–97 % to 99.0–99.9 % of the measured best
+	// (docs/accuracy-hardware.md). The load per SM is an upper bound: an SM
+	// fetches only the lines its own blocks touch.
+	GridResidentL1 bool `json:"gridResidentL1,omitempty"`
 	// ClampOneByte clamps the block L2 load, L1 allocation and TLB pages
 	// to at least one (§8 item 28).
 	ClampOneByte bool `json:"clampOneByte"`
@@ -159,6 +177,7 @@ var (
 		OldIncludesX:             true,
 		WarpReuseStays:           true,
 		LayerReuseDistance:       true,
+		GridResidentL1:           true,
 		Oversubscription:         AllocationRatio,
 		Curves:                   PaperEraCurves,
 	}

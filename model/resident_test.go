@@ -1,0 +1,138 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sim"
+)
+
+// residentSpec is a kernel whose loads wrap into a tile of (tileX + 1) ×
+// tileY doubles of field B (rows 2·tileX doubles apart) on a 1024×256
+// domain, storing to a separate field A.
+func residentSpec(t *testing.T, tileX, tileY int) *kernel.Kernel {
+	t.Helper()
+	spec := fmt.Sprintf(`name: resident
+domain: [1024, 256]
+flops: 1
+fields:
+  - name: B
+    element: 8
+    extent: [%d, %d]
+    load: [[(x mod %d), (y mod %d)], [(x mod %d) + 1, (y mod %d)]]
+  - name: A
+    element: 8
+    extent: [1024, 256]
+    store: [[x, y]]
+`, 2*tileX, tileY, tileX, tileY, tileX, tileY)
+	k, err := kernel.Parse([]byte(spec), "resident.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// TestGridResidentL1 checks Method.GridResidentL1 on a hand-counted case and
+// against the LRU simulator. Every 32×4 block loads the whole 33×4-double
+// tile: per row bytes 0–263 of a 512 B row, 9 sectors of 32 B and 3 lines
+// of 128 B, so 36 sectors and 12 lines (1.5 KiB, far below the V100's L1).
+// The 2048 blocks reach every one of the 80 SMs, and each SM fetches the
+// tile once: 80 · 36 · 32 B over 1024 · 256 updates, and allocates 80 · 12
+// lines over as many threads. The simulator, whose L1 keeps lines from block
+// to block, counts the same load exactly.
+func TestGridResidentL1(t *testing.T) {
+	dev, err := device.Lookup("V100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := residentSpec(t, 32, 4)
+	l := k.NewLaunch([3]int64{32, 4, 1}, kernel.NoFold)
+	r, err := Estimate(k, l, dev, Options{Method: MethodExact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lups := 1024.0 * 256
+	want := 80 * 36 * 32 / lups
+	b := r.Derived.LoadFields[0]
+	if b.Name != "B" || math.Abs(b.L2LoadV2-want) > 1e-12 || math.Abs(r.Derived.L2LoadV2-want) > 1e-12 {
+		t.Errorf("L2→L1 load: field %s %g, total %g B/Lup, want %g", b.Name, b.L2LoadV2, r.Derived.L2LoadV2, want)
+	}
+	if wantAlloc := 80 * 12 / lups; math.Abs(b.L1AllocCycles-wantAlloc) > 1e-12 {
+		t.Errorf("allocation term %g cycles/Lup, want %g", b.L1AllocCycles, wantAlloc)
+	}
+	s, err := sim.Run(k, l, sim.Config{Device: dev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := float64(s.Fields[0].L2LoadBytes) / lups; math.Abs(got-want) > 1e-12 {
+		t.Errorf("simulator: L2→L1 load %g B/Lup, want %g", got, want)
+	}
+
+	// Without the rule each block fetches its tile: 36 sectors per 128
+	// updates, 72 times the resident load.
+	off := MethodExact
+	off.GridResidentL1 = false
+	r, err = Estimate(k, l, dev, Options{Method: off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, perBlock := r.Derived.L2LoadV2, 36*32/128.0; math.Abs(got-perBlock) > 1e-12 {
+		t.Errorf("without GridResidentL1: L2→L1 load %g B/Lup, want %g", got, perBlock)
+	}
+}
+
+// TestGridResidentL1NeedsTheTileToFit checks that the rule leaves a kernel
+// alone whose grid footprint exceeds L1: a 1025×16-double tile (16 rows of
+// 65 lines of 128 B, 130 KiB) does not fit the V100's 128 KiB, one of 15
+// rows (122 KiB) does.
+func TestGridResidentL1NeedsTheTileToFit(t *testing.T) {
+	dev, err := device.Lookup("V100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tileY    int
+		resident bool
+	}{{15, true}, {16, false}} {
+		k := residentSpec(t, 1024, c.tileY)
+		r, err := Estimate(k, k.NewLaunch([3]int64{32, 4, 1}, kernel.NoFold), dev, Options{Method: MethodExact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Basic.ResidentL2Load > 0; got != c.resident {
+			t.Errorf("tile of %d rows: resident %v, want %v", c.tileY, got, c.resident)
+		}
+	}
+
+	// A wave can fit where the grid does not: row ⌊y/64⌋ of 64 doubles
+	// (4 lines) on a 64×65536 domain. A wave of 2560 blocks of 64 threads
+	// touches 40 rows (20 KiB), the grid 1024 rows (512 KiB).
+	k, err := kernel.Parse([]byte(`name: slow-rows
+domain: [64, 65536]
+fields:
+  - name: B
+    element: 8
+    extent: [64, 1024]
+    load: [[x, floor(y / 64)]]
+  - name: A
+    element: 8
+    extent: [64, 65536]
+    store: [[x, y]]
+`), "slow-rows.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Estimate(k, k.NewLaunch([3]int64{64, 1, 1}, kernel.NoFold), dev, Options{Method: MethodExact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wave := r.Basic.LoadFields[0].WaveMemNew * r.Basic.waveScale(); wave > float64(dev.L1Bytes) {
+		t.Errorf("the wave's load footprint is %g B, want one that fits the %d B L1", wave, dev.L1Bytes)
+	}
+	if r.Basic.ResidentL2Load != 0 {
+		t.Errorf("a grid footprint of 512 KiB was taken as resident in %d B of L1", dev.L1Bytes)
+	}
+}
