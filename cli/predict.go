@@ -96,6 +96,9 @@ func runPredict(c *ucli.Context) error {
 	if note := model.IdleNote(l, int64(dev.WarpSize)); note != "" {
 		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
 	}
+	if note := model.ResidentNote(r); note != "" {
+		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
+	}
 	w := c.App.Writer
 	switch format {
 	case formatJSON:

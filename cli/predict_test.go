@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -121,6 +122,23 @@ func TestPredictIdleNote(t *testing.T) {
 	_, errOut, code = run(t, "predict", "vec-copy", "--domain", "1048576", "--block", "256,1,1")
 	if code != ExitOK || strings.Contains(errOut, "idle") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestPredictResidentNote checks the note on a grid whose loaded lines stay
+// in L1: method exact says so, with the per-SM L2→L1 load of the model's
+// hand-counted case (80 SMs × 36 sectors × 32 B over 1024·256 updates =
+// 0.352 B/Lup); method reference, which has no such rule, does not.
+func TestPredictResidentNote(t *testing.T) {
+	spec := filepath.Join("testdata", "specs", "l1-resident.yaml")
+	_, errOut, code := run(t, "predict", spec, "--device", "V100", "--block", "32,4")
+	want := "polyvol: note: every line the whole grid loads fits in one SM's L1"
+	if code != ExitOK || !strings.Contains(errOut, want) || !strings.Contains(errOut, "L2→L1 load (0.352 B/Lup)") {
+		t.Errorf("exit %d, stderr %q lacks %q with 0.352 B/Lup", code, errOut, want)
+	}
+	_, errOut, code = run(t, "predict", spec, "--device", "V100", "--block", "32,4", "--method", "reference")
+	if code != ExitOK || strings.Contains(errOut, "fits in one SM's L1") {
+		t.Errorf("method reference: exit %d, stderr %q", code, errOut)
 	}
 }
 

@@ -415,6 +415,17 @@ func residentGrid(eng *footprint.Engine, k *kernel.Kernel, dev *device.Device, g
 	return nil
 }
 
+// ResidentNote describes, for a note on standard error, that report r kept
+// the grid's loaded lines in L1 from block to block (Method.GridResidentL1),
+// or returns "" when it did not.
+func ResidentNote(r *Report) string {
+	if r.Basic.ResidentL2Load == 0 {
+		return ""
+	}
+	return fmt.Sprintf("every line the whole grid loads fits in one SM's L1, so each SM fetches and allocates it once, whichever block touches it "+
+		"(method %s): the L2→L1 load (%.3g B/Lup) and the L1 allocation term are counted per SM, not per block", r.Method, r.Derived.L2LoadV2)
+}
+
 // waveBasic fills in the wave-level metrics of spec §4 and the TLB pages.
 func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m Method, shape waves.Shape, W, B, lambda int64, g sets.Geometry) error {
 	gran := func(store bool) int64 {
