@@ -3,10 +3,13 @@ package model
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sets"
 	"github.com/polyvol/polyvol/sim"
 )
 
@@ -134,5 +137,68 @@ fields:
 	}
 	if r.Basic.ResidentL2Load != 0 {
 		t.Errorf("a grid footprint of 512 KiB was taken as resident in %d B of L1", dev.L1Bytes)
+	}
+}
+
+// TestResidentLoadEqualsSimulatorOnOneSM checks the grid footprint behind
+// Method.GridResidentL1 on random kernels (affine, strided, floor and
+// constant indices; see crossKernel) against the simulator's lane-by-lane
+// trace: on a device with one SM, whose LRU L1 holds every line the grid
+// loads, the simulator fetches each sector exactly once, so its L2→L1 load
+// per field equals the resident load SMs × sectors × L1FetchBytes exactly.
+func TestResidentLoadEqualsSimulatorOnOneSM(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	ctx, err := isl.NewCtx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	devs := []string{"A100-40GB", "V100", "H100-SXM", "MI210"}
+	cases := 300
+	if testing.Short() {
+		cases = 60
+	}
+	resident := 0
+	for c := range cases {
+		k := crossKernel(t, r)
+		d, err := device.Lookup(devs[r.IntN(len(devs))])
+		if err != nil {
+			t.Fatal(err)
+		}
+		one := *d
+		one.SMs = 1
+		l := k.NewLaunch([3]int64{int64(1 + r.IntN(40)), int64(1 + r.IntN(4)), int64(1 + r.IntN(2))},
+			[3]int64{int64(1 + r.IntN(2)), int64(1 + r.IntN(2)), 1})
+		if l.Validate() != nil {
+			continue
+		}
+		rep, err := Estimate(k, l, &one, Options{Method: MethodExact, Ctx: ctx})
+		if err != nil {
+			continue // a block that does not fit the device
+		}
+		if rep.Basic.ResidentL2Load == 0 {
+			continue
+		}
+		resident++
+		s, err := sim.Run(k, l, sim.Config{Device: &one})
+		if err != nil {
+			t.Fatal(err)
+		}
+		threads := float64(sets.NewGeometry(l).ThreadDomain().Size())
+		for _, f := range rep.Basic.LoadFields {
+			got := f.ResidentL2Load * threads / float64(l.ThreadsPerBlock())
+			for _, sf := range s.Fields {
+				if sf.Field == f.Name && math.Abs(got-float64(sf.L2LoadBytes)) > 1e-6*max(1, got) {
+					t.Fatalf("case %d: %s block %v fold %v domain %v, field %s: resident load %g B, simulator %d B",
+						c, one.Name, l.Block, l.Fold, l.Domain, f.Name, got, sf.L2LoadBytes)
+				}
+			}
+		}
+	}
+	if resident < cases/4 {
+		t.Errorf("only %d of %d random cases were resident", resident, cases)
+	}
+	if n := ctx.LiveObjects(); n != 0 {
+		t.Fatalf("%d ISL objects leaked", n)
 	}
 }
