@@ -378,6 +378,29 @@ func PerfReport(dir string, progress io.Writer) (*Perf, []string, error) {
 	return pf, skipped, nil
 }
 
+// writeModelTableHead writes the head of a table with the leading cells lead
+// (separator cells sep) and then two columns, first and second, per model of
+// PerfModels.
+func writeModelTableHead(w io.Writer, lead, sep, first, second string) {
+	fmt.Fprintf(w, "| %s |", lead)
+	for _, mn := range PerfModels {
+		fmt.Fprintf(w, " %s %s | %s %s |", mn, first, mn, second)
+	}
+	fmt.Fprintf(w, "\n|%s", sep)
+	for range PerfModels {
+		fmt.Fprint(w, "---:|---:|")
+	}
+	fmt.Fprint(w, "\n")
+}
+
+// roleName is the report's name of a point's role in the overlap fit.
+func roleName(fit bool) string {
+	if fit {
+		return "fit"
+	}
+	return "held out"
+}
+
 // writeRanksMarkdown renders the ranking of the configurations within each
 // measurement.
 func (pf *Perf) writeRanksMarkdown(w io.Writer) {
@@ -386,22 +409,10 @@ func (pf *Perf) writeRanksMarkdown(w io.Writer) {
 	p("Per kernel, device and file of measurements (runs of gpu-stream years apart disagree by up to a factor of 1.6 on the same configuration, so files are not mixed): ")
 	p("Spearman ρ of predicted and measured GLup/s over the configurations (block size × blocks per SM), and the measured GLup/s of the configuration predicted fastest as a share of the measured best, in %% ")
 	p("(of tied predictions the slowest measured: the roofline predicts every occupancy of a stream alike, so its ρ is undefined there and its share is that of the lowest occupancy).\n\n")
-	p("| dataset | device | kernel | file | role | n |")
-	for _, mn := range PerfModels {
-		p(" %s ρ | %s share |", mn, mn)
-	}
-	p("\n|---|---|---|---|---|---:|")
-	for range PerfModels {
-		p("---:|---:|")
-	}
-	p("\n")
+	writeModelTableHead(w, "dataset | device | kernel | file | role | n", "---|---|---|---|---|---:|", "ρ", "share")
 	for i := 0; i+len(PerfModels) <= len(pf.Ranks); i += len(PerfModels) {
 		r := pf.Ranks[i]
-		role := "held out"
-		if r.Fit {
-			role = "fit"
-		}
-		p("| %s | %s | %s | %s | %s | %d |", r.Dataset, r.Device, r.Kernel, r.Source, role, r.N)
+		p("| %s | %s | %s | %s | %s | %d |", r.Dataset, r.Device, r.Kernel, r.Source, roleName(r.Fit), r.N)
 		for _, rk := range pf.Ranks[i : i+len(PerfModels)] {
 			p(" %s | %s |", fmtNum(rk.Rho, 3), fmtNum(rk.Share, 1))
 		}
@@ -575,26 +586,14 @@ func (h *Hardware) writePerfMarkdown(w io.Writer) {
 	p("The overlap model's three constants (model.OverlapExponent = %g, model.OverlapLoadRoundTrips = %g, model.OverlapStoreRoundTrips = %g) were fitted on the gpu-stream rows of %s only ",
 		model.OverlapExponent, model.OverlapLoadRoundTrips, model.OverlapStoreRoundTrips, strings.Join(OverlapFitDevices, ", "))
 	p("(accuracy.FitOverlap; `go test ./accuracy -run TestOverlapFit` repeats the fit); every other device and the paper's points are held out.\n\n")
-	p("| dataset | device | kernel | role | n |")
-	for _, mn := range PerfModels {
-		p(" %s MAPE | %s bias |", mn, mn)
-	}
-	p("\n|---|---|---|---|---:|")
-	for range PerfModels {
-		p("---:|---:|")
-	}
-	p("\n")
+	writeModelTableHead(w, "dataset | device | kernel | role | n", "---|---|---|---|---:|", "MAPE", "bias")
 	for i := 0; i+len(PerfModels) <= len(pf.Stats); i += len(PerfModels) {
 		s := pf.Stats[i]
-		role := "held out"
-		if s.Fit {
-			role = "fit"
-		}
 		dev, kern := s.Device, s.Kernel
 		if s.Dataset == "all" {
 			dev, kern = "**all**", "**all**"
 		}
-		p("| %s | %s | %s | %s | %d |", s.Dataset, dev, kern, role, s.N)
+		p("| %s | %s | %s | %s | %d |", s.Dataset, dev, kern, roleName(s.Fit), s.N)
 		for _, st := range pf.Stats[i : i+len(PerfModels)] {
 			p(" %s | %s |", fmtNum(st.MAPE, 1), fmtNum(st.Bias, 1))
 		}
