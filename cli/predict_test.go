@@ -128,7 +128,8 @@ func TestPredictIdleNote(t *testing.T) {
 // TestPredictResidentNote checks the note on a grid whose loaded lines stay
 // in L1: method exact says so, with the per-SM L2→L1 load of the model's
 // hand-counted case (80 SMs × 36 sectors × 32 B over 1024·256 updates =
-// 0.352 B/Lup); method reference, which has no such rule, does not.
+// 0.352 B/Lup); method reference, which has no such rule, does not, nor
+// does a grid that fits but whose load the rule leaves as it is.
 func TestPredictResidentNote(t *testing.T) {
 	spec := filepath.Join("testdata", "specs", "l1-resident.yaml")
 	_, errOut, code := run(t, "predict", spec, "--device", "V100", "--block", "32,4")
@@ -139,6 +140,13 @@ func TestPredictResidentNote(t *testing.T) {
 	_, errOut, code = run(t, "predict", spec, "--device", "V100", "--block", "32,4", "--method", "reference")
 	if code != ExitOK || strings.Contains(errOut, "fits in one SM's L1") {
 		t.Errorf("method reference: exit %d, stderr %q", code, errOut)
+	}
+	// A stream of 4096 doubles fits the L1 too, but every block loads its
+	// own lines once anyway (8 B/Lup, below 80 SMs' fetch of all of them):
+	// nothing is capped, so there is nothing to note.
+	_, errOut, code = run(t, "predict", "vec-copy", "--domain", "4096", "--device", "V100", "--block", "256")
+	if code != ExitOK || strings.Contains(errOut, "fits in one SM's L1") {
+		t.Errorf("small stream: exit %d, stderr %q", code, errOut)
 	}
 }
 

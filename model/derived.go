@@ -23,8 +23,8 @@ type Basic struct {
 	BlockWarpL2Load float64 `json:"blockWarpL2Load,omitempty"`
 	// ResidentL2Load is the L2→L1 load in bytes per block when every SM
 	// fetches the whole grid's load footprint once: SMs × the grid's
-	// distinct L1FetchBytes sectors × ThreadsPerBlock / the threads inside
-	// the domain. Set only where the method keeps lines resident across
+	// distinct L1FetchBytes sectors × the lattice updates of a full block
+	// (ThreadsPerBlock · λ) / the lattice points of the domain. Set only where the method keeps lines resident across
 	// blocks (Method.GridResidentL1) and that footprint fits in one SM's L1
 	// (0 otherwise); Derive takes it where it is below the block-level
 	// L2→L1 load.
@@ -252,15 +252,7 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 		return l1Load - l2Load
 	}
 	d.L1LoadEvicts = redundant(d.L1Load, d.L2LoadV1, b.BlockWarpL2Load/perBlock) * l1Miss
-	// resident caps an L2→L1 load at the load of lines that stay in L1
-	// from block to block (Basic.ResidentL2Load, bytes per block).
-	resident := func(l2Load, residentPerBlock float64) float64 {
-		if residentPerBlock > 0 {
-			return min(l2Load, residentPerBlock/perBlock)
-		}
-		return l2Load
-	}
-	d.L2LoadV2 = resident(d.L2LoadV1-d.L2LoadOverlap*prevBlockKept+d.L1LoadEvicts, b.ResidentL2Load)
+	d.L2LoadV2 = d.L2LoadV1 - d.L2LoadOverlap*prevBlockKept + d.L1LoadEvicts
 	d.L2TotalV1 = d.L2LoadV1 + d.L2Store
 	d.L2TotalV2 = d.L2LoadV2 + d.L2Store
 
@@ -289,16 +281,39 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 			},
 		}
 		fd.L1LoadEvicts = redundant(fd.L1Load, fd.L2LoadV1, f.BlockWarpL2Load/perBlock) * l1Miss
-		fd.L2LoadV2 = resident(fd.L2LoadV1-fd.L2LoadOverlap*prevBlockKept+fd.L1LoadEvicts, f.ResidentL2Load)
+		fd.L2LoadV2 = fd.L2LoadV1 - fd.L2LoadOverlap*prevBlockKept + fd.L1LoadEvicts
 		fd.MemLoadV2 = fd.MemLoadV1
 		for k := range fd.MemLoadOverlap {
 			fd.MemLoadOverlapHit[k] = fd.MemLoadOverlap[k] * layerHit[k]
 			fd.MemLoadV2 -= fd.MemLoadOverlapHit[k]
 		}
+		if b.ResidentL2Load > 0 {
+			// Lines stay in L1 from block to block (Method.GridResidentL1):
+			// the L2→L1 load is at most every SM's one fetch of the grid's
+			// lines, and the DRAM load at most one DRAM fetch per L2→L1
+			// sector; nothing redundant is left to miss in L2.
+			fd.L2LoadV2 = min(fd.L2LoadV2, f.ResidentL2Load/perBlock)
+			fd.MemLoadV2 = min(fd.MemLoadV2, fd.L2LoadV2*max(1, float64(dev.DRAMFetchBytes)/float64(dev.L1FetchBytes)))
+		}
 		fd.MemLoadEvicts = (fd.L2LoadV2 - fd.MemLoadV2) * l2Miss
+		if b.ResidentL2Load > 0 {
+			fd.MemLoadEvicts = max(0, fd.MemLoadEvicts)
+		}
 		fd.MemLoadV3 = fd.MemLoadV2
 		fd.MemLoadV4 = fd.MemLoadV3 + fd.MemLoadEvicts
 		d.LoadFields = append(d.LoadFields, fd)
+	}
+	if b.ResidentL2Load > 0 {
+		// The fields were capped one by one; the totals are their sums.
+		d.L2LoadV2, d.MemLoadV2, d.MemLoadEvicts = 0, 0, 0
+		for _, fd := range d.LoadFields {
+			d.L2LoadV2 += fd.L2LoadV2
+			d.MemLoadV2 += fd.MemLoadV2
+			d.MemLoadEvicts += fd.MemLoadEvicts
+		}
+		d.L2TotalV2 = d.L2LoadV2 + d.L2Store
+		d.MemLoadV3 = d.MemLoadV2 + d.MemStoreEvicts
+		d.MemLoadV4 = d.MemLoadV3 + d.MemLoadEvicts
 	}
 	// The store evictions are taken from the total's clamped difference and
 	// shared among the store fields in proportion to their own positive

@@ -401,10 +401,12 @@ func residentGrid(eng *footprint.Engine, k *kernel.Kernel, dev *device.Device, g
 		}
 	}
 	sms := float64(dev.SMs)
+	points := float64(g.Domain[0] * g.Domain[1] * g.Domain[2])
+	blockLups := float64(g.ThreadsPerBlock() * g.Fold[0] * g.Fold[1] * g.Fold[2])
 	b.ResidentL2Load = 0
 	for i := range b.LoadFields {
 		f := &b.LoadFields[i]
-		f.ResidentL2Load = sms * sectors[i] * float64(dev.L1FetchBytes) * float64(g.ThreadsPerBlock()) / threads
+		f.ResidentL2Load = sms * sectors[i] * float64(dev.L1FetchBytes) * blockLups / points
 		b.ResidentL2Load += f.ResidentL2Load
 		if alloc := sms * lines[i] / threads; addedAlloc && alloc < f.L1AllocCycles {
 			cut := f.L1AllocCycles - alloc
@@ -416,10 +418,13 @@ func residentGrid(eng *footprint.Engine, k *kernel.Kernel, dev *device.Device, g
 }
 
 // ResidentNote describes, for a note on standard error, that report r kept
-// the grid's loaded lines in L1 from block to block (Method.GridResidentL1),
-// or returns "" when it did not.
+// the grid's loaded lines in L1 from block to block (Method.GridResidentL1)
+// and that this lowered its L2→L1 load, or returns "" otherwise.
 func ResidentNote(r *Report) string {
-	if r.Basic.ResidentL2Load == 0 {
+	// Without the cap the L2→L1 load is at least L2LoadV1 − L2LoadOverlap
+	// (all of the previous blocks' overlap kept, no evictions).
+	d := r.Derived
+	if r.Basic.ResidentL2Load == 0 || d.L2LoadV2 >= d.L2LoadV1-d.L2LoadOverlap {
 		return ""
 	}
 	return fmt.Sprintf("every line the whole grid loads fits in one SM's L1, so each SM fetches and allocates it once, whichever block touches it "+

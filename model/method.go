@@ -96,15 +96,17 @@ type Method struct {
 	// line is evicted then, so an SM fetches each line at most once and
 	// allocates it once, whichever of its blocks touches it. The L2→L1 load
 	// is capped at SMs × the grid's load footprint over the lattice
-	// updates (Basic.ResidentL2Load), and each load field's allocation term
-	// at SMs × its grid lines over the threads. Evidence: the V100 block
+	// updates (Basic.ResidentL2Load), each load field's allocation term at
+	// SMs × its grid lines over the threads, and its DRAM load at one DRAM
+	// fetch per L2→L1 sector, with no redundant L2 load left to evict; the
+	// totals are the fields' sums. Evidence: the V100 block
 	// scan's L1-resident variant (coordinates wrapped into a 128×64 tile,
 	// 87 KiB of lines at range 4) runs every block 32 or more threads wide
 	// within 3 % of the same GFlop/s whatever its height, where the
 	// per-block allocation term and L2 misses made one-row blocks up to
 	// 18 % slower; with the rule the overlap model's Spearman ρ over those
-	// groups went from 0.84–0.98 to 0.947–0.984, and its predicted best at
-	// ranges 2–4 from 94–97 % to 99.0–99.9 % of the measured best
+	// groups went from 0.84–0.98 to 0.942–0.984, and its predicted best at
+	// ranges 2–4 from 94–97 % to 97.6–99.9 % of the measured best
 	// (docs/accuracy-hardware.md). The load per SM is an upper bound: an SM
 	// fetches only the lines its own blocks touch.
 	GridResidentL1 bool `json:"gridResidentL1,omitempty"`

@@ -9,7 +9,6 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 	"github.com/polyvol/polyvol/sim"
 )
 
@@ -184,9 +183,11 @@ func TestResidentLoadEqualsSimulatorOnOneSM(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		threads := float64(sets.NewGeometry(l).ThreadDomain().Size())
+		points := float64(l.Domain[0] * l.Domain[1] * l.Domain[2])
+		blockLups := float64(l.ThreadsPerBlock() * l.LupsPerThread())
+		checkResidentSums(t, rep, fmt.Sprintf("case %d", c))
 		for _, f := range rep.Basic.LoadFields {
-			got := f.ResidentL2Load * threads / float64(l.ThreadsPerBlock())
+			got := f.ResidentL2Load * points / blockLups
 			for _, sf := range s.Fields {
 				if sf.Field == f.Name && math.Abs(got-float64(sf.L2LoadBytes)) > 1e-6*max(1, got) {
 					t.Fatalf("case %d: %s block %v fold %v domain %v, field %s: resident load %g B, simulator %d B",
@@ -200,5 +201,103 @@ func TestResidentLoadEqualsSimulatorOnOneSM(t *testing.T) {
 	}
 	if n := ctx.LiveObjects(); n != 0 {
 		t.Fatalf("%d ISL objects leaked", n)
+	}
+}
+
+// checkResidentSums checks a resident report's invariants: the load fields'
+// L2→L1 load, DRAM load V2 and DRAM load evictions add up to the totals, no
+// eviction is negative, and the DRAM load is at most one DRAM fetch per
+// L2→L1 sector.
+func checkResidentSums(t *testing.T, r *Report, where string) {
+	t.Helper()
+	d := r.Derived
+	var l2, mem, ev float64
+	for _, f := range d.LoadFields {
+		l2 += f.L2LoadV2
+		mem += f.MemLoadV2
+		ev += f.MemLoadEvicts
+		if f.MemLoadEvicts < 0 {
+			t.Errorf("%s: field %s: DRAM load evictions %g < 0", where, f.Name, f.MemLoadEvicts)
+		}
+	}
+	tol := 1e-9 * max(1, d.L2LoadV2)
+	if math.Abs(l2-d.L2LoadV2) > tol || math.Abs(mem-d.MemLoadV2) > tol || math.Abs(ev-d.MemLoadEvicts) > tol {
+		t.Errorf("%s: fields sum to L2→L1 %g, DRAM V2 %g, evictions %g; totals %g, %g, %g", where, l2, mem, ev, d.L2LoadV2, d.MemLoadV2, d.MemLoadEvicts)
+	}
+	dev, err := device.Lookup(r.Device)
+	if err != nil {
+		return // a modified device of the test: its fetch sizes are the base's
+	}
+	if ratio := max(1, float64(dev.DRAMFetchBytes)/float64(dev.L1FetchBytes)); d.MemLoadV2 > d.L2LoadV2*ratio+tol {
+		t.Errorf("%s: DRAM load V2 %g above %g × the L2→L1 load %g", where, d.MemLoadV2, ratio, d.L2LoadV2)
+	}
+}
+
+// TestGridResidentTwoFields checks the sums with two load fields of which
+// only one is capped for 32×4 blocks: the tile B of residentSpec, and
+// C[⌊x/32⌋, ⌊y/64⌋] (64 KiB), one element per block, whose block load
+// (32 B per 128 updates) is below every SM's one fetch of its grid footprint
+// (V100: 80 · 2048 sectors · 32 B over 4096² updates, 0.31 B/Lup). With
+// 32×1 blocks both are capped.
+func TestGridResidentTwoFields(t *testing.T) {
+	k, err := kernel.Parse([]byte(`name: two-fields
+domain: [4096, 4096]
+fields:
+  - name: B
+    element: 8
+    extent: [64, 4]
+    load: [[(x mod 32), (y mod 4)], [(x mod 32) + 1, (y mod 4)]]
+  - name: C
+    element: 8
+    extent: [128, 64]
+    load: [[floor(x / 32), floor(y / 64)]]
+  - name: A
+    element: 8
+    extent: [4096, 4096]
+    store: [[x, y]]
+`), "two-fields.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"V100", "A100-40GB"} {
+		dev, err := device.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range [][3]int64{{32, 4, 1}, {32, 1, 1}} {
+			r, err := Estimate(k, k.NewLaunch(b, kernel.NoFold), dev, Options{Method: MethodExact})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Basic.ResidentL2Load == 0 {
+				t.Fatalf("%s block %v: not resident", name, b)
+			}
+			checkResidentSums(t, r, fmt.Sprintf("%s block %v", name, b))
+			c := r.Derived.LoadFields[1]
+			if capped := c.L2LoadV2 < c.L2LoadV1; capped != (b[1] == 1) {
+				t.Errorf("%s block %v: field C capped %v (L2→L1 %g, block load %g)", name, b, capped, c.L2LoadV2, c.L2LoadV1)
+			}
+		}
+	}
+}
+
+// TestGridResidentPerLatticePoint checks the cap's normalisation where the
+// fold does not divide the domain: the tile of TestGridResidentL1 on a
+// 1023×255 domain with fold 2×2 is fetched by each of the 80 SMs once, 80 ·
+// 36 · 32 B over the 1023 · 255 lattice points.
+func TestGridResidentPerLatticePoint(t *testing.T) {
+	dev, err := device.Lookup("V100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := residentSpec(t, 32, 4)
+	l := k.NewLaunch([3]int64{16, 2, 1}, [3]int64{2, 2, 1})
+	l.Domain = [3]int64{1023, 255, 1}
+	r, err := Estimate(k, l, dev, Options{Method: MethodExact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 80 * 36 * 32 / (1023.0 * 255); math.Abs(r.Derived.L2LoadV2-want) > 1e-12 {
+		t.Errorf("L2→L1 load %g B/Lup, want %g", r.Derived.L2LoadV2, want)
 	}
 }
