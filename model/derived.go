@@ -24,10 +24,11 @@ type Basic struct {
 	// ResidentL2Load is the L2→L1 load in bytes per block when every SM
 	// fetches the whole grid's load footprint once: SMs × the grid's
 	// distinct L1FetchBytes sectors × the lattice updates of a full block
-	// (ThreadsPerBlock · λ) / the lattice points of the domain. Set only where the method keeps lines resident across
-	// blocks (Method.GridResidentL1) and that footprint fits in one SM's L1
-	// (0 otherwise); Derive takes it where it is below the block-level
-	// L2→L1 load.
+	// (ThreadsPerBlock · λ) / the lattice points of the domain. Set only
+	// where the method keeps lines resident across blocks
+	// (Method.GridResidentL1) and that footprint fits in one SM's L1 (0
+	// otherwise); Derive takes it where it is below the block-level L2→L1
+	// load.
 	ResidentL2Load  float64 `json:"residentL2Load,omitempty"`
 	BlockL1TLBPages float64 `json:"blockL1TLBPages"` // distinct 512 KiB pages per block
 	TLBPages        float64 `json:"TLBpages"`        // distinct 2 MiB pages per wave
@@ -254,7 +255,6 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 	d.L1LoadEvicts = redundant(d.L1Load, d.L2LoadV1, b.BlockWarpL2Load/perBlock) * l1Miss
 	d.L2LoadV2 = d.L2LoadV1 - d.L2LoadOverlap*prevBlockKept + d.L1LoadEvicts
 	d.L2TotalV1 = d.L2LoadV1 + d.L2Store
-	d.L2TotalV2 = d.L2LoadV2 + d.L2Store
 
 	for k := range d.MemLoadOverlap {
 		d.MemLoadOverlap[k] = b.WaveMemLoadOverlap[k] / perWave
@@ -264,8 +264,6 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 	d.MemStoreEvicts = math.Max(0, d.L2Store-d.MemStoreV1) * c.Store.Miss(o.l2)
 	d.MemLoadEvicts = (d.L2LoadV2 - d.MemLoadV2) * l2Miss
 	d.MemStoreV2 = d.MemStoreV1 + d.MemStoreEvicts
-	d.MemLoadV3 = d.MemLoadV2 + d.MemStoreEvicts
-	d.MemLoadV4 = d.MemLoadV3 + d.MemLoadEvicts
 
 	for _, f := range b.LoadFields {
 		fd := LoadFieldDerived{
@@ -311,10 +309,10 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 			d.MemLoadV2 += fd.MemLoadV2
 			d.MemLoadEvicts += fd.MemLoadEvicts
 		}
-		d.L2TotalV2 = d.L2LoadV2 + d.L2Store
-		d.MemLoadV3 = d.MemLoadV2 + d.MemStoreEvicts
-		d.MemLoadV4 = d.MemLoadV3 + d.MemLoadEvicts
 	}
+	d.L2TotalV2 = d.L2LoadV2 + d.L2Store
+	d.MemLoadV3 = d.MemLoadV2 + d.MemStoreEvicts
+	d.MemLoadV4 = d.MemLoadV3 + d.MemLoadEvicts
 	// The store evictions are taken from the total's clamped difference and
 	// shared among the store fields in proportion to their own positive
 	// differences, so that the shares add up to the total.
