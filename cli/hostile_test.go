@@ -115,6 +115,8 @@ func hostileCases() []hostileCase {
 		predictSpec("spec-raw-out-arity.yaml", ":10:9:", "load_isl[0]", "output tuple has 4 entries"),
 		predictSpec("spec-raw-params.yaml", ":9:9:", "load_isl[0]", "parameters"),
 		predictSpec("spec-raw-garbage.yaml", ":9:9:", "load_isl[0]"),
+		predictSpec("spec-raw-divide-by-zero.yaml", ":10:9:", "load_isl[0]", "column 35: division by zero"),
+		predictSpec("jscop-domain-divide-by-zero.jscop", ":6:16:", `statement "Stmt"`, "column 25: division by zero"),
 		usage("spec-shared-huge.yaml", w("shared memory", "200000 bytes"), "predict", "{h}/spec-shared-huge.yaml"),
 		predictSpec("spec-flops-huge.yaml", ":4:8:", "flops"),
 		predictSpec("spec-flops-negative.yaml", ":4:8:", "flops"),

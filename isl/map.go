@@ -40,6 +40,9 @@ func (m maker) ReadMap(str string) (*Map, error) {
 	if err := m.ready(); err != nil {
 		return nil, err
 	}
+	if err := checkInput(str, "isl_map_read_from_str"); err != nil {
+		return nil, err
+	}
 	p := withCString(str, func(cs *C.char) *C.isl_map { return C.isl_map_read_from_str(m.ctx.p, cs) })
 	return m.newMap(p, "isl_map_read_from_str")
 }

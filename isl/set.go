@@ -45,6 +45,9 @@ func (m maker) ReadSet(str string) (*Set, error) {
 	if err := m.ready(); err != nil {
 		return nil, err
 	}
+	if err := checkInput(str, "isl_set_read_from_str"); err != nil {
+		return nil, err
+	}
 	p := withCString(str, func(cs *C.char) *C.isl_set { return C.isl_set_read_from_str(m.ctx.p, cs) })
 	return m.newSet(p, "isl_set_read_from_str")
 }

@@ -1,0 +1,150 @@
+package isl
+
+import (
+	"fmt"
+	"strings"
+)
+
+// maxLiteral is the largest integer literal the readers pass to ISL: 2^63,
+// the magnitude of the most negative 64-bit integer, which Polly writes into
+// its contexts. polyvol computes with 64-bit integers, so a larger constant
+// could not describe a kernel it models; refusing it also keeps ISL's
+// arbitrary-precision arithmetic from working on numbers of unbounded size.
+const maxLiteral = "9223372036854775808"
+
+// maxTupleEntries bounds the entries of one tuple, parameter list or list of
+// existential variables: ISL's cost grows with the dimensions of a space
+// beyond any bound on its operations, and no kernel polyvol models (nor any
+// Polly SCoP in practice) comes near it.
+const maxTupleEntries = 64
+
+// literalTooLarge reports whether the decimal digits exceed maxLiteral.
+func literalTooLarge(digits string) bool {
+	digits = strings.TrimLeft(digits, "0")
+	if len(digits) != len(maxLiteral) {
+		return len(digits) > len(maxLiteral)
+	}
+	return digits > maxLiteral
+}
+
+// checkInput rejects, before ISL's reader op sees it, text that would make
+// the reader fail in a way that is not an error return: libisl 0.25 folds
+// "c // d" of two literals with an unchecked division, so "x < 5 // 0" kills
+// the process with SIGFPE. It refuses
+//   - text that is not ISL notation ({ ... } or [params] -> { ... }): ISL
+//     also reads PolyLib's matrix format, where "0 100000000" allocates a
+//     space of 10^8 dimensions;
+//   - lists (tuples, parameters, existential variables) of more than
+//     maxTupleEntries entries;
+//   - a literal zero divisor after "/", "//", "%" or "mod", even behind
+//     signs and parentheses (ISL reports the other forms itself, but the
+//     message here names the position);
+//   - integer literals beyond 2^63 in magnitude;
+//   - NUL bytes, at which the C string ISL reads would end early.
+//
+// The scan is lexical and deliberately conservative: it may refuse a zero
+// divisor ISL would have rejected as a syntax error anyway, never the other
+// way round.
+func checkInput(str, op string) error {
+	if i := len(str) - len(strings.TrimLeft(str, " \t\r\n\v\f")); i == len(str) || str[i] != '{' && str[i] != '[' {
+		return inputError(op, str, i, "ISL notation starts with '{' or a parameter list '['")
+	}
+	var tuples []int // entries so far of each open tuple, innermost last
+	for i := 0; i < len(str); {
+		c := str[i]
+		switch {
+		case c == 0:
+			return inputError(op, str, i, "NUL byte in the input")
+		case c == '[' || c == '(':
+			tuples = append(tuples, 1)
+			i++
+		case c == ',' && len(tuples) > 0:
+			if tuples[len(tuples)-1]++; tuples[len(tuples)-1] > maxTupleEntries {
+				return inputError(op, str, i, fmt.Sprintf("more than %d entries in one list", maxTupleEntries))
+			}
+			i++
+		case (c == ']' || c == ')') && len(tuples) > 0:
+			tuples = tuples[:len(tuples)-1]
+			i++
+		case isIdentStart(c):
+			j := i + 1
+			for j < len(str) && isIdentChar(str[j]) {
+				j++
+			}
+			if str[i:j] == "mod" {
+				if err := checkDivisor(op, str, i, j); err != nil {
+					return err
+				}
+			}
+			i = j
+		case isDigit(c):
+			j := i + 1
+			for j < len(str) && isDigit(str[j]) {
+				j++
+			}
+			if literalTooLarge(str[i:j]) {
+				return inputError(op, str, i, fmt.Sprintf("the number %s is out of the 64-bit range", abbreviate(str[i:j])))
+			}
+			i = j
+		case c == '/' || c == '%':
+			j := i + 1
+			if c == '/' && j < len(str) && str[j] == '/' {
+				j++
+			}
+			if err := checkDivisor(op, str, i, j); err != nil {
+				return err
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return nil
+}
+
+// checkDivisor reports an error of the reader readOp when the operand that
+// starts at str[end:], behind blanks, signs and opening parentheses, is a
+// literal zero: the divisor of the operator at str[start:end].
+func checkDivisor(readOp, str string, start, end int) error {
+	j := end
+	for j < len(str) && strings.IndexByte(" \t\r\n\v\f+-(", str[j]) >= 0 {
+		j++
+	}
+	k := j
+	for k < len(str) && str[k] == '0' {
+		k++
+	}
+	if k == j || k < len(str) && isDigit(str[k]) {
+		return nil
+	}
+	return inputError(readOp, str, start, fmt.Sprintf("division by zero in %q", str[start:k]))
+}
+
+// inputError is the error of the reader op for text refused at byte offset
+// off of str; it
+// names the position as a column (and a line, for text of several lines),
+// counted from 1.
+func inputError(op, str string, off int, msg string) error {
+	line := 1 + strings.Count(str[:off], "\n")
+	col := off - strings.LastIndexByte(str[:off], '\n')
+	where := fmt.Sprintf("column %d", col)
+	if strings.Contains(str, "\n") {
+		where = fmt.Sprintf("line %d, column %d", line, col)
+	}
+	return &Error{Op: op, Msg: where + ": " + msg}
+}
+
+// abbreviate shortens a long literal for a message.
+func abbreviate(s string) string {
+	if len(s) <= 24 {
+		return s
+	}
+	return fmt.Sprintf("%s…%s (%d digits)", s[:10], s[len(s)-4:], len(s))
+}
+
+func isDigit(c byte) bool      { return '0' <= c && c <= '9' }
+func isIdentStart(c byte) bool { return c == '_' || 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+// isIdentChar reports whether c continues an identifier in ISL's notation,
+// which allows primes and dollar signs after the first character.
+func isIdentChar(c byte) bool { return isIdentStart(c) || isDigit(c) || c == '\'' || c == '$' }
