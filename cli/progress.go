@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/polyvol/polyvol/supervise"
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 )
 
 // progressDelay is how long a sweep runs before its progress bar appears:
@@ -45,7 +45,7 @@ func newProgress(w io.Writer, total int, desc string) *progress {
 		r.Progress(0, total)
 		return p
 	}
-	if f, ok := w.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
+	if f, ok := w.(*os.File); !ok || !supervise.IsTerminal(f) {
 		return p
 	}
 	p.timer = time.AfterFunc(progressDelay, func() {
