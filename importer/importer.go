@@ -211,10 +211,10 @@ func (r *Result) JSON() []byte {
 // pathological input fails instead of running for long.
 const maxOperations = 20_000_000
 
-// ValidateMap parses an ISL map with ISL; it is the map validator the
-// importer gives kernel.Parse.
+// ValidateMap parses an ISL map with ISL, within the bound of one import on
+// ISL operations; it is the map validator the importer gives kernel.Parse.
 func ValidateMap(src string) error {
-	ctx, err := isl.NewCtx()
+	ctx, err := isl.NewCtx(isl.WithMaxOperations(maxOperations))
 	if err != nil {
 		return err
 	}
