@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -182,6 +183,13 @@ func RunWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 // notes a successful command collected (addNote) follow on stderr, one line
 // each; a failing command prints only its error.
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return executeContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// executeContext is execute with ctx as the commands' context
+// (ucli.Context.Context), which the long-running ones stop at when it
+// ends.
+func executeContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	app := newApp(stdin, stdout, stderr)
 	unlock := lockSetup(app) // concurrent runs (polyvol serve) set up one at a time
 	defer unlock()
@@ -192,7 +200,7 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	app.ExitErrHandler = func(*ucli.Context, error) {} // the caller decides the exit code
 	notes := repeatedFlagNotes(app, args[1:])
 	app.Metadata = map[string]any{notesKey: &notes}
-	if err := app.Run(flagsFirst(app, args)); err != nil {
+	if err := app.RunContext(ctx, flagsFirst(app, args)); err != nil {
 		return err
 	}
 	for _, n := range notes {

@@ -8,6 +8,9 @@ import (
 	"net"
 	"net/http"
 	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -23,12 +26,15 @@ const defaultListen = "127.0.0.1:8080"
 // after SIGINT or SIGTERM.
 const shutdownGrace = 10 * time.Second
 
+// tokenEnv is the environment variable that --token also reads.
+const tokenEnv = "POLYVOL_API_TOKEN"
+
 func init() {
 	register(func() *ucli.Command {
 		return &ucli.Command{
 			Name:  "serve",
 			Usage: "serve a web calculator and a JSON HTTP API on a local address",
-			UsageText: `polyvol serve [--listen HOST:PORT]
+			UsageText: `polyvol serve [--listen HOST:PORT] [--token TOKEN] [--allow-remote] [--allow-host NAME ...]
 
 Starts an HTTP server that answers the questions of predict, explore,
 layercond, simulate and devices as JSON (the same JSON as --format json, see
@@ -37,18 +43,33 @@ paste a spec, choose the device and the launch, and read the prediction,
 the ranking of block sizes and the layer-condition plot.
 
 The server listens on the loopback address 127.0.0.1:8080 unless --listen
-says otherwise, prints its URL, and runs until SIGINT or SIGTERM, letting
-running requests finish. On a loopback address it answers only requests
-whose Host header is a loopback name (localhost, 127.0.0.1, [::1]), which
-keeps web pages of other sites out; a non-loopback --listen address (e.g.
-0.0.0.0:8080) serves every name, on purpose. Port 0 picks a free port.
+says otherwise, prints its URL and its API token, and runs until SIGINT or
+SIGTERM, letting running requests finish for 10 s. The POST requests of the
+API must send the token in the header X-Polyvol-Token and the header
+Content-Type: application/json; the page does so by itself. The token is
+random unless --token (or $POLYVOL_API_TOKEN) sets it. The server answers
+only requests whose Host is a loopback name (localhost, 127.0.0.1, [::1]) or
+a name of --allow-host, and refuses browsers' requests from other sites.
+
+A --listen address that is not loopback (0.0.0.0:8080, :8080, a LAN
+address) makes the API reachable from the network, with the token as its
+only protection, sent unencrypted: it needs --allow-remote, and the names
+clients use for the machine must be given with --allow-host (the listen
+address itself, and the machine's addresses for 0.0.0.0, are accepted).
+Port 0 picks a free port.
 
 Examples:
    polyvol serve
    polyvol serve --listen 127.0.0.1:9000
-   curl -s localhost:8080/api/predict -d '{"example": "star3d-r4", "block": "256,1,2"}'`,
+   polyvol serve --listen 0.0.0.0:8080 --allow-remote --allow-host gpu-box.lan
+   export POLYVOL_API_TOKEN=$(openssl rand -hex 16); polyvol serve &
+   curl -s 127.0.0.1:8080/api/predict -H 'Content-Type: application/json' \
+        -H "X-Polyvol-Token: $POLYVOL_API_TOKEN" -d '{"example": "star3d-r4", "block": "256,1,2"}'`,
 			Flags: []ucli.Flag{
 				&ucli.StringFlag{Name: "listen", Value: defaultListen, Usage: "`HOST:PORT` to listen on; loopback by default"},
+				&ucli.StringFlag{Name: "token", EnvVars: []string{tokenEnv}, Usage: "the API `TOKEN` (16 to 128 letters, digits or -._~); random by default"},
+				&ucli.BoolFlag{Name: "allow-remote", Usage: "allow a --listen address that is not loopback"},
+				&ucli.StringSliceFlag{Name: "allow-host", Usage: "also accept the Host `NAME` (the machine's name on the network); repeatable"},
 			},
 			Action: runServe,
 		}
@@ -60,25 +81,55 @@ func runServe(c *ucli.Context) error {
 	if c.NArg() > 0 {
 		return usageErrorf("serve takes no arguments, got %d", c.NArg())
 	}
-	ln, err := net.Listen("tcp", c.String("listen"))
+	token := c.String("token")
+	if token != "" {
+		if err := serve.CheckToken(token); err != nil {
+			return usageErrorf("--token: %v", err)
+		}
+	}
+	hosts := c.StringSlice("allow-host")
+	for _, h := range hosts {
+		if h == "" || strings.ContainsAny(h, "/ \t@") {
+			return usageErrorf("--allow-host %q: expected a host name or address", h)
+		}
+	}
+	listen := c.String("listen")
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return usageErrorf("--listen %s: %v", c.String("listen"), err)
+		return usageErrorf("--listen %s: %v", listen, err)
 	}
 	addr := ln.Addr().(*net.TCPAddr)
-	srv := &http.Server{
-		Handler:           serve.New(serve.Config{Run: RunForServer, AnyHost: !addr.IP.IsLoopback()}),
-		ReadHeaderTimeout: 10 * time.Second,
+	remote := !addr.IP.IsLoopback()
+	if remote && !c.Bool("allow-remote") {
+		ln.Close()
+		return usageErrorf("--listen %s is not a loopback address and would make the API reachable from the network; add --allow-remote to serve there on purpose", listen)
 	}
+	ips := servedIPs(addr.IP)
+	if host, _, err := net.SplitHostPort(listen); err == nil && host != "" && net.ParseIP(strings.Trim(host, "[]")) == nil {
+		hosts = append(hosts, host) // the name the user listens on
+	}
+	for _, ip := range ips {
+		hosts = append(hosts, ip.String())
+	}
+	srv := serve.New(serve.Config{Run: RunForServer, Token: token, Hosts: hosts})
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(c.App.Writer, "polyvol: serving on %s (Ctrl-C stops)\n", serverURL(addr))
+	urls := make([]string, len(ips))
+	for i, ip := range ips {
+		urls[i] = fmt.Sprintf("http://%s/", net.JoinHostPort(ip.String(), strconv.Itoa(addr.Port)))
+	}
+	if remote {
+		fmt.Fprintf(c.App.ErrWriter, "polyvol: warning: the API is reachable from the network on %s; its only protection is the API token, which plain HTTP sends unencrypted\n", addr)
+	}
+	fmt.Fprintf(c.App.Writer, "polyvol: serving on %s (API token: %s; Ctrl-C stops)\n", strings.Join(urls, " "), srv.Token())
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
+	stop() // a second signal ends the process at once
 	fmt.Fprintln(c.App.ErrWriter, "polyvol: shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
@@ -91,22 +142,42 @@ func runServe(c *ucli.Context) error {
 	return nil
 }
 
-// serverURL is the URL a browser opens for the listening address: localhost
-// stands for a loopback address, and an unspecified one (0.0.0.0, ::) too,
-// since the machine itself reaches it there.
-func serverURL(addr *net.TCPAddr) string {
-	host := addr.IP.String()
-	if addr.IP.IsLoopback() || addr.IP.IsUnspecified() {
-		host = "localhost"
+// servedIPs returns the addresses a server bound to ip answers on: ip
+// itself, or for an unspecified address (0.0.0.0, ::) the addresses of the
+// machine's interfaces, loopback first, without link-local ones, which need
+// a zone in a URL.
+func servedIPs(ip net.IP) []net.IP {
+	if !ip.IsUnspecified() {
+		return []net.IP{ip}
 	}
-	return fmt.Sprintf("http://%s/", net.JoinHostPort(host, fmt.Sprint(addr.Port)))
+	addrs, err := net.InterfaceAddrs()
+	var ips []net.IP
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLinkLocalUnicast() && !n.IP.IsUnspecified() {
+			ips = append(ips, n.IP)
+		}
+	}
+	if err != nil || len(ips) == 0 {
+		return []net.IP{net.IPv4(127, 0, 0, 1)}
+	}
+	slices.SortStableFunc(ips, func(a, b net.IP) int {
+		switch {
+		case a.IsLoopback() == b.IsLoopback():
+			return 0
+		case a.IsLoopback():
+			return -1
+		}
+		return 1
+	})
+	return ips
 }
 
 // RunForServer is the serve.Runner of polyvol serve: it runs one polyvol
-// command line in-process and returns its error with the message Run prints
-// (errorLine), a user error as *serve.UserError.
-func RunForServer(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	err := execute(append([]string{"polyvol"}, args...), stdin, stdout, stderr)
+// command line in-process under ctx, which the commands that estimate many
+// configurations or simulate check as they go, and returns its error with
+// the message Run prints (errorLine), a user error as *serve.UserError.
+func RunForServer(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	err := executeContext(ctx, append([]string{"polyvol"}, args...), stdin, stdout, stderr)
 	switch {
 	case err == nil:
 		return nil

@@ -1,10 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"strconv"
-	"strings"
 
 	"github.com/polyvol/polyvol/accuracy"
 	"github.com/polyvol/polyvol/device"
@@ -127,7 +128,7 @@ func runSimulate(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := sim.Run(k, l, cfg)
+	r, err := sim.RunContext(c.Context, k, l, cfg)
 	if err != nil {
 		return simError(l, err)
 	}
@@ -178,30 +179,57 @@ func simConfigFlags(c *ucli.Context, dev *device.Device) (sim.Config, simConfig,
 
 // simError classifies an error of sim.Run. The launch is valid by then, so
 // what remains comes from the spec, the device or the size of the run, all
-// of which the user chose; a run over the simulator's limits is told to
-// shrink the domain.
+// of which the user chose. A trace over --max-accesses is told a smaller
+// --domain whose trace fits (fittingDomain), or, when one block is already
+// too many accesses, a smaller block or fold.
 func simError(l kernel.Launch, err error) error {
-	msg := err.Error()
-	if strings.Contains(msg, "(Config.Max") {
-		return usageErrorf("block %s fold %s domain %s: the simulation is too large (%v); simulate a smaller --domain, e.g. %s",
-			triple(l.Block), triple(l.Fold), triple(l.Domain), err, triple(smallerDomain(l)))
+	var tooMany *sim.AccessLimitError
+	var tooWide *sim.LineLimitError
+	where := fmt.Sprintf("block %s fold %s domain %s", triple(l.Block), triple(l.Fold), triple(l.Domain))
+	switch {
+	case errors.As(err, &tooMany):
+		perBlock := int64(tooMany.Threads) * int64(tooMany.Instructions)
+		total := new(big.Int).Mul(big.NewInt(tooMany.Blocks), big.NewInt(perBlock))
+		if perBlock > tooMany.Limit {
+			return usageErrorf("%s: the simulation is too large: one block of %d threads × %d memory instructions is %d thread memory accesses, more than the --max-accesses bound of %d; choose a smaller --block or --fold",
+				where, tooMany.Threads, tooMany.Instructions, perBlock, tooMany.Limit)
+		}
+		d := fittingDomain(l, tooMany.Limit/perBlock)
+		fit := kernel.Launch{Block: l.Block, Fold: l.Fold, Domain: d}
+		return usageErrorf("%s: the simulation is too large: %s thread memory accesses, more than the --max-accesses bound of %d; simulate a smaller --domain, e.g. %s (%d accesses)",
+			where, total, tooMany.Limit, triple(d), launchBlocks(fit)*perBlock)
+	case errors.As(err, &tooWide):
+		return usageErrorf("%s: the simulation is too large: the infinite caches hold %d lines after wave %d, more than the simulator's bound of %d lines; simulate a smaller --domain, or leave out --infinite",
+			where, tooWide.Lines, tooWide.Wave, tooWide.Limit)
 	}
 	return usageErrorf("block %s fold %s: %v", triple(l.Block), triple(l.Fold), err)
 }
 
-// smallerDomain suggests a domain with an eighth of the lattice points:
-// the largest extents halved until the volume dropped eightfold, never
-// below the block's extent times the fold.
-func smallerDomain(l kernel.Launch) [3]int64 {
-	d := l.Domain
-	for range 3 {
+// launchBlocks returns the thread blocks of launch l: its grid's volume.
+func launchBlocks(l kernel.Launch) int64 {
+	g := l.Grid()
+	return g[0] * g[1] * g[2]
+}
+
+// fittingDomain returns a domain within l's whose launch, with l's block
+// and fold, has at most maxBlocks thread blocks (maxBlocks >= 1): the
+// largest extent of l's grid is halved, rounding up, until the grid has at
+// most maxBlocks blocks, and in each dimension where the grid shrank the
+// domain becomes the lattice points the grid's blocks cover.
+func fittingDomain(l kernel.Launch, maxBlocks int64) [3]int64 {
+	g := l.Grid()
+	for g[0]*g[1]*g[2] > maxBlocks {
 		i := 0
 		for j := range 3 {
-			if d[j] > d[i] {
+			if g[j] > g[i] {
 				i = j
 			}
 		}
-		d[i] = max(d[i]/2, l.Block[i]*l.Fold[i], 1)
+		g[i] = (g[i] + 1) / 2 // the largest side is at least 2 while the product exceeds maxBlocks >= 1
+	}
+	d := l.Domain
+	for i := range 3 {
+		d[i] = min(d[i], g[i]*l.Block[i]*l.Fold[i])
 	}
 	return d
 }

@@ -2,8 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/sim"
 )
 
 // decode parses the JSON output of a command.
@@ -91,13 +98,96 @@ func TestSimulateTable(t *testing.T) {
 	}
 }
 
+// TestSimulateRefusesLargeRuns checks that a simulation over --max-accesses
+// is refused with a suggested --domain whose trace fits the bound: its
+// access count, computed as the simulator's check computes it, is within
+// the bound, is the count the message gives, and is not needlessly small;
+// and that the suggestion then simulates under the same bound. One block
+// over the bound asks for a smaller block or fold instead. No message names
+// the simulator's Go configuration.
 func TestSimulateRefusesLargeRuns(t *testing.T) {
-	// The paper's star3d-r4 domain: 167 M lattice points × 26 accesses.
-	code, _, errOut := runCudaCLI("simulate", "star3d-r4", "--block", "256,1,2")
-	if code != ExitUsage || !strings.Contains(errOut, "too large") || !strings.Contains(errOut, "smaller --domain, e.g. 320,256,256") {
-		t.Errorf("exit %d, stderr %q; want a usage error suggesting --domain 320,256,256", code, errOut)
+	dev, err := device.Lookup(defaultDevice)
+	if err != nil {
+		t.Fatal(err)
 	}
-	code, _, errOut = runCudaCLI("simulate", "vec-copy", "--schedule", "random")
+	suggestion := regexp.MustCompile(`smaller --domain, e\.g\. (\d+),(\d+),(\d+) \((\d+) accesses\)`)
+	for _, tc := range []struct {
+		spec, block, fold, domain string
+		bound                     int64
+	}{
+		{"star3d-r4", "256,1,2", "1,1,1", "", 1 << 30}, // the paper's domain: 167 M lattice points × 26 accesses
+		{"star3d-r4", "256,1,2", "1,1,1", "", 1_000_000},
+		{"star3d-r4", "32,4,2", "1,2,2", "300,200,100", 2_000_000},
+		{"star3d-r1", "64,4,4", "1,1,1", "1000,30,17", 123_457},
+		{"lbm-d3q19-pull", "128,2,1", "1,1,2", "129,65,33", 1_500_000},
+		{"vec-copy", "256,1,1", "1,1,1", "100000000", 1_000_000},
+		{"vec-copy", "1024,1,1", "4,1,1", "99999999", 250_001},
+		{"star2d-r1", "32,8,1", "1,1,1", "5000,5000", 1_000_000},
+		{"transpose2d", "16,16,1", "2,2,1", "4097,3001", 777_777},
+	} {
+		name := fmt.Sprintf("%s block %s fold %s domain %s bound %d", tc.spec, tc.block, tc.fold, tc.domain, tc.bound)
+		args := []string{"simulate", tc.spec, "--block", tc.block, "--fold", tc.fold, "--max-accesses", fmt.Sprint(tc.bound)}
+		if tc.domain != "" {
+			args = append(args, "--domain", tc.domain)
+		}
+		out, errOut, code := run(t, args...)
+		m := suggestion.FindStringSubmatch(errOut)
+		if code != ExitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "too large") ||
+			!strings.Contains(errOut, fmt.Sprintf("--max-accesses bound of %d", tc.bound)) || strings.Contains(errOut, "Config.") || m == nil {
+			t.Errorf("%s: exit %d, stderr %q; want one line naming --max-accesses and suggesting a domain", name, code, errOut)
+			continue
+		}
+		k, err := kernel.ParseExample(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d [3]int64
+		for i := range d {
+			d[i], _ = strconv.ParseInt(m[i+1], 10, 64)
+		}
+		block, _ := kernel.ParseTriple(tc.block)
+		fold, _ := kernel.ParseTriple(tc.fold)
+		asked := k.Domain
+		if tc.domain != "" {
+			asked, _ = kernel.ParseTriple(tc.domain)
+		}
+		for i := range d {
+			if d[i] < 1 || d[i] > asked[i] {
+				t.Errorf("%s: suggested domain %v is not within %v", name, d, asked)
+			}
+		}
+		n, ok, err := sim.Accesses(k.WithDomain(d), k.WithDomain(d).NewLaunch(block, fold), dev)
+		if err != nil || !ok {
+			t.Fatalf("%s: sim.Accesses of the suggestion: %d, %v, %v", name, n, ok, err)
+		}
+		if n > uint64(tc.bound) || n <= uint64(tc.bound)/4 || m[4] != fmt.Sprint(n) {
+			t.Errorf("%s: suggested domain %v has %d accesses (message: %s); want at most %d and more than a quarter of it", name, d, n, m[4], tc.bound)
+		}
+		if tc.bound <= 2_000_000 {
+			suggested := append(args[:len(args):len(args)], "--domain", triple(d), "--format", "csv")
+			if _, errOut, code := run(t, suggested...); code != ExitOK {
+				t.Errorf("%s: the suggestion fails: exit %d, %s", name, code, errOut)
+			}
+		}
+	}
+	// One block of 512 threads × 26 instructions is over a bound of 13311.
+	_, errOut, code := run(t, "simulate", "star3d-r4", "--block", "256,1,2", "--domain", "256,1,2", "--max-accesses", "13311")
+	if code != ExitUsage || !strings.Contains(errOut, "one block of 512 threads × 26 memory instructions is 13312 thread memory accesses") ||
+		!strings.Contains(errOut, "--max-accesses bound of 13311") || !strings.Contains(errOut, "smaller --block or --fold") {
+		t.Errorf("one block over the bound: exit %d, stderr %q", code, errOut)
+	}
+	if out, errOut, code := run(t, "simulate", "star3d-r4", "--block", "256,1,2", "--domain", "256,1,2", "--max-accesses", "13312"); code != ExitOK || out == "" {
+		t.Errorf("one block at the bound: exit %d, stderr %q", code, errOut)
+	}
+	k, err := kernel.ParseExample("star3d-r4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := simError(k.NewLaunch([3]int64{256, 1, 2}, kernel.NoFold), &sim.LineLimitError{Lines: 20_000_000, Wave: 7, Limit: 1 << 24}).Error()
+	if !strings.Contains(msg, "20000000 lines after wave 7") || !strings.Contains(msg, "--domain") || !strings.Contains(msg, "--infinite") || strings.Contains(msg, "Config.") {
+		t.Errorf("line bound: %q", msg)
+	}
+	_, errOut, code = run(t, "simulate", "vec-copy", "--schedule", "random")
 	if code != ExitUsage || !strings.Contains(errOut, "--schedule") {
 		t.Errorf("bad schedule: exit %d, stderr %q", code, errOut)
 	}

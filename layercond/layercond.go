@@ -146,12 +146,16 @@ type Result struct {
 }
 
 // Sweep estimates every plane size of c and locates the y and z transitions.
-func Sweep(c Config) (*Result, error) {
+func Sweep(c Config) (*Result, error) { return SweepContext(context.Background(), c) }
+
+// SweepContext is Sweep stopping when ctx ends: it starts no estimate after
+// that and returns ctx's error.
+func SweepContext(ctx context.Context, c Config) (*Result, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
 	c = c.withDefaults()
-	points, err := c.points()
+	points, err := c.points(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +169,7 @@ func Sweep(c Config) (*Result, error) {
 	errs := make([]error, 2)
 	for k := range 2 {
 		wg.Go(func() {
-			res.Transitions[k], errs[k] = c.transition(k, points)
+			res.Transitions[k], errs[k] = c.transition(ctx, k, points)
 		})
 	}
 	wg.Wait()
@@ -276,14 +280,14 @@ func newCtx() (*isl.Ctx, error) {
 }
 
 // points estimates every size of the sweep on c.Workers workers of the
-// project's pool, each with its own context.
-func (c Config) points() ([]Point, error) {
+// project's pool, each with its own ISL context, until stop ends.
+func (c Config) points(stop context.Context) ([]Point, error) {
 	points := make([]Point, len(c.Sizes))
 	var progress func(done, total int)
 	if c.Progress != nil {
 		progress = func(int, int) { c.Progress() }
 	}
-	err := pool.Run(context.Background(), len(c.Sizes), pool.Options{Workers: c.Workers, NewCtx: newCtx, Progress: progress},
+	err := pool.Run(stop, len(c.Sizes), pool.Options{Workers: c.Workers, NewCtx: newCtx, Progress: progress},
 		func(ctx *isl.Ctx, i int) (err error) {
 			points[i], err = c.evaluate(ctx, c.Sizes[i])
 			return err
@@ -293,8 +297,8 @@ func (c Config) points() ([]Point, error) {
 
 // transition locates layer k's transition: the last sweep point at which the
 // reuse fits and the next one bracket it, and integer bisection on s between
-// them finds the largest s at which it fits.
-func (c Config) transition(k int, points []Point) (Transition, error) {
+// them finds the largest s at which it fits; it stops when stop ends.
+func (c Config) transition(stop context.Context, k int, points []Point) (Transition, error) {
 	t := Transition{Layer: Layers[k], Kind: NeverFits}
 	last := -1
 	for i, p := range points {
@@ -317,6 +321,9 @@ func (c Config) transition(k int, points []Point) (Transition, error) {
 		}
 		defer ctx.Close()
 		for hi.S-lo.S > 1 {
+			if err := stop.Err(); err != nil {
+				return t, err
+			}
 			p, err := c.evaluate(ctx, lo.S+(hi.S-lo.S)/2)
 			if err != nil {
 				return t, err

@@ -34,13 +34,19 @@ type errorBody struct {
 // errTimeout is the error of a request that ran past its time budget.
 var errTimeout = errors.New("the request ran past the server's time budget; ask for less work (a smaller domain, fewer blocks, folds or sweep sizes)")
 
+// errGone is the error of a request whose client closed its connection.
+var errGone = errors.New("the client closed the connection before the answer")
+
 // errorOf describes err for the client with its HTTP status: 400 for a user
-// error, 503 when the server is busy or the time budget ran out, 500 for the
-// rest.
+// error, 408 when the body did not arrive in time, 503 when the server is
+// busy, the time budget ran out or the server shuts down, 500 for the rest.
 func errorOf(err error) (int, errorBody) {
 	body := errorBody{Error: err.Error()}
-	if errors.Is(err, errBusy) || errors.Is(err, errTimeout) {
+	switch {
+	case errors.Is(err, errBusy) || errors.Is(err, errTimeout) || errors.Is(err, errShutdown) || errors.Is(err, errGone):
 		return http.StatusServiceUnavailable, body
+	case errors.Is(err, os.ErrDeadlineExceeded): // the read timeout passed while the body was read
+		return http.StatusRequestTimeout, body
 	}
 	var ue *UserError
 	if !errors.As(err, &ue) {
@@ -94,34 +100,63 @@ func writeJSON(w http.ResponseWriter, data []byte) {
 }
 
 // run runs cl under ctx, holding n slots from before it starts until it
-// ends, also when ctx ends first and run returns errTimeout: the command
-// cannot be interrupted, but its work is bounded by the command's own
-// bounds, and the slots keep the server from starting more than it can run.
+// ends. When ctx ends first, run returns its cause at once (errTimeout,
+// errShutdown or errGone): the command is cancelled through ctx and keeps
+// its slots until it has returned, so that the server never starts more
+// than it can run.
 func (s *Server) run(ctx context.Context, cl commandLine, n int, stdout, stderr io.Writer) error {
 	if err := s.slots.acquire(ctx, n); err != nil {
 		return err
 	}
+	if ctx.Err() != nil { // the command would start only to stop
+		s.slots.release(n)
+		return cause(ctx)
+	}
 	done := make(chan error, 1)
+	s.commands.Add(1)
 	go func() {
+		defer s.commands.Add(-1)
 		defer s.slots.release(n)
 		defer func() {
 			if p := recover(); p != nil {
 				done <- fmt.Errorf("internal error: %v", p)
 			}
 		}()
-		done <- s.cfg.Run(cl.args, bytes.NewReader(cl.stdin), stdout, stderr)
+		done <- s.cfg.Run(ctx, cl.args, bytes.NewReader(cl.stdin), stdout, stderr)
 	}()
 	select {
 	case err := <-done:
+		if ctx.Err() != nil { // the command may have failed because ctx ended
+			return cause(ctx)
+		}
 		return err
 	case <-ctx.Done():
-		return errTimeout
+		return cause(ctx)
 	}
 }
 
-// budget returns the request's context bounded by the time budget.
+// cause returns why ctx, a request's budget, ended: errTimeout, errShutdown,
+// or errGone when the client left.
+func cause(ctx context.Context) error {
+	err := context.Cause(ctx)
+	if errors.Is(err, context.Canceled) {
+		return errGone
+	}
+	return err
+}
+
+// budget returns the request's context bounded by the time budget (cause
+// errTimeout) and ended by a cut of Shutdown (cause errShutdown); it ends
+// with cause context.Canceled when the client closes the connection.
 func (s *Server) budget(r *http.Request) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	ctx, cancelTimeout := context.WithTimeoutCause(r.Context(), s.cfg.RequestTimeout, errTimeout)
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(s.cut, func() { cancel(errShutdown) })
+	return ctx, func() {
+		stop()
+		cancel(nil)
+		cancelTimeout()
+	}
 }
 
 // notes returns the "polyvol: note: " lines of a command's standard error.

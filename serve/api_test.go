@@ -3,10 +3,12 @@ package serve_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,22 +20,70 @@ import (
 	"github.com/polyvol/polyvol/serve"
 )
 
-// newServer starts the API on a loopback port with cfg (Run defaults to
-// polyvol's own runner).
-func newServer(t *testing.T, cfg serve.Config) *httptest.Server {
+// testToken is the API token of the test servers.
+const testToken = "test-token-0123456789"
+
+// testServer is a server that Serve runs on a loopback port.
+type testServer struct {
+	URL string // http://127.0.0.1:PORT
+	*serve.Server
+}
+
+// newServer serves the API on a loopback port with cfg (Run defaults to
+// polyvol's own runner, Token to testToken) until the test ends, and then
+// shuts it down.
+func newServer(t *testing.T, cfg serve.Config) *testServer {
 	t.Helper()
 	if cfg.Run == nil {
 		cfg.Run = cli.RunForServer
 	}
-	srv := httptest.NewServer(serve.New(cfg))
-	t.Cleanup(srv.Close)
-	return srv
+	if cfg.Token == "" {
+		cfg.Token = testToken
+	}
+	s := serve.New(cfg)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve returned %v, want http.ErrServerClosed", err)
+		}
+	})
+	return &testServer{URL: "http://" + ln.Addr().String(), Server: s}
 }
 
-// post sends a JSON body and returns the status and the body of the answer.
+// apiRequest returns a POST request of body to url with the headers a
+// deliberate client sends: Content-Type application/json and the token.
+func apiRequest(t *testing.T, url, body string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(serve.TokenHeader, testToken)
+	return req
+}
+
+// post sends a JSON body as a deliberate client and returns the status
+// and the body of the answer.
 func post(t *testing.T, url, body string) (int, []byte) {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	return send(t, apiRequest(t, url, body))
+}
+
+// send sends req and returns the status and the body of the answer.
+func send(t *testing.T, req *http.Request) (int, []byte) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +250,7 @@ func TestLayercondEqualsCLI(t *testing.T) {
 // compacted onto one line.
 func TestExploreStream(t *testing.T) {
 	srv := newServer(t, serve.Config{})
-	resp, err := http.Post(srv.URL+"/api/explore", "application/json", strings.NewReader(`{"example": "star3d-r4", "threads": 128, "folds": "1,1,1:1,1,2", "device": "V100"}`))
+	resp, err := http.DefaultClient.Do(apiRequest(t, srv.URL+"/api/explore", `{"example": "star3d-r4", "threads": 128, "folds": "1,1,1:1,1,2", "device": "V100"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +322,7 @@ func TestUserErrors(t *testing.T) {
 		want       errorAnswer
 	}{
 		{"/api/predict", specBody(badElementSpec), errorAnswer{File: "<stdin>", Line: 5, Column: 14, Field: `field "u" element`}},
-		{"/api/predict", specBody(syntax), errorAnswer{File: "<stdin>", Line: 3}},
+		{"/api/predict", specBody(syntax), errorAnswer{File: "<stdin>", Line: 3, Column: 8}}, // the second colon of "flops: : 3"
 		{"/api/predict", `{"block": "0,1,1"}`, errorAnswer{Field: "block"}},
 		{"/api/predict", `{"device": "no-such-gpu"}`, errorAnswer{}},
 		{"/api/predict", `{"device-file": "/etc/passwd"}`, errorAnswer{}},
@@ -309,8 +359,27 @@ func TestUserErrors(t *testing.T) {
 	}
 }
 
+// TestSpecsThatCrashedISL sends the specs whose raw maps once made libisl
+// divide by zero, which killed the server: each is a 400 that points into
+// the map, and the server answers the next request.
+func TestSpecsThatCrashedISL(t *testing.T) {
+	srv := newServer(t, serve.Config{})
+	for _, m := range []string{"{ [x, y, z] -> A[x, y, z] : x < 5 // 0 }", "{ [x, y, z] -> A[x, y, z] : 0 <= x < 1//0 }"} {
+		spec := "name: crash\ndomain: [64, 64, 64]\nflops: 0\nfields:\n  - name: A\n    element: 8\n    load_isl:\n      - \"" + m + "\"\n"
+		data, _ := json.Marshal(map[string]string{"spec": spec})
+		status, body := post(t, srv.URL+"/api/predict", string(data))
+		var got errorAnswer
+		if err := json.Unmarshal(body, &got); err != nil || status != http.StatusBadRequest || !strings.Contains(got.Error, "division by zero") || got.Line != 8 {
+			t.Errorf("%s: status %d, body %s; want 400 locating the division by zero on line 8", m, status, body)
+		}
+		if status, body := post(t, srv.URL+"/api/predict", `{"example": "vec-copy"}`); status != http.StatusOK {
+			t.Fatalf("after %s: status %d, body %s; want the server to answer", m, status, body)
+		}
+	}
+}
+
 // TestHostAndMethod checks the DNS-rebinding guard (loopback Host names
-// only, unless AnyHost) and that the API refuses other methods.
+// and those of Config.Hosts only) and that the API refuses other methods.
 func TestHostAndMethod(t *testing.T) {
 	srv := newServer(t, serve.Config{})
 	for host, want := range map[string]int{
@@ -335,19 +404,30 @@ func TestHostAndMethod(t *testing.T) {
 			t.Errorf("Host %q: status %d, want %d", host, resp.StatusCode, want)
 		}
 	}
-	open := newServer(t, serve.Config{AnyHost: true})
-	req, _ := http.NewRequest(http.MethodGet, open.URL+"/", nil)
-	req.Host = "calculator.example"
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	named := newServer(t, serve.Config{Hosts: []string{"Calculator.Example", "192.0.2.7", "2001:db8::7"}})
+	for host, want := range map[string]int{
+		"calculator.example":      http.StatusOK,
+		"CALCULATOR.example.:80":  http.StatusOK,
+		"192.0.2.7:8080":          http.StatusOK,
+		"[2001:db8:0::7]:8080":    http.StatusOK,
+		"localhost":               http.StatusOK,
+		"other.example":           http.StatusForbidden,
+		"calculator.example.evil": http.StatusForbidden,
+		"192.0.2.8":               http.StatusForbidden,
+	} {
+		req, _ := http.NewRequest(http.MethodGet, named.URL+"/", nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want || want == http.StatusOK && !bytes.Contains(page, []byte("polyvol calculator")) {
+			t.Errorf("Hosts: Host %q: status %d, want %d with the page", host, resp.StatusCode, want)
+		}
 	}
-	page, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !bytes.Contains(page, []byte("polyvol calculator")) {
-		t.Errorf("AnyHost: status %d for the page", resp.StatusCode)
-	}
-	resp, err = http.Get(srv.URL + "/api/predict")
+	resp, err := http.Get(srv.URL + "/api/predict")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +443,7 @@ type blockingRunner struct {
 	release chan struct{}
 }
 
-func (b blockingRunner) run([]string, io.Reader, io.Writer, io.Writer) error {
+func (b blockingRunner) run(context.Context, []string, io.Reader, io.Writer, io.Writer) error {
 	b.started <- struct{}{}
 	<-b.release
 	return nil
@@ -391,7 +471,7 @@ func TestBudget(t *testing.T) {
 // error come as Polyvol-Note headers.
 func TestPredictNotes(t *testing.T) {
 	srv := newServer(t, serve.Config{})
-	resp, err := http.Post(srv.URL+"/api/predict", "application/json", strings.NewReader(`{"example": "star3d-r4", "domain": "640,512,8"}`))
+	resp, err := http.DefaultClient.Do(apiRequest(t, srv.URL+"/api/predict", `{"example": "star3d-r4", "domain": "640,512,8"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,19 @@ package serve_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,14 +95,80 @@ func cliOutput(t *testing.T, args ...string) string {
 	return stdout.String()
 }
 
+// requestLog records the method, path and status of every request a
+// handler answers.
+type requestLog struct {
+	mu      sync.Mutex
+	entries []string
+}
+
+// handler returns h recording into the log.
+func (l *requestLog) handler(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.entries = append(l.entries, fmt.Sprintf("%s %s %d", r.Method, r.URL.Path, sw.status))
+	})
+}
+
+// since returns the entries after the first n.
+func (l *requestLog) since(n int) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.entries[n:])
+}
+
+// statusWriter keeps the status of an answer.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(status int) {
+	s.status = status
+	s.ResponseWriter.WriteHeader(status)
+}
+
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// crossSitePage is a page of another site that tries to make the browser
+// run a prediction on the server at API: a form of text/plain that the
+// browser submits by itself, a no-cors fetch, and a fetch with JSON and a
+// guessed token, which the browser sends only after a CORS preflight.
+// The page sets body[data-done] to the fetches' outcomes.
+const crossSitePage = `<!doctype html><html><body>
+<iframe name="sink"></iframe>
+<form id="f" method="POST" action="API/api/predict" enctype="text/plain" target="sink">
+<input name='{"example": "star3d-r1", "x": "' value='"}'></form>
+<script>
+(async () => {
+  document.getElementById("f").submit();
+  const results = [];
+  for (const init of [
+    {method: "POST", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body: '{"example": "star3d-r1"}'},
+    {method: "POST", headers: {"Content-Type": "application/json", "X-Polyvol-Token": "guessed-token-0123"}, body: '{"example": "star3d-r1"}'},
+  ]) {
+    try { const r = await fetch("API/api/predict", init); results.push(r.type + " " + r.status); } catch (e) { results.push("refused"); }
+  }
+  document.body.dataset.done = results.join(", ");
+})();
+</script></body></html>`
+
 // TestBrowser drives the page in headless Chromium: a prediction of
 // star3d-r4 shows the GLup/s and limiter of polyvol predict's table, a
 // syntax error is marked at its line, the ranking fills its progress bar
 // and ranks the best block of polyvol explore first, and the layer-condition
 // plot marks the transitions of polyvol layercond, and a bad flag value
-// is shown with its field marked.
+// is shown with its field marked. Then pages of another site (localhost on
+// another port) and of the same site (127.0.0.1 on another port) try to
+// make the browser post predictions: the server refuses each request the
+// browser sends and runs nothing.
 func TestBrowser(t *testing.T) {
-	srv := httptest.NewServer(serve.New(serve.Config{Run: cli.RunForServer}))
+	runner := &countingRunner{}
+	var log requestLog
+	srv := httptest.NewServer(log.handler(serve.New(serve.Config{Run: runner.run})))
 	defer srv.Close()
 	ctx := browser(t)
 
@@ -126,7 +197,8 @@ func TestBrowser(t *testing.T) {
 	}
 	saveScreenshot(t, ctx, "serve-screenshot.png")
 
-	// A syntax error on a known line: "flops: : 25" instead of "flops: 25".
+	// A syntax error on a known line and column: "flops: : 25" instead of
+	// "flops: 25", whose second colon is at column 8.
 	spec, err := examples.Read("star3d-r4")
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +220,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible("#spec-error"),
 	)
 	message, marked := text(t, ctx, "#spec-error"), text(t, ctx, "#gutter .bad")
-	if want := "line " + strconv.Itoa(badLine) + ":"; !strings.HasPrefix(message, want) || !strings.Contains(message, "syntax error") {
+	if want := "line " + strconv.Itoa(badLine) + ", column 8:"; !strings.HasPrefix(message, want) || !strings.Contains(message, "syntax error") {
 		t.Errorf("error message %q, want a syntax error starting %q", message, want)
 	}
 	if marked != strconv.Itoa(badLine) {
@@ -210,6 +282,41 @@ func TestBrowser(t *testing.T) {
 	}
 	if !evaluate[bool](t, ctx, `document.getElementById("block").classList.contains("bad")`) {
 		t.Error("the block field is not marked")
+	}
+
+	page := strings.ReplaceAll(crossSitePage, "API", srv.URL)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, page)
+	}))
+	defer other.Close()
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(other.URL, "http://"))
+	for _, origin := range []string{"http://localhost:" + port, other.URL} {
+		ran, logged := runner.n.Load(), len(log.since(0))
+		do(t, ctx, chromedp.Navigate(origin+"/"), chromedp.WaitVisible(`body[data-done]`))
+		fetches := evaluate[string](t, ctx, `document.body.dataset.done`)
+		var posts []string
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			posts = slices.DeleteFunc(log.since(logged), func(e string) bool { return !strings.Contains(e, "/api/") })
+			if len(posts) >= 3 {
+				break
+			}
+		}
+		t.Logf("page of %s: fetches %s; the server saw %q", origin, fetches, posts)
+		if len(posts) < 3 {
+			t.Errorf("page of %s: the server saw %q, want the form, the no-cors fetch and a preflight", origin, posts)
+		}
+		for _, p := range posts {
+			if !strings.HasSuffix(p, " 403") {
+				t.Errorf("page of %s: %s, want 403", origin, p)
+			}
+		}
+		if fetches != "opaque 0, refused" {
+			t.Errorf("page of %s: fetches %s, want an opaque answer and a refusal", origin, fetches)
+		}
+		if n := runner.n.Load(); n != ran {
+			t.Errorf("page of %s: the server ran %d commands", origin, n-ran)
+		}
 	}
 }
 

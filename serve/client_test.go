@@ -21,14 +21,15 @@ const pythonClient = "../examples/clients/python/rank_blocks.py"
 // TestPythonClient runs the urllib client against a live server: it must
 // list every block shape of 256 threads with x >= 32 (enumerated by hand
 // below) ranked by GLup/s, each with the GLup/s and limiter of polyvol
-// predict, and report a spec error with its line.
+// predict, report a spec error with its line, and refuse to run without
+// the API token.
 func TestPythonClient(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Fatalf("python3 is needed to run %s: %v", pythonClient, err)
 	}
 	srv := newServer(t, serve.Config{})
-	out, err := exec.Command(python, pythonClient, "--url", srv.URL, "--example", "star3d-r4", "--device", "A100-40GB", "--threads", "256").CombinedOutput()
+	out, err := exec.Command(python, pythonClient, "--url", srv.URL, "--token", testToken, "--example", "star3d-r4", "--device", "A100-40GB", "--threads", "256").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", pythonClient, err, out)
 	}
@@ -77,6 +78,7 @@ func TestPythonClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(python, pythonClient, "--url", srv.URL, "--spec", bad, "--threads", "32")
+	cmd.Env = append(os.Environ(), "POLYVOL_API_TOKEN="+testToken) // the token from the environment
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() != 2 {
@@ -84,5 +86,15 @@ func TestPythonClient(t *testing.T) {
 	}
 	if msg := stderr.String(); !strings.Contains(msg, "<stdin>:5:14: ") || !strings.Contains(msg, "element = 3") {
 		t.Errorf("client error %q does not locate the bad element at line 5, column 14", msg)
+	}
+
+	for _, token := range []string{"", "wrong-token-0123456789"} {
+		cmd := exec.Command(python, pythonClient, "--url", srv.URL, "--threads", "32", "--token", token)
+		cmd.Env = append(os.Environ(), "POLYVOL_API_TOKEN=")
+		stderr.Reset()
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() != 2 || !strings.Contains(stderr.String(), "token") {
+			t.Errorf("client with token %q: %v, %q; want exit status 2 naming the token", token, err, stderr.String())
+		}
 	}
 }

@@ -13,7 +13,9 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/polyvol/polyvol/examples"
 )
@@ -83,20 +85,88 @@ func decodeRequest(r *http.Request, ep endpoint) (commandLine, error) {
 }
 
 // decodeObject decodes one JSON object whose values are strings, numbers or
-// booleans into their string forms.
+// booleans into their string forms. It reads the object token by token, so
+// that a key given twice is an error instead of the last value winning, and
+// a value that is an array or an object is refused at its opening bracket,
+// before anything nested is read. The body must be UTF-8 and the keys free
+// of control characters; errors give byte offsets into the body, 0-based.
 func decodeObject(data []byte) (map[string]string, error) {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			return nil, fmt.Errorf("invalid UTF-8 at byte offset %d; a request body is JSON in UTF-8", i)
+		}
+		i += size
+	}
+	const expected = "expected a JSON object of flag names and values"
+	syntax := func(err error) error {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("%s: %v (at byte offset %d)", expected, err, se.Offset)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("%s: the body ends inside the object", expected)
+		}
+		return fmt.Errorf("%s: %w", expected, err)
+	}
+	quote := func(key string) string { // the key, cut to 64 bytes at a character boundary
+		if len(key) <= 64 {
+			return strconv.Quote(key)
+		}
+		cut := 64
+		for cut > 0 && !utf8.RuneStart(key[cut]) {
+			cut--
+		}
+		return strconv.Quote(key[:cut]) + "…"
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var raw map[string]any
-	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("expected a JSON object of flag names and values: %w", err)
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, syntax(err)
 	}
-	if dec.More() {
-		return nil, errors.New("expected one JSON object, but more text follows it")
+	if tok != json.Delim('{') {
+		got := "null"
+		switch tok.(type) {
+		case json.Delim:
+			got = "an array"
+		case string:
+			got = "a string"
+		case json.Number:
+			got = "a number"
+		case bool:
+			got = "a boolean"
+		}
+		return nil, fmt.Errorf("%s, got %s", expected, got)
 	}
-	values := make(map[string]string, len(raw))
-	for k, v := range raw {
-		switch v := v.(type) {
+	values := map[string]string{}
+	offsets := map[string]int64{} // byte offset of each key's opening quote
+	for dec.More() {
+		at := dec.InputOffset() // the end of the previous token
+		for at < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[at]) >= 0 {
+			at++
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, syntax(err)
+		}
+		k, ok := tok.(string)
+		if !ok { // the decoder reads only strings as keys
+			return nil, fmt.Errorf("%s: key at byte offset %d is not a string", expected, at)
+		}
+		for i, r := range k {
+			if r < 0x20 || 0x7f <= r && r <= 0x9f {
+				return nil, fmt.Errorf("key %s at byte offset %d: control character %U at byte %d of the key; keys are flag names", quote(k), at, r, i)
+			}
+		}
+		if first, dup := offsets[k]; dup {
+			return nil, fmt.Errorf("key %s at byte offset %d: given twice, first at byte offset %d", quote(k), at, first)
+		}
+		offsets[k] = at
+		if tok, err = dec.Token(); err != nil {
+			return nil, syntax(err)
+		}
+		switch v := tok.(type) {
 		case string:
 			values[k] = v
 		case json.Number:
@@ -104,8 +174,15 @@ func decodeObject(data []byte) (map[string]string, error) {
 		case bool:
 			values[k] = fmt.Sprint(v)
 		default:
-			return nil, fmt.Errorf("key %q: expected a string, number or boolean in the CLI's form, e.g. \"256,1,2\"", k)
+			return nil, fmt.Errorf("key %s at byte offset %d: expected a string, number or boolean in the CLI's form, e.g. \"256,1,2\"", quote(k), at)
 		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, syntax(err)
+	}
+	end := len(data) - len(bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"))
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("expected one JSON object, but more text follows it at byte offset %d", end)
 	}
 	return values, nil
 }

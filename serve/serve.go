@@ -9,29 +9,39 @@
 // no request can name a file of the server (specs travel as text on standard
 // input). Every request is bounded: the body size, the time, the work of
 // each estimate (the commands' own bounds), and the number of estimates
-// running at once (the CPU count).
+// running at once (the CPU count); every connection is bounded by read,
+// write and idle timeouts, and their number by a limit.
+//
+// The server answers its own page and deliberate clients only: requests
+// must name a loopback host (or one the operator allows), browsers' requests
+// from other origins are refused, and the requests that run work must carry
+// the process's API token (Server.Token), which the page receives inside
+// itself and other clients from the operator.
 package serve
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"errors"
+	"html"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // Runner runs one polyvol command line in-process: args are the command and
 // its arguments without the program name, stdin is what a SPEC of "-" reads.
 // It returns nil on success, a *UserError when the command line (and so the
-// request) is at fault, or another error for a failure of the server.
-type Runner func(args []string, stdin io.Reader, stdout, stderr io.Writer) error
+// request) is at fault, or another error for a failure of the server. When
+// ctx ends, the command should stop soon and return; its error is then
+// ignored.
+type Runner func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
 
 // UserError marks an error of a request: the server answers it with status
 // 400 and its message.
@@ -47,7 +57,24 @@ const (
 	// DefaultMaxSimAccesses bounds a simulation to about 2^27 thread memory
 	// accesses, a few seconds: the simulator's own default allows 2^30.
 	DefaultMaxSimAccesses = 1 << 27
+	// DefaultReadHeaderTimeout bounds the time to read a request's header.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultReadTimeout bounds the time to read a whole request, header
+	// and body (at most DefaultMaxBodyBytes).
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultWriteTimeout bounds the time to write one answer, and each line
+	// of an explore stream: a client that stops reading is dropped after it.
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultIdleTimeout bounds the time a keep-alive connection waits for
+	// its next request.
+	DefaultIdleTimeout = 60 * time.Second
+	// DefaultMaxConns bounds the connections served at once; more wait in
+	// the listen queue of the operating system.
+	DefaultMaxConns = 64
 )
+
+// TokenHeader is the request header that carries the API token.
+const TokenHeader = "X-Polyvol-Token"
 
 // Config configures a Server. Run is required; zero values of the other
 // fields select the defaults.
@@ -64,24 +91,49 @@ type Config struct {
 	Slots int
 	// MaxSimAccesses is simulate's --max-accesses (DefaultMaxSimAccesses).
 	MaxSimAccesses int64
-	// AnyHost accepts every Host header. Without it only loopback names
-	// (localhost, 127.0.0.0/8, ::1) are accepted, which keeps a web page of
-	// another origin from reaching the server through DNS rebinding; set it
-	// only when the server listens on a non-loopback address on purpose.
-	AnyHost bool
+	// Token is the API token that the requests running work must carry in
+	// TokenHeader; empty means a random one (CheckToken says which tokens
+	// are accepted).
+	Token string
+	// Hosts are host names or addresses accepted in the Host header besides
+	// the loopback names (localhost, names under .localhost, 127.0.0.0/8,
+	// ::1), which are always accepted. Every other Host is refused, which
+	// keeps a web page of another origin from reaching the server through
+	// DNS rebinding.
+	Hosts []string
+	// Connection bounds of Serve (DefaultReadHeaderTimeout and so on).
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// MaxConns bounds the connections Serve serves at once (DefaultMaxConns).
+	MaxConns int
 }
 
-// Server is the HTTP handler of the API and the web page.
+// Server is the HTTP handler of the API and the web page, and the HTTP
+// server that serves them (Serve, Shutdown).
 type Server struct {
 	cfg   Config
 	slots *slots
 	mux   *http.ServeMux
+	hosts map[string]bool // Config.Hosts, normalized (hostKey)
+	page  []byte          // index.html with the token
+	hs    *http.Server
+
+	// cut ends every request's context when Shutdown's grace has passed.
+	cut  context.Context
+	stop context.CancelCauseFunc
+	// commands counts the commands still running, also those whose
+	// request was already answered.
+	commands atomic.Int64
 }
 
 //go:embed web
 var webFiles embed.FS
 
-// New returns a server with the defaults filled into cfg.
+// tokenMeta is the element of index.html whose content the server fills
+// with the API token.
+const tokenMeta = `<meta name="polyvol-token" content="">`
+
+// New returns a server with the defaults filled into cfg. It panics when
+// cfg.Token is set but not a valid token (CheckToken).
 func New(cfg Config) *Server {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
@@ -95,52 +147,57 @@ func New(cfg Config) *Server {
 	if cfg.MaxSimAccesses <= 0 {
 		cfg.MaxSimAccesses = DefaultMaxSimAccesses
 	}
-	s := &Server{cfg: cfg, slots: newSlots(cfg.Slots), mux: http.NewServeMux()}
+	if cfg.ReadHeaderTimeout <= 0 {
+		cfg.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = DefaultReadTimeout
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = DefaultMaxConns
+	}
+	if cfg.Token == "" {
+		cfg.Token = NewToken()
+	} else if err := CheckToken(cfg.Token); err != nil {
+		panic("serve: " + err.Error())
+	}
+	s := &Server{cfg: cfg, slots: newSlots(cfg.Slots), mux: http.NewServeMux(), hosts: map[string]bool{}}
+	for _, h := range cfg.Hosts {
+		s.hosts[hostKey(h)] = true
+	}
+	s.cut, s.stop = context.WithCancelCause(context.Background())
 	web, _ := fs.Sub(webFiles, "web") // the embedded folder always exists
+	index, _ := fs.ReadFile(web, "index.html")
+	if !bytes.Contains(index, []byte(tokenMeta)) {
+		panic("serve: web/index.html lacks " + tokenMeta)
+	}
+	s.page = bytes.Replace(index, []byte(tokenMeta), []byte(`<meta name="polyvol-token" content="`+html.EscapeString(cfg.Token)+`">`), 1)
 	files := http.FileServerFS(web)
-	s.mux.Handle("GET /{$}", files)
+	s.mux.HandleFunc("GET /{$}", s.handlePage)
 	entries, _ := fs.ReadDir(web, ".")
 	for _, e := range entries {
 		s.mux.Handle("GET /"+e.Name(), files) // each file on its own, so other paths get 404 or 405
 	}
 	s.mux.HandleFunc("GET /api/devices", s.handleDevices)
 	s.mux.HandleFunc("GET /api/examples", s.handleExamples)
-	s.mux.HandleFunc("POST /api/predict", s.handleCommand(predictEndpoint))
-	s.mux.HandleFunc("POST /api/simulate", s.handleCommand(simulateEndpoint, "--max-accesses="+strconv.FormatInt(cfg.MaxSimAccesses, 10)))
-	s.mux.HandleFunc("POST /api/layercond", s.handleLayercond)
-	s.mux.HandleFunc("POST /api/explore", s.handleExplore)
+	s.mux.HandleFunc("POST /api/predict", s.api(s.handleCommand(predictEndpoint)))
+	s.mux.HandleFunc("POST /api/simulate", s.api(s.handleCommand(simulateEndpoint, "--max-accesses="+strconv.FormatInt(cfg.MaxSimAccesses, 10))))
+	s.mux.HandleFunc("POST /api/layercond", s.api(s.handleLayercond))
+	s.mux.HandleFunc("POST /api/explore", s.api(s.handleExplore))
+	s.hs = &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+	}
 	return s
-}
-
-// ServeHTTP checks the Host header and the body size, sets the security
-// headers and dispatches the request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !s.cfg.AnyHost && !isLoopbackHost(r.Host) {
-		writeError(w, http.StatusForbidden, errorBody{Error: "host " + strconv.Quote(r.Host) + " refused: this server answers loopback names only (localhost, 127.0.0.1, [::1]); start it with a non-loopback --listen address to serve other names"})
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
-	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
-	s.mux.ServeHTTP(w, r)
-}
-
-// isLoopbackHost reports whether the host of a Host header (with or without
-// a port) is a loopback name: localhost, a name under .localhost, an address
-// of 127.0.0.0/8 or ::1.
-func isLoopbackHost(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // slots limits the estimates that run at once. A request takes one slot, or
@@ -163,7 +220,8 @@ func newSlots(n int) *slots {
 // errBusy is the error of a request that waited for slots until its time ran out.
 var errBusy = errors.New("the server is busy: no estimate slot became free within the request's time budget; try again later")
 
-// acquire takes n slots, or none when ctx ends first.
+// acquire takes n slots, or none when ctx ends first; it then returns
+// errBusy when the time budget ran out, else why ctx ended (cause).
 func (s *slots) acquire(ctx context.Context, n int) error {
 	if n > 1 {
 		s.many.Lock()
@@ -174,6 +232,9 @@ func (s *slots) acquire(ctx context.Context, n int) error {
 		case <-s.tokens:
 		case <-ctx.Done():
 			s.release(i)
+			if err := cause(ctx); err != errTimeout {
+				return err
+			}
 			return errBusy
 		}
 	}

@@ -61,6 +61,35 @@ type Config struct {
 	MaxTrackedLines int64
 }
 
+// AccessLimitError is Run's error for a launch whose trace exceeds
+// Config.MaxAccesses: Blocks × Threads × Instructions thread memory
+// accesses, more than Limit.
+type AccessLimitError struct {
+	Blocks       int64 // thread blocks of the launch
+	Threads      int   // threads per block
+	Instructions int   // memory instructions per thread
+	Limit        int64 // Config.MaxAccesses, or DefaultMaxAccesses for 0
+}
+
+// Error names the factors of the trace and the bound.
+func (e *AccessLimitError) Error() string {
+	return fmt.Sprintf("sim: %d blocks × %d threads × %d instructions exceed the limit of %d accesses (Config.MaxAccesses)",
+		e.Blocks, e.Threads, e.Instructions, e.Limit)
+}
+
+// LineLimitError is Run's error when the infinite caches hold more lines
+// than Config.MaxTrackedLines allows.
+type LineLimitError struct {
+	Lines int64 // lines held, summed over all caches
+	Wave  int64 // the 1-based wave after which they were counted
+	Limit int64 // Config.MaxTrackedLines, or DefaultMaxTrackedLines for 0
+}
+
+// Error names the lines held and the bound.
+func (e *LineLimitError) Error() string {
+	return fmt.Sprintf("sim: the infinite caches hold %d lines after wave %d, more than the limit %d (Config.MaxTrackedLines)", e.Lines, e.Wave, e.Limit)
+}
+
 // geometry holds the granularities of a device as shifts (log2 of bytes).
 type geometry struct {
 	l1Line, l1Fetch, l1Write uint // L1 allocation line, L2→L1 fill, L1→L2 store unit

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 
@@ -155,6 +156,17 @@ type machine struct {
 // SM that loads it; a copy partition that misses fetches the sector from the
 // home partition. Stores go to the home partition; copies stay valid.
 func Run(k *kernel.Kernel, l kernel.Launch, cfg Config) (Result, error) {
+	return RunContext(context.Background(), k, l, cfg)
+}
+
+// cancelCheckInterval is the number of warp instructions RunContext issues
+// between two checks of its context.
+const cancelCheckInterval = 4096
+
+// RunContext is Run stopping when ctx ends: it checks ctx every few
+// thousand warp instructions, issues no more after it ended and returns
+// ctx's error.
+func RunContext(ctx context.Context, k *kernel.Kernel, l kernel.Launch, cfg Config) (Result, error) {
 	geo, err := deviceGeometry(cfg.Device)
 	if err != nil {
 		return Result{}, err
@@ -179,9 +191,8 @@ func Run(k *kernel.Kernel, l kernel.Launch, cfg Config) (Result, error) {
 	if maxAccesses <= 0 {
 		maxAccesses = DefaultMaxAccesses
 	}
-	if hi, lo := bits.Mul64(uint64(tr.blocks)*uint64(tr.threads), uint64(len(tr.program))); hi != 0 || lo > uint64(maxAccesses) {
-		return Result{}, fmt.Errorf("sim: %d blocks × %d threads × %d instructions exceed the limit of %d accesses (Config.MaxAccesses)",
-			tr.blocks, tr.threads, len(tr.program), maxAccesses)
+	if n, ok := tr.accesses(); !ok || n > uint64(maxAccesses) {
+		return Result{}, &AccessLimitError{Blocks: tr.blocks, Threads: tr.threads, Instructions: len(tr.program), Limit: maxAccesses}
 	}
 	m, err := newMachine(tr, geo, cfg)
 	if err != nil {
@@ -197,6 +208,21 @@ func Run(k *kernel.Kernel, l kernel.Launch, cfg Config) (Result, error) {
 	}
 	perWave := int64(blocksPerSM) * int64(d.SMs)
 	issue := m.issue
+	var stopped error
+	if ctx.Done() != nil {
+		n := 0
+		issue = func(b, w, instr int) {
+			if stopped != nil {
+				return
+			}
+			if n++; n%cancelCheckInterval == 0 {
+				if stopped = ctx.Err(); stopped != nil {
+					return
+				}
+			}
+			m.issue(b, w, instr)
+		}
+	}
 	waves := int64(0)
 	for first := int64(0); first < tr.blocks; first += perWave {
 		n := int(min(perWave, tr.blocks-first))
@@ -206,10 +232,13 @@ func Run(k *kernel.Kernel, l kernel.Launch, cfg Config) (Result, error) {
 			m.waveSM = append(m.waveSM, i%d.SMs)
 		}
 		sched.Schedule(n, tr.warpsPerBlock, len(tr.program), issue)
+		if stopped != nil {
+			return Result{}, stopped
+		}
 		waves++
 		if cfg.Infinite {
 			if n := m.trackedLines(); n > maxLines {
-				return Result{}, fmt.Errorf("sim: the infinite caches hold %d lines after wave %d, more than the limit %d (Config.MaxTrackedLines)", n, waves, maxLines)
+				return Result{}, &LineLimitError{Lines: n, Wave: waves, Limit: maxLines}
 			}
 		}
 	}

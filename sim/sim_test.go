@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -412,5 +413,43 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := sim.BlockL2Store(c.k, c.launch, c.dev, []int64{99}); err == nil || !strings.Contains(err.Error(), "block 99 outside") {
 		t.Errorf("block outside the grid: %v", err)
+	}
+}
+
+// TestAccessesIsTheBound checks that Accesses is the count Run's bound
+// applies to: Run succeeds with MaxAccesses equal to it and fails one below
+// with an *AccessLimitError whose factors multiply to it; where every lane
+// of every instruction is inside the domain, it is also the lanes Run
+// traces.
+func TestAccessesIsTheBound(t *testing.T) {
+	for _, c := range oracleCases(t) {
+		n, ok, err := sim.Accesses(c.k, c.launch, c.dev)
+		if err != nil || !ok || n == 0 {
+			t.Fatalf("%s: Accesses = %d, %v, %v", c.name, n, ok, err)
+		}
+		r, err := sim.Run(c.k, c.launch, sim.Config{Device: c.dev, MaxAccesses: int64(n)})
+		if err != nil {
+			t.Fatalf("%s: Run with MaxAccesses = Accesses: %v", c.name, err)
+		}
+		if uint64(r.Accesses) > n {
+			t.Errorf("%s: Run traced %d lanes, more than Accesses %d", c.name, r.Accesses, n)
+		}
+		_, err = sim.Run(c.k, c.launch, sim.Config{Device: c.dev, MaxAccesses: int64(n) - 1})
+		var tooMany *sim.AccessLimitError
+		if !errors.As(err, &tooMany) || uint64(tooMany.Blocks)*uint64(tooMany.Threads)*uint64(tooMany.Instructions) != n || tooMany.Limit != int64(n)-1 {
+			t.Errorf("%s: Run with MaxAccesses = Accesses - 1: %v (%+v)", c.name, err, tooMany)
+		}
+		// Without partial blocks or folds every lane is active.
+		l := c.launch
+		for i := range l.Domain {
+			l.Domain[i] = 2 * l.Block[i] * l.Fold[i]
+		}
+		full, _, err := sim.Accesses(c.k.WithDomain(l.Domain), l, c.dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := sim.Run(c.k.WithDomain(l.Domain), l, sim.Config{Device: c.dev}); err != nil || uint64(r.Accesses) != full {
+			t.Errorf("%s domain %v: Run traced %d lanes, Accesses says %d (%v)", c.name, l.Domain, r.Accesses, full, err)
+		}
 	}
 }

@@ -2,8 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 
+	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 )
 
@@ -56,6 +58,31 @@ type tracer struct {
 	program       []instruction
 	regionField   []int // field index of each region
 	lups          int64
+}
+
+// accesses returns the thread memory accesses of the trace, launched
+// threads times memory instructions per thread, and false when the count
+// does not fit in 64 bits.
+func (tr *tracer) accesses() (uint64, bool) {
+	hi, lo := bits.Mul64(uint64(tr.blocks)*uint64(tr.threads), uint64(len(tr.program)))
+	return lo, hi == 0
+}
+
+// Accesses returns the thread memory accesses Run traces for kernel k under
+// launch l on device d, the count that Config.MaxAccesses bounds: launched
+// threads times the memory instructions of one thread. ok is false when the
+// count does not fit in 64 bits; err is Run's error for a kernel or launch
+// it cannot simulate.
+func Accesses(k *kernel.Kernel, l kernel.Launch, d *device.Device) (n uint64, ok bool, err error) {
+	if d == nil {
+		return 0, false, fmt.Errorf("sim: no device")
+	}
+	tr, err := newTracer(k, l, d.WarpSize, true)
+	if err != nil {
+		return 0, false, err
+	}
+	n, ok = tr.accesses()
+	return n, ok, nil
 }
 
 // newTracer validates the kernel and launch for simulation and builds the

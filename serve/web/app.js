@@ -6,6 +6,8 @@ const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const COLORS = ["#1f5fbf", "#d9822b", "#2e8b57", "#a23b72", "#6b5ca5", "#b8a12a", "#3c9dbd", "#8c564b"];
 const examples = new Map(); // example name -> spec text
+// The API token the server wrote into the page; POST requests carry it.
+const TOKEN = document.querySelector('meta[name="polyvol-token"]').content;
 
 // el creates an HTML (or, with ns, SVG) element with attributes and children.
 function el(tag, attrs = {}, children = [], ns = null) {
@@ -29,7 +31,11 @@ class APIError extends Error {
 // call sends a request to the API and returns the response, throwing an
 // APIError for an error answer.
 async function call(path, body) {
-  const init = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
+  const init = body === undefined ? {} : {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Polyvol-Token": TOKEN },
+    body: JSON.stringify(body),
+  };
   const resp = await fetch(path, init);
   if (!resp.ok) {
     let err = { error: "HTTP status " + resp.status };

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Rank thread-block sizes of a kernel through the polyvol HTTP API.
 
-Start the server with `polyvol serve`, then run for example
+Start the server with `polyvol serve`, which prints its URL and its API
+token, then run for example
 
-    python3 rank_blocks.py --url http://localhost:8080 --example star3d-r4
+    export POLYVOL_API_TOKEN=<the token polyvol serve printed>
+    python3 rank_blocks.py --url http://127.0.0.1:8080 --example star3d-r4
     python3 rank_blocks.py --spec my-kernel.yaml --device H100-SXM --threads 256
 
 The script asks /api/predict once per block shape (every shape of --threads
@@ -14,6 +16,7 @@ as a code generator that calls polyvol would.
 
 import argparse
 import json
+import os
 import sys
 import urllib.error
 import urllib.request
@@ -34,18 +37,21 @@ def block_shapes(threads, min_x):
     return shapes
 
 
-def predict(url, request):
+def predict(url, token, request):
     """POST one request to /api/predict and return the decoded report."""
     body = json.dumps(request).encode()
     req = urllib.request.Request(url.rstrip("/") + "/api/predict", data=body,
-                                 headers={"Content-Type": "application/json"})
+                                 headers={"Content-Type": "application/json",
+                                          "X-Polyvol-Token": token})
     with urllib.request.urlopen(req, timeout=300) as resp:
         return json.load(resp)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default="http://localhost:8080", help="the polyvol serve URL")
+    parser.add_argument("--url", default="http://127.0.0.1:8080", help="the polyvol serve URL")
+    parser.add_argument("--token", default=os.environ.get("POLYVOL_API_TOKEN"),
+                        help="the API token polyvol serve printed (default: $POLYVOL_API_TOKEN)")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--example", default="star3d-r4", help="an embedded example spec")
     source.add_argument("--spec", help="a kernel spec file (YAML or JSON), sent as text")
@@ -53,6 +59,10 @@ def main():
     parser.add_argument("--threads", type=int, default=512, help="threads per block")
     parser.add_argument("--min-x", type=int, default=32, help="smallest block extent along x")
     args = parser.parse_args()
+    if not args.token:
+        print("rank_blocks: no API token: pass --token or set POLYVOL_API_TOKEN "
+              "to the token polyvol serve printed at start-up", file=sys.stderr)
+        return 2
 
     base = {"device": args.device}
     if args.spec:
@@ -65,7 +75,7 @@ def main():
     for shape in block_shapes(args.threads, args.min_x):
         block = ",".join(str(v) for v in shape)
         try:
-            report = predict(args.url, dict(base, block=block))
+            report = predict(args.url, args.token, dict(base, block=block))
         except urllib.error.HTTPError as err:
             detail = json.load(err)  # {error, file, line, column, field}
             where = f" (spec line {detail['line']}, column {detail.get('column', '?')})" if "line" in detail else ""
