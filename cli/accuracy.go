@@ -81,7 +81,7 @@ func runAccuracy(c *ucli.Context) error {
 			devs = append(devs, small)
 			continue
 		}
-		d, err := resolveDevice(c, name)
+		d, err := resolveDevice(c, "--devices", name)
 		if err != nil {
 			return err
 		}

@@ -29,7 +29,9 @@ registers and shared_bytes: nvcc then uses few enough registers for M blocks
 to fit, and B, the occupancy the CUDA runtime reports, shows whether the
 measured kernel runs at the modelled occupancy (B > M when it needs fewer
 registers than the spec states).
-Raw ISL maps (load_isl, store_isl) cannot be translated.
+Raw ISL maps (load_isl, store_isl) are translated through the index
+expressions polyvol turns them into when it loads the spec; a map without
+such a form (parameters, disjunctions inside brackets) is an error.
 
 Examples:
    polyvol cuda star3d-r4 --block 64,4,4 --fold 1,1,2 -o star.cu

@@ -92,6 +92,47 @@ func TestCudaOutputFileAndDomain(t *testing.T) {
 	}
 }
 
+// TestCudaRawMaps checks that cuda translates a spec written with raw ISL
+// maps, one of them a range of four elements per thread: the program loads
+// each element of the range at the address the extents give, and equals,
+// after the line that names the spec's file, the program of the same spec
+// written with index expressions.
+func TestCudaRawMaps(t *testing.T) {
+	twin := filepath.Join(t.TempDir(), "twin.yaml")
+	if err := os.WriteFile(twin, []byte(`name: raw-range
+domain: [256, 64, 16]
+flops: 4
+fields:
+  - name: A
+    element: 8
+    extent: [1024, 64, 16]
+    load: [[4*x, y, z], [4*x + 1, y, z], [4*x + 2, y, z], [4*x + 3, y, z]]
+  - name: B
+    element: 8
+    store: [[x, y, z]]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, fold := range []string{"1,1,1", "1,1,2"} {
+		raw := mustRun(t, "cuda", "testdata/specs/raw-range.yaml", "--block", "64,4,1", "--fold", fold)
+		// Element 4·x + i of row y of plane z: rows of 1024, planes of 1024·64
+		// (the unfolded program's point is (x, y, z)).
+		for _, load := range []string{
+			"f_A[4 * x + 1024 * y + 65536 * z]", "f_A[4 * x + 1024 * y + 65536 * z + 1]",
+			"f_A[4 * x + 1024 * y + 65536 * z + 2]", "f_A[4 * x + 1024 * y + 65536 * z + 3]",
+		} {
+			if fold == "1,1,1" && !strings.Contains(raw, load) {
+				t.Errorf("fold %s: the program of the raw maps lacks the load %s", fold, load)
+			}
+		}
+		_, rawBody, _ := strings.Cut(raw, "\n")
+		_, twinBody, _ := strings.Cut(mustRun(t, "cuda", twin, "--block", "64,4,1", "--fold", fold), "\n")
+		if rawBody != twinBody {
+			t.Errorf("fold %s: the program of the raw maps differs from that of the index expressions:\n%s", fold, firstDiff(twinBody, rawBody))
+		}
+	}
+}
+
 func TestCudaErrors(t *testing.T) {
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "raw.yaml")

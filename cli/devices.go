@@ -48,7 +48,7 @@ func runDevices(c *ucli.Context) error {
 	}
 	w := c.App.Writer
 	if c.NArg() == 1 {
-		d, err := resolveDevice(c, c.Args().First())
+		d, err := resolveDevice(c, "devices NAME", c.Args().First())
 		if err != nil {
 			return err
 		}

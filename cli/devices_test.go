@@ -107,3 +107,38 @@ func TestDeviceFileSelectsDevice(t *testing.T) {
 		t.Errorf("device file not used:\n%s", out)
 	}
 }
+
+// TestDeviceNameChecks checks that every place that names a device refuses
+// a name with a control character, invalid UTF-8 or more than 256 bytes
+// with one line that starts with the flag or argument, as the server's
+// error field expects, instead of resolving it; a name of 1 MB is refused
+// before any device is suggested.
+func TestDeviceNameChecks(t *testing.T) {
+	profile := "../examples/profiles/star3d-r4-a100-illustrative.json"
+	huge := strings.Repeat("n", 1<<20)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "vec-copy", "--device", "A100\x00"}, `--device: device name "A100\x00": control character U+0000 at byte offset 4`},
+		{[]string{"predict", "vec-copy", "--device=A100-40GB\x00"}, `--device: device name "A100-40GB\x00": control character U+0000 at byte offset 9`},
+		{[]string{"simulate", "vec-copy", "--domain", "1024", "--device", "\x00"}, `--device: device name "\x00": control character U+0000 at byte offset 0`},
+		{[]string{"explore", "vec-copy", "--device", "A100\xc0"}, `--device: device name "A100\xc0": invalid UTF-8 at byte offset 4`},
+		{[]string{"cuda", "vec-copy", "--block", "256", "--device", "A100\r"}, `--device: device name "A100\r": control character U+000D`},
+		{[]string{"layercond", "star3d-r4", "--device", huge}, `--device: device name "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"… of 1048576 bytes: longer than the 256 bytes a device name may have`},
+		{[]string{"devices", "A100\x00"}, `devices NAME: device name "A100\x00": control character U+0000`},
+		{[]string{"devices", huge}, "devices NAME: device name"},
+		{[]string{"project", "--profile", profile, "--from", "A100\x00", "--to", "H100-SXM"}, `--from: device name "A100\x00"`},
+		{[]string{"project", "--profile", profile, "--from", "A100-40GB", "--to", huge}, "--to: device name"},
+		{[]string{"accuracy", "--devices", "A100-40GB,H100\x00", "--kernels", "star3d-r1"}, `--devices: device name "H100\x00"`},
+		{[]string{"predict", "vec-copy", "--device", "A100\u200b"}, `unknown device "A100\u200b"`},
+	} {
+		out, errOut, code := run(t, tc.args...)
+		if code != ExitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "polyvol: "+tc.want) {
+			t.Errorf("%.80q: exit %d, stdout %d bytes, stderr %.300q; want exit 2 and one line starting %q", tc.args, code, len(out), errOut, tc.want)
+		}
+		if strings.Contains(errOut, "closest known devices") && strings.Contains(tc.want, "device name") {
+			t.Errorf("%.80q: suggestions computed for a refused name", tc.args)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -78,6 +79,8 @@ func FuzzMergeShards(f *testing.F) {
 	one, two := skippedShard(f, 1, 2), skippedShard(f, 2, 2)
 	f.Add(one, two)
 	f.Add([]byte("{}"), []byte("[]"))
+	// The second shard of another polyvol version.
+	f.Add(one, bytes.Replace(two, []byte(strconv.Quote(fullVersion())), []byte(`"0.0.9 (commit 0123456789abcdef0123456789abcdef01234567)"`), 1))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		pa, pb := writeFuzzFile(t, "a.json", a), writeFuzzFile(t, "b.json", b)
 		e, err := mergeShards([]string{pa, pb})
@@ -95,8 +98,9 @@ func FuzzMergeShards(f *testing.F) {
 	})
 }
 
-// FuzzProjectProfile runs project on an arbitrary profile file: exit 0
-// with output or 2 with one line, never 1 or a panic.
+// FuzzProjectProfile runs project on an arbitrary profile file, as a
+// table and as JSON (which has no infinities): exit 0 with output or 2
+// with one line, never 1 or a panic.
 func FuzzProjectProfile(f *testing.F) {
 	addCorpusFiles(f, "profile-")
 	data, err := os.ReadFile("../examples/profiles/star3d-r4-a100-illustrative.json")
@@ -108,6 +112,8 @@ func FuzzProjectProfile(f *testing.F) {
 		path := writeFuzzFile(t, "profile.json", data)
 		out, errOut, code := run(t, "project", "--profile", path, "--from", "A100-40GB", "--to", "H100-SXM")
 		checkFuzzRun(t, "project", code, out, errOut)
+		out, errOut, code = run(t, "project", "--profile", path, "--from", "A100-40GB", "--to", "H100-SXM", "--format", "json")
+		checkFuzzRun(t, "project --format json", code, out, errOut)
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/polyvol/polyvol/importer/jscop"
 	"github.com/polyvol/polyvol/importer/kerncraft"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/printable"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -99,6 +100,9 @@ func runImport(c *ucli.Context) error {
 	if c.IsSet("name") {
 		if opt.Name = strings.TrimSpace(c.String("name")); opt.Name == "" {
 			return usageErrorf("--name: must not be empty")
+		}
+		if err := printable.Check(opt.Name); err != nil {
+			return usageErrorf("--name: %v", err)
 		}
 	}
 	if c.IsSet("flops") {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/model"
@@ -22,8 +23,9 @@ func init() {
 			ArgsUsage: "FILE...",
 			UsageText: `polyvol merge FILE... [--format table|json|csv] [--top N]
 
-Each FILE is the JSON output of one 'polyvol explore --shard K/N' run; all N
-shards of the same exploration must be given, in any order. The output is
+Each FILE is the JSON output of one 'polyvol explore --shard K/N' run of
+this polyvol version; all N shards of the same exploration must be given, in
+any order. The output is
 byte-identical to the exploration run without --shard, in the format and
 with the --top the shards were run with unless --format or --top is given.
 
@@ -32,7 +34,7 @@ Examples:
    polyvol merge --format csv shard-1.json shard-2.json shard-3.json`,
 			Flags: []ucli.Flag{
 				&choiceFlag{&ucli.StringFlag{Name: "format", Usage: "output `FORMAT`: table, json or csv", DefaultText: "the shards'"}, []string{formatTable, formatJSON, formatCSV}},
-				&ucli.IntFlag{Name: "top", Usage: "`N` rows of the table, 0: all", DefaultText: "the shards'"},
+				&ucli.IntFlag{Name: "top", Usage: "`N` rows of the table, 0: all (at most " + fmt.Sprint(maxTop) + ")", DefaultText: "the shards'"},
 			},
 			Action: runMerge,
 		}
@@ -48,6 +50,9 @@ func runMerge(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := checkSomeRanked(e); err != nil {
+		return err
+	}
 	format, top := e.Shard.Format, e.Shard.Top
 	if c.IsSet("format") {
 		if format, err = outputFormat(c, formatTable, formatJSON, formatCSV); err != nil {
@@ -55,17 +60,34 @@ func runMerge(c *ucli.Context) error {
 		}
 	}
 	if c.IsSet("top") {
-		if top = c.Int("top"); top < 0 {
-			return usageErrorf("--top %d: must not be negative", top)
+		top = c.Int("top")
+		if err := checkTop(top); err != nil {
+			return usageErrorf("--top %d: %v", top, err)
 		}
 	}
 	e.Shard = nil
 	return writeExploration(c.App.Writer, c.App.ErrWriter, e, format, top)
 }
 
+// maxTop bounds --top of explore and merge: a table of a million rows is
+// more than any sweep has (block shapes of at most 1024 threads times the
+// folds).
+const maxTop = 1_000_000
+
+// checkTop returns an error when top, a --top value, is outside 0 (all
+// rows) to maxTop.
+func checkTop(top int) error {
+	if top < 0 || top > maxTop {
+		return fmt.Errorf("expected 0 (all rows) to %d", maxTop)
+	}
+	return nil
+}
+
 // mergeShards reads the shard files and combines them into one exploration
-// whose Shard holds the shards' format and top. The shards must prove that
-// they are one sweep, tiled exactly once: every shard 1..N appears once,
+// whose Shard holds the shards' format and top. Every shard must have been
+// written by this polyvol's version (readShard), so all carry the same one,
+// and the shards must prove that they are one sweep, tiled exactly once:
+// every shard 1..N appears once,
 // all carry the same sweep fingerprint and header, each shard's digest
 // matches its rows, every row and skipped configuration belongs to its
 // shard's slice of the enumeration (explore: configuration i in shard
@@ -143,12 +165,24 @@ func readShard(path string) (*Exploration, error) {
 	if versioned.SchemaVersion != JSONSchemaVersion {
 		return nil, usageErrorf("%s: schemaVersion %d: this polyvol reads JSON schema %d", path, versioned.SchemaVersion, JSONSchemaVersion)
 	}
+	switch v := versioned.PolyvolVersion; {
+	case v == "":
+		return nil, usageErrorf("%s: polyvolVersion: missing; not an explore --shard output of polyvol", path)
+	case v != fullVersion():
+		return nil, usageErrorf("%s: polyvolVersion %q differs from this polyvol's %q; merge the shards with the polyvol that wrote them, or run explore --shard again", path, excerptText(v), fullVersion())
+	}
 	e := versioned.Exploration
 	if e.Shard == nil {
 		return nil, usageErrorf("%s: not an explore --shard output: no \"shard\" key", path)
 	}
 	if e.Shard.Count < 1 || e.Shard.Index < 1 || e.Shard.Index > e.Shard.Count {
 		return nil, usageErrorf("%s: shard %d/%d: expected 1 <= K <= N", path, e.Shard.Index, e.Shard.Count)
+	}
+	if !slices.Contains([]string{formatTable, formatJSON, formatCSV}, e.Shard.Format) {
+		return nil, usageErrorf("%s: shard.format %q: expected %s, %s or %s, the formats of explore --format", path, excerptText(e.Shard.Format), formatTable, formatJSON, formatCSV)
+	}
+	if err := checkTop(e.Shard.Top); err != nil {
+		return nil, usageErrorf("%s: shard.top %d: %v, the range of explore --top", path, e.Shard.Top, err)
 	}
 	if slices.Contains(e.Rows, (*model.Report)(nil)) {
 		return nil, usageErrorf("%s: rows: null entry", path)
@@ -160,6 +194,21 @@ func readShard(path string) (*Exploration, error) {
 		return nil, usageErrorf("%s: %v", path, err)
 	}
 	return &e, nil
+}
+
+// excerptText returns s, cut to 80 bytes at a character boundary and
+// marked "…" when longer, for quoting a value of a file in an error line;
+// a polyvol version, 70 bytes at most, is quoted whole.
+func excerptText(s string) string {
+	const n = 80
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // countingReader counts the bytes read through it.

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 )
 
@@ -97,6 +100,10 @@ func TestMergeTampered(t *testing.T) {
 		{"other-sweep", func(e *Exploration) { e.Shard.Sweep = strings.Repeat("0", 32) }, false, "different sweep"},
 		{"no-sweep", func(e *Exploration) { e.Shard.Sweep = "" }, false, "shard.sweep: missing"},
 		{"other-top", func(e *Exploration) { e.Shard.Top++ }, false, "different exploration"},
+		{"negative-top", func(e *Exploration) { e.Shard.Top = -5 }, false, "shard.top -5: expected 0 (all rows) to 1000000"},
+		{"huge-top", func(e *Exploration) { e.Shard.Top = 1e12 }, false, "shard.top 1000000000000: expected 0 (all rows) to 1000000"},
+		{"empty-format", func(e *Exploration) { e.Shard.Format = "" }, false, `shard.format "": expected table, json or csv`},
+		{"yaml-format", func(e *Exploration) { e.Shard.Format = "yaml" }, false, `shard.format "yaml"`},
 	} {
 		paths := write(tc.name, tc.tamper, tc.redigest)
 		out, errOut, code := run(t, append([]string{"merge", "--format", "csv"}, paths...)...)
@@ -109,6 +116,105 @@ func TestMergeTampered(t *testing.T) {
 		if code != ExitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "polyvol: ") ||
 			!strings.Contains(errOut, tc.name+"-") || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%s: exit %d, stdout %d bytes, stderr %q; want exit 2, one line naming the file and %q", tc.name, code, len(out), errOut, tc.want)
+		}
+	}
+}
+
+// TestMergeVersions checks that merge refuses a shard whose polyvolVersion
+// is not the running polyvol's, also when the other shards agree with each
+// other or when the key is missing, naming the file and both versions, and
+// that the sweep fingerprint depends on the version.
+func TestMergeVersions(t *testing.T) {
+	dir := t.TempDir()
+	var shards [2][]byte
+	for k := range shards {
+		shards[k] = []byte(mustRun(t, append(small, "--threads", "64", "--folds", "1,1,1", "--shard", strconv.Itoa(k+1)+"/2")...))
+	}
+	this := `"polyvolVersion": ` + strconv.Quote(fullVersion())
+	if !bytes.Contains(shards[0], []byte(this)) {
+		t.Fatalf("shard lacks %s:\n%.300s", this, shards[0])
+	}
+	const other = `"polyvolVersion": "0.0.9 (commit 0123456789abcdef0123456789abcdef01234567)"`
+	for _, tc := range []struct {
+		name     string
+		versions [2]string // the polyvolVersion key of each shard ("" leaves it out)
+		bad      int       // the shard merge names, 0 for none
+		want     string
+	}{
+		{"same", [2]string{this, this}, 0, ""},
+		{"second-other", [2]string{this, other}, 2, `polyvolVersion "0.0.9 (commit 0123456789abcdef0123456789abcdef01234567)" differs from this polyvol's ` + strconv.Quote(fullVersion())},
+		{"both-other", [2]string{other, other}, 1, `polyvolVersion "0.0.9`},
+		{"first-missing", [2]string{"", this}, 1, "polyvolVersion: missing"},
+	} {
+		var paths []string
+		for k, data := range shards {
+			replaced := strings.Replace(string(data), this+",", tc.versions[k]+",", 1)
+			if tc.versions[k] == "" {
+				replaced = strings.Replace(string(data), "  "+this+",\n", "", 1)
+			}
+			if replaced == string(data) != (tc.versions[k] == this) {
+				t.Fatalf("%s: the version of shard %d was not replaced", tc.name, k+1)
+			}
+			path := filepath.Join(dir, fmt.Sprintf("%s-%d.json", tc.name, k+1))
+			if err := os.WriteFile(path, []byte(replaced), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			paths = append(paths, path)
+		}
+		out, errOut, code := run(t, append([]string{"merge"}, paths...)...)
+		if tc.bad == 0 {
+			if code != ExitOK || out == "" {
+				t.Errorf("%s: exit %d, stderr %q", tc.name, code, errOut)
+			}
+			continue
+		}
+		if code != ExitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "polyvol: "+paths[tc.bad-1]+": ") || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: exit %d, stdout %d bytes, stderr %q; want exit 2, one line naming %s and %q", tc.name, code, len(out), errOut, paths[tc.bad-1], tc.want)
+		}
+	}
+
+	k, err := kernel.ParseExample("vec-copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := device.Lookup("A100-40GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Exploration{Method: "exact", Model: "overlap", Domain: k.Domain, Threads: 256, Folds: [][3]int64{{1, 1, 1}}, Shard: &Shard{Count: 2}}
+	opt := model.Options{WorkBound: 1, MemoryBound: 1 << 20}
+	a, b := sweepFingerprint(k, dev, e, "0.1.0 (commit a)", 1, opt), sweepFingerprint(k, dev, e, "0.1.0 (commit b)", 1, opt)
+	if a == b || a != sweepFingerprint(k, dev, e, "0.1.0 (commit a)", 1, opt) {
+		t.Errorf("sweep fingerprints of versions a and b: %s and %s; want them to differ, and each to be reproducible", a, b)
+	}
+	opt.MemoryBound *= 2
+	if c := sweepFingerprint(k, dev, e, "0.1.0 (commit a)", 1, opt); c == a {
+		t.Errorf("sweep fingerprints under memory bounds of 1 and 2 MB are both %s; want them to differ", a)
+	}
+}
+
+// TestTopRange checks that explore and merge accept --top from 0 to
+// 1000000, the range merge accepts in a shard, and refuse the rest.
+func TestTopRange(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shard.json")
+	if err := os.WriteFile(path, []byte(mustRun(t, append(small, "--threads", "64", "--folds", "1,1,1", "--shard", "1/1")...)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		top string
+		ok  bool
+	}{{"0", true}, {"1000000", true}, {"-1", false}, {"-5", false}, {"1000001", false}, {"1000000000000", false}} {
+		for _, args := range [][]string{
+			append(slices.Clone(small), "--threads", "64", "--folds", "1,1,1", "--top", tc.top),
+			{"merge", path, "--top", tc.top},
+		} {
+			out, errOut, code := run(t, args...)
+			switch {
+			case tc.ok && (code != ExitOK || out == ""):
+				t.Errorf("%s --top %s: exit %d, stderr %q", args[0], tc.top, code, errOut)
+			case !tc.ok && (code != ExitUsage || out != "" || !strings.HasPrefix(errOut, "polyvol: --top "+tc.top+": expected 0 (all rows) to 1000000\n")):
+				t.Errorf("%s --top %s: exit %d, stderr %q; want exit 2 naming --top and its range", args[0], tc.top, code, errOut)
+			}
 		}
 	}
 }
@@ -173,5 +279,28 @@ func TestSlurmShard(t *testing.T) {
 	}
 	if got, want := mustRun(t, append([]string{"merge"}, paths...)...), mustRun(t, append(small, "--format", "csv")...); got != want {
 		t.Errorf("merge of the Slurm shards differs from the unsharded run:\n%s", firstDiff(want, got))
+	}
+}
+
+// TestMergeAllSkippedAgreesWithExplore runs a sweep whose every
+// configuration is skipped (no block fits on an SM) whole and in shards:
+// explore and merge of the shards both fail with the same usage error.
+func TestMergeAllSkippedAgreesWithExplore(t *testing.T) {
+	sweep := []string{"explore", "../testdata/hostile/spec-shared-huge.yaml", "--threads", "64", "--folds", "1,1,1:2,1,1"}
+	_, whole, code := run(t, sweep...)
+	if code != ExitUsage || !strings.Contains(whole, "every configuration was skipped") {
+		t.Fatalf("explore: exit %d, %q; want a usage error", code, whole)
+	}
+	dir := t.TempDir()
+	var paths []string
+	for k := 1; k <= 3; k++ {
+		path := filepath.Join(dir, fmt.Sprintf("shard%d.json", k))
+		if err := os.WriteFile(path, []byte(mustRun(t, append(sweep, "--shard", fmt.Sprintf("%d/3", k))...)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	if _, merged, code := run(t, append([]string{"merge"}, paths...)...); code != ExitUsage || merged != whole {
+		t.Errorf("merge of the shards: exit %d, %q; want exit 2 and explore's %q", code, merged, whole)
 	}
 }

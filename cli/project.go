@@ -107,11 +107,11 @@ func runProject(c *ucli.Context) error {
 	if err != nil {
 		return asUsage(err)
 	}
-	from, err := resolveDevice(c, c.String("from"))
+	from, err := resolveDevice(c, "--from", c.String("from"))
 	if err != nil {
 		return err
 	}
-	to, err := resolveDevice(c, c.String("to"))
+	to, err := resolveDevice(c, "--to", c.String("to"))
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func runProject(c *ucli.Context) error {
 		out.Projection, err = model.ProjectWithVolumes(p, src, tgt, out.TargetBytes)
 	}
 	if err != nil {
-		return asUsage(err)
+		return usageErrorf("%s: %v", path, err)
 	}
 	if format == formatJSON {
 		return writeJSON(c.App.Writer, out)

@@ -15,7 +15,10 @@
 // (kernel.Expr.Terms);
 // floor division and the non-negative modulo become the device functions
 // floordiv and posmod on 64-bit integers. Raw ISL maps (load_isl, store_isl)
-// have no expression form and are rejected.
+// arrive as the index expressions the spec loader turned them into
+// (kernel.Field.Loads and Stores) and are translated like any other; a map
+// the loader could not turn into expressions (kernel.Kernel.ExpressionsError)
+// is an error.
 //
 // Layer: cudagen sits directly above kernel and imports nothing else of
 // polyvol. It is pure Go and does not need a GPU or the CUDA toolkit; the

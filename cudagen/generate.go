@@ -88,9 +88,9 @@ type Residency struct {
 // then keeps the registers per thread low enough for r.BlocksPerSM blocks to
 // be resident on an SM, the occupancy the model computes from the spec's
 // registers, so a measurement runs at least at the modelled occupancy. It
-// fails for
-// raw ISL maps, for launches that break the hardware limits, for grids with
-// more than 65535 blocks in y or z, and when an index may not fit in 64 bits.
+// fails for raw ISL maps that have no index expressions, for launches that
+// break the hardware limits, for grids with more than 65535 blocks in y or
+// z, and when an index may not fit in 64 bits.
 //
 // Every thread (x, y, z) covers the lattice points (f0·x + j0, f1·y + j1,
 // f2·z + j2), 0 ≤ j_i < f_i, each guarded by the valid domain. It loads every

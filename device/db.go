@@ -7,9 +7,13 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/polyvol/polyvol/printable"
 )
 
 //go:embed db/*.yaml
@@ -59,13 +63,51 @@ func (d *Device) names() []string {
 
 // normalize folds a device name for matching: lower case, letters and digits
 // only, so "NVIDIA A100-SXM4-40GB" and "nvidia a100 sxm4 40gb" are equal.
+// It drops ASCII punctuation and Unicode spaces and punctuation; any other
+// character (a symbol, a zero-width or replacement character) stays, so that
+// it cannot vanish from a name that then matches a device.
 func normalize(name string) string {
 	return strings.Map(func(r rune) rune {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			return unicode.ToLower(r)
+		case r < utf8.RuneSelf || unicode.IsSpace(r) || unicode.IsPunct(r):
+			return -1
 		}
-		return -1
+		return r
 	}, name)
+}
+
+// MaxNameBytes bounds the length of a device name (the database's longest
+// has 23 bytes), so that matching and suggesting names stays cheap.
+const MaxNameBytes = 256
+
+// CheckName returns an error when name cannot be a device name: it is
+// longer than MaxNameBytes, is not valid UTF-8 or holds a control character
+// (below U+0020, U+007F to U+009F). The error quotes the start of the name
+// and gives the byte offset of the first bad character.
+func CheckName(name string) error {
+	if len(name) > MaxNameBytes {
+		return fmt.Errorf("device name %s of %d bytes: longer than the %d bytes a device name may have", quoteStart(name), len(name), MaxNameBytes)
+	}
+	if err := printable.Check(name); err != nil {
+		return fmt.Errorf("device name %s: %v", quoteStart(name), err)
+	}
+	return nil
+}
+
+// quoteStart quotes the first 32 bytes of a long name, cut at a character
+// boundary and marked "…", so that an error about it stays one short line.
+func quoteStart(name string) string {
+	const n = 32
+	if len(name) <= n {
+		return strconv.Quote(name)
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return strconv.Quote(name[:cut]) + "…"
 }
 
 // Clone returns a deep copy of d, so that changing it leaves d untouched.
@@ -89,8 +131,12 @@ func All() []*Device {
 
 // Lookup finds a device of the embedded database by canonical name, display
 // (marketing) name or alias, ignoring case, spaces and punctuation. It returns
-// a copy; an unknown name gives an error listing the closest known names.
+// a copy; an unknown name gives an error listing the closest known names,
+// and a name CheckName refuses gives CheckName's error.
 func Lookup(name string) (*Device, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
 	db := loadDatabase()
 	if d, ok := db.byName[normalize(name)]; ok {
 		return d.Clone(), nil

@@ -345,6 +345,27 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestParseSyntaxErrorColumn checks that a YAML syntax error of a device
+// file names the line and column of the problem, counted by hand.
+func TestParseSyntaxErrorColumn(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		// The flow sequence opened at line 2 ends with the text.
+		{"name: a\nsms: [1, 2\n", "x.yaml:3:1: did not find expected ',' or ']' while parsing a flow sequence that starts at line 2, column 6"},
+		// "  sms: 3" under a scalar: the ':' is character 6.
+		{"name: a\n  sms: 3\n", "x.yaml:2:6: mapping values are not allowed in this context"},
+		// The tab continues the plain scalar "a" of line 1, column 7.
+		{"name: a\n\tsms: 3\n", "x.yaml:2:1: found a tab character that violates indentation while scanning a plain scalar that starts at line 1, column 7"},
+		// name: "a then U+0001, the ninth character.
+		{"name: \"a\x01\"\n", "x.yaml:1:9: control characters are not allowed"},
+		{"name: a\n---\nname: b\n", "x.yaml:2:1: a device file is one YAML or JSON document, but another starts here"},
+	} {
+		_, err := Parse([]byte(tc.text), "x.yaml")
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("Parse(%q): %v, want %q", tc.text, err, tc.want)
+		}
+	}
+}
+
 func TestParseNotAMapping(t *testing.T) {
 	for _, in := range []string{"", "- 1\n- 2\n", "just text"} {
 		if _, err := Parse([]byte(in), "x.yaml"); err == nil || !strings.Contains(err.Error(), "x.yaml") {
@@ -408,6 +429,76 @@ func TestSourceClass(t *testing.T) {
 	} {
 		if got := d.SourceClass(key); got != want {
 			t.Errorf("SourceClass(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
+// TestLookupRefusesBadNames checks that a name with a control character or
+// invalid UTF-8 is refused with the offset of the first bad byte instead of
+// matching a device once normalisation drops the character, that other
+// characters that are neither letters, digits, spaces nor punctuation do
+// not vanish either, while Unicode spaces and punctuation do, and that a
+// name too long to match is refused before any suggestion is computed (the
+// error lists no closest devices).
+func TestLookupRefusesBadNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"A100\x00":         "control character U+0000 at byte offset 4",
+		"\tA100":           "control character U+0009 at byte offset 0",
+		"A100\n":           "control character U+000A at byte offset 4",
+		"A1\x1b[31m00":     "control character U+001B at byte offset 2",
+		"A100\x7f":         "control character U+007F at byte offset 4",
+		"A100\u0085":       "control character U+0085 at byte offset 4",
+		"A100\xff":         "invalid UTF-8 at byte offset 4",
+		"H100\xc3":         "invalid UTF-8 at byte offset 4",
+		"é\xe9A100":        "invalid UTF-8 at byte offset 2",
+		"A100\u200b":       "unknown device",
+		"A100\ufffd":       "unknown device",
+		"A100\u2122":       "unknown device",
+		"H100 \U0001F600 ": "unknown device",
+	} {
+		d, err := Lookup(in)
+		if err == nil {
+			t.Errorf("Lookup(%q) = %s, want an error", in, d.Name)
+			continue
+		}
+		if !strings.Contains(err.Error(), want) || strings.Count(err.Error(), "\n") > 0 {
+			t.Errorf("Lookup(%q): error %q, want one line with %q", in, err, want)
+		}
+		if CheckName(in) == nil != (want == "unknown device") {
+			t.Errorf("CheckName(%q) = %v", in, CheckName(in))
+		}
+	}
+	for in, want := range map[string]string{"A100\u00a0": "A100-40GB", "H100\u3000SXM": "H100-SXM", "mi300x\u2010cpx": "MI300X-CPX"} {
+		if d, err := Lookup(in); err != nil || d.Name != want {
+			t.Errorf("Lookup(%q) = %v, %v; want %s (Unicode spaces and punctuation do not count)", in, d, err, want)
+		}
+	}
+	for _, n := range []int{MaxNameBytes + 1, 1 << 20} {
+		_, err := Lookup(strings.Repeat("n", n))
+		want := `device name "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"… of ` + strconv.Itoa(n) + " bytes: longer than the 256 bytes a device name may have"
+		if err == nil || err.Error() != want {
+			t.Errorf("Lookup of %d bytes: %v, want %q", n, err, want)
+		}
+	}
+	_, err := Lookup(strings.Repeat("n", MaxNameBytes))
+	if err == nil || !strings.Contains(err.Error(), "closest known devices: ") {
+		t.Errorf("Lookup of %d bytes: %v, want an unknown device with suggestions", MaxNameBytes, err)
+	}
+}
+
+// TestDeviceFileNames checks that a device file whose name, display name
+// or alias holds a control character is refused at that key, and a
+// based_on of such a name too.
+func TestDeviceFileNames(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"based_on: A100-40GB\nname: \"A100\\0\"\nsources: {sms: x}\nsms: 108\n", `key "name": device name "A100\x00": control character U+0000 at byte offset 4`},
+		{"based_on: A100-40GB\nname: A100-copy\ndisplay_name: \"A\\e[1mB\"\n", `key "display_name": device name "A\x1b[1mB": control character U+001B`},
+		{"based_on: A100-40GB\nname: A100-copy\naliases: [ok, \"x\\ty\"]\n", `key "aliases": aliases[1]: device name "x\ty": control character U+0009`},
+		{"based_on: \"A100\\u007f\"\nname: A100-copy\n", `key "based_on": device name "A100\x7f": control character U+007F`},
+	} {
+		_, err := Parse([]byte(tc.text), "names.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want an error with %q", tc.text, err, tc.want)
 		}
 	}
 }

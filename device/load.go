@@ -24,18 +24,22 @@ import (
 type FieldError struct {
 	File string // device file name; empty for a Device built in Go
 	Line int    // 1-based line of the key; 0 when the key is absent or unknown
+	Col  int    // 1-based column of a syntax error; 0 for the others
 	Key  string // dotted YAML key, e.g. "limits.shared_per_sm"
 	Msg  string // what is wrong and what was expected
 }
 
-// Error formats the problem as "file:line: key: message", leaving out the
-// parts that are not known.
+// Error formats the problem as "file:line[:column]: key: message", leaving
+// out the parts that are not known.
 func (e *FieldError) Error() string {
 	var b strings.Builder
 	if e.File != "" {
 		b.WriteString(e.File)
 		if e.Line > 0 {
 			fmt.Fprintf(&b, ":%d", e.Line)
+			if e.Col > 0 {
+				fmt.Fprintf(&b, ":%d", e.Col)
+			}
 		}
 		b.WriteString(": ")
 	}
@@ -226,8 +230,13 @@ var yamlLineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 var unknownFieldRE = regexp.MustCompile(`^field (\S+) not found in type`)
 
 // yamlError turns an error of the YAML decoder into *FieldError values with
-// the file name, the line and, where lines is known, the key at that line.
+// the file name, the line and, where lines is known, the key at that line;
+// a syntax error (yamldoc.SyntaxError) into one with its line and column.
 func yamlError(filename string, err error, lines map[string]int) error {
+	var se *yamldoc.SyntaxError
+	if errors.As(err, &se) {
+		return &FieldError{File: filename, Line: se.Line, Col: se.Column, Msg: se.Msg}
+	}
 	var msgs []string
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
@@ -384,6 +393,17 @@ func (d *Device) check() []*FieldError {
 	}
 	if d.Name == "" {
 		bad("name", "expected a non-empty canonical name, e.g. \"A100-40GB\"")
+	}
+	if err := CheckName(d.Name); err != nil {
+		bad("name", "%v", err)
+	}
+	if err := CheckName(d.DisplayName); err != nil {
+		bad("display_name", "%v", err)
+	}
+	for i, a := range d.Aliases {
+		if err := CheckName(a); err != nil {
+			bad("aliases", "aliases[%d]: %v", i, err)
+		}
 	}
 	if d.Vendor != "nvidia" && d.Vendor != "amd" {
 		bad("vendor", "expected \"nvidia\" or \"amd\", got %q", d.Vendor)

@@ -3,6 +3,7 @@ package kernel
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/printable"
 	"github.com/polyvol/polyvol/yamldoc"
 )
 
@@ -114,14 +116,19 @@ func Parse(data []byte, filename string, opts ...Option) (*Kernel, error) {
 		doc, err = yamldoc.One(bytes.ReplaceAll(data, []byte("\t"), []byte(" ")), "a spec")
 	}
 	if err != nil {
+		// A syntax error names the line and column of the problem
+		// (yamldoc.SyntaxError); other errors of the parser at most a line.
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		line, col := 0, 0
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		var se *yamldoc.SyntaxError
+		if errors.As(err, &se) {
+			line, col, msg = se.Line, se.Column, se.Msg
+		} else if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 			line, _ = strconv.Atoi(m[1])
 			msg = m[2]
 		}
-		// The parser names no column for these, and for text after a JSON
-		// object not the line either.
+		// The first bracket nested too deep, and the text after a JSON
+		// object, are located in the text itself.
 		if strings.Contains(msg, "exceeded max depth") || strings.Contains(msg, "<document start>") {
 			if l, c := syntaxErrorPosition(data); l > 0 {
 				line, col = l, c
@@ -357,6 +364,9 @@ func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
 	if k.Name == "" {
 		return nil, l.errf(m["name"].value, "name: must not be empty")
 	}
+	if err := printable.Check(k.Name); err != nil {
+		return nil, l.errf(m["name"].value, "name: %v (in %q)", err, excerpt(k.Name))
+	}
 	if e, ok := m["description"]; ok {
 		if k.Description, err = l.str(e.value, "description"); err != nil {
 			return nil, err
@@ -449,6 +459,9 @@ func (l *loader) field(n *yaml.Node, index int, k *Kernel) (*Field, *yaml.Node, 
 	}
 	if f.Name == "" {
 		return nil, nil, l.errf(nameEntry.value, "%s name: must not be empty", what)
+	}
+	if err := printable.Check(f.Name); err != nil {
+		return nil, nil, l.errf(nameEntry.value, "%s name: %v (in %q)", what, err, excerpt(f.Name))
 	}
 	what = fmt.Sprintf("field %q", f.Name)
 	elem, ok := m["element"]

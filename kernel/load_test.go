@@ -282,7 +282,7 @@ func TestLongExpressionErrorIsShort(t *testing.T) {
 func TestOneDocument(t *testing.T) {
 	spec := "name: a\ndomain: [8]\nfields:\n  - name: A\n    element: 8\n    load: [[x]]\n"
 	for _, c := range []struct{ src, want string }{
-		{spec + "---\nname: b\n", "a.yaml:7: syntax error: a spec is one YAML or JSON document, but another starts here"},
+		{spec + "---\nname: b\n", "a.yaml:7:1: syntax error: a spec is one YAML or JSON document, but another starts here"},
 		{`{"name": "a", "domain": [8], "fields": [{"name": "A", "element": 8, "load": [["x"]]}]} garbage`, "a.yaml:1:88: syntax error"},
 		{strings.Replace(spec, "fields:", "flops: 1.7e308\nfields:", 1), "a.yaml:3:8: flops = 1.7e+308: expected 0 to 10^9"},
 		{strings.Replace(spec, "fields:", "flops: -1\nfields:", 1), "flops = -1"},
@@ -314,6 +314,25 @@ func TestFPTypeDefaultFollowsFields(t *testing.T) {
 		}
 		if k.FPType != c.want {
 			t.Errorf("%s: fp_type %d, want %d", k.Name, k.FPType, c.want)
+		}
+	}
+}
+
+// TestNamesWithoutControlCharacters checks that a kernel or field name
+// into which a YAML or JSON escape puts a control character is an error at
+// the name, with the character and its byte offset, and that CheckName
+// finds invalid UTF-8 too.
+func TestNamesWithoutControlCharacters(t *testing.T) {
+	for _, tc := range []struct{ spec, want string }{
+		{"name: \"vec\\0copy\"\ndomain: [64]\nfields:\n  - name: A\n    element: 8\n    load: [[x]]\n", `t.yaml:1:7: name: control character U+0000 at byte offset 3 (in "vec\x00copy")`},
+		{"name: \"\\x7f\"\ndomain: [64]\nfields:\n  - name: A\n    element: 8\n    load: [[x]]\n", `t.yaml:1:7: name: control character U+007F at byte offset 0`},
+		{"name: v\ndomain: [64]\nfields:\n  - name: A\n    element: 8\n    load: [[x]]\n  - name: \"B\\u0085\"\n    element: 8\n    store: [[x]]\n", `t.yaml:7:11: fields[1] name: control character U+0085 at byte offset 1`},
+		{`{"name": "v", "domain": [64], "fields": [{"name": "A\nB", "element": 8, "load": [["x"]]}]}`, `t.yaml:1:51: fields[0] name: control character U+000A at byte offset 1`},
+		{`{"name": "v\u0001", "domain": [64], "fields": [{"name": "A", "element": 8, "load": [["x"]]}]}`, `t.yaml:1:10: name: control character U+0001 at byte offset 1`},
+	} {
+		_, err := Parse([]byte(tc.spec), "t.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want %q", tc.spec, err, tc.want)
 		}
 	}
 }
