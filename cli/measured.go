@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/polyvol/polyvol/accuracy"
@@ -110,6 +111,12 @@ func runMeasured(c *ucli.Context) error {
 // runHardware writes the comparison with the published V100 measurements
 // in dir (accuracy.HardwareReport) to --output or standard output.
 func runHardware(c *ucli.Context, dir string) error {
+	// A missing file is refused before the first file's progress lines.
+	for _, f := range accuracy.HardwareFiles {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			return usageErrorf("--hardware: %v (DIR must hold %s)", err, strings.Join(accuracy.HardwareFiles, ", "))
+		}
+	}
 	h, err := accuracy.HardwareReport(dir, c.App.ErrWriter)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -158,43 +165,74 @@ type sweepComparison struct {
 	Perf   []bestAccuracy  // per method
 }
 
-// compareMeasured estimates every measured configuration with every method
-// on dev and compares the predictions with the measurements. Progress goes
-// to the command's error writer.
-func compareMeasured(c *ucli.Context, sweeps []*measured.Sweep, dev *device.Device, methods []model.Method) ([]sweepComparison, error) {
-	progress := c.App.ErrWriter
+// measuredRun is a measured configuration, ready to estimate: the spec at
+// the measured domain and the launch.
+type measuredRun struct {
+	k *kernel.Kernel
+	l kernel.Launch
+}
+
+// prepareMeasured loads the spec of every row of sweeps at the row's domain
+// and checks its launch, so that a malformed row is refused before any
+// estimate starts. Errors name the file and line.
+func prepareMeasured(c *ucli.Context, sweeps []*measured.Sweep) ([][]measuredRun, error) {
 	specs := map[string]*kernel.Kernel{}
-	var out []sweepComparison
+	runs := make([][]measuredRun, len(sweeps))
+	for si, s := range sweeps {
+		for _, r := range s.Rows {
+			k, ok := specs[r.Kernel]
+			if !ok {
+				var err error
+				if k, err = loadKernel(c, r.Kernel); err != nil {
+					return nil, fmt.Errorf("%s:%d: %w", s.Path, r.Line, err)
+				}
+				specs[r.Kernel] = k
+			}
+			k, err := kernelAt(k, r.Domain)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", s.Path, r.Line, err)
+			}
+			l := k.NewLaunch(r.Block, r.Fold)
+			if err := l.Validate(); err != nil {
+				return nil, usageErrorf("%s:%d: %v", s.Path, r.Line, err)
+			}
+			runs[si] = append(runs[si], measuredRun{k, l})
+		}
+	}
+	return runs, nil
+}
+
+// compareMeasured estimates every measured configuration with every method
+// on dev and compares the predictions with the measurements. Every row is
+// checked (prepareMeasured) before the first estimate; the estimates' progress
+// goes to the command's error writer as a progress bar, on a terminal only.
+func compareMeasured(c *ucli.Context, sweeps []*measured.Sweep, dev *device.Device, methods []model.Method) ([]sweepComparison, error) {
+	runs, err := prepareMeasured(c, sweeps)
+	if err != nil {
+		return nil, err
+	}
+	total := 0
 	for _, s := range sweeps {
+		total += len(s.Rows) * len(methods)
+	}
+	bar := newProgress(c.App.ErrWriter, total, "measured")
+	defer bar.finish()
+	var out []sweepComparison
+	for si, s := range sweeps {
 		if len(s.Rows) == 0 {
 			continue
 		}
 		// derived[m][i] is the estimate of method m for row i.
 		derived := make([][]*model.Report, len(methods))
 		for mi, m := range methods {
-			fmt.Fprintf(progress, "estimating %d configurations of %s with method %s\n", len(s.Rows), s.Name(), m)
-			for _, r := range s.Rows {
-				k, ok := specs[r.Kernel]
-				if !ok {
-					var err error
-					if k, err = loadKernel(c, r.Kernel); err != nil {
-						return nil, fmt.Errorf("%s:%d: %w", s.Path, r.Line, err)
-					}
-					specs[r.Kernel] = k
-				}
-				k, err := kernelAt(k, r.Domain)
+			for i, r := range s.Rows {
+				run := runs[si][i]
+				rep, err := model.Estimate(run.k, run.l, dev, model.Options{Method: m})
 				if err != nil {
-					return nil, err
-				}
-				l := k.NewLaunch(r.Block, r.Fold)
-				if err := l.Validate(); err != nil {
-					return nil, usageErrorf("%s:%d: %v", s.Path, r.Line, err)
-				}
-				rep, err := model.Estimate(k, l, dev, model.Options{Method: m})
-				if err != nil {
-					return nil, fmt.Errorf("%s:%d: %w", s.Path, r.Line, estimateError(l, err))
+					return nil, fmt.Errorf("%s:%d: %w", s.Path, r.Line, estimateError(run.l, err))
 				}
 				derived[mi] = append(derived[mi], rep)
+				bar.add()
 			}
 		}
 		sc := sweepComparison{Sweep: s}

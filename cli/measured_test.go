@@ -92,11 +92,60 @@ func TestMeasuredErrors(t *testing.T) {
 	}
 }
 
+// TestMeasuredRowErrorsFirst checks that a row that cannot be estimated, in
+// any file of the folder, is refused with one error line naming its file
+// and line before any estimate or progress is printed, and that a folder
+// of good rows prints no progress on a writer that is not a terminal.
+func TestMeasuredRowErrorsFirst(t *testing.T) {
+	head := "kernel,block_x,block_y,block_z,fold_x,fold_y,fold_z,domain_x,domain_y,domain_z,lups,reps,time_ms,glups\n"
+	good := "vec-copy,256,1,1,1,1,1,1024,1,1,1024,10,0.5,2.0\n"
+	for _, tc := range []struct {
+		name, a, b, want string
+	}{
+		{"good", good, good, ""},
+		{"bad block in the second file", good, good + "vec-copy,2048,1,1,1,1,1,1024,1,1,1024,10,0.5,2.0\n", "b.csv:3: block x = 2048"},
+		{"missing kernel after good rows", good + good + "no-such-kernel,256,1,1,1,1,1,1024,1,1,1024,10,0.5,2.0\n", good, `a.csv:4: spec "no-such-kernel"`},
+		{"huge domain", good, "vec-copy,256,1,1,1,1,1,1000000000000000000,1,1,1000000000000000000,10,0.5,2.0\n", "b.csv:2: domain 1000000000000000000×1×1 has more than 2^50 points"},
+	} {
+		dir := t.TempDir()
+		for name, rows := range map[string]string{"a.csv": tc.a, "b.csv": tc.b} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(head+rows), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, out, errOut := runCudaCLI("measured", dir, "--device", "H100-SXM")
+		if tc.want == "" {
+			if code != ExitOK || errOut != "" || !strings.Contains(out, "## b (1 configurations)") {
+				t.Errorf("%s: exit %d, stderr %q, stdout %.200q; want exit 0, a report and nothing on stderr", tc.name, code, errOut, out)
+			}
+			continue
+		}
+		want := "polyvol: " + filepath.Join(dir, tc.want)
+		if code != ExitUsage || out != "" || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and one line starting %q", tc.name, code, out, errOut, want)
+		}
+	}
+}
+
 // TestMeasuredHardwareMissing checks that --hardware on a folder without the
 // published files is a usage error naming them.
 func TestMeasuredHardwareMissing(t *testing.T) {
 	out, errOut, code := run(t, "measured", "--hardware", t.TempDir())
 	if code != ExitUsage || out != "" || !strings.Contains(errOut, "v100_star3d_r2_600x600x512_blocks_zfold.csv") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// With the first file only, the missing second one is the only line:
+	// no progress of the first file comes before it.
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "measured", "v100_star3d_r2_600x600x512_blocks_zfold.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "v100_star3d_r2_600x600x512_blocks_zfold.csv"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = run(t, "measured", "--hardware", dir)
+	if code != ExitUsage || out != "" || !strings.HasPrefix(errOut, "polyvol: --hardware: ") || !strings.Contains(errOut, "v100_box2d_block32x8_range_scan.csv: no such file") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("first file only: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

@@ -197,6 +197,9 @@ func parseRow(rec []string, col map[string]int) (Row, error) {
 	if r.Lups, err = integer("lups", 1); err != nil {
 		return r, err
 	}
+	if r.Domain[0] > math.MaxInt64/r.Domain[1] || r.Domain[0]*r.Domain[1] > math.MaxInt64/r.Domain[2] {
+		return r, fmt.Errorf("domain %d×%d×%d: more lattice points than an int64 holds", r.Domain[0], r.Domain[1], r.Domain[2])
+	}
 	if want := r.Domain[0] * r.Domain[1] * r.Domain[2]; r.Lups != want {
 		return r, fmt.Errorf("column lups = %d, but the domain has %d lattice points", r.Lups, want)
 	}

@@ -62,6 +62,9 @@ func TestReadCSVErrors(t *testing.T) {
 		{head + "\n" + good + ",\n# late\n", "x.csv:3: comment line after the header"},
 		{head + "\n" + strings.Replace(good, ",1,1,1,1,1,1,1,1,1,1,1", ",1,1,1,-1,1,1,1,1,1,1,1", 1) + "\n", "expected a non-negative number"},
 		{head + ",kernel\n", "appears twice"},
+		// 4294967297² wraps around to the lups 8589934593 in int64.
+		{head + "\n" + strings.Replace(good, ",2,2,2,8,", ",4294967297,4294967297,1,8589934593,", 1) + "\n", "x.csv:2: domain 4294967297×4294967297×1: more lattice points than an int64 holds"},
+		{head + "\n" + strings.Replace(good, ",2,2,2,8,", ",3037000500,3037000500,3037000500,8,", 1) + "\n", "x.csv:2: domain 3037000500×3037000500×3037000500: more lattice points"},
 	} {
 		_, err := ReadCSV(strings.NewReader(tc.src), "x.csv")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

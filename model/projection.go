@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 
 	"github.com/polyvol/polyvol/device"
 )
@@ -51,8 +52,8 @@ func (c Ceilings) validate() error {
 		name  string
 		value float64
 	}{{"perf", c.PerfGFlops}, {"DRAM bandwidth", c.DRAMGBs}, {"L2 bandwidth", c.L2GBs}, {"L1 bandwidth", c.L1GBs}} {
-		if !(v.value > 0) {
-			return fmt.Errorf("model: ceilings of %q: %s must be positive, got %v", c.Device, v.name, v.value)
+		if !(v.value > 0) || math.IsInf(v.value, 0) {
+			return fmt.Errorf("model: ceilings of %q: %s must be positive and finite, got %v", c.Device, v.name, v.value)
 		}
 	}
 	return nil
@@ -84,7 +85,41 @@ type Profile struct {
 // sharedBytesPerCycleMax is the conflict-free shared-memory rate: 32 banks of 4 B.
 const sharedBytesPerCycleMax = 128
 
+// Bounds of a profile's numbers: each is 0 or of magnitude between
+// MinProfileValue and MaxProfileValue. A measured count, time or rate lies
+// far inside them, and within them no step of a projection between the
+// devices of the database overflows or underflows float64; a projection
+// that still does (a device file's extreme ceilings) is refused as out of
+// range.
+const (
+	MinProfileValue = 1e-30
+	MaxProfileValue = 1e30
+)
+
+// profileValueOK reports whether v is 0 or of magnitude within the bounds
+// of a profile's numbers (NaN and the infinities are not).
+func profileValueOK(v float64) bool {
+	a := math.Abs(v)
+	return a == 0 || (a >= MinProfileValue && a <= MaxProfileValue)
+}
+
+// profileRange is the rule of profileValueOK, for error messages.
+const profileRange = "a profile's numbers must be 0 or of magnitude between 1e-30 and 1e30"
+
 func (p Profile) validate() error {
+	for _, v := range []struct {
+		key   string
+		value float64
+	}{
+		{"timeS", p.TimeS}, {"flops", p.Flops},
+		{"bytes.L1", p.Bytes.L1}, {"bytes.shared", p.Bytes.Shared}, {"bytes.L2", p.Bytes.L2}, {"bytes.DRAM", p.Bytes.DRAM},
+		{"sharedBytesPerCycle", p.SharedBytesPerCycle}, {"activeThreadsPerInstr", p.ActiveThreadsPerInstr},
+		{"fmaInstr", p.FMAInstr}, {"addMulInstr", p.AddMulInstr},
+	} {
+		if !profileValueOK(v.value) {
+			return fmt.Errorf("model: profile %s %v: out of range: %s", v.key, v.value, profileRange)
+		}
+	}
 	switch {
 	case !(p.TimeS > 0):
 		return fmt.Errorf("model: profile timeS must be positive, got %v", p.TimeS)
@@ -136,6 +171,9 @@ func LoadProfile(path string) (Profile, error) {
 			start := int64(len(data) - len(bytes.TrimLeft(data, " \t\r\n")))
 			return Profile{}, fmt.Errorf("%s:%s: expected a JSON object, got JSON %s", path, lineColumn(data, start), typeErr.Value)
 		case errors.As(err, &typeErr):
+			if off := keyOffset(data, typeErr.Field); off >= 0 {
+				return Profile{}, fmt.Errorf("%s:%s: key %q: expected %s, got JSON %s", path, lineColumn(data, off), typeErr.Field, typeErr.Type, typeErr.Value)
+			}
 			return Profile{}, fmt.Errorf("%s: key %q: expected %s, got JSON %s", path, typeErr.Field, typeErr.Type, typeErr.Value)
 		case errors.As(err, &syntaxErr):
 			return Profile{}, fmt.Errorf("%s:%s: %v", path, lineColumn(data, syntaxErr.Offset), err)
@@ -147,10 +185,104 @@ func LoadProfile(path string) (Profile, error) {
 	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
 		return Profile{}, fmt.Errorf("%s:%s: text after the profile's JSON object", path, lineColumn(data, int64(len(data)-len(rest))))
 	}
+	if err := checkProfileNumbers(data); err != nil {
+		return Profile{}, fmt.Errorf("%s:%w", path, err)
+	}
 	if err := p.validate(); err != nil {
 		return Profile{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
+}
+
+// checkProfileNumbers refuses the first number of the JSON document data
+// (valid JSON) that profileValueOK refuses, naming its line, column and key.
+func checkProfileNumbers(data []byte) error {
+	return walkJSON(data, func(key string, off int64, tok json.Token) error {
+		n, ok := tok.(json.Number)
+		if !ok {
+			return nil
+		}
+		v, err := strconv.ParseFloat(string(n), 64)
+		if err != nil || !profileValueOK(v) {
+			return fmt.Errorf("%s: key %q: %s is out of range: %s", lineColumn(data, off), key, n, profileRange)
+		}
+		return nil
+	})
+}
+
+// keyOffset is the offset in data of the value of the key that
+// encoding/json names key (members joined by dots), or -1.
+func keyOffset(data []byte, key string) int64 {
+	found := int64(-1)
+	stop := errors.New("found")
+	walkJSON(data, func(k string, off int64, _ json.Token) error {
+		if k == key {
+			found = off
+			return stop
+		}
+		return nil
+	})
+	return found
+}
+
+// walkJSON calls visit with the key (object members joined by dots, array
+// elements as [i]), the offset and the token of every value of the JSON
+// document data, numbers as json.Number, objects and arrays by their
+// opening delimiter. It stops at visit's first error, or at a syntax error,
+// which it returns.
+func walkJSON(data []byte, visit func(key string, off int64, tok json.Token) error) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	// frame is an open object or array: its key, and for an object whether
+	// the next token is a member name, for an array the next index.
+	type frame struct {
+		key      string
+		object   bool
+		nameNext bool
+		index    int
+		member   string
+	}
+	var stack []frame
+	for {
+		start := dec.InputOffset()
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		// The token starts after the separators and blanks before it.
+		off := start + int64(len(data[start:])-len(bytes.TrimLeft(data[start:], " \t\r\n:,")))
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		key := ""
+		if len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.object {
+				if top.nameNext {
+					top.member, top.nameNext = tok.(string), false
+					continue
+				}
+				top.nameNext = true
+				key = top.member
+				if top.key != "" {
+					key = top.key + "." + top.member
+				}
+			} else {
+				key = fmt.Sprintf("%s[%d]", top.key, top.index)
+				top.index++
+			}
+		}
+		if err := visit(key, off, tok); err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, frame{key: key, object: d == '{', nameNext: d == '{'})
+		}
+	}
 }
 
 // lineColumn is the 1-based "line:column" of byte offset off in data.
@@ -198,8 +330,10 @@ func ProjectWithVolumes(p Profile, source, target Ceilings, targetBytes LevelByt
 			return Projection{}, err
 		}
 	}
-	if targetBytes.L1 < 0 || targetBytes.Shared < 0 || targetBytes.L2 < 0 || targetBytes.DRAM < 0 {
-		return Projection{}, fmt.Errorf("model: target bytes must not be negative, got %+v", targetBytes)
+	for _, b := range []float64{targetBytes.L1, targetBytes.Shared, targetBytes.L2, targetBytes.DRAM} {
+		if !(b >= 0) || math.IsInf(b, 0) {
+			return Projection{}, fmt.Errorf("model: target bytes must be finite and not negative, got %+v", targetBytes)
+		}
 	}
 	src := p.ceilingsPerLevel(source, p.Bytes)
 	tgt := p.ceilingsPerLevel(target, targetBytes)
@@ -228,7 +362,33 @@ func ProjectWithVolumes(p Profile, source, target Ceilings, targetBytes LevelByt
 	if len(proj.Levels) == 0 {
 		return Projection{}, errors.New("model: profile has neither flops nor bytes to project")
 	}
+	if err := proj.checkRange(p.TimeS); err != nil {
+		return Projection{}, err
+	}
 	return proj, nil
+}
+
+// checkRange refuses a projection with a number that overflowed or
+// underflowed: every bandwidth, projected time and speed-up over the
+// measured timeS must be positive and finite, every roofline finite and
+// not negative (it is 0 for a profile without flops).
+func (proj Projection) checkRange(timeS float64) error {
+	for _, l := range proj.Levels {
+		for _, v := range []struct {
+			name   string
+			value  float64
+			zeroOK bool
+		}{
+			{"source bandwidth ceiling", l.SourceBWGBs, false}, {"target bandwidth ceiling", l.TargetBWGBs, false},
+			{"source roofline", l.SourceRoofGFlops, true}, {"target roofline", l.TargetRoofGFlops, true},
+			{"time", l.TimeS, false}, {"speed-up", timeS / l.TimeS, false},
+		} {
+			if !(v.value > 0 || v.zeroOK && v.value == 0) || math.IsInf(v.value, 0) {
+				return fmt.Errorf("model: projection out of range: level %s: %s %v; the profile's or the devices' numbers are too large or too small to project", l.Level, v.name, v.value)
+			}
+		}
+	}
+	return nil
 }
 
 // levelCeiling is one level's bandwidth ceiling and the bytes N⁺ it covers.

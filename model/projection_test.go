@@ -228,3 +228,73 @@ func TestLoadProfile(t *testing.T) {
 		t.Errorf("missing file: error %v", err)
 	}
 }
+
+// TestLoadProfileOutOfRange checks that a number beyond the bounds of a
+// profile's numbers, or beyond float64, is refused with the line and column
+// of the number and its key.
+func TestLoadProfileOutOfRange(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, body, want string }{
+		{"bytes.json", "{\"timeS\": 0.002, \"flops\": 1e9,\n \"bytes\": {\"L1\": 8e9, \"DRAM\": 1e308}}", `:2:31: key "bytes.DRAM": 1e308 is out of range`},
+		{"flops.json", "{\"timeS\": 0.002,\n\n   \"flops\": -2E31}", `:3:13: key "flops": -2E31 is out of range`},
+		{"tiny.json", `{"timeS": 1e-31}`, `:1:11: key "timeS": 1e-31 is out of range`},
+		{"float64.json", "{\"timeS\": 0.002,\n \"fmaInstr\": 1e400}", `:2:14: key "fmaInstr": expected float64, got JSON number 1e400`},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, []byte(tc.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadProfile(path)
+		if err == nil || !strings.HasPrefix(err.Error(), path+tc.want) {
+			t.Errorf("%s: error %v, want %s%s…", tc.name, err, path, tc.want)
+		}
+	}
+	// The bounds themselves are numbers of a profile.
+	path := filepath.Join(dir, "bounds.json")
+	body := `{"timeS": 1e-30, "flops": 1e30, "bytes": {"L1": 1e30, "shared": 1e-30}, "activeThreadsPerInstr": 32}`
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadProfile(path); err != nil {
+		t.Errorf("profile at the bounds: %v", err)
+	}
+}
+
+// TestProjectOutOfRange checks that a projection whose numbers overflow or
+// underflow float64, or whose inputs are not finite, is an error instead of
+// a result with an infinity or NaN.
+func TestProjectOutOfRange(t *testing.T) {
+	p := Profile{TimeS: 0.0062, Flops: 4e9, Bytes: LevelBytes{L1: 3.6e10, L2: 1.9e10, DRAM: 8e9}, ActiveThreadsPerInstr: 31.2, FMAInstr: 6e7}
+	c := Ceilings{Device: "c", PerfGFlops: 9746, DRAMGBs: 1382, L2GBs: 4710, L1GBs: 19492}
+	if _, err := Project(p, c, c); err != nil {
+		t.Fatalf("ordinary ceilings: %v", err)
+	}
+	huge, tiny := c, c
+	huge.PerfGFlops, huge.DRAMGBs, huge.L2GBs, huge.L1GBs = 1e300, 1e300, 1e300, 1e300
+	tiny.PerfGFlops, tiny.DRAMGBs, tiny.L2GBs, tiny.L1GBs = 1e-300, 1e-300, 1e-300, 1e-300
+	inf := c
+	inf.DRAMGBs = math.Inf(1)
+	zeroFlops := p
+	zeroFlops.Flops = 0
+	nan := p.Bytes
+	nan.L2 = math.NaN()
+	for _, tc := range []struct {
+		name        string
+		p           Profile
+		source, tgt Ceilings
+		targetBytes LevelBytes
+		want        string
+	}{
+		{"huge to tiny", p, huge, tiny, p.Bytes, "projection out of range"},
+		{"tiny to huge", p, tiny, huge, p.Bytes, "projection out of range"},
+		{"no flops, huge to tiny", zeroFlops, huge, tiny, p.Bytes, "projection out of range"},
+		{"infinite ceiling", p, c, inf, p.Bytes, "positive and finite"},
+		{"NaN target bytes", p, c, c, nan, "finite"},
+		{"profile beyond the bounds", Profile{TimeS: 1, Flops: 1e300, ActiveThreadsPerInstr: 32}, c, c, LevelBytes{}, "flops 1e+300: out of range"},
+	} {
+		proj, err := ProjectWithVolumes(tc.p, tc.source, tc.tgt, tc.targetBytes)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: projection %+v, error %v; want an error with %q", tc.name, proj, err, tc.want)
+		}
+	}
+}

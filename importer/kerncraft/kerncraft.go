@@ -25,6 +25,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/polyvol/polyvol/importer"
+	"github.com/polyvol/polyvol/yamldoc"
 )
 
 // MaxBytes bounds the size of a kernel description.
@@ -77,8 +78,12 @@ func Read(data []byte, file string, opt importer.Options) (*importer.Scop, error
 	if len(data) > MaxBytes {
 		return nil, importer.Errorf(file, importer.Pos{}, "", "larger than %d MiB; a kernel description is a small YAML text", MaxBytes>>20)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	doc, err := yamldoc.First(data)
+	if err != nil {
+		var se *yamldoc.SyntaxError
+		if errors.As(err, &se) {
+			return nil, importer.Errorf(file, importer.Pos{Line: se.Line, Col: se.Column}, "", "YAML syntax error: %s", se.Msg)
+		}
 		return nil, importer.Errorf(file, importer.Pos{}, "", "YAML syntax error: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {

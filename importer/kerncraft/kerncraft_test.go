@@ -230,7 +230,12 @@ flops: {"+": 1}
 		{"non-affine", "[j, i-1]", "[j, i*j]", bind, []string{`data sources "a"[0] [j, i*j]`, "not affine"}},
 		{"bad type", "type: double, dimension: [N, N]}\n    b", "type: quad, dimension: [N, N]}\n    b", bind, []string{`array "a"`, "bad type", "quad"}},
 		{"triangle", "{index: i, start: 1, stop: N-1}", "{index: i, start: 1, stop: j}", bind, []string{"loop i", "depends on the loop index j", "box"}},
-		{"syntax", "flops: {\"+\": 1}", "flops: {\"+\": 1", bind, []string{"bad.yml", "YAML syntax error"}},
+		// The flow mapping of line 11 is left open: the problem is at the
+		// end of the text, the start of line 12.
+		{"syntax", "flops: {\"+\": 1}", "flops: {\"+\": 1", bind, []string{"bad.yml:12:1: YAML syntax error", "flow mapping that starts at line 11, column 8"}},
+		{"syntax tab", "    - {index: j", "\t- {index: j", bind, []string{"bad.yml:5:1: YAML syntax error", "cannot start any token"}},
+		// "    b: c: [[j, i]]": the second ':' is character 9.
+		{"syntax colon", "    b: [[j, i]]", "    b: c: [[j, i]]", bind, []string{"bad.yml:10:9: YAML syntax error", "mapping values are not allowed"}},
 		{"unknown key", "flops:", "flop:", bind, []string{"unknown key \"flop\""}},
 		{"unbound in index", "[j, i-1]", "[j, i-M]", bind, []string{`data sources "a"[0]`, "constant M is unbound"}},
 	} {
