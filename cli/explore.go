@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -92,8 +91,9 @@ Examples:
 				deviceFileFlag,
 				&ucli.IntFlag{Name: "threads", Value: kernel.MaxThreadsPerBlock, Usage: "`N` threads per block, a power of two"},
 				&ucli.StringFlag{Name: "folds", Value: "1,1,1:1,2,1:1,1,2", Usage: "colon-separated thread foldings `X,Y,Z:...`"},
-				&ucli.IntFlag{Name: "top", Value: 10, Usage: "`N` rows of the table (0: all)"},
+				&ucli.IntFlag{Name: "top", Value: 10, Usage: "`N` rows of the table (0: all; at most " + strconv.Itoa(maxTop) + ")"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "`N` configurations evaluated in parallel"},
+				&ucli.IntFlag{Name: "max-configurations", Value: defaultMaxConfigurations, Usage: "bound `N` on the configurations of a sweep (of a shard, with --shard), checked before any is estimated"},
 				&ucli.StringFlag{Name: "shard", Usage: "evaluate slice `K/N` only (1 <= K <= N, or slurm: the Slurm array task) and write JSON for merge"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 			}, estimateFlags()...),
@@ -102,6 +102,11 @@ Examples:
 		}
 	})
 }
+
+// defaultMaxConfigurations is the default of explore's --max-configurations:
+// about a minute of a sweep on 2 cores for the heaviest example kernels
+// (lbm-d3q27-aos: 168 configurations in 3 s), 30 times the paper's sweep.
+const defaultMaxConfigurations = 5000
 
 // runExplore is the action of the explore command.
 func runExplore(c *ucli.Context) error {
@@ -117,8 +122,8 @@ func runExplore(c *ucli.Context) error {
 		return err
 	}
 	top, workers := c.Int("top"), c.Int("workers")
-	if top < 0 {
-		return usageErrorf("--top %d: must not be negative", top)
+	if err := checkTop(top); err != nil {
+		return usageErrorf("--top %d: %v", top, err)
 	}
 	if workers < 1 {
 		return usageErrorf("--workers %d: must be at least 1", workers)
@@ -162,9 +167,13 @@ func runExplore(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	if maxConfigs := c.Int("max-configurations"); len(launches) > maxConfigs {
+		return usageErrorf("--max-configurations %d: the sweep has %d configurations (%d folds); sweep fewer --folds or fewer --threads, split it with --shard, or raise --max-configurations",
+			maxConfigs, len(launches), len(folds))
+	}
 	prog := newProgress(c.App.ErrWriter, len(launches), "explore")
 	cfg.Progress = func(int, int) { prog.add() }
-	res, err := explore.Run(context.Background(), cfg)
+	res, err := explore.Run(c.Context, cfg)
 	prog.finish()
 	var ce *explore.ConfigError
 	if errors.As(err, &ce) {
@@ -178,13 +187,14 @@ func runExplore(c *ucli.Context) error {
 		Domain: k.Domain, Threads: int64(threads), Folds: folds,
 		Configurations: res.Configurations, Skipped: res.Skipped, Rows: res.Reports, Shard: shard,
 	}
-	if shard == nil && len(e.Rows) == 0 {
-		return usageErrorf("every configuration was skipped; the first, block %s fold %s: %s",
-			triple(e.Skipped[0].Block), triple(e.Skipped[0].Fold), e.Skipped[0].Reason)
+	if shard == nil {
+		if err := checkSomeRanked(e); err != nil {
+			return err
+		}
 	}
 	if shard != nil {
 		format = formatJSON
-		shard.Sweep = sweepFingerprint(k, dev, e, c.Uint64("max-operations"), opt.WorkBound)
+		shard.Sweep = sweepFingerprint(k, dev, e, fullVersion(), c.Uint64("max-operations"), opt)
 		if shard.Digest, err = shardDigest(e); err != nil {
 			return err
 		}
@@ -253,13 +263,25 @@ func slurmArrayShard(getenv func(string) string) (k, n int, err error) {
 	return (id-lo)/step + 1, count, nil
 }
 
-// sweepFingerprint hashes what an exploration's rows depend on: the kernel
-// as loaded (domain, flops, resources, fields and their accesses), the
-// device's parameters, the method, model, threads, folds, shard count and
-// the estimation bounds. The shards of one sweep share it; merge refuses
-// shards whose fingerprints differ.
-func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *Exploration, maxOperations uint64, maxWork int64) string {
+// checkSomeRanked returns the usage error of a whole sweep whose every
+// configuration was skipped: explore and merge give the same.
+func checkSomeRanked(e *Exploration) error {
+	if len(e.Rows) > 0 || len(e.Skipped) == 0 {
+		return nil
+	}
+	return usageErrorf("every configuration was skipped; the first, block %s fold %s: %s",
+		triple(e.Skipped[0].Block), triple(e.Skipped[0].Fold), e.Skipped[0].Reason)
+}
+
+// sweepFingerprint hashes what an exploration's rows depend on: the polyvol
+// version that computes them (fullVersion), the kernel as loaded (domain,
+// flops, resources, fields and their accesses), the device's parameters,
+// the method, model, threads, folds, shard count and the estimation bounds.
+// The shards of one sweep share it; merge refuses shards whose fingerprints
+// differ.
+func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *Exploration, version string, maxOperations uint64, opt model.Options) string {
 	h := sha256.New()
+	fmt.Fprintf(h, "polyvol %q\n", version)
 	fmt.Fprintf(h, "kernel %q %v %v %d %d %d\n", k.Name, k.Domain, k.Flops, k.Registers, k.SharedBytes, k.FPType)
 	for _, f := range k.Fields {
 		fmt.Fprintf(h, "field %q %d %v %d %d %v\n", f.Name, f.Element, f.Extent, f.Offset, f.Multiplicity, f.Scalar)
@@ -270,7 +292,7 @@ func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *Exploration, maxO
 	}
 	devJSON, _ := json.Marshal(dev) // a device has no values JSON cannot encode
 	fmt.Fprintf(h, "device %s\n", devJSON)
-	fmt.Fprintf(h, "sweep %q %q %v %d %v %d %d %d\n", e.Method, e.Model, e.Domain, e.Threads, e.Folds, e.Shard.Count, maxOperations, maxWork)
+	fmt.Fprintf(h, "sweep %q %q %v %d %v %d %d %d %d\n", e.Method, e.Model, e.Domain, e.Threads, e.Folds, e.Shard.Count, maxOperations, opt.WorkBound, opt.MemoryBound)
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 

@@ -114,8 +114,13 @@ func loadDeviceFiles(c *ucli.Context) ([]*device.Device, error) {
 
 // resolveDevice finds the device called name among the devices of the
 // --device-file flags (canonical name, display name or alias, ignoring case)
-// and then in the embedded database (device.Lookup).
-func resolveDevice(c *ucli.Context, name string) (*device.Device, error) {
+// and then in the embedded database (device.Lookup). source names where the
+// name comes from, such as "--device", for the error about a name that
+// device.CheckName refuses.
+func resolveDevice(c *ucli.Context, source, name string) (*device.Device, error) {
+	if err := device.CheckName(name); err != nil {
+		return nil, usageErrorf("%s: %v", source, err)
+	}
 	files, err := loadDeviceFiles(c)
 	if err != nil {
 		return nil, err
@@ -145,7 +150,7 @@ func commandDevice(c *ucli.Context) (*device.Device, error) {
 			name = files[0].Name
 		}
 	}
-	return resolveDevice(c, name)
+	return resolveDevice(c, "--device", name)
 }
 
 // joinLines puts a multi-line error (errors.Join) on one line.
@@ -180,7 +185,8 @@ func estimateFlags() []ucli.Flag {
 		&choiceFlag{&ucli.StringFlag{Name: "model", Value: string(model.DefaultModel), Usage: "performance `MODEL`: overlap (limiters that overlap imperfectly, and warps in flight; the most accurate on hardware), roofline (the paper's minimum of the limiters), latency (Volkov) or su2015"}, modelNames()},
 		&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
 		&ucli.Uint64Flag{Name: "max-operations", Value: model.DefaultMaxOperations, Usage: "bound `N` on the ISL operations of one configuration (0: none)"},
-		&ucli.Int64Flag{Name: "max-work", Value: footprint.DefaultWorkBound, Usage: "bound `N` on the counting work of one configuration, in progressions handled (about 0.2 µs each; the default keeps an estimate near 1 s and 100 MB)"},
+		&ucli.Int64Flag{Name: "max-work", Value: footprint.DefaultWorkBound, Usage: "bound `N` on the counting work of one configuration, in progressions handled (about 0.3 µs and up to 100 bytes each; at the default the worst inputs found take 2 s)"},
+		&ucli.Int64Flag{Name: "max-memory", Value: defaultMaxMemoryMB, Usage: "bound `MB` on the memory one configuration's estimate adds to the process: counting stops once the estimates running hold more than this each"},
 	}, importSpecFlags()...)
 }
 
@@ -199,7 +205,20 @@ func newISLCtx(c *ucli.Context) (*isl.Ctx, error) {
 	return isl.NewCtx(isl.WithMaxOperations(c.Uint64("max-operations")))
 }
 
-// estimateOptions returns the model options of the --method and --model flags.
+// The --max-memory default and largest value, in MB. The bound is on the
+// memory an estimate adds to the process (footprint.Budget.MemoryLimit);
+// the default leaves 40 MB for the rest of a polyvol process (about 25 MB
+// with its spec loaded) and what it allocates between two readings, so
+// that no input found by hand or by fuzzing takes a predict past 200 MB of
+// resident memory (the coupled wrap of the hostile corpus stops at
+// 176-188 MB).
+const (
+	defaultMaxMemoryMB = 160
+	maxMaxMemoryMB     = 1 << 30
+)
+
+// estimateOptions returns the model options of the --method, --model,
+// --max-work and --max-memory flags.
 func estimateOptions(c *ucli.Context) (model.Options, error) {
 	m, err := parseMethod(c)
 	if err != nil {
@@ -212,7 +231,10 @@ func estimateOptions(c *ucli.Context) (model.Options, error) {
 	if c.Int64("max-work") < 1 {
 		return model.Options{}, usageErrorf("--max-work %d: expected a positive number", c.Int64("max-work"))
 	}
-	return model.Options{Method: m, Model: mn, WorkBound: c.Int64("max-work")}, nil
+	if mb := c.Int64("max-memory"); mb < 1 || mb > maxMaxMemoryMB {
+		return model.Options{}, usageErrorf("--max-memory %d: expected 1 to %d (MB)", mb, maxMaxMemoryMB)
+	}
+	return model.Options{Method: m, Model: mn, WorkBound: c.Int64("max-work"), MemoryBound: c.Int64("max-memory") << 20}, nil
 }
 
 // parseMethod returns the estimation method of the --method flag.
@@ -263,6 +285,10 @@ func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 func estimateError(l kernel.Launch, err error) error {
 	if errors.Is(err, isl.ErrQuota) {
 		return usageErrorf("block %s fold %s: the estimate exceeds the ISL operation bound; raise --max-operations, or try --method reference or a smaller --domain (%v)",
+			triple(l.Block), triple(l.Fold), err)
+	}
+	if errors.Is(err, footprint.ErrMemoryBound) {
+		return usageErrorf("block %s fold %s: counting the footprints needs more memory than --max-memory allows (%v); raise --max-memory, or simplify the accesses (coupled wrapped terms such as (x + y) %% N hold memory in proportion to N)",
 			triple(l.Block), triple(l.Fold), err)
 	}
 	if errors.Is(err, footprint.ErrWorkBound) {

@@ -69,6 +69,7 @@ Examples:
 				&ucli.StringFlag{Name: "plot", Usage: "draw memLoadV3 against s, one curve per block, to `FILE` (.svg or .png)", TakesFile: true},
 				&ucli.StringFlag{Name: "plot-size", Value: defaultPlotSize, Usage: "size of the --plot image, `WxH` in inches"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "`N` plane sizes estimated in parallel"},
+				&ucli.IntFlag{Name: "max-points", Value: layercond.MaxSweepSizes, Usage: "bound `N` on the plane sizes of a sweep, checked before any is estimated"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 			}, importSpecFlags()...),
 			Action: runLayercond,
@@ -140,9 +141,13 @@ func runLayercond(c *ucli.Context) error {
 	if err != nil {
 		return usageErrorf("--method: %v", err)
 	}
-	sizes, err := layercond.ParseSweep(c.String("sweep"))
+	maxPoints := c.Int("max-points")
+	if maxPoints < 1 {
+		return usageErrorf("--max-points %d: must be at least 1", maxPoints)
+	}
+	sizes, err := layercond.ParseSweep(c.String("sweep"), maxPoints)
 	if err != nil {
-		return usageErrorf("--sweep: %v", err)
+		return usageErrorf("--sweep: %v (--max-points); take a coarser step, or raise --max-points", err)
 	}
 	total, workers, fraction := c.Int64("total"), c.Int("workers"), c.Float64("cache-fraction")
 	if total < 1 {
@@ -201,7 +206,7 @@ func runLayercond(c *ucli.Context) error {
 		rep.SequentialNote = err.Error()
 	}
 	for _, cfg := range configs {
-		r, err := layercond.Sweep(cfg)
+		r, err := layercond.SweepContext(c.Context, cfg)
 		if err != nil {
 			return estimateError(k.NewLaunch(cfg.Block, cfg.Fold), err)
 		}

@@ -172,6 +172,8 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 				skips[i] = fmt.Sprintf("exceeds the ISL operation bound (%v)", err)
 			case errors.Is(err, footprint.ErrWorkBound):
 				skips[i] = fmt.Sprintf("exceeds the counting work bound --max-work (%v)", err)
+			case errors.Is(err, footprint.ErrMemoryBound):
+				skips[i] = fmt.Sprintf("exceeds the memory bound --max-memory (%v)", err)
 			case errors.As(err, new(*device.NoFitError)):
 				skips[i] = err.Error()
 			case err != nil:

@@ -3,6 +3,7 @@ package footprint
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
@@ -36,6 +37,7 @@ type indexAxis struct {
 func (e *Engine) indexProgressions(q Request, threads []lattice.Box) ([]indexProgression, error) {
 	f := e.field(q)
 	var out []indexProgression
+	var err error
 	for _, t := range threads {
 		pb := e.Mapper.PointBox(t)
 		if pb.Empty() {
@@ -43,12 +45,13 @@ func (e *Engine) indexProgressions(q Request, threads []lattice.Box) ([]indexPro
 		}
 		key := pieceKey{q.Field, q.Store, pb}
 		if ips, ok := e.pieces[key]; ok {
-			out = append(out, ips...)
+			if out, err = e.appendIndexProgressions(out, ips); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		var ips []indexProgression
 		for _, a := range f.Accesses(q.Store) {
-			var err error
 			if ips, err = e.appendPieces(ips, a, pb); err != nil {
 				return nil, fmt.Errorf("field %q access %s: %w", f.Name, a.Text, err)
 			}
@@ -57,9 +60,22 @@ func (e *Engine) indexProgressions(q Request, threads []lattice.Box) ([]indexPro
 			e.pieces = map[pieceKey][]indexProgression{}
 		}
 		e.pieces[key] = ips
-		out = append(out, ips...)
+		if out, err = e.appendIndexProgressions(out, ips); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
+}
+
+// appendIndexProgressions appends ips to out, reserving the memory of a
+// grown out first.
+func (e *Engine) appendIndexProgressions(out, ips []indexProgression) ([]indexProgression, error) {
+	if n := len(out) + len(ips); n > cap(out) {
+		if err := e.budget().reserve(int64(2*n) * int64(unsafe.Sizeof(indexProgression{}))); err != nil {
+			return nil, err
+		}
+	}
+	return append(out, ips...), nil
 }
 
 // pieceKey names the pieces of one field's loads or stores over one box of
@@ -135,6 +151,9 @@ func (e *Engine) appendPieces(out []indexProgression, a kernel.Access, pb lattic
 		return e.appendPieces(out, a, upper)
 	}
 	if err := e.budget().spend(pieceCost * classes); err != nil {
+		return nil, fmt.Errorf("%d pieces on which it is affine: %w", classes, err)
+	}
+	if err := e.budget().reserve((int64(len(out)) + 2*classes) * int64(unsafe.Sizeof(indexProgression{}))); err != nil {
 		return nil, fmt.Errorf("%d pieces on which it is affine: %w", classes, err)
 	}
 	for _, cz := range cuts[2] {
@@ -291,6 +310,9 @@ func (e *Engine) progressions(q Request, threads []lattice.Box) ([]progression, 
 		width, gran = 1, kappa
 	default:
 		return nil, 0, fmt.Errorf("unknown address space %d", q.Space)
+	}
+	if err := e.budget().reserve(int64(len(ips)) * int64(unsafe.Sizeof(progression{})+6*unsafe.Sizeof(axis{}))); err != nil {
+		return nil, 0, fmt.Errorf("field %q: %w", f.Name, err)
 	}
 	out := make([]progression, len(ips))
 	for k, ip := range ips {

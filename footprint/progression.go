@@ -6,7 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/polyvol/polyvol/intmath"
 )
@@ -20,6 +26,15 @@ var ErrWorkBound = errors.New("counting work bound exceeded")
 // hand and by fuzzing, reach it in about 1 s and under 100 MB.
 const DefaultWorkBound = 5_000_000
 
+// ErrMemoryBound reports that the memory of the process passed a Budget's
+// MemoryLimit while counting.
+var ErrMemoryBound = errors.New("memory bound exceeded")
+
+// memoryCheckInterval is the work, in units, between two readings of the
+// process's memory: about 0.2 ms of counting and, at about 100 bytes a
+// unit, 0.1 MB of memory at most.
+const memoryCheckInterval = 1024
+
 // Budget bounds the counting work of one estimate. Work is measured in
 // progressions handled (one unit each time the counter merges or splits
 // one, pieceCost for each it builds from an access), which bounds both
@@ -27,10 +42,19 @@ const DefaultWorkBound = 5_000_000
 // DefaultWorkBound units. A Budget belongs to one goroutine at a time.
 type Budget struct {
 	Limit int64 // units allowed; 0 means DefaultWorkBound
-	used  int64
+	// MemoryLimit bounds, in bytes, the memory of the estimate while it
+	// counts: the growth of the process's resident memory (heldMemory)
+	// since the estimates running at once began, MemoryLimit for each of
+	// them that Track counts (at least one). It is read every
+	// memoryCheckInterval units and before every large allocation
+	// (reserve); 0 means none.
+	MemoryLimit int64
+	used        int64
+	nextCheck   int64 // used at the next reading of the memory
 }
 
-// spend charges n units; it fails with ErrWorkBound once the limit is passed.
+// spend charges n units; it fails with ErrWorkBound once the limit is
+// passed, and with ErrMemoryBound once the memory is.
 func (b *Budget) spend(n int64) error {
 	if b == nil {
 		return nil
@@ -43,7 +67,106 @@ func (b *Budget) spend(n int64) error {
 	if b.used > limit {
 		return fmt.Errorf("%w: more than %d units of counting work", ErrWorkBound, limit)
 	}
+	if b.MemoryLimit > 0 && b.used >= b.nextCheck {
+		b.nextCheck = b.used + memoryCheckInterval
+		return checkMemory(b.MemoryLimit, 0)
+	}
 	return nil
+}
+
+// boundedRunning is the set of estimates with a memory bound that run now
+// (Track): their number, and the process's memory when the first of them
+// began, which the memory they hold is counted from.
+var boundedRunning struct {
+	sync.Mutex
+	n, base int64
+}
+
+// Track counts the budget among the estimates running at once: from its
+// start to the call of the function it returns, which the caller defers.
+// The memory of these estimates is what the process holds beyond what it
+// held when the first of them began; spend allows MemoryLimit of it for
+// each.
+func (b *Budget) Track() (done func()) {
+	if b.MemoryLimit <= 0 {
+		return func() {}
+	}
+	r := &boundedRunning
+	r.Lock()
+	if r.n == 0 {
+		r.base = heldMemory()
+	}
+	r.n++
+	r.Unlock()
+	return func() {
+		r.Lock()
+		r.n--
+		r.Unlock()
+	}
+}
+
+// tracked returns the memory the process held when the estimates running
+// began, and their number; for a budget that Track does not count, with no
+// estimate tracked, none and one: its bound is on the whole process.
+func tracked() (base, n int64) {
+	r := &boundedRunning
+	r.Lock()
+	defer r.Unlock()
+	if r.n == 0 {
+		return 0, 1
+	}
+	return r.base, r.n
+}
+
+// reserve checks, before the counter allocates size bytes at once (a
+// slice of pieces or progressions), that the process can hold them within
+// the memory bound: the counting work between two readings of spend does
+// not bound what one such allocation takes.
+func (b *Budget) reserve(size int64) error {
+	if b == nil || b.MemoryLimit <= 0 || size < memoryReserveMin {
+		return nil
+	}
+	return checkMemory(b.MemoryLimit, size)
+}
+
+// memoryReserveMin is the smallest allocation reserve checks: smaller ones
+// are left to the readings of spend.
+const memoryReserveMin = 1 << 20
+
+// checkMemory fails with ErrMemoryBound when the estimates running hold
+// more than limit bytes each (Track), planned bytes about to be allocated
+// included, even after a collection has returned what it could to the
+// operating system. The collection runs only when the memory is over.
+func checkMemory(limit, planned int64) error {
+	base, n := tracked()
+	if heldMemory()+planned <= base+limit*n {
+		return nil
+	}
+	debug.FreeOSMemory()
+	if held := heldMemory(); held+planned > base+limit*n {
+		what := fmt.Sprintf("%d estimates hold", n)
+		if n == 1 {
+			what = "the estimate holds"
+		}
+		return fmt.Errorf("%w: %s %d MB and %d MB more are needed, more than %d MB each", ErrMemoryBound, what, max(0, held-base)>>20, planned>>20, limit>>20)
+	}
+	return nil
+}
+
+// heldMemory returns the resident memory of the process (Linux's
+// /proc/self/statm), or where that cannot be read the bytes the Go runtime
+// holds from the operating system: all it mapped, less what it returned.
+func heldMemory() int64 {
+	if statm, err := os.ReadFile("/proc/self/statm"); err == nil {
+		if f := strings.Fields(string(statm)); len(f) > 1 {
+			if pages, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				return pages * int64(os.Getpagesize())
+			}
+		}
+	}
+	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(samples)
+	return int64(samples[0].Value.Uint64()) - int64(samples[1].Value.Uint64())
 }
 
 // Used returns the units spent so far.

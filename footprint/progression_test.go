@@ -120,6 +120,23 @@ func TestBudgetStopsRunawayCounts(t *testing.T) {
 	}
 }
 
+// TestBudgetStopsAtTheMemoryBound runs the runaway count of
+// TestBudgetStopsRunawayCounts under a memory bound below what the process
+// already holds (which no collection can undo) and under one far above it:
+// the first fails with ErrMemoryBound at its first reading, the second
+// runs on to the work bound.
+func TestBudgetStopsAtTheMemoryBound(t *testing.T) {
+	ps := []progression{{base: 0, width: 1, axes: []axis{{step: 7001, count: 1 << 40}, {step: 7_000_007, count: 1 << 20}}}}
+	low := &Budget{Limit: 1 << 40, MemoryLimit: 1 << 10}
+	if _, err := newCounter(4096, low).count(ps); !errors.Is(err, ErrMemoryBound) || low.Used() > memoryCheckInterval+pieceCost {
+		t.Errorf("below the process's memory: got %v after %d units, want ErrMemoryBound at the first reading", err, low.Used())
+	}
+	high := &Budget{Limit: 10_000, MemoryLimit: 1 << 40}
+	if _, err := newCounter(4096, high).count(ps); !errors.Is(err, ErrWorkBound) {
+		t.Errorf("far above the process's memory: got %v, want ErrWorkBound", err)
+	}
+}
+
 // generalSpec returns a random kernel spec with every kind of index the
 // spec language allows: strides of any sign, coupled and linearised terms,
 // floor and modulo terms (nested now and then), odd extents and offsets,

@@ -16,9 +16,10 @@ const PaperTotal = 512 * 1024 * 1024
 // each 1.25 times the one before.
 const DefaultSweep = "64:16384:x1.25"
 
-// maxSweepSizes bounds the number of plane sizes a sweep may list, so that a
-// typing slip such as 1:100000:+1 is an error rather than hours of work.
-const maxSweepSizes = 1000
+// MaxSweepSizes is the default bound on the plane sizes a sweep may ask
+// for, so that a typing slip such as 1:100000:+1 or 64:16384:x1.0000001 is
+// an error rather than hours of work.
+const MaxSweepSizes = 1000
 
 // SeriesDomain returns the domain of the series at plane size s: a square XY
 // plane of s×s points and z = total/(s·s) layers (rounded down, at least 1),
@@ -37,8 +38,10 @@ func SeriesDomain(s, total int64) [3]int64 {
 //	s1,s2,…  an explicit list
 //
 // B is included when the progression reaches it. Sizes must be at least 1,
-// and a sweep lists at most 1000 of them.
-func ParseSweep(spec string) ([]int64, error) {
+// and a sweep may ask for at most maxSizes of them (MaxSweepSizes by
+// default), counted before sizes that round to the same integer are
+// merged: the count is known before anything is listed.
+func ParseSweep(spec string, maxSizes int) ([]int64, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
 		return nil, fmt.Errorf("sweep: empty; expected A:B:xF, A:B:+S, A:B:N or a list s1,s2,…")
@@ -46,12 +49,15 @@ func ParseSweep(spec string) ([]int64, error) {
 	var sizes []int64
 	if parts := strings.Split(spec, ":"); len(parts) == 3 {
 		var err error
-		if sizes, err = parseRange(parts); err != nil {
+		if sizes, err = parseRange(parts, int64(maxSizes)); err != nil {
 			return nil, fmt.Errorf("sweep %q: %w", spec, err)
 		}
 	} else if len(parts) != 1 {
 		return nil, fmt.Errorf("sweep %q: expected A:B:STEP with three parts or a comma-separated list", spec)
 	} else {
+		if n := strings.Count(spec, ",") + 1; n > maxSizes {
+			return nil, fmt.Errorf("sweep %q: %w", spec, tooManySizes(int64(n), int64(maxSizes)))
+		}
 		for _, f := range strings.Split(spec, ",") {
 			s, err := parseSize(f)
 			if err != nil {
@@ -61,15 +67,18 @@ func ParseSweep(spec string) ([]int64, error) {
 		}
 	}
 	slices.Sort(sizes)
-	sizes = slices.Compact(sizes)
-	if len(sizes) > maxSweepSizes {
-		return nil, fmt.Errorf("sweep %q: %d sizes, at most %d allowed", spec, len(sizes), maxSweepSizes)
-	}
-	return sizes, nil
+	return slices.Compact(sizes), nil
 }
 
-// parseRange expands the A:B:STEP forms of ParseSweep.
-func parseRange(parts []string) ([]int64, error) {
+// tooManySizes is the error of a sweep of n sizes where at most max are
+// allowed.
+func tooManySizes(n, max int64) error {
+	return fmt.Errorf("%d sizes, more than the %d allowed", n, max)
+}
+
+// parseRange expands the A:B:STEP forms of ParseSweep, of at most maxSizes
+// sizes.
+func parseRange(parts []string, maxSizes int64) ([]int64, error) {
 	a, err := parseSize(parts[0])
 	if err != nil {
 		return nil, err
@@ -89,10 +98,11 @@ func parseRange(parts []string) ([]int64, error) {
 		if err != nil || !(f > 1) || math.IsInf(f, 0) {
 			return nil, fmt.Errorf("factor %q: expected xF with a number F > 1", step)
 		}
+		// The sizes a·f^k up to b·(1 + 1e-12), counted before they are listed.
+		if n := math.Floor(math.Log(float64(b)*(1+1e-12)/float64(a))/math.Log(f)) + 1; n > float64(maxSizes) {
+			return nil, tooManySizes(int64(min(n, math.MaxInt64/2)), maxSizes)
+		}
 		for v := float64(a); v <= float64(b)*(1+1e-12); v *= f {
-			if len(out) > maxSweepSizes {
-				break
-			}
 			out = append(out, int64(math.Round(v)))
 		}
 	case strings.HasPrefix(step, "+"):
@@ -100,8 +110,8 @@ func parseRange(parts []string) ([]int64, error) {
 		if err != nil || d < 1 {
 			return nil, fmt.Errorf("step %q: expected +S with an integer S ≥ 1", step)
 		}
-		if (b-a)/d >= maxSweepSizes {
-			return nil, fmt.Errorf("step %q gives more than %d sizes", step, maxSweepSizes)
+		if n := (b-a)/d + 1; n > maxSizes {
+			return nil, tooManySizes(n, maxSizes)
 		}
 		for v := a; v <= b; v += d {
 			out = append(out, v)
@@ -111,8 +121,8 @@ func parseRange(parts []string) ([]int64, error) {
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("step %q: expected xF (factor), +S (step) or N (number of sizes)", step)
 		}
-		if n > maxSweepSizes {
-			return nil, fmt.Errorf("%d sizes, at most %d allowed", n, maxSweepSizes)
+		if int64(n) > maxSizes {
+			return nil, tooManySizes(int64(n), maxSizes)
 		}
 		if n == 1 || a == b {
 			return []int64{a}, nil

@@ -23,7 +23,7 @@ func TestParseSweep(t *testing.T) {
 		{"381", []int64{381}},
 	}
 	for _, c := range cases {
-		got, err := ParseSweep(c.spec)
+		got, err := ParseSweep(c.spec, MaxSweepSizes)
 		if err != nil {
 			t.Errorf("ParseSweep(%q): %v", c.spec, err)
 			continue
@@ -37,7 +37,7 @@ func TestParseSweep(t *testing.T) {
 // TestDefaultSweep checks the default series: 25 sizes, the last 64·1.25^24 =
 // 13552.5 rounded, and the paper's sequential bound 381 among them.
 func TestDefaultSweep(t *testing.T) {
-	got, err := ParseSweep(DefaultSweep)
+	got, err := ParseSweep(DefaultSweep, MaxSweepSizes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,13 +59,31 @@ func TestParseSweepErrors(t *testing.T) {
 		"a,b":           `size "a"`,
 		"1,-2":          `size "-2"`,
 		"1:2:3:4":       "three parts",
-		"1:100000:+1":   "more than 1000",
-		"1:100000:5000": "at most 1000",
+		"1:100000:+1":   "100000 sizes, more than the 1000 allowed",
+		"1:100000:5000": "5000 sizes, more than the 1000 allowed",
+		// ln(16384/64)/ln(1.0000001) = 55451777.5 steps, counted before
+		// rounding merges all but a few thousand sizes.
+		"64:16384:x1.0000001":            "55451778 sizes, more than the 1000 allowed",
+		"1:1000:x1.001":                  "6912 sizes, more than the 1000 allowed",
+		"1" + strings.Repeat(",1", 1000): "1001 sizes, more than the 1000 allowed",
 	}
 	for spec, want := range cases {
-		_, err := ParseSweep(spec)
+		_, err := ParseSweep(spec, MaxSweepSizes)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseSweep(%q) = %v, want an error containing %q", spec, err, want)
+		}
+	}
+}
+
+// TestParseSweepBound checks that the bound counts the sizes a form asks for,
+// at the bound and one above it, for each form.
+func TestParseSweepBound(t *testing.T) {
+	for spec, n := range map[string]int{"1:10:+1": 10, "1:1024:x2": 11, "1:100:7": 7, "5,6,7,8": 4} {
+		if got, err := ParseSweep(spec, n); err != nil || len(got) != n {
+			t.Errorf("ParseSweep(%q, %d) = %v, %v; want %d sizes", spec, n, got, err, n)
+		}
+		if _, err := ParseSweep(spec, n-1); err == nil || !strings.Contains(err.Error(), "more than the") {
+			t.Errorf("ParseSweep(%q, %d) = %v, want the error of too many sizes", spec, n-1, err)
 		}
 	}
 }

@@ -30,6 +30,12 @@ type Options struct {
 	// footprint.Budget; 0 means footprint.DefaultWorkBound. An estimate that
 	// needs more fails with an error wrapping footprint.ErrWorkBound.
 	WorkBound int64
+	// MemoryBound bounds, in bytes, the memory of one estimate while it
+	// counts (footprint.Budget.MemoryLimit): the process may hold this much
+	// for each estimate running at once, and an estimate that finds it
+	// holding more fails with an error wrapping footprint.ErrMemoryBound.
+	// 0 means none.
+	MemoryBound int64
 }
 
 // LaunchInfo describes the launch as the engine saw it.
@@ -131,7 +137,9 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 			Reason: fmt.Sprintf("%d threads × %d registers exceed the 65536 registers of the reference's rule", B, k.Registers)}
 	}
 	W := beta * int64(dev.SMs)
-	eng := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: k, Geom: g, PointGuard: method.ClipToDomain}, Budget: &footprint.Budget{Limit: opt.WorkBound}}
+	budget := &footprint.Budget{Limit: opt.WorkBound, MemoryLimit: opt.MemoryBound}
+	defer budget.Track()()
+	eng := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: k, Geom: g, PointGuard: method.ClipToDomain}, Budget: budget}
 
 	var shape waves.Shape
 	var sampleBoxes []lattice.Box
