@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// BenchmarkExplore runs the reference sweep through the command
+// BenchmarkExplore runs the paper's reference sweep through the command
 // line: all 168 configurations of star3d-r4 (640×512×512, 1024 threads, 3
 // folds) on A100-40GB with 2 workers, for each method. One iteration is one
 // whole exploration; compare ns/op between the methods of one run.

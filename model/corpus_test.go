@@ -126,7 +126,7 @@ func checkerboard(raw bool) func(d [3]int64) string {
 	}
 }
 
-// generalCorpus is the corpus of issue 12, with raw-map twins of three of
+// generalCorpus is the corpus of general kernels, with raw-map twins of three of
 // its kernels.
 var generalCorpus = []corpusKernel{
 	{"stride9", strided(9, false)},

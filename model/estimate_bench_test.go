@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkEstimate evaluates all metrics of every example kernel on
-// A100-40GB with block (256,1,2) (star3d-r4 is the reference point;
+// A100-40GB with block (256,1,2) (star3d-r4 is the paper's reference point;
 // 1D and 2D kernels use (256,1,1) and (256,2,1)), for both methods, reusing
 // one ISL context as a sweep would.
 func BenchmarkEstimate(b *testing.B) {
