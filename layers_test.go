@@ -14,12 +14,12 @@ import (
 // package may import packages of lower layers only, never one of its own
 // layer or above. The folder of a file tells its layer.
 var layers = [][]string{
-	{"intmath", "lattice", "isl", "yamldoc", "examples", "supervise", "printable"}, // leaves: arithmetic, boxes, the ISL binding, YAML positions, embedded data, the crash supervisor, printable names
-	{"kernel", "device", "measured"},                                               // what is estimated, on what, and what hardware measured
-	{"sets", "sim", "pool"},                                                        // ISL sets of threads and addresses; the independent simulator; the worker pool
-	{"footprint"},                                                                  // counting
-	{"waves"},                                                                      // wave shapes and wave-level counts
-	{"model"},                                                                      // orchestration of one estimate and the performance models
+	{"intmath", "lattice", "isl", "yamldoc", "examples", "supervise", "printable", "procmem"}, // leaves: arithmetic, boxes, the ISL binding, YAML positions, embedded data, the crash supervisor, printable names, process memory
+	{"kernel", "device", "measured"}, // what is estimated, on what, and what hardware measured
+	{"sets", "sim", "pool"},          // ISL sets of threads and addresses; the independent simulator; the worker pool
+	{"footprint"},                    // counting
+	{"waves"},                        // wave shapes and wave-level counts
+	{"model"},                        // orchestration of one estimate and the performance models
 	{"explore", "layercond", "accuracy", "cudagen", "importer", "importer/jscop", "importer/kerncraft"}, // applications of estimates
 	{"serve", "cli"}, // front ends
 	{"."},            // the polyvol command

@@ -6,15 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"runtime/debug"
 	"runtime/metrics"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/polyvol/polyvol/intmath"
+	"github.com/polyvol/polyvol/procmem"
 )
 
 // ErrWorkBound reports that a count needed more work than its Budget allows.
@@ -153,16 +151,12 @@ func checkMemory(limit, planned int64) error {
 	return nil
 }
 
-// heldMemory returns the resident memory of the process (Linux's
-// /proc/self/statm), or where that cannot be read the bytes the Go runtime
-// holds from the operating system: all it mapped, less what it returned.
+// heldMemory returns the resident memory of the process (procmem), or
+// where that cannot be read the bytes the Go runtime holds from the
+// operating system: all it mapped, less what it returned.
 func heldMemory() int64 {
-	if statm, err := os.ReadFile("/proc/self/statm"); err == nil {
-		if f := strings.Fields(string(statm)); len(f) > 1 {
-			if pages, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-				return pages * int64(os.Getpagesize())
-			}
-		}
+	if rss, ok := procmem.Resident(); ok {
+		return rss
 	}
 	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(samples)

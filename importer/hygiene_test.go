@@ -1,13 +1,10 @@
 package importer_test
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +13,7 @@ import (
 	"github.com/polyvol/polyvol/importer/jscop"
 	"github.com/polyvol/polyvol/importer/kerncraft"
 	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/procmem"
 )
 
 // hygieneImport is one input of the hygiene runs: a front end's Import, a
@@ -113,31 +111,10 @@ func fuzzCorpusEntry(t testing.TB, path string) (data []byte, statement string) 
 	return data, statement
 }
 
-// vmRSS is the resident set of the process in bytes (VmRSS of
-// /proc/self/status) after a garbage collection that returns the freed
-// memory to the system; ok is false where there is no /proc.
-func vmRSS() (rss int64, ok bool) {
-	runtime.GC()
-	debug.FreeOSMemory()
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, false
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		f := bytes.Fields(sc.Bytes())
-		if len(f) == 3 && string(f[0]) == "VmRSS:" && string(f[2]) == "kB" {
-			kb, err := strconv.ParseInt(string(f[1]), 10, 64)
-			return kb << 10, err == nil
-		}
-	}
-	return 0, false
-}
-
 // hygieneFigures are the measurements of a hygiene run.
 type hygieneFigures struct {
-	start, middle, end int64 // VmRSS in bytes; 0 without /proc
-	imported, failed   int   // runs that imported and that failed
+	procmem.Run
+	imported, failed int // imports that succeeded and failed
 }
 
 // runHygiene runs n imports, cycling through the inputs, and checks after
@@ -157,7 +134,7 @@ func runHygiene(t testing.TB, n int) hygieneFigures {
 		t.Fatalf("%d ISL objects live before the first import", live)
 	}
 	var fig hygieneFigures
-	fig.start, _ = vmRSS()
+	fig.Start = procmem.Settled()
 	for i := range n {
 		in := inputs[i%len(inputs)]
 		res, err := in.run(in.data, "hygiene", in.opt)
@@ -176,24 +153,11 @@ func runHygiene(t testing.TB, n int) hygieneFigures {
 			t.Fatalf("import %d, %s: %d ISL objects live after it, want 0", i, in.name, live)
 		}
 		if i == max(n/2, 1)-1 {
-			fig.middle, _ = vmRSS()
+			fig.Middle = procmem.Settled()
 		}
 	}
-	fig.end, _ = vmRSS()
+	fig.End = procmem.Settled()
 	return fig
-}
-
-// checkRSS fails when the resident set grew by more than 10 % over the
-// second half of a run.
-func checkRSS(t testing.TB, fig hygieneFigures) {
-	t.Helper()
-	if fig.middle == 0 {
-		t.Log("no /proc/self/status: the resident set is not checked")
-		return
-	}
-	if float64(fig.end) > 1.1*float64(fig.middle) {
-		t.Errorf("resident set %d MiB after the second half, more than 10 %% above the %d MiB after the first", fig.end>>20, fig.middle>>20)
-	}
 }
 
 // TestImportHygiene runs 100 imports of the JSCoP and Kerncraft examples
@@ -201,11 +165,13 @@ func checkRSS(t testing.TB, fig hygieneFigures) {
 // set may not grow by more than 10 % from the first half to the second.
 func TestImportHygiene(t *testing.T) {
 	fig := runHygiene(t, 100)
-	t.Logf("%d imported, %d failed; VmRSS %d KiB at the start, %d KiB after 50 imports, %d KiB after 100", fig.imported, fig.failed, fig.start>>10, fig.middle>>10, fig.end>>10)
+	t.Logf("%d imported, %d failed; VmRSS %d KiB at the start, %d KiB after 50 imports, %d KiB after 100", fig.imported, fig.failed, fig.Start>>10, fig.Middle>>10, fig.End>>10)
 	if fig.imported == 0 || fig.failed == 0 {
 		t.Errorf("%d imports succeeded and %d failed, want some of each", fig.imported, fig.failed)
 	}
-	checkRSS(t, fig)
+	if err := fig.CheckFlat(0.1); err != nil {
+		t.Error(err)
+	}
 }
 
 // BenchmarkImportHygiene is the long form of TestImportHygiene: b.N
@@ -213,12 +179,14 @@ func TestImportHygiene(t *testing.T) {
 // the resident set at the start, middle and end in KiB.
 func BenchmarkImportHygiene(b *testing.B) {
 	fig := runHygiene(b, b.N)
-	b.ReportMetric(float64(fig.start>>10), "rss-start-KiB")
-	b.ReportMetric(float64(fig.middle>>10), "rss-middle-KiB")
-	b.ReportMetric(float64(fig.end>>10), "rss-end-KiB")
+	b.ReportMetric(float64(fig.Start>>10), "rss-start-KiB")
+	b.ReportMetric(float64(fig.Middle>>10), "rss-middle-KiB")
+	b.ReportMetric(float64(fig.End>>10), "rss-end-KiB")
 	b.ReportMetric(float64(isl.LiveObjects()), "isl-live-end")
-	b.Logf("%d imports (%d imported, %d failed): VmRSS %d KiB at the start, %d KiB after the first half, %d KiB at the end; %d ISL objects live", b.N, fig.imported, fig.failed, fig.start>>10, fig.middle>>10, fig.end>>10, isl.LiveObjects())
+	b.Logf("%d imports (%d imported, %d failed): VmRSS %d KiB at the start, %d KiB after the first half, %d KiB at the end; %d ISL objects live", b.N, fig.imported, fig.failed, fig.Start>>10, fig.Middle>>10, fig.End>>10, isl.LiveObjects())
 	if b.N >= 100 {
-		checkRSS(b, fig)
+		if err := fig.CheckFlat(0.1); err != nil {
+			b.Error(err)
+		}
 	}
 }

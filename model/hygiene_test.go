@@ -1,14 +1,9 @@
 package model
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
-	"runtime/debug"
-	"strconv"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
@@ -16,6 +11,7 @@ import (
 	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/procmem"
 )
 
 // hygieneEstimate is one configuration of the hygiene runs: a kernel, a
@@ -66,31 +62,8 @@ func hygieneEstimates(t testing.TB, ctx *isl.Ctx) []hygieneEstimate {
 	return out
 }
 
-// vmRSS is the resident set of the process in bytes (VmRSS of
-// /proc/self/status) after a garbage collection that returns the freed
-// memory to the system; ok is false where there is no /proc.
-func vmRSS() (rss int64, ok bool) {
-	runtime.GC()
-	debug.FreeOSMemory()
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, false
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		f := bytes.Fields(sc.Bytes())
-		if len(f) == 3 && string(f[0]) == "VmRSS:" && string(f[2]) == "kB" {
-			kb, err := strconv.ParseInt(string(f[1]), 10, 64)
-			return kb << 10, err == nil
-		}
-	}
-	return 0, false
-}
-
 // hygieneFigures are the measurements of a hygiene run.
-type hygieneFigures struct {
-	start, middle, end int64 // VmRSS in bytes; 0 without /proc
-}
+type hygieneFigures = procmem.Run
 
 // runHygiene runs n estimates, cycling through the configurations, and
 // checks after each that no ISL object is left live; it measures the
@@ -117,7 +90,7 @@ func runHygiene(t testing.TB, n int) hygieneFigures {
 		t.Fatalf("%d ISL objects live before the first estimate", live)
 	}
 	var fig hygieneFigures
-	fig.start, _ = vmRSS()
+	fig.Start = procmem.Settled()
 	for i := range n {
 		c := confs[i%len(confs)]
 		rep, err := Estimate(c.k, c.l, dev, c.opt)
@@ -131,24 +104,11 @@ func runHygiene(t testing.TB, n int) hygieneFigures {
 			t.Fatalf("estimate %d, %s: %d ISL objects live after it, want 0", i, c.name, live)
 		}
 		if i == max(n/2, 1)-1 {
-			fig.middle, _ = vmRSS()
+			fig.Middle = procmem.Settled()
 		}
 	}
-	fig.end, _ = vmRSS()
+	fig.End = procmem.Settled()
 	return fig
-}
-
-// checkRSS fails when the resident set grew by more than 10 % over the
-// second half of a run.
-func checkRSS(t testing.TB, fig hygieneFigures) {
-	t.Helper()
-	if fig.middle == 0 {
-		t.Log("no /proc/self/status: the resident set is not checked")
-		return
-	}
-	if float64(fig.end) > 1.1*float64(fig.middle) {
-		t.Errorf("resident set %d MiB after the second half, more than 10 %% above the %d MiB after the first", fig.end>>20, fig.middle>>20)
-	}
 }
 
 // TestEstimateHygiene runs 500 estimates of every example, with both
@@ -157,8 +117,10 @@ func checkRSS(t testing.TB, fig hygieneFigures) {
 // not grow by more than 10 % from the first half to the second.
 func TestEstimateHygiene(t *testing.T) {
 	fig := runHygiene(t, 500)
-	t.Logf("VmRSS %d KiB at the start, %d KiB after 250 estimates, %d KiB after 500", fig.start>>10, fig.middle>>10, fig.end>>10)
-	checkRSS(t, fig)
+	t.Logf("VmRSS %d KiB at the start, %d KiB after 250 estimates, %d KiB after 500", fig.Start>>10, fig.Middle>>10, fig.End>>10)
+	if err := fig.CheckFlat(0.1); err != nil {
+		t.Error(err)
+	}
 }
 
 // BenchmarkEstimateHygiene is the long form of TestEstimateHygiene: b.N
@@ -166,12 +128,14 @@ func TestEstimateHygiene(t *testing.T) {
 // the resident set at the start, middle and end in KiB.
 func BenchmarkEstimateHygiene(b *testing.B) {
 	fig := runHygiene(b, b.N)
-	b.ReportMetric(float64(fig.start>>10), "rss-start-KiB")
-	b.ReportMetric(float64(fig.middle>>10), "rss-middle-KiB")
-	b.ReportMetric(float64(fig.end>>10), "rss-end-KiB")
+	b.ReportMetric(float64(fig.Start>>10), "rss-start-KiB")
+	b.ReportMetric(float64(fig.Middle>>10), "rss-middle-KiB")
+	b.ReportMetric(float64(fig.End>>10), "rss-end-KiB")
 	b.ReportMetric(float64(isl.LiveObjects()), "isl-live-end")
-	b.Logf("%d estimates: VmRSS %d KiB at the start, %d KiB after the first half, %d KiB at the end; %d ISL objects live", b.N, fig.start>>10, fig.middle>>10, fig.end>>10, isl.LiveObjects())
+	b.Logf("%d estimates: VmRSS %d KiB at the start, %d KiB after the first half, %d KiB at the end; %d ISL objects live", b.N, fig.Start>>10, fig.Middle>>10, fig.End>>10, isl.LiveObjects())
 	if b.N >= 1000 {
-		checkRSS(b, fig)
+		if err := fig.CheckFlat(0.1); err != nil {
+			b.Error(err)
+		}
 	}
 }

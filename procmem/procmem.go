@@ -1,0 +1,61 @@
+// Package procmem reads the resident memory of the running process, which
+// the estimates' memory bound and the tests of repeated runs measure.
+package procmem
+
+import (
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+)
+
+// Resident returns the resident set size of the process in bytes, from
+// Linux's /proc/self/statm, and whether it could be read.
+func Resident() (int64, bool) {
+	statm, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(statm))
+	if len(f) < 2 {
+		return 0, false
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return pages * int64(os.Getpagesize()), true
+}
+
+// Run holds the resident sizes of a repeated run: at its start, after its
+// first half and at its end, in bytes; 0 where they could not be read.
+type Run struct {
+	Start, Middle, End int64
+}
+
+// CheckFlat returns an error when the resident set grew by more than the
+// share limit (0.1 for 10 %) over the run's second half: a run that leaks
+// grows in both halves, one that warms up only in the first.
+func (r Run) CheckFlat(limit float64) error {
+	if r.Middle == 0 || r.End == 0 {
+		return nil
+	}
+	if float64(r.End) > (1+limit)*float64(r.Middle) {
+		return fmt.Errorf("resident set %d KiB after the second half, more than %.0f %% above the %d KiB after the first", r.End>>10, 100*limit, r.Middle>>10)
+	}
+	return nil
+}
+
+func (r Run) String() string {
+	return fmt.Sprintf("resident set %d KiB at the start, %d KiB after the first half, %d KiB at the end", r.Start>>10, r.Middle>>10, r.End>>10)
+}
+
+// Settled returns the resident set size after a garbage collection has
+// returned to the operating system what it could, or 0 where it cannot be
+// read: the size to compare across a repeated run.
+func Settled() int64 {
+	debug.FreeOSMemory()
+	rss, _ := Resident()
+	return rss
+}
