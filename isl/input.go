@@ -2,6 +2,8 @@ package isl
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -17,6 +19,38 @@ const maxLiteral = "9223372036854775808"
 // beyond any bound on its operations, and no kernel polyvol models (nor any
 // Polly SCoP in practice) comes near it.
 const maxTupleEntries = 64
+
+// powerTooLarge checks the power that ISL's reader makes of the literal
+// str[start:end] when "^" and a literal exponent follow it (ISL reads
+// "10^3" as 1000, and "10^4000000000" as a number of four billion digits).
+// It returns the end of the power's text and false when the power exceeds
+// maxLiteral in magnitude.
+func powerTooLarge(str string, start, end int) (int, bool) {
+	k := end
+	for k < len(str) && isBlank(str[k]) {
+		k++
+	}
+	if k == len(str) || str[k] != '^' {
+		return end, true
+	}
+	k++
+	for k < len(str) && isBlank(str[k]) {
+		k++
+	}
+	e := k
+	for e < len(str) && isDigit(str[e]) {
+		e++
+	}
+	base, _ := strconv.ParseFloat(str[start:end], 64)
+	exp, err := strconv.ParseFloat(str[k:e], 64)
+	if e == k || err != nil || base < 2 {
+		return e, true // no exponent (ISL's syntax error) or a base of 0 or 1
+	}
+	return e, exp*math.Log2(base) <= 63
+}
+
+// isBlank reports whether c is white space to ISL's reader.
+func isBlank(c byte) bool { return strings.IndexByte(" \t\r\n\v\f", c) >= 0 }
 
 // literalTooLarge reports whether the decimal digits exceed maxLiteral.
 func literalTooLarge(digits string) bool {
@@ -39,7 +73,8 @@ func literalTooLarge(digits string) bool {
 //   - a literal zero divisor after "/", "//", "%" or "mod", even behind
 //     signs and parentheses (ISL reports the other forms itself, but the
 //     message here names the position);
-//   - integer literals beyond 2^63 in magnitude;
+//   - integer literals beyond 2^63 in magnitude, and powers ("10^4000")
+//     beyond it, which ISL's reader computes in full;
 //   - NUL bytes, at which the C string ISL reads would end early.
 //
 // The scan is lexical and deliberately conservative: it may refuse a zero
@@ -83,7 +118,10 @@ func checkInput(str, op string) error {
 				j++
 			}
 			if literalTooLarge(str[i:j]) {
-				return inputError(op, str, i, fmt.Sprintf("the number %s is out of the 64-bit range", abbreviate(str[i:j])))
+				return inputError(op, str, i, fmt.Sprintf("the number %s is out of the 64-bit range", abbreviate(str[i:j], "digits")))
+			}
+			if end, ok := powerTooLarge(str, i, j); !ok {
+				return inputError(op, str, i, fmt.Sprintf("the power %s is out of the 64-bit range", abbreviate(str[i:end], "characters")))
 			}
 			i = j
 		case c == '/' || c == '%':
@@ -107,7 +145,7 @@ func checkInput(str, op string) error {
 // literal zero: the divisor of the operator at str[start:end].
 func checkDivisor(readOp, str string, start, end int) error {
 	j := end
-	for j < len(str) && strings.IndexByte(" \t\r\n\v\f+-(", str[j]) >= 0 {
+	for j < len(str) && (isBlank(str[j]) || strings.IndexByte("+-(", str[j]) >= 0) {
 		j++
 	}
 	k := j
@@ -134,12 +172,13 @@ func inputError(op, str string, off int, msg string) error {
 	return &Error{Op: op, Msg: where + ": " + msg}
 }
 
-// abbreviate shortens a long literal for a message.
-func abbreviate(s string) string {
+// abbreviate shortens a long literal for a message, counting its length in
+// unit.
+func abbreviate(s, unit string) string {
 	if len(s) <= 24 {
 		return s
 	}
-	return fmt.Sprintf("%s…%s (%d digits)", s[:10], s[len(s)-4:], len(s))
+	return fmt.Sprintf("%s…%s (%d %s)", s[:10], s[len(s)-4:], len(s), unit)
 }
 
 func isDigit(c byte) bool      { return '0' <= c && c <= '9' }
