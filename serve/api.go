@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
@@ -43,7 +44,7 @@ var errGone = errors.New("the client closed the connection before the answer")
 func errorOf(err error) (int, errorBody) {
 	body := errorBody{Error: err.Error()}
 	switch {
-	case errors.Is(err, errBusy) || errors.Is(err, errTimeout) || errors.Is(err, errShutdown) || errors.Is(err, errGone):
+	case errors.Is(err, errBusy) || errors.Is(err, errQueueFull) || errors.Is(err, errTimeout) || errors.Is(err, errShutdown) || errors.Is(err, errGone):
 		return http.StatusServiceUnavailable, body
 	case errors.Is(err, os.ErrDeadlineExceeded): // the read timeout passed while the body was read
 		return http.StatusRequestTimeout, body
@@ -87,8 +88,13 @@ func writeError(w http.ResponseWriter, status int, body errorBody) {
 	_ = enc.Encode(body)     // the client may be gone; nothing to do then
 }
 
-// fail answers with the error body and status of err (errorOf).
+// fail answers with the error body and status of err (errorOf), and for a
+// request that got no slot with a Retry-After header.
 func fail(w http.ResponseWriter, err error) {
+	var busy *busyError
+	if errors.As(err, &busy) {
+		w.Header().Set("Retry-After", strconv.Itoa(busy.retryAfter))
+	}
 	status, body := errorOf(err)
 	writeError(w, status, body)
 }
@@ -114,9 +120,11 @@ func (s *Server) run(ctx context.Context, cl commandLine, n int, stdout, stderr 
 	}
 	done := make(chan error, 1)
 	s.commands.Add(1)
+	start := time.Now()
 	go func() {
 		defer s.commands.Add(-1)
 		defer s.slots.release(n)
+		defer func() { s.slots.ran(n, time.Since(start)) }()
 		defer func() {
 			if p := recover(); p != nil {
 				done <- fmt.Errorf("internal error: %v", p)

@@ -449,24 +449,6 @@ func (b blockingRunner) run(context.Context, []string, io.Reader, io.Writer, io.
 	return nil
 }
 
-// TestBudget checks that a request that runs past the time budget, or
-// waits for a slot that long, is answered 503 with a JSON error.
-func TestBudget(t *testing.T) {
-	b := blockingRunner{started: make(chan struct{}, 8), release: make(chan struct{})}
-	srv := newServer(t, serve.Config{Run: b.run, Slots: 1, RequestTimeout: 200 * time.Millisecond})
-	defer close(b.release)
-	status, body := post(t, srv.URL+"/api/predict", `{}`)
-	if status != http.StatusServiceUnavailable || !bytes.Contains(body, []byte("ran past")) {
-		t.Errorf("first request: status %d, %s; want 503 past the time budget", status, body)
-	}
-	<-b.started
-	// The first command still runs and holds the only slot.
-	status, body = post(t, srv.URL+"/api/predict", `{}`)
-	if status != http.StatusServiceUnavailable || !bytes.Contains(body, []byte("busy")) {
-		t.Errorf("second request: status %d, %s; want 503 busy", status, body)
-	}
-}
-
 // TestPredictNotes checks that the notes polyvol predict prints on standard
 // error come as Polyvol-Note headers.
 func TestPredictNotes(t *testing.T) {

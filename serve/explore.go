@@ -99,11 +99,11 @@ func (s *Server) handleExplore(w http.ResponseWriter, r *http.Request) {
 		stream.close()
 		return
 	}
-	status, body := errorOf(err)
 	if !stream.close() {
-		writeError(w, status, body)
+		fail(w, err)
 		return
 	}
+	_, body := errorOf(err)
 	line, _ := json.Marshal(map[string]errorBody{"error": body}) // strings and ints always marshal
 	_, _ = w.Write(append(line, '\n'))
 }

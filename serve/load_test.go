@@ -26,9 +26,11 @@ import (
 // concurrent requests, valid and invalid, from the test itself. Every answer
 // must be the CLI's JSON for its flags (or a 400 error for the bad ones),
 // and the heap after each burst must stay near the heap after the first:
-// the server keeps nothing per request.
+// the server keeps nothing per request. The queue holds a whole burst, so
+// that every request waits for its turn instead of being refused.
 func TestLoad(t *testing.T) {
-	srv := newServer(t, serve.Config{})
+	const bursts, perBurst = 6, 24
+	srv := newServer(t, serve.Config{MaxQueue: perBurst})
 	if u, err := url.Parse(srv.URL); err != nil || u.Hostname() != "127.0.0.1" {
 		t.Fatalf("server at %s, want 127.0.0.1", srv.URL)
 	}
@@ -38,7 +40,6 @@ func TestLoad(t *testing.T) {
 		want[b] = cliJSON(t, "", "predict", "star3d-r1", "--block", b, "--format", "json")
 	}
 	client := &http.Client{Timeout: 2 * time.Minute}
-	const bursts, perBurst = 6, 24
 	heap := make([]uint64, bursts)
 	for burst := range bursts {
 		var wg sync.WaitGroup

@@ -1,0 +1,154 @@
+package serve_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/polyvol/polyvol/serve"
+)
+
+// answer is the status, Retry-After header and body of an answer.
+type answer struct {
+	status     int
+	retryAfter string
+	body       []byte
+}
+
+// postAnswer posts body to url as a deliberate client.
+func postAnswer(t *testing.T, url, body string) answer {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(apiRequest(t, url, body))
+	if err != nil {
+		t.Error(err)
+		return answer{}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Error(err)
+	}
+	return answer{resp.StatusCode, resp.Header.Get("Retry-After"), data}
+}
+
+// checkBusy checks that a is a 503 JSON error whose message holds want,
+// with a Retry-After of 1 to maxSeconds seconds.
+func checkBusy(t *testing.T, what string, a answer, want string, maxSeconds int) {
+	t.Helper()
+	var e errorAnswer
+	if a.status != http.StatusServiceUnavailable || json.Unmarshal(a.body, &e) != nil || !bytes.Contains([]byte(e.Error), []byte(want)) {
+		t.Errorf("%s: status %d, %s; want 503 with a JSON error about %q", what, a.status, a.body, want)
+	}
+	if s, err := strconv.Atoi(a.retryAfter); err != nil || s < 1 || s > maxSeconds {
+		t.Errorf("%s: Retry-After %q, want 1 to %d seconds", what, a.retryAfter, maxSeconds)
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after a minute.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("still not %s after a minute", what)
+		}
+	}
+}
+
+// TestQueueFull fills the 2 slots of a server with commands that block
+// until released and its queue of 3 with waiting predictions: a sixth
+// request, and an explore, which would wait for every slot, are answered
+// 503 at once with Retry-After and start no command, while the waiting
+// ones run once the slots are free.
+func TestQueueFull(t *testing.T) {
+	b := blockingRunner{started: make(chan struct{}, 16), release: make(chan struct{})}
+	srv := newServer(t, serve.Config{Run: b.run, Slots: 2, MaxQueue: 3})
+	released := false
+	defer func() {
+		if !released {
+			close(b.release)
+		}
+	}()
+	var wg sync.WaitGroup
+	answers := make([]answer, 5)
+	for i := range answers {
+		wg.Go(func() { answers[i] = postAnswer(t, srv.URL+"/api/predict", `{}`) })
+		if i == 1 {
+			<-b.started
+			<-b.started
+		}
+	}
+	waitFor(t, "3 requests waiting", func() bool { return srv.Waiting() == 3 })
+
+	// No command has ended yet: the estimate takes 1 s per command, so the
+	// 3 waiting requests and one more take 2 s on 2 slots.
+	for _, path := range []string{"/api/predict", "/api/explore"} {
+		a := postAnswer(t, srv.URL+path, `{}`)
+		checkBusy(t, path+" while 3 wait", a, "queue", int(serve.DefaultRequestTimeout/time.Second))
+		if a.retryAfter != "2" {
+			t.Errorf("%s while 3 wait: Retry-After %q, want 2", path, a.retryAfter)
+		}
+	}
+	if srv.Waiting() != 3 {
+		t.Errorf("%d requests waiting after the refusals, want 3", srv.Waiting())
+	}
+	select {
+	case <-b.started:
+		t.Error("a command started while the slots were held")
+	default:
+	}
+
+	close(b.release)
+	released = true
+	wg.Wait()
+	for i, a := range answers {
+		if a.status != http.StatusOK || a.retryAfter != "" {
+			t.Errorf("request %d: status %d, Retry-After %q; want 200 without it", i, a.status, a.retryAfter)
+		}
+	}
+	if n := 2 + len(b.started); n != len(answers) {
+		t.Errorf("%d commands ran, want %d", n, len(answers))
+	}
+}
+
+// TestQueueTimeout holds the only slot of a server with a time budget of
+// 300 ms: the request holding it is answered 503 past its budget without
+// Retry-After (the same work would run past it again), and the requests
+// waiting for the slot are answered 503 busy with Retry-After.
+func TestQueueTimeout(t *testing.T) {
+	b := blockingRunner{started: make(chan struct{}, 16), release: make(chan struct{})}
+	const budget = 300 * time.Millisecond
+	srv := newServer(t, serve.Config{Run: b.run, Slots: 1, RequestTimeout: budget})
+	defer close(b.release)
+	first := postAnswer(t, srv.URL+"/api/predict", `{}`)
+	if first.status != http.StatusServiceUnavailable || !bytes.Contains(first.body, []byte("ran past")) || first.retryAfter != "" {
+		t.Errorf("the running request: status %d, Retry-After %q, %s; want 503 past the time budget without Retry-After", first.status, first.retryAfter, first.body)
+	}
+	<-b.started
+	// The first command still runs and holds the only slot.
+	var wg sync.WaitGroup
+	waiting := make([]answer, 3)
+	for i := range waiting {
+		wg.Go(func() { waiting[i] = postAnswer(t, srv.URL+"/api/predict", `{}`) })
+	}
+	wg.Go(func() {
+		a := postAnswer(t, srv.URL+"/api/explore", `{}`)
+		checkBusy(t, "a waiting explore", a, "no estimate slot became free", 1)
+	})
+	wg.Wait()
+	for i, a := range waiting {
+		checkBusy(t, "waiting request "+strconv.Itoa(i), a, "no estimate slot became free", 1)
+	}
+	if srv.Waiting() != 0 {
+		t.Errorf("%d requests still counted as waiting", srv.Waiting())
+	}
+	select {
+	case <-b.started:
+		t.Error("a command started while the slot was held")
+	default:
+	}
+}
