@@ -33,7 +33,7 @@ func Example() {
 func ExampleSet_CountVal() {
 	ctx, _ := isl.NewCtx()
 	defer ctx.Close()
-	s, _ := ctx.ReadSet("{ [i] : 0 <= i < 2^70 and i mod 3 = 0 }")
+	s, _ := ctx.ReadSet("{ [i] : 0 <= i < 1024 * 2^60 and i mod 3 = 0 }")
 	defer s.Free()
 	_, err := s.CountVal()
 	fmt.Println(errors.Is(err, isl.ErrOverflow))

@@ -34,8 +34,8 @@ func powerTooLarge(str string, start, end int) (int, bool) {
 		return end, true
 	}
 	k++
-	for k < len(str) && isBlank(str[k]) {
-		k++
+	for k < len(str) && (isBlank(str[k]) || str[k] == '-' || str[k] == '+') {
+		k++ // ISL takes a negative exponent's magnitude: 2^-3 is 8
 	}
 	e := k
 	for e < len(str) && isDigit(str[e]) {
