@@ -21,32 +21,45 @@ const maxLiteral = "9223372036854775808"
 const maxTupleEntries = 64
 
 // powerTooLarge checks the power that ISL's reader makes of the literal
-// str[start:end] when "^" and a literal exponent follow it (ISL reads
-// "10^3" as 1000, and "10^4000000000" as a number of four billion digits).
-// It returns the end of the power's text and false when the power exceeds
-// maxLiteral in magnitude.
+// str[start:end] when "^" and a literal exponent follow it, as often as
+// they do (ISL reads "10^3" as 1000, "10^4000000000" as a number of four
+// billion digits, and "11^1^4000000000" as 11^4000000000; it drops an
+// exponent's sign). It returns the end of the power's text and false when
+// the power exceeds 2^63 in magnitude.
 func powerTooLarge(str string, start, end int) (int, bool) {
-	k := end
-	for k < len(str) && isBlank(str[k]) {
-		k++
-	}
-	if k == len(str) || str[k] != '^' {
-		return end, true
-	}
-	k++
-	for k < len(str) && (isBlank(str[k]) || str[k] == '-' || str[k] == '+') {
-		k++ // ISL takes a negative exponent's magnitude: 2^-3 is 8
-	}
-	e := k
-	for e < len(str) && isDigit(str[e]) {
-		e++
-	}
 	base, _ := strconv.ParseFloat(str[start:end], 64)
-	exp, err := strconv.ParseFloat(str[k:e], 64)
-	if e == k || err != nil || base < 2 {
-		return e, true // no exponent (ISL's syntax error) or a base of 0 or 1
+	bits := 0.0 // log2 of the power; 0 for a base of 0 or 1, whatever the exponents
+	if base >= 2 {
+		bits = math.Log2(base)
 	}
-	return e, exp*math.Log2(base) <= 63
+	for {
+		k := end
+		for k < len(str) && isBlank(str[k]) {
+			k++
+		}
+		if k == len(str) || str[k] != '^' {
+			return end, true
+		}
+		k++
+		for k < len(str) && (isBlank(str[k]) || str[k] == '-' || str[k] == '+') {
+			k++
+		}
+		e := k
+		for e < len(str) && isDigit(str[e]) {
+			e++
+		}
+		exp, err := strconv.ParseFloat(str[k:e], 64)
+		if e == k || err != nil {
+			return e, true // no exponent: ISL's syntax error
+		}
+		if literalTooLarge(str[k:e]) {
+			return e, false // an exponent ISL cannot hold, whatever the base
+		}
+		if bits *= exp; bits > 63 {
+			return e, false
+		}
+		end = e
+	}
 }
 
 // isBlank reports whether c is white space to ISL's reader.
@@ -120,10 +133,11 @@ func checkInput(str, op string) error {
 			if literalTooLarge(str[i:j]) {
 				return inputError(op, str, i, fmt.Sprintf("the number %s is out of the 64-bit range", abbreviate(str[i:j], "digits")))
 			}
-			if end, ok := powerTooLarge(str, i, j); !ok {
+			end, ok := powerTooLarge(str, i, j)
+			if !ok {
 				return inputError(op, str, i, fmt.Sprintf("the power %s is out of the 64-bit range", abbreviate(str[i:end], "characters")))
 			}
-			i = j
+			i = end
 		case c == '/' || c == '%':
 			j := i + 1
 			if c == '/' && j < len(str) && str[j] == '/' {
