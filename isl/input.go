@@ -20,13 +20,13 @@ const maxLiteral = "9223372036854775808"
 // Polly SCoP in practice) comes near it.
 const maxTupleEntries = 64
 
-// powerTooLarge checks the power that ISL's reader makes of the literal
+// powerFits checks the power that ISL's reader makes of the literal
 // str[start:end] when "^" and a literal exponent follow it, as often as
 // they do (ISL reads "10^3" as 1000, "10^4000000000" as a number of four
 // billion digits, and "11^1^4000000000" as 11^4000000000; it drops an
 // exponent's sign). It returns the end of the power's text and false when
 // the power exceeds 2^63 in magnitude.
-func powerTooLarge(str string, start, end int) (int, bool) {
+func powerFits(str string, start, end int) (int, bool) {
 	base, _ := strconv.ParseFloat(str[start:end], 64)
 	bits := 0.0 // log2 of the power; 0 for a base of 0 or 1, whatever the exponents
 	if base >= 2 {
@@ -133,7 +133,7 @@ func checkInput(str, op string) error {
 			if literalTooLarge(str[i:j]) {
 				return inputError(op, str, i, fmt.Sprintf("the number %s is out of the 64-bit range", abbreviate(str[i:j], "digits")))
 			}
-			end, ok := powerTooLarge(str, i, j)
+			end, ok := powerFits(str, i, j)
 			if !ok {
 				return inputError(op, str, i, fmt.Sprintf("the power %s is out of the 64-bit range", abbreviate(str[i:end], "characters")))
 			}
