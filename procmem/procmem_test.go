@@ -3,7 +3,10 @@ package procmem
 import "testing"
 
 // TestResidentGrowsWithTouchedMemory checks that touching 64 MiB of new
-// memory raises the resident size by about that much.
+// memory raises the resident size by at least 60 MiB and by at most four
+// times 64 MiB: the race detector maps shadow memory beside what a test
+// touches (as much again, measured), and a reading of the virtual size
+// would grow by far more or not at all.
 func TestResidentGrowsWithTouchedMemory(t *testing.T) {
 	before, ok := Resident()
 	if !ok {
@@ -14,7 +17,7 @@ func TestResidentGrowsWithTouchedMemory(t *testing.T) {
 		buf[i] = 1
 	}
 	after, _ := Resident()
-	if grew := after - before; grew < 60<<20 || grew > 80<<20 {
+	if grew := after - before; grew < 60<<20 || grew > 4*64<<20 {
 		t.Errorf("touching 64 MiB grew the resident set by %d KiB", grew>>10)
 	}
 	_ = buf[len(buf)-1]
