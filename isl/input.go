@@ -48,13 +48,13 @@ func powerFits(str string, start, end int) (int, bool) {
 		for e < len(str) && isDigit(str[e]) {
 			e++
 		}
-		exp, err := strconv.ParseFloat(str[k:e], 64)
-		if e == k || err != nil {
+		if e == k {
 			return e, true // no exponent: ISL's syntax error
 		}
 		if literalTooLarge(str[k:e]) {
 			return e, false // an exponent ISL cannot hold, whatever the base
 		}
+		exp, _ := strconv.ParseFloat(str[k:e], 64) // digits of at most 2^63: no error
 		if bits *= exp; bits > 63 {
 			return e, false
 		}

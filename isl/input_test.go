@@ -105,6 +105,7 @@ func TestReadRefusesUnboundedText(t *testing.T) {
 		{"[0000011^0000001^0000004000000000", "column 2: the power 0000011^00…0000 (32 characters) is out of the 64-bit range"},
 		{"{ [x] : x < 2^8^8 }", "column 13: the power 2^8^8 is out of the 64-bit range"},
 		{"{ [x] : x < 1^99999999999999999999 }", "column 13: the power 1^99999999999999999999 is out of the 64-bit range"},
+		{"{ [x] : x < 1000^-" + strings.Repeat("5", 400) + " }", "column 13: the power 1000^-5555…5555 (406 characters) is out of the 64-bit range"},
 		{"00000000 0000000000000000100000000", "column 1: ISL notation starts with '{' or a parameter list '['"},
 		{"  \n", "line 2, column 1: ISL notation starts with '{' or a parameter list '['"},
 		{"{ [" + strings.Repeat("a, ", 64) + "b] }", "column 194: more than 64 entries in one list"},
