@@ -311,7 +311,7 @@ func TestHardwareBounds(t *testing.T) {
 }
 
 // TestStridesPredictions holds the points of the L1 comparison that
-// hand-derived counts fix (spec/metrics.md §3.8, method exact): on the
+// hand-derived counts fix (docs/metrics.md §3.8, method exact): on the
 // A100, contiguous doubles cost the half-warps' 2 wavefronts, the 4-wide
 // double tile 2 + 2 bank-conflict wavefronts (TestCycleTermsHalfWarpWavefronts
 // in footprint), float stride 8 hits one bank 8 times; double stride 3 is

@@ -2,10 +2,10 @@ package footprint
 
 // Adversarial tests of the periodic counter (counter.count), the engine's
 // cutting of accesses into affine pieces (indexProgressions) and the work
-// budget, written by a review that tried to break them. The first three
-// tests are regressions of the problems it found (each comment says what
-// failed and the cause; the fixes are Access.OnBox with the halving of boxes
-// in appendPieces, the charge per piece, and the interleaved split of
+// budget: inputs built to break them. The first three tests hold inputs
+// that once failed (each comment says what the input exercises and which
+// mechanism handles it: Access.OnBox with the halving of boxes in
+// appendPieces, the charge per piece, and the interleaved split of
 // outermost axes in countPlanes); the rest are property tests against
 // brute-force enumeration oracles.
 

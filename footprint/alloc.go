@@ -13,7 +13,7 @@ import (
 // block footprints at the L1 allocation granularity of dev, for e's kernel
 // under launch l. Without r.FusedByteRange a fused vector access counts the
 // lines of its start addresses only, as the reference does
-// (spec/metrics.md §3.9, §8 item 10).
+// (docs/metrics.md §3.9, §8 item 10).
 func (e *Engine) AllocLines(l kernel.Launch, dev *device.Device, r WarpRules) AllocLines {
 	k := e.Mapper.Kernel
 	return func(fi FieldInstructions, blocks [][3]int64) (float64, error) {

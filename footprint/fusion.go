@@ -10,7 +10,7 @@ import (
 )
 
 // maxFusedWidth is the widest vector access fusion may build, in bytes
-// (spec/metrics.md §3.9).
+// (docs/metrics.md §3.9).
 const maxFusedWidth = 16
 
 // Instruction is one warp-wide load or store of a field in thread
@@ -39,7 +39,7 @@ type FieldInstructions struct {
 // Instructions returns the warp instructions of every field of k under
 // launch l: the accesses of all folded points in thread coordinates, with
 // canonical duplicates removed, fused into vector accesses on CDNA and RDNA
-// devices by the given rule (spec/metrics.md §3.9, §8 item 10).
+// devices by the given rule (docs/metrics.md §3.9, §8 item 10).
 // The load lists of all fields come first, then the store lists, each in the
 // kernel's field order; empty lists are left out.
 func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule FusionRule) ([]FieldInstructions, error) {
@@ -126,7 +126,7 @@ func constantOffset(a, b Instruction) (int64, bool, error) {
 	return c, ok, nil
 }
 
-// fuseReference is the reference's fusion procedure (spec/metrics.md §3.9):
+// fuseReference is the reference's fusion procedure (docs/metrics.md §3.9):
 // until nothing changes, sort by width (largest first, stable), find the
 // first ordered pair (c, o) — c outer, o inner, both in list order — whose
 // addresses differ by exactly c's width and whose widths sum to at most 16
@@ -168,7 +168,7 @@ func firstFusiblePair(list []Instruction) (c, o int, err error) {
 	return -1, -1, nil
 }
 
-// fuseInAddressOrder is method Exact's fusion (spec/metrics.md §8 item 10):
+// fuseInAddressOrder is method Exact's fusion (docs/metrics.md §8 item 10):
 // instructions whose addresses differ by constants form a group; inside a
 // group, in ascending address order, an instruction is merged into the
 // preceding (possibly already fused) one when it starts exactly where that

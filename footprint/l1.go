@@ -11,7 +11,7 @@ import (
 
 // referenceCycleSampleThreads bounds the reference's sampled warps to this
 // many threads per dimension; referenceCycleMinWidth is the fewest threads
-// in x it samples (spec/metrics.md §3.8.1).
+// in x it samples (docs/metrics.md §3.8.1).
 const (
 	referenceCycleSampleThreads = 64
 	referenceCycleMinWidth      = 16
@@ -23,7 +23,7 @@ const (
 // counts it).
 type AllocLines func(fi FieldInstructions, blocks [][3]int64) (float64, error)
 
-// L1Result is the L1 cycle model of spec/metrics.md §3.8 in L1 cycles per
+// L1Result is the L1 cycle model of docs/metrics.md §3.8 in L1 cycles per
 // thread (for a thread's complete work; divide by λ for cycles per Lup,
 // multiply by 32 for cycles per 32-thread warp).
 type L1Result struct {
@@ -54,7 +54,7 @@ type L1Field struct {
 
 // L1Cycles evaluates the L1 cycle model for kernel k under launch l on
 // device d under rules r. alloc supplies the block footprints of the
-// allocation term. With ReferenceWarpRules it follows spec/metrics.md §3.8
+// allocation term. With ReferenceWarpRules it follows docs/metrics.md §3.8
 // exactly: the sampled warps of §3.8.1, per-field maxima of averages, the
 // allocation term charged to load and store fields, and the nominal
 // sub-warp size as divisor. ExactWarpRules take all sub-warps of the sample
@@ -166,7 +166,7 @@ func (s *l1Sums) add(t l1Terms, weight int64) {
 // l1Combine turns a field list's sums into cycles per thread; threads is the
 // divisor, allocPerThread the unmultiplied allocated lines per thread.
 //
-// Reference (spec/metrics.md §3.8.7): C = m·Σc/(n_w·S), T = m·Σt/(n_w·S),
+// Reference (docs/metrics.md §3.8.7): C = m·Σc/(n_w·S), T = m·Σt/(n_w·S),
 // D = m·Σd/(n_w·S) + L with L = m·lines per thread; total = max(C, T, D), a
 // maximum of averages. Exact (§8 item 7): each instruction costs
 // c = max(q, t, d) wavefronts and the costs add up, so total = m·Σc/threads
@@ -187,7 +187,7 @@ func l1Combine(sumMaxima bool, s l1Sums, mult, threads, allocPerThread float64) 
 	return f
 }
 
-// l1Terms are the cycle terms of one instruction on one warp (spec/metrics.md
+// l1Terms are the cycle terms of one instruction on one warp (docs/metrics.md
 // §3.8.3–3.8.5) and its distinct allocation lines.
 type l1Terms struct {
 	issue float64 // q
@@ -203,7 +203,7 @@ type cycleModel struct {
 	// group of L1BankWidth/w consecutive lanes and adds the groups up: a
 	// wavefront delivers at most L1BankWidth bytes, so an access wider than
 	// 4 bytes is served a half-warp (8 B) or a quarter-warp (16 B) at a
-	// time, as the paper counts it (spec/metrics.md §3.8.9, §8 item 7).
+	// time, as the paper counts it (docs/metrics.md §3.8.9, §8 item 7).
 	// Without it (§3.8.3) the worst bank is taken over the whole
 	// sub-warp.
 	wavefrontLanes bool
@@ -299,7 +299,7 @@ func worstBank(lanes []int64, width, nb int64) int64 {
 }
 
 // coalesced reports whether the addresses are consecutive 4-byte words in
-// list order (spec/metrics.md §3.8.5).
+// list order (docs/metrics.md §3.8.5).
 func coalesced(words []int64) bool {
 	for i, a := range words {
 		if a-words[0] != 4*int64(i) {

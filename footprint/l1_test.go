@@ -9,7 +9,7 @@ import (
 	"github.com/polyvol/polyvol/kernel"
 )
 
-// checkCase is one of the check cases C1–C5 of spec/metrics.md §7.3.
+// checkCase is one of the check cases C1–C5 of docs/metrics.md §7.3.
 type checkCase struct {
 	name   string
 	kernel func(testing.TB) *kernel.Kernel
@@ -55,7 +55,7 @@ func interiorWave(t testing.TB, k *kernel.Kernel, l kernel.Launch, d *device.Dev
 func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
 
 func TestL1CyclesCheckCases(t *testing.T) {
-	// spec/metrics.md §7.3, row "L1Cycles / DataPipe / Tag (per thread)".
+	// docs/metrics.md §7.3, row "L1Cycles / DataPipe / Tag (per thread)".
 	want := map[string][3]float64{
 		"C1": {1, 1, 0.4375},
 		"C2": {0.6328125, 0.6328125, 0.3671875},
@@ -119,7 +119,7 @@ func TestL1CyclesExactCheckCases(t *testing.T) {
 	}
 }
 
-// scanRow is one row of the L1 cycle scans of spec/metrics.md §7.3: cycles
+// scanRow is one row of the L1 cycle scans of docs/metrics.md §7.3: cycles
 // per 32 threads as "total/data-pipe/tag", one entry per column.
 type scanRow struct {
 	device  string
@@ -231,7 +231,7 @@ func TestCycleTermsWorkedExample(t *testing.T) {
 
 func TestCycleTermsHalfWarpWavefronts(t *testing.T) {
 	// Method Exact on NV serves an 8-byte access a half-warp per wavefront
-	// (128 B of banks / 8 B, spec/metrics.md §3.8.9). A warp reading a 4×8
+	// (128 B of banks / 8 B, docs/metrics.md §3.8.9). A warp reading a 4×8
 	// tile of doubles with a row pitch of 4098 elements (gpu-strides'
 	// blockKernel, w = 4) has bank (2r + c) mod 16 for row r, column c: over
 	// the whole warp the worst bank holds 2 units, but each half-warp (rows

@@ -4,13 +4,13 @@ package footprint
 // WarpVolumes and L1Cycles) make. The caller resolves an estimation method
 // into these values once; the counting code follows them and knows no
 // method names. ReferenceWarpRules and ExactWarpRules are the two sets of
-// spec/metrics.md.
+// docs/metrics.md.
 type WarpRules struct {
 	// SampleBlockWarps counts every hardware warp (consecutive linear
 	// thread ids) of the caller's sample blocks, averaged over them and
 	// divided by their active threads. Without it the warps are the
 	// reference's warp-shaped tiles of the truncated grid at the origin
-	// (spec/metrics.md §3.1, §3.7, §3.8.1) and the sample is ignored.
+	// (docs/metrics.md §3.1, §3.7, §3.8.1) and the sample is ignored.
 	SampleBlockWarps bool
 	// ClipLanes makes a lane inactive when none of its lattice points lies
 	// inside the domain (§8 item 6).
@@ -37,7 +37,7 @@ type WarpRules struct {
 }
 
 // FusionRule selects how the accesses of one field are fused into vector
-// accesses on CDNA and RDNA devices (spec/metrics.md §3.9).
+// accesses on CDNA and RDNA devices (docs/metrics.md §3.9).
 type FusionRule int
 
 // The fusion rules.
@@ -50,7 +50,7 @@ const (
 	FuseAsReference
 )
 
-// The warp rules of the two estimation methods of spec/metrics.md.
+// The warp rules of the two estimation methods of docs/metrics.md.
 var (
 	// ReferenceWarpRules reproduce the reference implementation.
 	ReferenceWarpRules = WarpRules{Fusion: FuseAsReference, ClampOneByte: true, StoresAllocate: true}

@@ -10,14 +10,14 @@ import (
 )
 
 // referenceSampleBlocks is the reference's truncated sample grid per
-// dimension (spec/metrics.md §2.5).
+// dimension (docs/metrics.md §2.5).
 const referenceSampleBlocks = 8
 
 // referenceDiagWarp is the warp size and sector size of the reference's
-// warpL1Load, whatever the device (spec/metrics.md §3.7).
+// warpL1Load, whatever the device (docs/metrics.md §3.7).
 const referenceDiagWarp = 32
 
-// WarpResult holds the per-instruction volumes of spec/metrics.md §3.1, §3.4
+// WarpResult holds the per-instruction volumes of docs/metrics.md §3.1, §3.4
 // and §3.7 in bytes per block, totals and per field.
 type WarpResult struct {
 	// BlockL1Load is the bytes of the CLFetchSize sectors every warp load
@@ -50,7 +50,7 @@ type WarpField struct {
 }
 
 // WarpVolumes counts the per-instruction volumes of kernel k under launch l
-// on device d under rules r. ReferenceWarpRules follow spec/metrics.md
+// on device d under rules r. ReferenceWarpRules follow docs/metrics.md
 // §2.5–2.7 exactly: warp-shaped boxes tile the truncated grid at the origin,
 // no lane is clipped to the domain, a fused access counts its start address
 // only, and the total load volume is clamped to at least one byte.
@@ -135,7 +135,7 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRule
 }
 
 // warpBoxesOver tiles the box of blocks at the origin with the reference's
-// warp shape ω(size) (spec/metrics.md §3.1, §3.7).
+// warp shape ω(size) (docs/metrics.md §3.1, §3.7).
 func warpBoxesOver(block [3]int64, size int, blocks [3]int64) []warpTile {
 	shape := warpShape(size, block)
 	var n [3]int64

@@ -11,7 +11,7 @@ import (
 	"github.com/polyvol/polyvol/kernel"
 )
 
-// vec3Spec is check case C1's kernel (spec/metrics.md §7.3): N = (10⁶,1,1),
+// vec3Spec is check case C1's kernel (docs/metrics.md §7.3): N = (10⁶,1,1),
 // α = 0, loads A{3x,3x+1,3x+2}, B{x}; stores D{3x,3x+1,3x+2}, B{x}.
 const vec3Spec = `
 name: c1

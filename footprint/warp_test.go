@@ -11,7 +11,7 @@ import (
 )
 
 func TestWarpVolumesCheckCases(t *testing.T) {
-	// spec/metrics.md §7.3, rows blockL1Load and blockL2Store (bytes per
+	// docs/metrics.md §7.3, rows blockL1Load and blockL2Store (bytes per
 	// block), and warpL1Load where reference/*.jsonl has the configuration
 	// (C5 = star3d_r4_25pt, block (64,4,4), fold (1,1,2)).
 	want := map[string][3]float64{

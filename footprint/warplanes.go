@@ -10,7 +10,7 @@ import (
 )
 
 // truncatedGrid returns the reference's sample grid t_i = min(8, g_i) in
-// blocks (spec/metrics.md §2.5).
+// blocks (docs/metrics.md §2.5).
 func truncatedGrid(l kernel.Launch) [3]int64 {
 	g := l.Grid()
 	for i := range g {
@@ -21,7 +21,7 @@ func truncatedGrid(l kernel.Launch) [3]int64 {
 
 // ReferenceSampleBlocks lists the block indices of the reference's sample,
 // the truncated grid t_i = min(8, g_i) at the origin, x fastest
-// (spec/metrics.md §2.5).
+// (docs/metrics.md §2.5).
 func ReferenceSampleBlocks(l kernel.Launch) [][3]int64 { return blockIndices(truncatedGrid(l)) }
 
 // blockIndices lists the block indices 0 ≤ b < extent, x fastest.
@@ -38,7 +38,7 @@ func blockIndices(extent [3]int64) [][3]int64 {
 }
 
 // warpShape returns ω(S), the box of threads the reference takes as one warp
-// of S threads in a block of size b (spec/metrics.md §2.6).
+// of S threads in a block of size b (docs/metrics.md §2.6).
 func warpShape(size int, b [3]int64) [3]int64 {
 	s := int64(size)
 	x := min(s, b[0])
@@ -74,7 +74,7 @@ type warpTile struct {
 	weight int64
 }
 
-// boxTiles is the reference's Tiling(ω, n) (spec/metrics.md §2.7): tiles k
+// boxTiles is the reference's Tiling(ω, n) (docs/metrics.md §2.7): tiles k
 // in [0,n) of the box shape ω at thread k·ω, lanes listed with y outermost,
 // x in the middle and z innermost.
 func boxTiles(shape, n [3]int64) []warpTile {
@@ -100,7 +100,7 @@ func boxTiles(shape, n [3]int64) []warpTile {
 
 // hardwareWarps returns the warps of size threads of every block in blocks:
 // consecutive linear thread ids, x fastest, the last warp of a block holding
-// the remainder (spec/metrics.md §8 item 5). Lanes are in thread-id order.
+// the remainder (docs/metrics.md §8 item 5). Lanes are in thread-id order.
 // weights, when not nil, gives each block's weight.
 func hardwareWarps(block [3]int64, size int, blocks [][3]int64, weights []int64) []warpTile {
 	threads := block[0] * block[1] * block[2]
@@ -202,13 +202,13 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 
 // pointGuard decides which lanes execute an instruction under method Exact:
 // a lane at thread t does iff some lattice point f·t + j of the
-// instruction's points j lies in the domain (spec/metrics.md §8 items 6, 19).
+// instruction's points j lies in the domain (docs/metrics.md §8 items 6, 19).
 type pointGuard struct {
 	fold, domain [3]int64
 }
 
 // newPointGuard returns the lane guard of launch l, nil when lanes are not
-// clipped to the domain (spec/metrics.md §8 item 6).
+// clipped to the domain (docs/metrics.md §8 item 6).
 func newPointGuard(l kernel.Launch, clip bool) *pointGuard {
 	if !clip {
 		return nil
@@ -600,7 +600,7 @@ func (w *warpMeasure[T]) enumerate(t warpTile, full bool) T {
 
 // sectorCounter counts the distinct granules of granule bytes that a group
 // of instructions touches per warp: at each lane's start address only
-// (method Reference, spec/metrics.md §3.1), or over each lane's full byte
+// (method Reference, docs/metrics.md §3.1), or over each lane's full byte
 // range (method Exact, §8 item 10).
 func sectorCounter(insts []Instruction, guard *pointGuard, granule int64, fullRange, memoise bool) *warpMeasure[int64] {
 	var ids []int64

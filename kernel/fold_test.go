@@ -15,7 +15,7 @@ func loadExample(t *testing.T, name string) *Kernel {
 	return k
 }
 
-// TestFoldStar3dR4 checks spec/metrics.md §1.5 and case C5: folding the
+// TestFoldStar3dR4 checks docs/metrics.md §1.5 and case C5: folding the
 // range-4 star by 2 in z gives 42 distinct loads and 2 stores.
 func TestFoldStar3dR4(t *testing.T) {
 	k := loadExample(t, "star3d-r4")

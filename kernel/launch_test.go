@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestGridCheckCases compares Grid with the grids of spec/metrics.md §7.3.
+// TestGridCheckCases compares Grid with the grids of docs/metrics.md §7.3.
 func TestGridCheckCases(t *testing.T) {
 	tests := []struct {
 		name                 string

@@ -6,7 +6,7 @@ import "math"
 type CurveForm string
 
 // The curve shapes used by the reference implementation over time
-// (spec/metrics.md §5.2). Every form is evaluated as a capacity-miss
+// (docs/metrics.md §5.2). Every form is evaluated as a capacity-miss
 // fraction of a redundant volume; the hit fraction is one minus it.
 const (
 	// MissGompertz is miss(O) = A·exp(−B·exp(−C·O)), increasing in O.
@@ -67,7 +67,7 @@ type CurveSet struct {
 	Store Curve `json:"store"`
 }
 
-// The curve generations of spec/metrics.md §5.2. A refit from the simulator
+// The curve generations of docs/metrics.md §5.2. A refit from the simulator
 // replaces or adds one of these values and nothing else.
 var (
 	// CurrentCurves is the reference implementation's early-2025 snapshot,

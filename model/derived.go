@@ -7,7 +7,7 @@ import (
 	"github.com/polyvol/polyvol/device"
 )
 
-// Basic holds the block- and wave-level metrics of spec/metrics.md §3–4 that
+// Basic holds the block- and wave-level metrics of docs/metrics.md §3–4 that
 // the derived metrics start from. Block volumes are in bytes per thread
 // block, wave volumes in bytes per wave, cycles in L1 cycles per thread.
 type Basic struct {
@@ -94,7 +94,7 @@ type Launch struct {
 	FPBytes         int     `json:"fpType"`      // 4 single or 8 double precision
 }
 
-// Derived holds the per-lattice-update metrics of spec/metrics.md §5.3–5.5.
+// Derived holds the per-lattice-update metrics of docs/metrics.md §5.3–5.5.
 // Volumes are in bytes per Lup (B/Lup), cycles in L1 cycles per Lup,
 // oversubscriptions are dimensionless and performance is in GLup/s.
 type Derived struct {

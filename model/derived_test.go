@@ -10,7 +10,7 @@ import (
 	"github.com/polyvol/polyvol/device"
 )
 
-// The devices of spec/metrics.md §6 that the check values use, written out
+// The devices of docs/metrics.md §6 that the check values use, written out
 // from the table so that these tests do not depend on the device database.
 var (
 	a100x40 = device.Device{Name: "A100-40GB", SMs: 108, ClockGHz: 1.41, L1Bytes: 192 * 1024, L2Bytes: 20 * 1024 * 1024,
@@ -21,7 +21,7 @@ var (
 		L1BankWidth: 64, FP32PerCycleSM: 64, FP64PerCycleSM: 64, L2BandwidthGBs: 2900, DRAMBandwidthGBs: 1400}
 )
 
-// checkCase is one column of the spec/metrics.md §7.3 table.
+// checkCase is one column of the docs/metrics.md §7.3 table.
 type checkCase struct {
 	name   string
 	dev    device.Device
@@ -99,7 +99,7 @@ var derivedGetters = map[string]func(Derived) float64{
 	"perfV3":             func(d Derived) float64 { return d.PerfV3 },
 }
 
-// referenceTable is the derived part of the spec/metrics.md §7.3 table,
+// referenceTable is the derived part of the docs/metrics.md §7.3 table,
 // columns C1–C5, exactly as printed.
 var referenceTable = []struct {
 	metric  string

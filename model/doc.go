@@ -6,16 +6,16 @@
 //
 //   - [Derive] normalises block- and wave-level volumes ([Basic]) to bytes per
 //     lattice update (Lup), applies the fitted capacity-miss curves of
-//     spec/metrics.md §5.2 and computes the four limiters of §5.5 ([Derived]).
+//     docs/metrics.md §5.2 and computes the four limiters of §5.5 ([Derived]).
 //     The two estimation methods, "reference" and "exact", are one [Method]
 //     strategy value each, not two copies of the formulas.
 //   - [EstimateLatency] and [SolveLoadedLatency] are the latency-aware
-//     (Little's law) model of Volkov 2016 (spec/models.md §1).
+//     (Little's law) model of Volkov 2016 (docs/models.md §1).
 //   - The Su2015 functions are the three-link stencil traffic model of
-//     Su et al. 2015 (spec/models.md §2).
+//     Su et al. 2015 (docs/models.md §2).
 //   - [Project] and [ProjectWithVolumes] project a measured profile onto
 //     another GPU through hierarchical rooflines (Van Lanker et al. 2024,
-//     spec/models.md §3).
+//     docs/models.md §3).
 //
 // The orchestration half, Estimate(kernel, launch, device, options), drives
 // the footprint and waves engines and feeds their volumes into the functions

@@ -82,7 +82,7 @@ type Bound struct {
 }
 
 // Report is everything Estimate computes for one configuration. Its JSON
-// keys are a contract: metric names follow spec/metrics.md.
+// keys are a contract: metric names follow docs/metrics.md.
 type Report struct {
 	Kernel     string     `json:"kernel"`
 	Device     string     `json:"device"`

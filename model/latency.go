@@ -84,7 +84,7 @@ func busiestResource(costs []ResourceCost) (string, float64, error) {
 
 // LoadedLatency is Volkov's fit of memory latency under load,
 // mem_lat(λ) = Base + Slope·λ/(CapacityGBs − λ) cycles at λ GB/s of
-// attained DRAM throughput (spec/models.md §1.3).
+// attained DRAM throughput (docs/models.md §1.3).
 type LoadedLatency struct {
 	BaseCycles  float64 `json:"a"`
 	SlopeCycles float64 `json:"b"`

@@ -20,7 +20,7 @@ func estimator(t *testing.T) func(LatencyEstimate, error) LatencyEstimate {
 
 func TestSyntheticBasicModel(t *testing.T) {
 	est := estimator(t)
-	// spec/models.md §1.4, α = 0: IPC/SM as printed (4 decimals).
+	// docs/models.md §1.4, α = 0: IPC/SM as printed (4 decimals).
 	cases := []struct {
 		gpu     string
 		n       float64
@@ -50,7 +50,7 @@ func TestSyntheticBasicModel(t *testing.T) {
 
 func TestSyntheticLoadedModel(t *testing.T) {
 	est := estimator(t)
-	// spec/models.md §1.4, refined model (latency rising with load), α = 0.
+	// docs/models.md §1.4, refined model (latency rising with load), α = 0.
 	cases := []struct {
 		gpu      string
 		n        float64
@@ -77,7 +77,7 @@ func TestSyntheticLoadedModel(t *testing.T) {
 
 func TestNeededOccupancy(t *testing.T) {
 	est := estimator(t)
-	// spec/models.md §1.4 needed-occupancy table.
+	// docs/models.md §1.4 needed-occupancy table.
 	cases := []struct {
 		gpu       string
 		alpha0    string

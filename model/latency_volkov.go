@@ -3,7 +3,7 @@ package model
 import "math"
 
 // SyntheticGPU holds the per-SM parameters of Volkov's synthetic workload
-// (spec/models.md §1.2): each warp runs one coalesced 128 B load that misses
+// (docs/models.md §1.2): each warp runs one coalesced 128 B load that misses
 // the caches followed by α dependent adds. Throughputs are in instructions
 // per cycle per SM (IPC/SM), latencies in cycles.
 type SyntheticGPU struct {

@@ -8,7 +8,7 @@ import (
 )
 
 // Limiter identifies the resource that bounds a performance estimate. Its
-// value is the reference's limiter index (spec/metrics.md §5.5).
+// value is the reference's limiter index (docs/metrics.md §5.5).
 type Limiter int
 
 // The four limiters of the roofline extended by two cache levels.
@@ -31,7 +31,7 @@ func (l Limiter) String() string {
 
 // Limiters are the per-resource throughput bounds and their combinations,
 // in GLup/s. PerfFlops is nil for a kernel without floating-point
-// instructions: such a kernel has no flop limiter (spec/metrics.md §8
+// instructions: such a kernel has no flop limiter (docs/metrics.md §8
 // item 25), and the minimum is taken over the remaining limiters.
 type Limiters struct {
 	PerfFlops *float64 `json:"perfFlops,omitempty"`

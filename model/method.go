@@ -10,7 +10,7 @@ import (
 )
 
 // OversubscriptionRule selects how the oversubscription O of a cache is
-// formed from the allocated volumes (spec/metrics.md §5.3, §5.4, §8 items 11,
+// formed from the allocated volumes (docs/metrics.md §5.3, §5.4, §8 items 11,
 // 18 and 22).
 type OversubscriptionRule string
 
@@ -32,7 +32,7 @@ const (
 )
 
 // Method is an estimation strategy: every choice in which the estimation
-// methods of spec/metrics.md differ, resolved once into concrete values.
+// methods of docs/metrics.md differ, resolved once into concrete values.
 // Estimate and Derive follow these values and the lower packages receive
 // them as arguments; nothing branches on a method's name. A new method is a
 // new value: copy one of MethodExact and MethodReference and change the
@@ -128,7 +128,7 @@ type Method struct {
 	// part of it where the wave overlaps that span and comes after the
 	// reuse otherwise, so adding it (Old + New − Ov) counts data twice. The
 	// paper-era overlap curves were fitted against this plain Old_k/sizeL2
-	// (spec/metrics.md §5.2); its steep z fit belongs to a layer set one
+	// (docs/metrics.md §5.2); its steep z fit belongs to a layer set one
 	// reuse distance deep, which the exact y set is as well, whereas its
 	// loose y fit (hit at most 94 % at O = 0) was made for a slab ŵ1 block
 	// rows deep (§4.8). Evidence: the V100 box2d range scan reuses every
@@ -143,7 +143,7 @@ type Method struct {
 	Curves           CurveSet             `json:"curves"`
 }
 
-// The two named methods of spec/metrics.md (preface).
+// The two named methods of docs/metrics.md (preface).
 var (
 	// MethodReference reproduces the reference implementation's current
 	// state: its sampling, wave placement, clamps and fitted curves.

@@ -5,7 +5,7 @@ import "github.com/polyvol/polyvol/device"
 // ModelLatency is the latency model's name for --model.
 const ModelLatency ModelName = "latency"
 
-// Constants of the latency model's warp (spec/models.md §1).
+// Constants of the latency model's warp (docs/models.md §1).
 const (
 	// latencyRoundTrips is the number of memory round trips a warp waits
 	// for per update: one, its loads issued together.

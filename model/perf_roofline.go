@@ -8,7 +8,7 @@ const ModelRoofline ModelName = "roofline"
 // rooflineModel is the paper's prediction: the lowest of the flop, L1, L2
 // (load V2 + store) and DRAM (load V3 + store V2) limiters, as if every
 // resource ran at its peak while the others run at theirs
-// (spec/metrics.md §5.5).
+// (docs/metrics.md §5.5).
 type rooflineModel struct{}
 
 func (rooflineModel) Name() ModelName { return ModelRoofline }

@@ -11,7 +11,7 @@ import (
 const ModelSu2015 ModelName = "su2015"
 
 // su2015Model is the time rule of Su et al.'s three-link stencil model
-// (spec/models.md §2) applied to polyvol's own volumes: registers↔L1
+// (docs/models.md §2) applied to polyvol's own volumes: registers↔L1
 // (L1 load + L2 store at the L1's bank width per cycle), L1↔L2 (L2 V1) and
 // L2↔DRAM (DRAM V1), the slowest link's time, and the imbalance correction
 // 1 + 1/groups for the partial last wave. su2015.go has Su et al.'s own

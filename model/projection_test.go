@@ -13,7 +13,7 @@ import (
 )
 
 // vanLankerTable1 reads the measured maxima of Van Lanker et al. 2024,
-// Table 1 (spec/models.md §3) from the repository's copy, keyed by the
+// Table 1 (docs/models.md §3) from the repository's copy, keyed by the
 // paper's device names (V100, A100-40, A100-80, H100). A missing file fails
 // the test.
 func vanLankerTable1(t *testing.T) map[string]Ceilings {
@@ -58,7 +58,7 @@ func vanLankerTable1(t *testing.T) map[string]Ceilings {
 }
 
 func TestProjectPureDRAMV100ToH100(t *testing.T) {
-	// spec/models.md §3: a pure-DRAM kernel projects V100 → H100 with the
+	// docs/models.md §3: a pure-DRAM kernel projects V100 → H100 with the
 	// time ratio 1907/846. 1 GB of DRAM traffic, 1 MFlop (OI = 0.001).
 	table := vanLankerTable1(t)
 	v100, h100 := table["V100"], table["H100"]

@@ -7,7 +7,7 @@ import (
 )
 
 // specDevice returns the database entry name with the L2 and DRAM
-// bandwidths of the spec/metrics.md §6 table (the fixtures of
+// bandwidths of the docs/metrics.md §6 table (the fixtures of
 // derived_test.go). The reference implementation computed the check values
 // of spec §7.3 with that table, while the database holds measured
 // bandwidths where they exist (docs/devices.md); every other number of the

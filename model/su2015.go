@@ -8,7 +8,7 @@ import (
 )
 
 // Su2015Config describes a 3D stencil run for the three-link traffic model
-// of Su et al. 2015 (spec/models.md §2). Every thread updates one point and
+// of Su et al. 2015 (docs/models.md §2). Every thread updates one point and
 // stores it once. Sizes are in bytes unless the name says elements.
 type Su2015Config struct {
 	Nx, Ny, Nz int // domain points

@@ -8,7 +8,7 @@ import (
 // k20Jacobi is the paper's Table 2 configuration: K20 (13 SMs, 48 KB
 // read-only cache, 1.25 MB L2, 32 B L2 line), 7-point Jacobi on 256³ doubles,
 // block 32×4×1, 16 blocks of 128 threads per SM, δ = ε = 0.01, with the
-// 256 B x-halo granularity that reproduces net = 704 (spec/models.md §2.2).
+// 256 B x-halo granularity that reproduces net = 704 (docs/models.md §2.2).
 var k20Jacobi = Su2015Config{
 	Nx: 256, Ny: 256, Nz: 256, Bx: 32, By: 4, Bz: 1,
 	HaloElems: 2, ElemBytes: 8, XHaloBytes: 256, L2LineBytes: 32,
@@ -61,7 +61,7 @@ func TestSu2015Table2(t *testing.T) {
 }
 
 func TestSu2015LineGranularityCaveat(t *testing.T) {
-	// With the 128 B line the paper states, net is 576 (spec/models.md §2.2).
+	// With the 128 B line the paper states, net is 576 (docs/models.md §2.2).
 	if got := Su2015Net(32, 4, 1, 2, 128/8); got != 576 {
 		t.Errorf("net with 128 B x halo = %d, want 576", got)
 	}

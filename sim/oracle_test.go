@@ -22,7 +22,7 @@ type laneAccess struct {
 // instrKey names a warp instruction: the warp of a block and a field's
 // access in thread coordinates (loads and stores apart). Accesses of two
 // folded points that coincide in thread coordinates are one instruction
-// (spec/metrics.md §1.5 removes duplicate tuples).
+// (docs/metrics.md §1.5 removes duplicate tuples).
 type instrKey struct {
 	block, warp int64
 	store       bool
