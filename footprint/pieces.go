@@ -70,12 +70,20 @@ func (e *Engine) indexProgressions(q Request, threads []lattice.Box) ([]indexPro
 // appendIndexProgressions appends ips to out, reserving the memory of a
 // grown out first.
 func (e *Engine) appendIndexProgressions(out, ips []indexProgression) ([]indexProgression, error) {
-	if n := len(out) + len(ips); n > cap(out) {
-		if err := e.budget().reserve(int64(2*n) * int64(unsafe.Sizeof(indexProgression{}))); err != nil {
-			return nil, err
-		}
+	if err := e.reserveGrowth(out, int64(len(ips))); err != nil {
+		return nil, err
 	}
 	return append(out, ips...), nil
+}
+
+// reserveGrowth reserves the memory of the slice that appending more index
+// progressions to out allocates, when it does: up to twice the new length.
+func (e *Engine) reserveGrowth(out []indexProgression, more int64) error {
+	n := int64(len(out)) + more
+	if n <= int64(cap(out)) {
+		return nil
+	}
+	return e.budget().reserve(2 * n * int64(unsafe.Sizeof(indexProgression{})))
 }
 
 // pieceKey names the pieces of one field's loads or stores over one box of
@@ -153,7 +161,7 @@ func (e *Engine) appendPieces(out []indexProgression, a kernel.Access, pb lattic
 	if err := e.budget().spend(pieceCost * classes); err != nil {
 		return nil, fmt.Errorf("%d pieces on which it is affine: %w", classes, err)
 	}
-	if err := e.budget().reserve((int64(len(out)) + 2*classes) * int64(unsafe.Sizeof(indexProgression{}))); err != nil {
+	if err := e.reserveGrowth(out, classes); err != nil {
 		return nil, fmt.Errorf("%d pieces on which it is affine: %w", classes, err)
 	}
 	for _, cz := range cuts[2] {
