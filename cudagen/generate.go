@@ -3,6 +3,7 @@ package cudagen
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/polyvol/polyvol/kernel"
 )
@@ -92,8 +93,9 @@ type Residency struct {
 // break the hardware limits, for grids with more than 65535 blocks in y or
 // z, and when an index may not fit in 64 bits.
 //
-// Every thread (x, y, z) covers the lattice points (f0·x + j0, f1·y + j1,
-// f2·z + j2), 0 ≤ j_i < f_i, each guarded by the valid domain. It loads every
+// Every thread (x, y, z) covers the lattice points j, 0 ≤ j_i < f_i, that
+// the launch's tiling places ((f0·x + j0, f1·y + j1, f2·z + j2) for thread
+// folding; kernel.Tiling), each guarded by the valid domain. It loads every
 // distinct folded access once (kernel.FoldAccesses), when at least one of the
 // points that use it is valid, and stores each point's stores under that
 // point's guard; store addresses shared by several points of a thread are
@@ -119,7 +121,29 @@ func Generate(k *kernel.Kernel, l kernel.Launch, r Residency) (*Program, error) 
 	if err := g.plan(); err != nil {
 		return nil, err
 	}
+	if err := g.planGuards(); err != nil {
+		return nil, err
+	}
 	return g.write()
+}
+
+// planGuards renders, for every point of a thread, the condition that the
+// point lies in the domain, in thread coordinates.
+func (g *gen) planGuards() error {
+	for _, j := range g.points {
+		sub, err := g.l.PointExprs(j)
+		if err != nil {
+			return err
+		}
+		var conds []string
+		for i, e := range sub {
+			fl, md := usesDiv(e)
+			g.floor, g.mod = g.floor || fl, g.mod || md
+			conds = append(conds, fmt.Sprintf("%s < D%d", cExpr(e), i))
+		}
+		g.guards = append(g.guards, strings.Join(conds, " && "))
+	}
+	return nil
 }
 
 // points lists the point offsets j of one thread, x fastest.
@@ -141,6 +165,7 @@ type gen struct {
 	l         kernel.Launch
 	residency Residency
 	points    []kernel.Point
+	guards    []string // per point: C condition that it lies in the domain
 	fields    []*fieldPlan
 	floor     bool // a translated expression calls floordiv
 	mod       bool // ... or posmod
@@ -237,10 +262,10 @@ func (g *gen) size(fp *fieldPlan) error {
 	return nil
 }
 
-// foldAccess returns access a of point j in thread coordinates:
-// x → f0·x + j0, y → f1·y + j1, z → f2·z + j2.
+// foldAccess returns access a of point j in thread coordinates, the
+// point placed by the launch's fold and tiling (kernel.Launch.PointExprs).
 func (g *gen) foldAccess(a kernel.Access, j kernel.Point) (kernel.Access, error) {
-	return kernel.FoldAccess(a, g.l.Fold, j)
+	return g.l.ThreadAccess(a, j)
 }
 
 // index translates the linear element index of the folded access a, without

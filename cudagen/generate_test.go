@@ -146,7 +146,7 @@ func TestDistinctLoadsMatchFoldAccesses(t *testing.T) {
 				t.Fatalf("%s fold %v: %v", name, fold, err)
 			}
 			for _, fp := range g.fields {
-				want, err := kernel.FoldAccesses(fp.f.Loads, fold)
+				want, err := kernel.FoldAccesses(fp.f.Loads, g.l)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -63,7 +63,7 @@ func (g *gen) write() (*Program, error) {
 	if k.Description != "" {
 		p(": %s", oneLine(k.Description))
 	}
-	p(".\n// Launch: block %s, fold %s, domain %s, grid %s.\n", triple(l.Block), triple(l.Fold), triple(l.Domain), triple(grid))
+	p(".\n// Launch: block %s, fold %s (%s tile), domain %s, grid %s.\n", triple(l.Block), triple(l.Fold), l.Tiling, triple(l.Domain), triple(grid))
 	p("// Per thread: lattice points %d, loads %d, stores %d.\n", lambda, loads, stores)
 	p("// Per lattice update: %s flops in the FMA chain (the spec states %s).\n", fmtFloat(flopsPerLup), fmtFloat(k.Flops))
 	p("// Device memory: %d bytes in %d arrays.\n//\n", bytes, arrays)
@@ -141,12 +141,8 @@ func (g *gen) writeKernel(b *strings.Builder, fn, real, fma, weight string, sink
 	for _, c := range []string{"x", "y", "z"} {
 		p("    const long long %s = (long long)blockIdx.%s * B%s + threadIdx.%s;\n", c, c, strings.ToUpper(c), c)
 	}
-	for k, j := range g.points {
-		var conds []string
-		for i, c := range []string{"x", "y", "z"} {
-			conds = append(conds, fmt.Sprintf("%s < D%d", pointCoord(c, g.l.Fold[i], j[i]), i))
-		}
-		p("    const bool in%d = %s;\n", k, strings.Join(conds, " && "))
+	for k, guard := range g.guards {
+		p("    const bool in%d = %s;\n", k, guard)
 	}
 
 	// Number the loaded values: field, instance, distinct load.
@@ -259,18 +255,6 @@ func storeValue(t ctype, real string) string {
 	default:
 		return fmt.Sprintf("(%s)acc", t.name)
 	}
-}
-
-// pointCoord renders the coordinate f·c + j of a point in dimension c.
-func pointCoord(c string, f, j int64) string {
-	s := c
-	if f != 1 {
-		s = fmt.Sprintf("%d * %s", f, c)
-	}
-	if j != 0 {
-		s = fmt.Sprintf("%s + %d", s, j)
-	}
-	return s
 }
 
 // writeMain writes the host program.

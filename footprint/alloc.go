@@ -67,7 +67,7 @@ func fused(fi FieldInstructions) bool {
 // are those folded accesses of fi's field whose byte address is the start
 // address of one of fi's instructions, in thread coordinates (fold 1).
 func startAddressEngine(eng *Engine, k *kernel.Kernel, l kernel.Launch, fi FieldInstructions, q Request) (*Engine, Request, error) {
-	folded, err := k.Fold(l.Fold)
+	folded, err := k.Fold(l)
 	if err != nil {
 		return nil, q, err
 	}

@@ -24,7 +24,8 @@ type Instruction struct {
 	Width int64
 	// Points are the point offsets j (0 ≤ j_i < f_i) of the folded lattice
 	// points that need the instruction, in j order (x fastest). A lane at
-	// thread t executes it iff some lattice point f·t + j lies in the domain.
+	// thread t executes it iff some lattice point j of t lies in the domain
+	// (kernel.Launch.Covers).
 	Points [][3]int64
 }
 
@@ -54,7 +55,7 @@ func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule Fusi
 			if len(maps) > 0 {
 				return nil, fmt.Errorf("footprint: field %q: raw ISL access maps cannot be evaluated per warp lane", f.Name)
 			}
-			list, err := foldInstructions(f, f.Accesses(store), l.Fold)
+			list, err := foldInstructions(f, f.Accesses(store), l)
 			if err != nil {
 				return nil, fmt.Errorf("footprint: field %q: %w", f.Name, err)
 			}
@@ -77,12 +78,13 @@ func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule Fusi
 	return out, nil
 }
 
-// foldInstructions returns one instruction per distinct folded index tuple of
-// the accesses, in the order of kernel.FoldAccesses (by point offset j, x
-// fastest, then by access), and records for each which points j need it.
-// kernel.FoldAccesses yields the same tuples but not their points, which
-// method Exact needs for its per-point validity guard.
-func foldInstructions(f *kernel.Field, accesses []kernel.Access, fold [3]int64) ([]Instruction, error) {
+// foldInstructions returns one instruction per distinct index tuple of the
+// accesses of a thread's points under launch l's fold and tiling, ordered by
+// point offset j (x fastest), then by access, and records for each which
+// points j need it, which method Exact needs for its per-point validity
+// guard.
+func foldInstructions(f *kernel.Field, accesses []kernel.Access, l kernel.Launch) ([]Instruction, error) {
+	fold := l.Fold
 	var tuples []kernel.Access
 	var out []Instruction
 	for jz := range fold[2] {
@@ -90,7 +92,7 @@ func foldInstructions(f *kernel.Field, accesses []kernel.Access, fold [3]int64) 
 			for jx := range fold[0] {
 				j := [3]int64{jx, jy, jz}
 				for _, a := range accesses {
-					b, err := kernel.FoldAccess(a, fold, j)
+					b, err := l.ThreadAccess(a, j)
 					if err != nil {
 						return nil, err
 					}

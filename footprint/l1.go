@@ -110,7 +110,7 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, 
 			reps, weights = blockClasses(lists, l, modulus, sample)
 		}
 		warps = newWarpSet(hardwareWarps(l.Block, d.SubWarpSize, reps, weights), guard)
-		active := guard.activeThreadsIn(l.Block, sample)
+		active := guard.activeThreadsIn(sample)
 		if active == 0 {
 			return L1Result{}, fmt.Errorf("footprint: the sample blocks hold no thread inside the domain %v", l.Domain)
 		}

@@ -99,7 +99,7 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRule
 	fullRange := r.FusedByteRange
 	res := WarpResult{Threads: float64(l.ThreadsPerBlock())}
 	if r.SampleBlockWarps {
-		res.Threads = float64(guard.activeThreadsIn(l.Block, sample)) / blocks
+		res.Threads = float64(guard.activeThreadsIn(sample)) / blocks
 	}
 	for _, fi := range lists {
 		mult := float64(fi.Field.Multiplicity)

@@ -211,6 +211,7 @@ func TestMemoisedEqualsEnumeration(t *testing.T) {
 			fold[d] = min(domain[d], int64(1+r.IntN(2)))
 		}
 		l := k.NewLaunch(block, fold)
+		l.Tiling = kernel.Tiling(i % 2)
 		g := l.Grid()
 		sample := [][3]int64{{g[0] - 1, g[1] - 1, g[2] - 1}}
 		for range 3 {
@@ -238,7 +239,7 @@ func checkMemoisedEqualsEnumerated(t *testing.T, label string, k *kernel.Kernel,
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(fast, slow) {
-			t.Fatalf("%s, %s on %s, block %v fold %v: memoised volumes %+v, enumerated %+v\n%s", label, mr.name, d.Name, l.Block, l.Fold, fast, slow, generalSpecOf(k))
+			t.Fatalf("%s, %s on %s, block %v fold %v %s: memoised volumes %+v, enumerated %+v\n%s", label, mr.name, d.Name, l.Block, l.Fold, l.Tiling, fast, slow, generalSpecOf(k))
 		}
 		fastL1, err := l1Cycles(k, l, d, m, sample, alloc, true)
 		if err != nil {
@@ -249,7 +250,7 @@ func checkMemoisedEqualsEnumerated(t *testing.T, label string, k *kernel.Kernel,
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(fastL1, slowL1) {
-			t.Fatalf("%s, %s on %s, block %v fold %v: memoised L1 %+v, enumerated %+v\n%s", label, mr.name, d.Name, l.Block, l.Fold, fastL1, slowL1, generalSpecOf(k))
+			t.Fatalf("%s, %s on %s, block %v fold %v %s: memoised L1 %+v, enumerated %+v\n%s", label, mr.name, d.Name, l.Block, l.Fold, l.Tiling, fastL1, slowL1, generalSpecOf(k))
 		}
 	}
 }

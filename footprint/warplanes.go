@@ -201,10 +201,11 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 }
 
 // pointGuard decides which lanes execute an instruction under method Exact:
-// a lane at thread t does iff some lattice point f·t + j of the
-// instruction's points j lies in the domain (docs/metrics.md §8 items 6, 19).
+// a lane at thread t does iff some lattice point of t among the
+// instruction's points j lies in the domain (docs/metrics.md §8 items 6,
+// 19); the launch's tiling places the points (kernel.Tiling).
 type pointGuard struct {
-	fold, domain [3]int64
+	launch kernel.Launch
 }
 
 // newPointGuard returns the lane guard of launch l, nil when lanes are not
@@ -213,25 +214,22 @@ func newPointGuard(l kernel.Launch, clip bool) *pointGuard {
 	if !clip {
 		return nil
 	}
-	return &pointGuard{fold: l.Fold, domain: l.Domain}
+	return &pointGuard{launch: l}
 }
 
 // executes reports whether the lane at thread t executes an instruction
 // needed by the given points.
 func (g *pointGuard) executes(t kernel.Point, points [][3]int64) bool {
-	for _, j := range points {
-		if g.fold[0]*t[0]+j[0] < g.domain[0] && g.fold[1]*t[1]+j[1] < g.domain[1] && g.fold[2]*t[2]+j[2] < g.domain[2] {
-			return true
-		}
-	}
-	return false
+	return g.launch.Covers(t, points)
 }
 
 // allExecute reports whether every lane of w has all its lattice points in
-// the domain, so that it executes every instruction.
+// the domain, so that it executes every instruction: the last lane's last
+// point is the greatest (kernel.Launch.PointCoord).
 func (g *pointGuard) allExecute(w warpTile) bool {
+	l := g.launch
 	for i := range 3 {
-		if g.fold[i]*(w.base[i]+w.lanes.hi[i]+1) > g.domain[i] {
+		if l.PointCoord(i, w.base[i]+w.lanes.hi[i], l.Fold[i]-1) >= l.Domain[i] {
 			return false
 		}
 	}
@@ -241,8 +239,9 @@ func (g *pointGuard) allExecute(w warpTile) bool {
 // noneExecutes reports whether no lane of w has a lattice point in the
 // domain, so that it executes no instruction.
 func (g *pointGuard) noneExecutes(w warpTile) bool {
+	l := g.launch
 	for i := range 3 {
-		if g.fold[i]*(w.base[i]+w.lanes.lo[i]) >= g.domain[i] {
+		if l.PointCoord(i, w.base[i]+w.lanes.lo[i], 0) >= l.Domain[i] {
 			return true
 		}
 	}
@@ -251,13 +250,12 @@ func (g *pointGuard) noneExecutes(w warpTile) bool {
 
 // activeThreadsIn returns the threads of the given blocks that have at
 // least one lattice point in the domain.
-func (g *pointGuard) activeThreadsIn(block [3]int64, blocks [][3]int64) int64 {
+func (g *pointGuard) activeThreadsIn(blocks [][3]int64) int64 {
 	var total int64
 	for _, b := range blocks {
 		n := int64(1)
 		for i := range 3 {
-			threadDomain := intmath.CeilDiv(g.domain[i], g.fold[i])
-			n *= max(0, min(block[i], threadDomain-b[i]*block[i]))
+			n *= g.launch.ActiveThreadsInBlock(i, b[i])
 		}
 		total += n
 	}

@@ -28,7 +28,7 @@ func ExampleFoldAccesses() {
 		{Index: [3]kernel.Expr{x, y, center}},
 		{Index: [3]kernel.Expr{x, y, star}},
 	}
-	folded, _ := kernel.FoldAccesses(accesses, [3]int64{1, 1, 2})
+	folded, _ := kernel.FoldAccesses(accesses, kernel.Launch{Fold: [3]int64{1, 1, 2}})
 	for _, a := range folded {
 		fmt.Println(a)
 	}

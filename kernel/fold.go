@@ -6,13 +6,15 @@ import (
 )
 
 // FoldAccesses rewrites accesses from lattice coordinates to thread
-// coordinates for a thread that covers fold[i] consecutive points per
-// dimension: for every j with 0 ≤ j_i < fold[i] it substitutes
-// x → fold[0]·x + j0, y → fold[1]·y + j1, z → fold[2]·z + j2
-// (docs/method.md). The result holds the accesses of all points of a
+// coordinates for a thread that covers fold[i] points per dimension, placed
+// by l's tiling: for every j with 0 ≤ j_i < fold[i] it substitutes the
+// coordinates of point j (Launch.PointExprs; for thread folding
+// x → fold[0]·x + j0, y → fold[1]·y + j1, z → fold[2]·z + j2,
+// docs/method.md). The result holds the accesses of all points of a
 // thread, with canonical duplicates removed, ordered by j (x fastest) and
 // then by the input order.
-func FoldAccesses(accesses []Access, fold [3]int64) ([]Access, error) {
+func FoldAccesses(accesses []Access, l Launch) ([]Access, error) {
+	fold := l.Fold
 	for i, f := range fold {
 		if f < 1 {
 			return nil, fmt.Errorf("fold %s = %d: must be at least 1", axisNames[i], f)
@@ -24,7 +26,7 @@ func FoldAccesses(accesses []Access, fold [3]int64) ([]Access, error) {
 			for jx := range fold[0] {
 				j := [3]int64{jx, jy, jz}
 				for _, a := range accesses {
-					b, err := FoldAccess(a, fold, j)
+					b, err := l.ThreadAccess(a, j)
 					if err != nil {
 						return nil, err
 					}
@@ -38,20 +40,21 @@ func FoldAccesses(accesses []Access, fold [3]int64) ([]Access, error) {
 }
 
 // Fold returns a copy of k whose load and store accesses are in thread
-// coordinates for the given fold (see FoldAccesses) and whose Flops are per
-// thread (FlopsPerThread). Domain stays in lattice points. Raw ISL maps are
-// copied unchanged: compose them with FoldRelationISL to fold them.
-func (k *Kernel) Fold(fold [3]int64) (*Kernel, error) {
+// coordinates for l's fold and tiling (see FoldAccesses) and whose Flops are
+// per thread (FlopsPerThread). Domain stays in lattice points. Raw ISL maps
+// are copied unchanged: compose them with FoldRelationISL to fold them.
+func (k *Kernel) Fold(l Launch) (*Kernel, error) {
+	fold := l.Fold
 	c := *k
 	c.Flops = k.FlopsPerThread(fold)
 	c.Fields = make([]*Field, len(k.Fields))
 	for i, f := range k.Fields {
 		g := *f
 		var err error
-		if g.Loads, err = FoldAccesses(f.Loads, fold); err != nil {
+		if g.Loads, err = FoldAccesses(f.Loads, l); err != nil {
 			return nil, fmt.Errorf("field %q: %w", f.Name, err)
 		}
-		if g.Stores, err = FoldAccesses(f.Stores, fold); err != nil {
+		if g.Stores, err = FoldAccesses(f.Stores, l); err != nil {
 			return nil, fmt.Errorf("field %q: %w", f.Name, err)
 		}
 		c.Fields[i] = &g
@@ -72,24 +75,8 @@ func FoldRelationISL(fold [3]int64) string {
 }
 
 // FoldAccess returns access a of the lattice point f·t + j in the thread
-// coordinates t: x → f0·x + j0, y → f1·y + j1, z → f2·z + j2.
+// coordinates t: x → f0·x + j0, y → f1·y + j1, z → f2·z + j2 (thread
+// folding; Launch.ThreadAccess places the points by the launch's tiling).
 func FoldAccess(a Access, fold, j [3]int64) (Access, error) {
-	var sub [3]Expr
-	for i := range sub {
-		s, err := Var(i).Scale(fold[i])
-		if err == nil {
-			sub[i], err = s.Add(Const(j[i]))
-		}
-		if err != nil {
-			return Access{}, err
-		}
-	}
-	out := Access{Text: a.Text}
-	for i, e := range a.Index {
-		var err error
-		if out.Index[i], err = e.Substitute(sub); err != nil {
-			return Access{}, fmt.Errorf("access %s folded by %v at point offset %v: %w", a.Text, fold, j, err)
-		}
-	}
-	return out, nil
+	return Launch{Fold: fold}.ThreadAccess(a, j)
 }

@@ -19,7 +19,7 @@ func loadExample(t *testing.T, name string) *Kernel {
 // range-4 star by 2 in z gives 42 distinct loads and 2 stores.
 func TestFoldStar3dR4(t *testing.T) {
 	k := loadExample(t, "star3d-r4")
-	folded, err := k.Fold([3]int64{1, 1, 2})
+	folded, err := k.Fold(Launch{Fold: [3]int64{1, 1, 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

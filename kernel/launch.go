@@ -31,12 +31,13 @@ const maxLups = int64(1) << 50
 var NoFold = [3]int64{1, 1, 1}
 
 // Launch is a launch configuration: block size b, thread folding f (each
-// thread computes f[i] consecutive points in dimension i) and the domain D in
-// lattice points, all x first.
+// thread computes f[i] points in dimension i, placed by Tiling) and the
+// domain D in lattice points, all x first.
 type Launch struct {
 	Block  [3]int64
 	Fold   [3]int64
 	Domain [3]int64
+	Tiling Tiling // where a thread's f points lie; the zero value is TileConsecutive
 }
 
 // NewLaunch returns the launch of k's domain with the given block and fold.
@@ -66,6 +67,9 @@ func (l Launch) Validate() error {
 		if l.Fold[i] > l.Domain[i] {
 			return fmt.Errorf("fold %s = %d: larger than the domain (%d points)", axisNames[i], l.Fold[i], l.Domain[i])
 		}
+	}
+	if int(l.Tiling) >= len(tilingNames) {
+		return fmt.Errorf("tiling %d: want consecutive or strided", l.Tiling)
 	}
 	if n := l.ThreadsPerBlock(); n > MaxThreadsPerBlock {
 		return fmt.Errorf("block %d×%d×%d has %d threads, more than the limit %d", l.Block[0], l.Block[1], l.Block[2], n, MaxThreadsPerBlock)
@@ -106,15 +110,6 @@ func (l Launch) ThreadsPerBlock() int64 { return l.Block[0] * l.Block[1] * l.Blo
 
 // LupsPerThread returns λ = f0·f1·f2, the lattice points one thread computes.
 func (l Launch) LupsPerThread() int64 { return l.Fold[0] * l.Fold[1] * l.Fold[2] }
-
-// ThreadDomain returns the extent of the thread coordinates, ⌈D_i/f_i⌉.
-func (l Launch) ThreadDomain() [3]int64 {
-	var t [3]int64
-	for i := range t {
-		t[i] = intmath.CeilDiv(l.Domain[i], l.Fold[i])
-	}
-	return t
-}
 
 // ParseTriple parses a flag value "X,Y,Z" (or "X,Y" or "X", padded with 1)
 // of positive integers. The entries may also be separated by "x", as in

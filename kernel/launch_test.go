@@ -24,8 +24,8 @@ func TestGridCheckCases(t *testing.T) {
 		if err := l.Validate(); err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 		}
-		if l.Grid() != tc.grid || l.ThreadDomain() != tc.threadDomain || l.ThreadsPerBlock() != tc.threads || l.LupsPerThread() != tc.lupsPerThrd {
-			t.Errorf("%s: grid %v, thread domain %v, %d threads, %d lups/thread", tc.name, l.Grid(), l.ThreadDomain(), l.ThreadsPerBlock(), l.LupsPerThread())
+		if l.Grid() != tc.grid || l.ActiveThreads() != tc.threadDomain || l.ThreadsPerBlock() != tc.threads || l.LupsPerThread() != tc.lupsPerThrd {
+			t.Errorf("%s: grid %v, thread domain %v, %d threads, %d lups/thread", tc.name, l.Grid(), l.ActiveThreads(), l.ThreadsPerBlock(), l.LupsPerThread())
 		}
 	}
 }

@@ -88,7 +88,8 @@ func TestEngineEqualsSimulatorCompulsory(t *testing.T) {
 		}
 		g := sets.NewGeometry(l)
 		W := int64(1 + r.IntN(int(min(g.Blocks(), 12))))
-		where := fmt.Sprintf("case %d: %s block %v fold %v domain %v", c, d.Name, l.Block, l.Fold, l.Domain)
+		l.Tiling = kernel.Tiling(c % 2)
+		where := fmt.Sprintf("case %d: %s block %v fold %v %s tile domain %v", c, d.Name, l.Block, l.Fold, l.Tiling, l.Domain)
 		if testing.Verbose() {
 			t.Log(where)
 		}

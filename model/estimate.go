@@ -40,19 +40,20 @@ type Options struct {
 
 // LaunchInfo describes the launch as the engine saw it.
 type LaunchInfo struct {
-	Block            [3]int64 `json:"block"`
-	Fold             [3]int64 `json:"fold"`
-	Domain           [3]int64 `json:"domain"`
-	Grid             [3]int64 `json:"grid"`
-	ThreadsPerBlock  int64    `json:"threadsPerBlock"`
-	LupsPerThread    int64    `json:"lupsPerThread"`
-	BlocksPerSM      int64    `json:"blocksPerSM"`
-	BlocksPerWave    int64    `json:"blocksPerWave"`
-	OccupancyLimiter string   `json:"occupancyLimiter,omitempty"` // resource limiting blocks per SM (occupancy calculator only)
-	WavesInGrid      float64  `json:"wavesInGrid"`
-	WaveValidThreads int64    `json:"waveValidThreads"` // n_cur: valid threads of the representative wave
-	FlopsPerLup      float64  `json:"flopsPerLup"`
-	LupCount         int64    `json:"lupCount"`
+	Block            [3]int64      `json:"block"`
+	Fold             [3]int64      `json:"fold"`
+	Tiling           kernel.Tiling `json:"tiling,omitempty"` // where a thread's fold points lie; left out for thread folding
+	Domain           [3]int64      `json:"domain"`
+	Grid             [3]int64      `json:"grid"`
+	ThreadsPerBlock  int64         `json:"threadsPerBlock"`
+	LupsPerThread    int64         `json:"lupsPerThread"`
+	BlocksPerSM      int64         `json:"blocksPerSM"`
+	BlocksPerWave    int64         `json:"blocksPerWave"`
+	OccupancyLimiter string        `json:"occupancyLimiter,omitempty"` // resource limiting blocks per SM (occupancy calculator only)
+	WavesInGrid      float64       `json:"wavesInGrid"`
+	WaveValidThreads int64         `json:"waveValidThreads"` // n_cur: valid threads of the representative wave
+	FlopsPerLup      float64       `json:"flopsPerLup"`
+	LupCount         int64         `json:"lupCount"`
 }
 
 // Prediction is the performance a model predicts and what limits it.
@@ -190,7 +191,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		Device: dev.Name,
 		Method: method.Name,
 		Launch: LaunchInfo{
-			Block: l.Block, Fold: l.Fold, Domain: l.Domain, Grid: g.Grid,
+			Block: l.Block, Fold: l.Fold, Tiling: l.Tiling, Domain: l.Domain, Grid: g.Grid,
 			ThreadsPerBlock: B, LupsPerThread: lambda, BlocksPerSM: beta, BlocksPerWave: W,
 			OccupancyLimiter: limiter, WavesInGrid: float64(g.Blocks()) / float64(W),
 			WaveValidThreads: shape.ValidThreads, FlopsPerLup: flopsPerLup, LupCount: k.Lups(),

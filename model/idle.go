@@ -9,11 +9,12 @@ import (
 // Idle threads.
 //
 // A thread is idle when every lattice point it would update lies outside the
-// domain. Thread t (global thread coordinates, t_i = blockIdx_i·b_i +
-// threadIdx_i) updates the points f_i·t_i + j_i, 0 ≤ j_i < f_i, so it has
-// work exactly when f_i·t_i < D_i, i.e. t_i < a_i = ⌈D_i/f_i⌉, in every
-// dimension i (kernel.Launch.ThreadDomain). The launch starts
-// g_i·b_i threads along i with g_i = ⌈a_i/b_i⌉ blocks, so
+// domain. A thread's first point grows with its thread coordinate under
+// either tiling (kernel.Launch.PointCoord), so along each dimension the
+// active threads are a prefix of every block: all of them in every block
+// but the last, and kernel.Launch.ActiveThreadsInBlock of the last. The
+// launch starts g_i·b_i threads along i, so with a_i the active threads
+// along i (kernel.Launch.ActiveThreads)
 //
 //	active threads   = a_0·a_1·a_2
 //	launched threads = g_0·b_0 · g_1·b_1 · g_2·b_2
@@ -97,7 +98,7 @@ const IdleNoteThreshold = 0.25
 // thread by thread (at most 1024 threads per kind, independent of the
 // domain).
 func CountIdleThreads(l kernel.Launch, warpSize int64) IdleThreads {
-	a := l.ThreadDomain()
+	a := l.ActiveThreads()
 	g := l.Grid()
 	b := l.Block
 	var t IdleThreads
@@ -109,7 +110,7 @@ func CountIdleThreads(l kernel.Launch, warpSize int64) IdleThreads {
 	// kinds[i] lists (active extent, number of blocks) along dimension i.
 	var kinds [3][][2]int64
 	for i := range 3 {
-		last := a[i] - (g[i]-1)*b[i]
+		last := l.ActiveThreadsInBlock(i, g[i]-1)
 		if g[i] > 1 {
 			kinds[i] = append(kinds[i], [2]int64{b[i], g[i] - 1})
 		}
@@ -151,8 +152,17 @@ func IdleNote(l kernel.Launch, warpSize int64) string {
 	if t.Fraction() <= IdleNoteThreshold {
 		return ""
 	}
-	return fmt.Sprintf("%.1f %% of the launched threads are idle (%d of %d: no lattice point of domain %dx%dx%d for block %dx%dx%d, fold %dx%dx%d); "+
+	return fmt.Sprintf("%.1f %% of the launched threads are idle (%d of %d: no lattice point of domain %dx%dx%d for block %dx%dx%d, fold %dx%dx%d%s); "+
 		"they hold warp slots and registers but do no work, so a block with fewer threads in the unused dimensions runs faster",
 		100*t.Fraction(), t.Idle(), t.Launched, l.Domain[0], l.Domain[1], l.Domain[2],
-		l.Block[0], l.Block[1], l.Block[2], l.Fold[0], l.Fold[1], l.Fold[2])
+		l.Block[0], l.Block[1], l.Block[2], l.Fold[0], l.Fold[1], l.Fold[2], tilingSuffix(l))
+}
+
+// tilingSuffix names a strided tiling after a fold in messages; thread
+// folding, the default, goes unnamed.
+func tilingSuffix(l kernel.Launch) string {
+	if l.Tiling == kernel.TileStrided {
+		return " strided"
+	}
+	return ""
 }

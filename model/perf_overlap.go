@@ -116,7 +116,7 @@ func (m overlapModel) Predict(r *Report, dev *device.Device, _ int) (Prediction,
 // per warp of report r on dev: β times the warps per block that have an
 // active thread, and the active threads per such warp (CountIdleThreads).
 func ActiveWarps(r *Report, dev *device.Device) (warpsPerSM, lanes float64) {
-	l := kernel.Launch{Block: r.Launch.Block, Fold: r.Launch.Fold, Domain: r.Launch.Domain}
+	l := kernel.Launch{Block: r.Launch.Block, Fold: r.Launch.Fold, Domain: r.Launch.Domain, Tiling: r.Launch.Tiling}
 	t := CountIdleThreads(l, int64(dev.WarpSize))
 	if t.ActiveWarps == 0 {
 		return float64(r.Launch.BlocksPerSM) * math.Ceil(float64(r.Launch.ThreadsPerBlock)/float64(dev.WarpSize)), float64(dev.WarpSize)

@@ -77,8 +77,9 @@ func TestByteRangesMatchLanes(t *testing.T) {
 	merged := 0
 	for range 2000 {
 		l := kernel.Launch{
-			Block: [3]int64{dim(70), dim(4), dim(3)},
-			Fold:  [3]int64{dim(2), dim(2), dim(2)},
+			Block:  [3]int64{dim(70), dim(4), dim(3)},
+			Fold:   [3]int64{dim(2), dim(2), dim(2)},
+			Tiling: kernel.Tiling(rng.IntN(2)),
 		}
 		for i := range 3 {
 			l.Domain[i] = l.Fold[i] - 1 + dim(3*l.Block[i]*l.Fold[i])
@@ -90,9 +91,12 @@ func TestByteRangesMatchLanes(t *testing.T) {
 		}
 		width := int64(1) << rng.IntN(6)
 		in := instruction{width: width, linear: true, base: regionBase(0) + rng.Int64N(1<<20)}
-		in.coef = [3]int64{rng.Int64N(2*width+3) - width - 1, rng.Int64N(1 << 12), rng.Int64N(1 << 16)}
+		in.laneCoef = [3]int64{rng.Int64N(2*width+3) - width - 1, rng.Int64N(1 << 12), rng.Int64N(1 << 16)}
 		if rng.IntN(2) == 0 {
-			in.coef[0] = rng.Int64N(width + 1)
+			in.laneCoef[0] = rng.Int64N(width + 1)
+		}
+		for i := range 3 {
+			in.originCoef[i] = in.laneCoef[i] * l.Fold[i]
 		}
 		points := foldPoints(l.Fold)
 		for _, j := range points {

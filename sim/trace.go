@@ -35,12 +35,14 @@ type instruction struct {
 	// points is issued once (folding removes duplicate tuples, kernel.FoldAccesses),
 	// and a lane executes it if any of those points lies in the domain.
 	points [][3]int64
-	// The byte address of a thread t is base + coef·t when linear, else
-	// regionBase + ByteAddress(access, fold·t + point).
-	linear bool
-	base   int64
-	coef   [3]int64
-	access kernel.Access
+	// The byte address of the lane at lane index q of the block whose
+	// first thread is at o is base + originCoef·o + laneCoef·q when linear,
+	// else regionBase + ByteAddress(access, tracer.point(o, q, point)).
+	linear     bool
+	base       int64
+	originCoef [3]int64
+	laneCoef   [3]int64
+	access     kernel.Access
 }
 
 // tracer enumerates the lane addresses of a kernel's warp instructions under
@@ -54,10 +56,16 @@ type tracer struct {
 	warpSize      int        // lanes per warp
 	warpsPerBlock int        // ⌈threads/warpSize⌉
 	lanes         [][3]int64 // thread index in the block per linear thread id
-	rowWarp       []bool     // per warp: its lanes share y and z, so x runs consecutively
-	program       []instruction
-	regionField   []int // field index of each region
-	lups          int64
+	// Lattice point j of the lane at lane index q of the block whose first
+	// thread is at o: fold·o + laneStep·q + pointStep·j, per dimension.
+	// Thread folding (each thread's points are neighbours) has laneStep =
+	// fold, pointStep = 1; a strided tile (its points a block size apart)
+	// laneStep = 1, pointStep = block.
+	laneStep, pointStep [3]int64
+	rowWarp             []bool // per warp: its lanes share y and z, so x runs consecutively
+	program             []instruction
+	regionField         []int // field index of each region
+	lups                int64
 }
 
 // accesses returns the thread memory accesses of the trace, launched
@@ -103,6 +111,12 @@ func newTracer(k *kernel.Kernel, l kernel.Launch, warpSize int, allInstances boo
 		lups: l.Domain[0] * l.Domain[1] * l.Domain[2],
 	}
 	tr.warpsPerBlock = (tr.threads + warpSize - 1) / warpSize
+	for i := range 3 {
+		tr.laneStep[i], tr.pointStep[i] = l.Fold[i], 1
+		if l.Tiling == kernel.TileStrided {
+			tr.laneStep[i], tr.pointStep[i] = 1, l.Block[i]
+		}
+	}
 	tr.lanes = make([][3]int64, tr.threads)
 	for id := range tr.lanes {
 		t := int64(id)
@@ -119,8 +133,8 @@ func newTracer(k *kernel.Kernel, l kernel.Launch, warpSize int, allInstances boo
 	return tr, nil
 }
 
-// foldPoints lists the offsets j of the points f·t + j a thread computes,
-// x fastest.
+// foldPoints lists the offsets j of the points a thread computes, x
+// fastest.
 func foldPoints(fold [3]int64) [][3]int64 {
 	var js [][3]int64
 	for jz := range fold[2] {
@@ -169,7 +183,7 @@ func (tr *tracer) buildProgram(allInstances bool) error {
 			for r, fi := range tr.regionField {
 				f := tr.k.Fields[fi]
 				for _, a := range f.Accesses(store) {
-					key, err := foldedKey(a, tr.launch.Fold, j)
+					key, err := tr.foldedKey(a, j)
 					if err != nil {
 						return fmt.Errorf("sim: field %q: access %s: %w", f.Name, a, err)
 					}
@@ -194,10 +208,10 @@ func (tr *tracer) buildProgram(allInstances bool) error {
 	return nil
 }
 
-// foldedKey returns the canonical text of access a for the point f·t + j in
-// thread coordinates t, which identifies accesses that coincide.
-func foldedKey(a kernel.Access, fold, j [3]int64) (string, error) {
-	b, err := kernel.FoldAccess(a, fold, j)
+// foldedKey returns the canonical text of access a for the point j of a
+// thread in thread coordinates, which identifies accesses that coincide.
+func (tr *tracer) foldedKey(a kernel.Access, j [3]int64) (string, error) {
+	b, err := tr.launch.ThreadAccess(a, j)
 	if err != nil {
 		return "", err
 	}
@@ -223,10 +237,33 @@ func (tr *tracer) instruction(f *kernel.Field, a kernel.Access, j [3]int64) (ins
 	in.linear = true
 	in.base = c
 	for i := range 3 {
-		in.coef[i] = coef[i] * tr.launch.Fold[i]
-		in.base += coef[i] * j[i]
+		in.originCoef[i] = coef[i] * tr.launch.Fold[i]
+		in.laneCoef[i] = coef[i] * tr.laneStep[i]
+		in.base += coef[i] * tr.pointStep[i] * j[i]
 	}
 	return in, nil
+}
+
+// point returns lattice point j of the lane at lane index q of the block
+// whose first thread is at origin o.
+func (tr *tracer) point(o, q, j [3]int64) kernel.Point {
+	var p kernel.Point
+	for i := range 3 {
+		p[i] = tr.launch.Fold[i]*o[i] + tr.laneStep[i]*q[i] + tr.pointStep[i]*j[i]
+	}
+	return p
+}
+
+// covers reports whether one of the points of the lane at lane index q of
+// the block at origin o lies inside the domain.
+func (tr *tracer) covers(o, q [3]int64, points [][3]int64) bool {
+	d := tr.launch.Domain
+	for _, j := range points {
+		if p := tr.point(o, q, j); p[0] < d[0] && p[1] < d[1] && p[2] < d[2] {
+			return true
+		}
+	}
+	return false
 }
 
 // blockOrigin returns the thread coordinates of thread (0,0,0) of the block
@@ -238,30 +275,22 @@ func (tr *tracer) blockOrigin(b int64) [3]int64 {
 
 // addresses appends to buf the global start addresses of the active lanes of
 // warp w of the block at origin executing in. A lane is active if its thread
-// exists and one of its points fold·t + j (j in in.points) lies inside the
-// domain.
+// exists and one of its points j (j in in.points) lies inside the domain.
 func (tr *tracer) addresses(buf []uint64, origin [3]int64, w int, in *instruction) []uint64 {
 	first := w * tr.warpSize
 	last := min(first+tr.warpSize, tr.threads)
-	f, d, j := tr.launch.Fold, tr.launch.Domain, in.point
 	for _, lane := range tr.lanes[first:last] {
-		t0, t1, t2 := origin[0]+lane[0], origin[1]+lane[1], origin[2]+lane[2]
-		active := false
-		for _, q := range in.points {
-			if f[0]*t0+q[0] < d[0] && f[1]*t1+q[1] < d[1] && f[2]*t2+q[2] < d[2] {
-				active = true
-				break
-			}
-		}
-		if !active {
+		if !tr.covers(origin, lane, in.points) {
 			continue
 		}
-		p0, p1, p2 := f[0]*t0+j[0], f[1]*t1+j[1], f[2]*t2+j[2]
 		var a int64
 		if in.linear {
-			a = in.base + in.coef[0]*t0 + in.coef[1]*t1 + in.coef[2]*t2
+			a = in.base
+			for i := range 3 {
+				a += in.originCoef[i]*origin[i] + in.laneCoef[i]*lane[i]
+			}
 		} else {
-			a = regionBase(in.region) + tr.k.Fields[in.field].ByteAddress(in.access, kernel.Point{p0, p1, p2})
+			a = regionBase(in.region) + tr.k.Fields[in.field].ByteAddress(in.access, tr.point(origin, lane, in.point))
 		}
 		buf = append(buf, uint64(a))
 	}
@@ -278,33 +307,21 @@ func (tr *tracer) addresses(buf []uint64, origin [3]int64, w int, in *instructio
 // and the result is one range; otherwise it is the lanes' addresses with the
 // element width.
 func (tr *tracer) byteRanges(buf []uint64, origin [3]int64, w int, in *instruction) (ranges []uint64, width int64, lanes int) {
-	if in.linear && tr.rowWarp[w] && 0 <= in.coef[0] && in.coef[0] <= in.width {
+	if in.linear && tr.rowWarp[w] && 0 <= in.laneCoef[0] && in.laneCoef[0] <= in.width {
 		first := w * tr.warpSize
 		last := min(first+tr.warpSize, tr.threads) - 1
-		if tr.allActive(origin, tr.lanes[last], in) {
+		if tr.covers(origin, tr.lanes[last], in.points) {
 			lane := tr.lanes[first]
-			lo := in.base + in.coef[0]*(origin[0]+lane[0]) + in.coef[1]*(origin[1]+lane[1]) + in.coef[2]*(origin[2]+lane[2])
+			lo := in.base
+			for i := range 3 {
+				lo += in.originCoef[i]*origin[i] + in.laneCoef[i]*lane[i]
+			}
 			n := last - first + 1
-			return append(buf, uint64(lo)), int64(n-1)*in.coef[0] + in.width, n
+			return append(buf, uint64(lo)), int64(n-1)*in.laneCoef[0] + in.width, n
 		}
 	}
 	buf = tr.addresses(buf, origin, w, in)
 	return buf, in.width, len(buf)
-}
-
-// allActive reports whether every thread of the block at origin whose index
-// in the block is at most corner in each dimension executes in: whether
-// some point fold·t + j (j in in.points) of the thread t at the corner lies
-// inside the domain, since then it does for every smaller thread.
-func (tr *tracer) allActive(origin, corner [3]int64, in *instruction) bool {
-	f, d := tr.launch.Fold, tr.launch.Domain
-	t0, t1, t2 := origin[0]+corner[0], origin[1]+corner[1], origin[2]+corner[2]
-	for _, q := range in.points {
-		if f[0]*t0+q[0] < d[0] && f[1]*t1+q[1] < d[1] && f[2]*t2+q[2] < d[2] {
-			return true
-		}
-	}
-	return false
 }
 
 // granules appends to buf the distinct granules (address >> shift) that the
