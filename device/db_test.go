@@ -1,6 +1,7 @@
 package device
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +17,8 @@ const (
 
 func TestAllValidAndSorted(t *testing.T) {
 	want := []string{"A100-40GB", "A100-80GB", "A40", "GH200", "H100-PCIe", "H100-SXM", "H200",
-		"L40", "L40S", "MI100", "MI210", "MI300A", "MI300A-CPX", "MI300X", "MI300X-CPX", "RX6900XT", "V100"}
+		"L40", "L40S", "MI100", "MI210", "MI300A", "MI300A-CPX", "MI300X", "MI300X-CPX",
+		"PRO-W6600", "PRO-W7800", "RTX-A4000", "RTX-A6000", "RX6900XT", "V100"}
 	var got []string
 	for _, d := range All() {
 		got = append(got, d.Name)
@@ -154,6 +156,8 @@ func TestNVIDIALimits(t *testing.T) {
 		{"A100-40GB", 2048, 64, 32, 164 * kib, 163 * kib, kib, 128},
 		{"A40", 1536, 48, 16, 100 * kib, 99 * kib, kib, 128},
 		{"L40", 1536, 48, 24, 100 * kib, 99 * kib, kib, 128},
+		{"RTX-A4000", 1536, 48, 16, 100 * kib, 99 * kib, kib, 128},
+		{"RTX-A6000", 1536, 48, 16, 100 * kib, 99 * kib, kib, 128},
 		{"H100-SXM", 2048, 64, 32, 228 * kib, 227 * kib, kib, 128},
 	}
 	for _, tc := range tests {
@@ -192,6 +196,16 @@ func TestLookupNames(t *testing.T) {
 		"NVIDIA GH200 480GB":      "GH200",
 		"  h200  ":                "H200",
 		"AMD Instinct MI300A-CPX": "MI300A-CPX",
+		"A4000":                   "RTX-A4000",
+		"RTX A4000":               "RTX-A4000",
+		"NVIDIA RTX A4000":        "RTX-A4000",
+		"a6000":                   "RTX-A6000",
+		"NVIDIA RTX A6000":        "RTX-A6000",
+		"W6600":                   "PRO-W6600",
+		"Radeon PRO W6600":        "PRO-W6600",
+		"AMD Radeon Pro W6600":    "PRO-W6600",
+		"w7800":                   "PRO-W7800",
+		"AMD Radeon PRO W7800":    "PRO-W7800",
 	}
 	for in, want := range tests {
 		d, err := Lookup(in)
@@ -311,6 +325,8 @@ func TestParseErrors(t *testing.T) {
 		{"negative size", "l1_bytes: 196608", "l1_bytes: -5", "l1_bytes:", []string{`key "l1_bytes"`, "non-negative", "-5"}},
 		{"zero size", "  shared_per_sm: 167936", "  shared_per_sm: 0", "  shared_per_sm:", []string{`key "limits.shared_per_sm"`, "positive"}},
 		{"missing number", "sms: 108\n", "", "", []string{`key "sms"`, "missing", "positive"}},
+		{"missing issue rate", "issue_per_cycle_sm: 4\n", "", "", []string{`key "issue_per_cycle_sm"`, "missing", "positive"}},
+		{"zero issue rate", "issue_per_cycle_sm: 4", "issue_per_cycle_sm: 0", "issue_per_cycle_sm:", []string{`key "issue_per_cycle_sm"`, "positive"}},
 		{"wrong type", "sms: 108", "sms: many", "sms:", []string{`key "sms"`, "cannot unmarshal"}},
 		{"not a power of two", "l1_alloc_bytes: 128", "l1_alloc_bytes: 96", "l1_alloc_bytes:", []string{`key "l1_alloc_bytes"`, "power of two", "96"}},
 		{"sub-warp too wide", "sub_warp_size: 32", "sub_warp_size: 64", "sub_warp_size:", []string{`key "sub_warp_size"`, "warp_size (32)"}},
@@ -501,4 +517,109 @@ func TestDeviceFileNames(t *testing.T) {
 			t.Errorf("Parse(%q) = %v, want an error with %q", tc.text, err, tc.want)
 		}
 	}
+}
+
+// TestIssueRates checks every device's warp-instruction issue rate against
+// its architecture, and that its source names the architecture's document:
+// four SM sub-partitions, each with a scheduler issuing one warp
+// instruction per cycle, on NVIDIA since Volta; one wave64 vector
+// instruction per CU per cycle on CDNA (four SIMD16, each served every
+// fourth cycle); two wave32 instructions per CU on RDNA (two SIMD32, RDNA 3
+// dual issue not counted). Thread instructions per cycle are the rate times
+// the warp size: 128 per SM on NVIDIA, 64 per CU on AMD.
+func TestIssueRates(t *testing.T) {
+	docs := map[string]string{ // arch → the document its source must name
+		"sm_70": "Tesla V100 GPU Architecture", "sm_80": "A100 Tensor Core GPU Architecture",
+		"sm_86": "Ampere GA102 GPU Architecture", "sm_89": "ADA GPU Architecture", "sm_90": "H100 Tensor Core GPU",
+		"gfx908": "AMD CDNA Architecture", "gfx90a": "CDNA 2", "gfx942": "CDNA 3",
+		"gfx1030": "RDNA Architecture", "gfx1032": "RDNA Architecture", "gfx1100": "RDNA 3",
+	}
+	want := map[L1Model]struct {
+		issue   float64
+		threads int
+	}{L1NV: {4, 128}, L1CDNA: {1, 64}, L1RDNA: {2, 64}}
+	for _, d := range All() {
+		w := want[d.L1Model]
+		if d.IssuePerCycleSM != w.issue || d.IssuePerCycleSM*float64(d.WarpSize) != float64(w.threads) {
+			t.Errorf("%s (%s): issue_per_cycle_sm %v (%v thread instructions per cycle), want %v (%d)",
+				d.Name, d.Arch, d.IssuePerCycleSM, d.IssuePerCycleSM*float64(d.WarpSize), w.issue, w.threads)
+		}
+		doc, ok := docs[d.Arch]
+		if src := d.Source("issue_per_cycle_sm"); !ok || !strings.Contains(src, doc) {
+			t.Errorf("%s (%s): issue_per_cycle_sm source %q does not name %q", d.Name, d.Arch, src, doc)
+		}
+		if d.Arch == "gfx1100" && !strings.Contains(d.Source("issue_per_cycle_sm"), "dual issue") {
+			t.Errorf("%s: the issue rate's source does not say that RDNA 3 dual issue is not counted", d.Name)
+		}
+	}
+}
+
+// TestWorkstationGPUs checks the four workstation entries that no
+// measurement covers: their spec-sheet numbers, and estimates derived from
+// the measured device of their family (the A40 for GA10x, the RX6900XT for
+// RDNA): DRAM the spec sheet's peak times that device's measured fraction of
+// its own peak, latencies its nanoseconds at this clock, the L2 bandwidth
+// named as taken from it; none may claim a measurement.
+func TestWorkstationGPUs(t *testing.T) {
+	tests := []struct {
+		name, arch, base string
+		sms              int
+		clock            float64
+		l2               int64
+		peak, basePeak   float64 // DRAM GB/s: the spec sheet's peak, the base's peak
+	}{
+		{"RTX-A4000", "sm_86", "A40", 48, 1.56, 4 * mib, 448, 696},
+		{"RTX-A6000", "sm_86", "A40", 84, 1.8, 6 * mib, 768, 696},
+		{"PRO-W6600", "gfx1032", "RX6900XT", 28, 2.903, 2 * mib, 224, 512},
+		{"PRO-W7800", "gfx1100", "RX6900XT", 70, 2.5, 6 * mib, 576, 512},
+	}
+	for _, tc := range tests {
+		d, err := Lookup(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, err := Lookup(tc.base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Arch != tc.arch || d.SMs != tc.sms || d.ClockGHz != tc.clock || d.L2Bytes != tc.l2 ||
+			d.L1Model != base.L1Model || d.WarpSize != base.WarpSize || d.L2Partitions != 1 {
+			t.Errorf("%s: arch %s, %d SMs at %v GHz, L2 %d, model %s, warp %d, %d L2 partitions", d.Name, d.Arch, d.SMs, d.ClockGHz, d.L2Bytes, d.L1Model, d.WarpSize, d.L2Partitions)
+		}
+		if base.SourceClass("dram_bandwidth_gbs") != SourceMeasured {
+			t.Fatalf("%s: the DRAM bandwidth of %s is not measured", d.Name, base.Name)
+		}
+		if want := tc.peak * base.DRAMBandwidthGBs / tc.basePeak; math.Abs(d.DRAMBandwidthGBs-want) > 0.5 {
+			t.Errorf("%s: DRAM %v GB/s, want the peak %v x %v/%v = %.1f", d.Name, d.DRAMBandwidthGBs, tc.peak, base.DRAMBandwidthGBs, tc.basePeak, want)
+		}
+		for _, key := range []string{"dram_bandwidth_gbs", "l2_bandwidth_gbs", "latencies.dram_cycles", "latencies.l2_cycles", "latencies.l1_cycles"} {
+			if src := d.Source(key); d.SourceClass(key) != SourceEstimate || !strings.Contains(src, tc.base) {
+				t.Errorf("%s %s: source %q, want an estimate that names %s", d.Name, key, src, tc.base)
+			}
+		}
+		if !(d.L2BandwidthGBs > 0) || d.L2BandwidthGBs > 2*base.L2BandwidthGBs {
+			t.Errorf("%s: L2 bandwidth %v GB/s, more than twice the %s's %v", d.Name, d.L2BandwidthGBs, base.Name, base.L2BandwidthGBs)
+		}
+		// The base's latencies are whole cycles at its clock: one cycle of
+		// slack, and 1 %.
+		for _, l := range latencyLevels {
+			want := l.value(base) * d.ClockGHz / base.ClockGHz
+			if got := l.value(d); math.Abs(got-want) > 1+0.01*want {
+				t.Errorf("%s %s = %v cycles, want the %s's nanoseconds at %v GHz: %.1f", d.Name, l.key, got, base.Name, d.ClockGHz, want)
+			}
+		}
+		if d.Vendor == "amd" && !strings.Contains(string(mustReadDB(t, d.Name)), "Infinity Cache") {
+			t.Errorf("%s: the device file does not say that the model sees the L2 only, not the Infinity Cache", d.Name)
+		}
+	}
+}
+
+// mustReadDB returns the embedded database file of the device name.
+func mustReadDB(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := dbFiles.ReadFile("db/" + strings.ToLower(name) + ".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -60,6 +60,11 @@ type Device struct {
 
 	FP32PerCycleSM float64 `yaml:"fp32_per_cycle_sm"` // FMA lanes per SM per cycle, single precision
 	FP64PerCycleSM float64 `yaml:"fp64_per_cycle_sm"` // FMA lanes per SM per cycle, double precision
+	// IssuePerCycleSM is the warp (wavefront) instructions one SM (CU) issues
+	// per cycle over all its schedulers: the rate that bounds a kernel whose
+	// instructions, not its data, fill the machine. Thread instructions per
+	// cycle are IssuePerCycleSM × WarpSize.
+	IssuePerCycleSM float64 `yaml:"issue_per_cycle_sm"`
 
 	L2BandwidthGBs   float64 `yaml:"l2_bandwidth_gbs"`
 	DRAMBandwidthGBs float64 `yaml:"dram_bandwidth_gbs"`
