@@ -36,8 +36,8 @@
 // A spec is a mapping with the keys name (required), description, domain
 // (lattice points per dimension, x first, 1 to 3 entries), flops (per lattice
 // update), fp_type (4 or 8 bytes; by default 4 when no field element is wider
-// than 4 bytes, else 8), registers (per thread), shared_bytes (per block)
-// and fields. Each field has name, element (bytes: 1, 2, 4, 8 or 16), extent
+// than 4 bytes, else 8), registers (per thread), shared_bytes (per block),
+// bounds_check (point, none or access: BoundsCheck) and fields. Each field has name, element (bytes: 1, 2, 4, 8 or 16), extent
 // (defaults to the domain), offset (alignment α in elements), multiplicity,
 // scalar, and the access lists load and store (each access a list of 1 to 3
 // index expressions, or a single expression) and load_isl and store_isl (raw
@@ -57,12 +57,13 @@ import (
 type Kernel struct {
 	Name        string
 	Description string
-	Domain      [3]int64 // lattice points per dimension, x fastest
-	Dims        int      // number of domain entries given in the spec (1 to 3)
-	Flops       float64  // floating-point operations per lattice update
-	Registers   int      // registers per thread
-	SharedBytes int64    // shared memory per block in bytes
-	FPType      int      // 4 (single) or 8 (double precision) bytes
+	Domain      [3]int64    // lattice points per dimension, x fastest
+	Dims        int         // number of domain entries given in the spec (1 to 3)
+	Flops       float64     // floating-point operations per lattice update
+	Registers   int         // registers per thread
+	SharedBytes int64       // shared memory per block in bytes
+	BoundsCheck BoundsCheck // the domain checks the kernel's code makes
+	FPType      int         // 4 (single) or 8 (double precision) bytes
 	Fields      []*Field
 	Source      string // file name the kernel was read from, for messages
 }
@@ -335,4 +336,15 @@ func (a Access) OnBox(lo, hi Point) (Access, error) {
 		}
 	}
 	return out, nil
+}
+
+// HasRawMaps reports whether a field keeps raw ISL access maps that have no
+// index expressions, which nothing evaluates per thread or lane.
+func (k *Kernel) HasRawMaps() bool {
+	for _, f := range k.Fields {
+		if len(f.LoadMaps) > 0 || len(f.StoreMaps) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -345,7 +345,7 @@ func (l *loader) sizes(n *yaml.Node, what string) ([3]int64, int, error) {
 	return s, len(items), nil
 }
 
-var kernelKeys = []string{"name", "description", "domain", "flops", "fp_type", "registers", "shared_bytes", "fields"}
+var kernelKeys = []string{"name", "description", "domain", "flops", "fp_type", "registers", "shared_bytes", "bounds_check", "fields"}
 
 func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
 	m, err := l.mapping(root, "kernel spec", kernelKeys)
@@ -403,6 +403,15 @@ func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
 	if e, ok := m["shared_bytes"]; ok {
 		if k.SharedBytes, err = l.intRange(e.value, "shared_bytes", 0, math.MaxInt32); err != nil {
 			return nil, err
+		}
+	}
+	if e, ok := m["bounds_check"]; ok {
+		s, err := l.str(e.value, "bounds_check")
+		if err != nil {
+			return nil, err
+		}
+		if k.BoundsCheck, err = ParseBoundsCheck(s); err != nil {
+			return nil, l.errf(e.value, "%v", err)
 		}
 	}
 	items, err := l.sequence(m["fields"].value, "fields")

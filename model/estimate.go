@@ -85,13 +85,16 @@ type Bound struct {
 // Report is everything Estimate computes for one configuration. Its JSON
 // keys are a contract: metric names follow docs/metrics.md.
 type Report struct {
-	Kernel     string     `json:"kernel"`
-	Device     string     `json:"device"`
-	Method     string     `json:"method"`
-	Launch     LaunchInfo `json:"launch"`
-	Basic      Basic      `json:"basic"`
-	Derived    Derived    `json:"derived"`
-	Prediction Prediction `json:"prediction"`
+	Kernel  string     `json:"kernel"`
+	Device  string     `json:"device"`
+	Method  string     `json:"method"`
+	Launch  LaunchInfo `json:"launch"`
+	Basic   Basic      `json:"basic"`
+	Derived Derived    `json:"derived"`
+	// Instructions is one thread's instruction mix per lattice update,
+	// which sets Derived's issue bound.
+	Instructions *InstructionMix `json:"instructions,omitempty"`
+	Prediction   Prediction      `json:"prediction"`
 }
 
 // Estimate predicts the data volumes, L1 cycles, limiters and performance of
@@ -199,11 +202,33 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		Basic:   basic,
 		Derived: derived,
 	}
+	if err := addIssueBound(rep, k, l, dev, method); err != nil {
+		return nil, err
+	}
 	rep.Prediction, err = perf.Predict(rep, dev, k.FPType)
 	if err != nil {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// addIssueBound counts the instruction mix of k under l and sets the
+// report's issue bound with the active lanes of its warps. Kernels with raw
+// ISL maps have no per-lane instructions and get none.
+func addIssueBound(rep *Report, k *kernel.Kernel, l kernel.Launch, dev *device.Device, method Method) error {
+	if k.HasRawMaps() {
+		return nil
+	}
+	mix, err := CountInstructions(k, l, dev, method.Warp.Fusion)
+	if err != nil {
+		return err
+	}
+	rep.Instructions = &mix
+	_, lanes := ActiveWarps(rep, dev)
+	if b, ok := IssueBound(mix, lanes, *dev); ok {
+		rep.Derived.PerfIssue = &b
+	}
+	return nil
 }
 
 // waveBlocks returns the W that wave volumes are normalised with: β·SMs for

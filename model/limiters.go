@@ -35,6 +35,11 @@ func (l Limiter) String() string {
 // item 25), and the minimum is taken over the remaining limiters.
 type Limiters struct {
 	PerfFlops *float64 `json:"perfFlops,omitempty"`
+	// PerfIssue is the instruction-issue bound (InstructionMix,
+	// IssueBound); nil where the device gives no issue rate. The
+	// roofline's V1–V4 are the paper's and leave it out; the overlap and
+	// latency models combine it with the others.
+	PerfIssue *float64 `json:"perfIssue,omitempty"`
 	PerfL1    float64  `json:"perfL1"`
 	PerfL2V1  float64  `json:"perfL2V1"`
 	PerfL2V2  float64  `json:"perfL2V2"`

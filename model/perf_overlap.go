@@ -29,7 +29,8 @@ import (
 //     latency of LatencyPath, DRAM and L2 latencies weighted by the DRAM
 //     share, plus the dependent floating-point latency.
 //   - Imperfect overlap. The time per update is the p-norm of the times the
-//     limiters (flops, L1, L2, DRAM and the latency bound) need alone,
+//     limiters (flops, instruction issue, L1, L2, DRAM and the latency
+//     bound) need alone,
 //     t = (Σ t_i^p)^(1/p), with p = OverlapExponent: p → ∞ is the roofline's
 //     perfect overlap, p = 1 no overlap at all. It is also the shape of the
 //     knee where the latency bound meets the bandwidth, which the loaded
@@ -147,16 +148,14 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 		return p, fmt.Errorf("model: overlap model needs warps in flight and a positive latency, got %v warps of %v lanes and %v cycles", warps, lanes, cycles)
 	}
 	latGLups := float64(dev.SMs) * dev.ClockGHz * warps * lanes * lambda / cycles
-	flops := math.Inf(1)
+	flops, issue := math.Inf(1), math.Inf(1)
 	if d.PerfFlops != nil {
 		flops = *d.PerfFlops
 	}
-	bounds := []struct {
-		name  string
-		glups float64
-	}{{"flops", flops}, {"L1", d.PerfL1}, {"L2", d.PerfL2V2}, {"DRAM", d.PerfMemV3}, {"latency", latGLups}}
-	// Sum (t_i/t_max)^p with t_i = 1/glups_i, scaled by the slowest, so
-	// that large exponents do not overflow.
+	if d.PerfIssue != nil {
+		issue = *d.PerfIssue
+	}
+	bounds := []overlapBound{{"flops", flops}, {"issue", issue}, {"L1", d.PerfL1}, {"L2", d.PerfL2V2}, {"DRAM", d.PerfMemV3}, {"latency", latGLups}}
 	slow := math.Inf(1)
 	for _, b := range bounds {
 		if b.glups < slow {
@@ -166,13 +165,7 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 	if !(slow > 0) || math.IsInf(slow, 0) {
 		return p, fmt.Errorf("model: overlap model: no finite positive bound (slowest %v GLup/s)", slow)
 	}
-	sum := 0.0
-	for _, b := range bounds {
-		if b.glups > 0 && !math.IsInf(b.glups, 1) && !math.IsNaN(b.glups) {
-			sum += math.Pow(slow/b.glups, par.Exponent)
-		}
-	}
-	p.GLups = slow / math.Pow(sum, 1/par.Exponent)
+	p.GLups = pNorm(bounds, par.Exponent)
 	for _, b := range bounds {
 		if b.glups > 0 && !math.IsInf(b.glups, 1) {
 			p.Bounds = append(p.Bounds, Bound{Name: b.name, GLups: b.glups})
@@ -200,24 +193,49 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs = d.DRAMVolume(), dev.DRAMBandwidthGBs
 		}
 	}
-	p.Combination = fmt.Sprintf("(1/GLups)^p = Σ (1/bound)^p with p = %g; the latency bound has %.4g warps of %.4g active lanes per SM in flight, %.0f cycles per update%s", par.Exponent, warps, lanes, cycles, launchNote)
+	tail := gridTail(r, dev, bounds, p.GLups, par.Exponent)
+	p.GLups = tail.glups
+	if tail.launchBound {
+		p.Limiter = "launch"
+	}
+	p.Combination = fmt.Sprintf("(1/GLups)^p = Σ (1/bound)^p with p = %g; the latency bound has %.4g warps of %.4g active lanes per SM in flight, %.0f cycles per update%s%s", par.Exponent, warps, lanes, cycles, launchNote, tail.note)
 	p.Regime = string(ThroughputBound)
 	if p.Limiter == "latency" {
 		p.Regime = string(LatencyBound)
 	}
 	// Warps per SM at which the latency bound equals the slowest
 	// throughput bound.
-	if thr := slowestThroughput(bounds[:4]); thr > 0 && !math.IsInf(thr, 1) {
+	if thr := slowestThroughput(bounds[:5]); thr > 0 && !math.IsInf(thr, 1) {
 		p.NeededWarpsPerSM = warps * thr / latGLups
 	}
 	return p, nil
 }
 
-// slowestThroughput returns the lowest of the bounds in GLup/s.
-func slowestThroughput(bounds []struct {
+// overlapBound is one bound the overlap model combines.
+type overlapBound struct {
 	name  string
 	glups float64
-}) float64 {
+}
+
+// pNorm combines the bounds' times by the p-norm: 1/G = (Σ (1/G_i)^p)^(1/p),
+// over the finite positive bounds, scaled by the slowest so that large
+// exponents do not overflow.
+func pNorm(bounds []overlapBound, p float64) float64 {
+	slow := math.Inf(1)
+	for _, b := range bounds {
+		slow = math.Min(slow, b.glups)
+	}
+	sum := 0.0
+	for _, b := range bounds {
+		if b.glups > 0 && !math.IsInf(b.glups, 1) && !math.IsNaN(b.glups) {
+			sum += math.Pow(slow/b.glups, p)
+		}
+	}
+	return slow / math.Pow(sum, 1/p)
+}
+
+// slowestThroughput returns the lowest of the bounds in GLup/s.
+func slowestThroughput(bounds []overlapBound) float64 {
 	s := math.Inf(1)
 	for _, b := range bounds {
 		s = math.Min(s, b.glups)

@@ -1,0 +1,170 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/kernel"
+)
+
+// Instruction issue.
+//
+// Every warp instruction takes one issue slot of one of an SM's schedulers,
+// which together issue device.IssuePerCycleSM warp instructions per cycle.
+// A kernel whose every FMA comes with a load and its address arithmetic
+// runs out of issue slots well before its floating-point pipes are full:
+// on a GPU with 128 FP32 lanes per SM and four schedulers of 32 lanes, one
+// load per FMA halves the flop rate. The issue bound counts one thread's
+// warp instructions for all its λ lattice points (a warp issues each once
+// for all its lanes):
+//
+//   - memory: the thread's load and store instructions after the compiler
+//     removes what it removes (footprint.Instructions: one instruction per
+//     distinct address of a thread, vector fusion on AMD), per field
+//     instance;
+//   - floating point: ⌈flops per thread / 2⌉, an FMA being one instruction;
+//   - address arithmetic: AddressInstructionsPerBase per distinct address
+//     base of a field instance, where addresses that differ by a constant
+//     share a base (the constant is the load's immediate offset);
+//   - thread index: IndexInstructionsPerDim per dimension of the domain,
+//     once per thread;
+//   - bounds checks (kernel.BoundsCheck): for point, a compare per
+//     dimension and a branch per lattice point; for access, a compare per
+//     distinct coordinate of the thread's accesses in each dimension and,
+//     in two or three dimensions, dims − 1 predicate combinations per
+//     memory instruction; for none, nothing.
+//
+// The bound is SMs·clock·IssuePerCycleSM·lanes·λ / instructions, with
+// lanes the active lanes per warp (idle lanes issue with their warp but
+// update nothing).
+
+// IndexInstructionsPerDim is the integer instructions a thread spends on its
+// coordinate along one dimension: read threadIdx and blockIdx and combine
+// them with one multiply-add (three; counted from the SASS of such index
+// code, not fitted).
+const IndexInstructionsPerDim = 3
+
+// AddressInstructionsPerBase is the integer instructions that form one
+// address base: the element offset's multiply-add and the 64-bit pointer
+// addition (two, as above; not fitted). Further addresses at a constant
+// distance are the base plus an immediate offset and cost nothing.
+const AddressInstructionsPerBase = 2
+
+// InstructionMix is one thread's warp instructions per lattice update, by
+// kind (see above).
+type InstructionMix struct {
+	Loads   float64 `json:"loads"`
+	Stores  float64 `json:"stores"`
+	FP      float64 `json:"fp"`
+	Address float64 `json:"address"`
+	Index   float64 `json:"index"`
+	Guard   float64 `json:"guard"`
+	Total   float64 `json:"total"`
+}
+
+// CountInstructions returns the instruction mix of kernel k under launch l
+// on dev, per lattice update, with the vector-fusion rule of the method.
+func CountInstructions(k *kernel.Kernel, l kernel.Launch, dev *device.Device, rule footprint.FusionRule) (InstructionMix, error) {
+	var mix InstructionMix
+	lists, err := footprint.Instructions(k, l, dev, rule)
+	if err != nil {
+		return mix, err
+	}
+	lambda := float64(l.LupsPerThread())
+	var memory float64
+	for _, fi := range lists {
+		m := float64(max(fi.Field.Multiplicity, 1))
+		n := m * float64(len(fi.Instructions))
+		if fi.Store {
+			mix.Stores += n
+		} else {
+			mix.Loads += n
+		}
+		memory += n
+		mix.Address += m * AddressInstructionsPerBase * float64(addressBases(fi.Instructions))
+	}
+	dims := spannedDims(k)
+	mix.FP = math.Ceil(k.FlopsPerThread(l.Fold) / 2)
+	mix.Index = IndexInstructionsPerDim * float64(len(dims))
+	switch k.BoundsCheck {
+	case kernel.BoundsPoint:
+		mix.Guard = lambda * float64(len(dims)+1)
+	case kernel.BoundsAccess:
+		compares, err := distinctCoordinates(k, l, dims)
+		if err != nil {
+			return mix, err
+		}
+		mix.Guard = float64(compares) + memory*float64(max(len(dims)-1, 0))
+	}
+	for _, v := range []*float64{&mix.Loads, &mix.Stores, &mix.FP, &mix.Address, &mix.Index, &mix.Guard} {
+		*v /= lambda
+	}
+	mix.Total = mix.Loads + mix.Stores + mix.FP + mix.Address + mix.Index + mix.Guard
+	return mix, nil
+}
+
+// spannedDims lists the dimensions in which the domain has more than one
+// point, the coordinates a thread computes and checks (at least x).
+func spannedDims(k *kernel.Kernel) []int {
+	dims := []int{0}
+	for i := 1; i < 3; i++ {
+		if k.Domain[i] > 1 {
+			dims = append(dims, i)
+		}
+	}
+	return dims
+}
+
+// addressBases counts the distinct addresses of the list up to a constant.
+func addressBases(list []footprint.Instruction) int {
+	seen := map[string]bool{}
+	for _, in := range list {
+		_, c, _ := in.Address.Terms()
+		base, err := in.Address.Sub(kernel.Const(c))
+		if err != nil {
+			base = in.Address
+		}
+		seen[base.String()] = true
+	}
+	return len(seen)
+}
+
+// distinctCoordinates counts, over every field instance's accesses of one
+// thread, the distinct index expressions in each of dims: the compares a
+// check of every access makes.
+func distinctCoordinates(k *kernel.Kernel, l kernel.Launch, dims []int) (int, error) {
+	n := 0
+	for _, f := range k.Fields {
+		var seen [3]map[string]bool
+		for i := range seen {
+			seen[i] = map[string]bool{}
+		}
+		for _, store := range []bool{false, true} {
+			folded, err := kernel.FoldAccesses(f.Accesses(store), l)
+			if err != nil {
+				return 0, fmt.Errorf("field %q: %w", f.Name, err)
+			}
+			for _, a := range folded {
+				for _, i := range dims {
+					seen[i][a.Index[i].String()] = true
+				}
+			}
+		}
+		for i := range seen {
+			n += len(seen[i]) * int(max(f.Multiplicity, 1))
+		}
+	}
+	return n, nil
+}
+
+// IssueBound returns the instruction-issue bound in GLup/s for mix on dev
+// with lanes active lanes per warp, and false when the device gives no
+// issue rate or the kernel no instructions.
+func IssueBound(mix InstructionMix, lanes float64, dev device.Device) (float64, bool) {
+	if !(dev.IssuePerCycleSM > 0) || !(mix.Total > 0) || !(lanes > 0) {
+		return 0, false
+	}
+	return float64(dev.SMs) * dev.ClockGHz * dev.IssuePerCycleSM * lanes / mix.Total, true
+}
