@@ -58,23 +58,27 @@ type instance struct {
 
 // fieldPlan holds what Generate derived for one field.
 type fieldPlan struct {
-	f        *kernel.Field
-	ident    string
-	typ      ctype
-	load     bool // the kernel reads the field (its pointer is not const otherwise)
-	store    bool
-	elements int64 // elements allocated per instance
-	offset   int64 // elements between the allocation and index 0 (pad + α)
-	inst     []instance
-	loads    []distinct // distinct folded loads, in kernel.FoldAccesses order
-	pointUse [][]int    // per point, per spec load: index into loads
-	storeIdx [][]string // per point, per spec store: C index expression
+	f         *kernel.Field
+	ident     string
+	typ       ctype
+	load      bool // the kernel reads the field (its pointer is not const otherwise)
+	store     bool
+	elements  int64 // elements allocated per instance
+	offset    int64 // elements between the allocation and index 0 (pad + α)
+	inst      []instance
+	loads     []distinct // distinct folded loads, in kernel.FoldAccesses order
+	pointUse  [][]int    // per point, per spec load: index into loads
+	storeIdx  [][]string // per point, per spec store: C index expression
+	storeCond [][]string // per point, per spec store: guard condition, "" if none
 }
 
 // distinct is one folded access, used by the points in mask.
 type distinct struct {
 	index string // C expression of the linear index (without α) in thread coordinates
-	mask  uint64 // bit k: point k uses it
+	// cond is the C condition of a partial access's guards in thread
+	// coordinates, "" for an access that applies everywhere.
+	cond string
+	mask uint64 // bit k: point k uses it
 }
 
 // Residency is the occupancy the model assumes for a launch, which the
@@ -114,7 +118,7 @@ func Generate(k *kernel.Kernel, l kernel.Launch, r Residency) (*Program, error) 
 	if grid[0] > math.MaxInt32 {
 		return nil, fmt.Errorf("grid x = %d blocks: CUDA allows at most %d", grid[0], math.MaxInt32)
 	}
-	g := &gen{k: k, l: l, residency: r, points: points(l.Fold)}
+	g := &gen{k: k, l: l, residency: r, points: kernel.FoldOffsets(l.Fold)}
 	if len(g.points) > 64 {
 		return nil, fmt.Errorf("fold %d×%d×%d: at most 64 lattice points per thread", l.Fold[0], l.Fold[1], l.Fold[2])
 	}
@@ -146,25 +150,12 @@ func (g *gen) planGuards() error {
 	return nil
 }
 
-// points lists the point offsets j of one thread, x fastest.
-func points(fold [3]int64) []kernel.Point {
-	var ps []kernel.Point
-	for j2 := range fold[2] {
-		for j1 := range fold[1] {
-			for j0 := range fold[0] {
-				ps = append(ps, kernel.Point{j0, j1, j2})
-			}
-		}
-	}
-	return ps
-}
-
 // gen carries the state of one Generate call.
 type gen struct {
 	k         *kernel.Kernel
 	l         kernel.Launch
 	residency Residency
-	points    []kernel.Point
+	points    [][3]int64
 	guards    []string // per point: C condition that it lies in the domain
 	fields    []*fieldPlan
 	floor     bool // a translated expression calls floordiv
@@ -295,9 +286,13 @@ func (g *gen) planLoads(fp *fieldPlan) error {
 			if err != nil {
 				return fmt.Errorf("field %q: %w", fp.f.Name, err)
 			}
+			cond, err := g.guardCond(fp.f, a, fa)
+			if err != nil {
+				return err
+			}
 			d := -1
 			for i, s := range seen {
-				if s.Equal(fa) {
+				if s.Equal(fa) && fp.loads[i].cond == cond {
 					d = i
 					break
 				}
@@ -309,7 +304,7 @@ func (g *gen) planLoads(fp *fieldPlan) error {
 				}
 				d = len(seen)
 				seen = append(seen, fa)
-				fp.loads = append(fp.loads, distinct{index: idx})
+				fp.loads = append(fp.loads, distinct{index: idx, cond: cond})
 			}
 			fp.loads[d].mask |= 1 << k
 			use = append(use, d)
@@ -322,7 +317,7 @@ func (g *gen) planLoads(fp *fieldPlan) error {
 // planStores translates the stores of every point of a thread.
 func (g *gen) planStores(fp *fieldPlan) error {
 	for _, j := range g.points {
-		var idx []string
+		var idx, conds []string
 		for _, a := range fp.f.Stores {
 			fa, err := g.foldAccess(a, j)
 			if err != nil {
@@ -332,9 +327,33 @@ func (g *gen) planStores(fp *fieldPlan) error {
 			if err != nil {
 				return err
 			}
-			idx = append(idx, s)
+			cond, err := g.guardCond(fp.f, a, fa)
+			if err != nil {
+				return err
+			}
+			idx, conds = append(idx, s), append(conds, cond)
 		}
 		fp.storeIdx = append(fp.storeIdx, idx)
+		fp.storeCond = append(fp.storeCond, conds)
 	}
 	return nil
+}
+
+// guardCond renders the guards of a partial access a (fa in thread
+// coordinates) as a C condition, or "" when a applies on the whole domain.
+func (g *gen) guardCond(f *kernel.Field, a, fa kernel.Access) (string, error) {
+	_, partial, err := a.Partial(g.l.Domain)
+	if err != nil {
+		return "", fmt.Errorf("field %q access %s: %w", f.Name, a.Text, err)
+	}
+	if !partial {
+		return "", nil
+	}
+	var conds []string
+	for _, e := range fa.Guards {
+		fl, md := usesDiv(e)
+		g.floor, g.mod = g.floor || fl, g.mod || md
+		conds = append(conds, cExpr(e)+" >= 0")
+	}
+	return strings.Join(conds, " && "), nil
 }

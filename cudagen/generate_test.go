@@ -141,7 +141,7 @@ func TestDistinctLoadsMatchFoldAccesses(t *testing.T) {
 	for _, name := range examples.Names() {
 		k := loadExample(t, name)
 		for _, fold := range folds {
-			g := &gen{k: k, l: k.NewLaunch([3]int64{32, 2, 2}, fold), points: points(fold)}
+			g := &gen{k: k, l: k.NewLaunch([3]int64{32, 2, 2}, fold), points: kernel.FoldOffsets(fold)}
 			if err := g.plan(); err != nil {
 				t.Fatalf("%s fold %v: %v", name, fold, err)
 			}
@@ -193,7 +193,7 @@ func TestAllocationCoversEveryIndex(t *testing.T) {
 	for name, k := range specs {
 		for _, dom := range [][3]int64{{7, 5, 3}, {33, 2, 1}} {
 			l := kernel.Launch{Block: [3]int64{8, 2, 1}, Fold: [3]int64{1, 1, 1}, Domain: dom}
-			g := &gen{k: k, l: l, points: points(l.Fold)}
+			g := &gen{k: k, l: l, points: kernel.FoldOffsets(l.Fold)}
 			if err := g.plan(); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}

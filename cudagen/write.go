@@ -168,6 +168,9 @@ func (g *gen) writeKernel(b *strings.Builder, fn, real, fma, weight string, sink
 		if decl {
 			lhs = fmt.Sprintf("const %s %s", v.fp.typ.name, v.name)
 		}
+		if v.d.cond != "" { // a partial access loads only where its guards hold
+			return fmt.Sprintf("%s = (%s) ? f_%s[%s] : %s{};", lhs, v.d.cond, v.in.ident, v.d.index, v.fp.typ.name)
+		}
 		return fmt.Sprintf("%s = f_%s[%s];", lhs, v.in.ident, v.d.index)
 	}
 
@@ -218,9 +221,13 @@ func (g *gen) writeKernel(b *strings.Builder, fn, real, fma, weight string, sink
 			}
 		}
 		for _, fp := range g.fields {
-			for _, idx := range fp.storeIdx[k] {
+			for si, idx := range fp.storeIdx[k] {
+				guard := ""
+				if c := fp.storeCond[k][si]; c != "" { // a partial store
+					guard = "if (" + c + ") "
+				}
 				for _, in := range fp.inst {
-					p("        f_%s[%s] = %s;\n", in.ident, idx, storeValue(fp.typ, real))
+					p("        %sf_%s[%s] = %s;\n", guard, in.ident, idx, storeValue(fp.typ, real))
 				}
 			}
 		}

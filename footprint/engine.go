@@ -2,6 +2,7 @@ package footprint
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/isl"
@@ -127,6 +128,9 @@ func (e *Engine) field(q Request) *kernel.Field { return e.Mapper.Kernel.Fields[
 type blockClassifier struct {
 	mapper *sets.AccessMapper
 	addrs  []laneAddress // each access's byte address
+	// guards are the distinct boxes of the accesses that apply on part of
+	// the domain only (kernel.Access.Partial).
+	guards []lattice.Box
 	// period is the least common multiple of the addresses' periods per
 	// coordinate, 1 where every address is affine in it.
 	period [3]int64
@@ -155,6 +159,9 @@ func newBlockClassifier(e *Engine, q Request) (c *blockClassifier, ok bool) {
 	}
 	c = &blockClassifier{mapper: e.Mapper, period: [3]int64{1, 1, 1}, rigid: true, affine: true, shapes: map[string]*blockClass{}}
 	for _, a := range f.Accesses(q.Store) {
+		if g, partial, _ := a.Partial(e.Mapper.Geom.Domain); partial && !slices.Contains(c.guards, g) {
+			c.guards = append(c.guards, g)
+		}
 		idx, err := f.ElementIndexExpr(a)
 		if err == nil {
 			idx, err = idx.Scale(f.Element)
@@ -208,12 +215,32 @@ func (c *blockClassifier) classify(blockThreads lattice.Box) (key string, base i
 	} else {
 		k, base = appendTranslationKey(nil, c.addrs, origin, points)
 	}
+	k = appendGuardKey(k, c.guards, origin, points)
 	if !c.affine {
 		for i := range 3 {
 			k = binary.AppendVarint(k, intmath.FloorMod(origin[i], c.period[i]))
 		}
 	}
 	return string(k), base
+}
+
+// appendGuardKey appends to key, for each guard box, the part of the
+// points it keeps relative to origin: blocks whose guarded accesses apply on
+// translated points have translated footprints.
+func appendGuardKey(key []byte, guards []lattice.Box, origin kernel.Point, points lattice.Box) []byte {
+	for _, g := range guards {
+		in := points.Intersect(g)
+		if in.Empty() {
+			key = append(key, 0)
+			continue
+		}
+		key = append(key, 1)
+		for i := range 3 {
+			key = binary.AppendVarint(key, in.Lo[i]-origin[i])
+			key = binary.AppendVarint(key, in.Hi[i]-origin[i])
+		}
+	}
+	return key
 }
 
 // affineShape describes, for quasi-affine addresses, the block with thread
@@ -227,7 +254,7 @@ func (c *blockClassifier) classify(blockThreads lattice.Box) (key string, base i
 // (classify's key is then the shape).
 func (c *blockClassifier) affineShape(blockThreads lattice.Box) (shape string, ok bool) {
 	points := c.mapper.PointBox(blockThreads)
-	if c.affine || points.Empty() {
+	if c.affine || points.Empty() || len(c.guards) > 0 {
 		return "", false
 	}
 	lo, hi := kernel.Point(points.Lo), kernel.Point{points.Hi[0] - 1, points.Hi[1] - 1, points.Hi[2] - 1}

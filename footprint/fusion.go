@@ -7,6 +7,7 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
 )
 
 // maxFusedWidth is the widest vector access fusion may build, in bytes
@@ -25,8 +26,19 @@ type Instruction struct {
 	// Points are the point offsets j (0 ≤ j_i < f_i) of the folded lattice
 	// points that need the instruction, in j order (x fastest). A lane at
 	// thread t executes it iff some lattice point j of t lies in the domain
-	// (kernel.Launch.Covers).
+	// (kernel.Launch.Covers), or some point of Guarded lies in the domain
+	// and in its guard's box.
 	Points [][3]int64
+	// Guarded are the points that need the instruction only where an
+	// access's guards hold (kernel.Access.Partial).
+	Guarded []GuardedPoint
+}
+
+// GuardedPoint is a point offset j whose access applies only at the lattice
+// points of Box.
+type GuardedPoint struct {
+	J   [3]int64
+	Box lattice.Box
 }
 
 // FieldInstructions is the instruction list of one field's loads or of its
@@ -87,31 +99,38 @@ func foldInstructions(f *kernel.Field, accesses []kernel.Access, l kernel.Launch
 	fold := l.Fold
 	var tuples []kernel.Access
 	var out []Instruction
-	for jz := range fold[2] {
-		for jy := range fold[1] {
-			for jx := range fold[0] {
-				j := [3]int64{jx, jy, jz}
-				for _, a := range accesses {
-					b, err := l.ThreadAccess(a, j)
-					if err != nil {
-						return nil, err
-					}
-					if n := slices.IndexFunc(tuples, b.Equal); n >= 0 {
-						out[n].Points = append(out[n].Points, j)
-						continue
-					}
-					index, err := f.ElementIndexExpr(b)
-					if err != nil {
-						return nil, fmt.Errorf("access %s: %w", a.Text, err)
-					}
-					addr, err := index.Scale(f.Element)
-					if err != nil {
-						return nil, fmt.Errorf("access %s: %w", a.Text, err)
-					}
-					tuples = append(tuples, b)
-					out = append(out, Instruction{Address: addr, Width: f.Element, Points: [][3]int64{j}})
-				}
+	for _, j := range kernel.FoldOffsets(fold) {
+		for _, a := range accesses {
+			b, err := l.ThreadAccess(a, j)
+			if err != nil {
+				return nil, err
 			}
+			guard, partial, err := a.Partial(l.Domain)
+			if err != nil {
+				return nil, fmt.Errorf("access %s: %w", a.Text, err)
+			}
+			if n := slices.IndexFunc(tuples, b.Equal); n >= 0 {
+				if partial {
+					out[n].Guarded = append(out[n].Guarded, GuardedPoint{j, guard})
+				} else {
+					out[n].Points = append(out[n].Points, j)
+				}
+				continue
+			}
+			index, err := f.ElementIndexExpr(b)
+			if err != nil {
+				return nil, fmt.Errorf("access %s: %w", a.Text, err)
+			}
+			addr, err := index.Scale(f.Element)
+			if err != nil {
+				return nil, fmt.Errorf("access %s: %w", a.Text, err)
+			}
+			tuples = append(tuples, b)
+			in := Instruction{Address: addr, Width: f.Element, Points: [][3]int64{j}}
+			if partial {
+				in.Points, in.Guarded = nil, []GuardedPoint{{j, guard}}
+			}
+			out = append(out, in)
 		}
 	}
 	return out, nil
@@ -147,6 +166,7 @@ func fuseReference(list []Instruction) ([]Instruction, error) {
 		}
 		list[c].Width += list[o].Width
 		list[c].Points = mergePoints(list[c].Points, list[o].Points)
+		list[c].Guarded = mergeGuarded(list[c].Guarded, list[o].Guarded)
 		list = slices.Delete(list, o, o+1)
 	}
 }
@@ -208,7 +228,7 @@ func fuseInAddressOrder(list []Instruction) ([]Instruction, error) {
 		for _, next := range g[1:] {
 			if next.offset == cur.offset+cur.inst.Width &&
 				cur.inst.Width+next.inst.Width <= maxFusedWidth &&
-				slices.Equal(cur.inst.Points, next.inst.Points) {
+				slices.Equal(cur.inst.Points, next.inst.Points) && slices.Equal(cur.inst.Guarded, next.inst.Guarded) {
 				cur.inst.Width += next.inst.Width
 				continue
 			}
@@ -218,6 +238,17 @@ func fuseInAddressOrder(list []Instruction) ([]Instruction, error) {
 		out = append(out, cur.inst)
 	}
 	return out, nil
+}
+
+// mergeGuarded returns the union of two guarded point lists.
+func mergeGuarded(a, b []GuardedPoint) []GuardedPoint {
+	out := slices.Clone(a)
+	for _, g := range b {
+		if !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // mergePoints returns the union of two point lists in j order (x fastest).

@@ -78,7 +78,7 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, 
 	if err != nil {
 		return L1Result{}, err
 	}
-	guard := newPointGuard(l, r.ClipLanes)
+	guard := newPointGuard(l, r.ClipLanes, lists)
 	var warps *warpSet
 	var allocBlocks [][3]int64
 	var threads, threadsPerBlock float64

@@ -30,7 +30,8 @@ type indexAxis struct {
 
 // indexProgressions lists the index progressions of request q's accesses
 // over the lattice points of the thread boxes (clipped by the mapper's point
-// guard), cut into pieces on which each access is affine (appendPieces).
+// guard, and each access by its own guards' box, kernel.Access.Partial),
+// cut into pieces on which each access is affine (appendPieces).
 // Their number depends on the accesses, and for floor and modulo terms with
 // long periods on how often those terms wrap inside the boxes, never on the
 // boxes' size otherwise.
@@ -52,7 +53,13 @@ func (e *Engine) indexProgressions(q Request, threads []lattice.Box) ([]indexPro
 		}
 		var ips []indexProgression
 		for _, a := range f.Accesses(q.Store) {
-			if ips, err = e.appendPieces(ips, a, pb); err != nil {
+			box := pb
+			if g, partial, _ := a.Partial(e.Mapper.Geom.Domain); partial {
+				if box = box.Intersect(g); box.Empty() {
+					continue
+				}
+			}
+			if ips, err = e.appendPieces(ips, a, box); err != nil {
 				return nil, fmt.Errorf("field %q access %s: %w", f.Name, a.Text, err)
 			}
 		}

@@ -75,7 +75,7 @@ func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRule
 	if err != nil {
 		return WarpResult{}, err
 	}
-	guard := newPointGuard(l, r.ClipLanes)
+	guard := newPointGuard(l, r.ClipLanes, lists)
 	var warps, diagWarps *warpSet
 	var blocks, diagBlocks float64
 	diagGranule := d.L1FetchBytes

@@ -59,9 +59,9 @@ func lookupDevice(t testing.TB, name string) *device.Device {
 // found by an arithmetic shift (allocation lines are powers of two), for
 // speed.
 func bruteAllocLines(l kernel.Launch, d *device.Device, m WarpRules) AllocLines {
-	guard := newPointGuard(l, m.ClipLanes)
 	shift := bits.TrailingZeros64(uint64(d.L1AllocBytes))
 	return func(fi FieldInstructions, blocks [][3]int64) (float64, error) {
+		guard := newPointGuard(l, m.ClipLanes, []FieldInstructions{fi})
 		if d.L1AllocBytes != 1<<shift {
 			return 0, fmt.Errorf("allocation line %d B is not a power of two", d.L1AllocBytes)
 		}
@@ -93,9 +93,10 @@ func bruteAllocLines(l kernel.Launch, d *device.Device, m WarpRules) AllocLines 
 				}
 				first, last = min(first, intmath.FloorDiv(minA, d.L1AllocBytes)), max(last, intmath.FloorDiv(maxA+in.Width-1, d.L1AllocBytes))
 			}
-			clipped := false // some lattice point of the block outside the domain
+			// some lattice point of the block outside the domain, or a guard
+			clipped := guard != nil && guard.guarded
 			for i := range 3 {
-				clipped = clipped || l.Fold[i]*(hi[i]+1) > l.Domain[i]
+				clipped = clipped || l.PointCoord(i, hi[i], l.Fold[i]-1) >= l.Domain[i]
 			}
 			if n := int(last - first + 1); n > cap(seen) {
 				seen = make([]bool, n)
@@ -108,7 +109,7 @@ func bruteAllocLines(l kernel.Launch, d *device.Device, m WarpRules) AllocLines 
 					for p[0] = lo[0]; p[0] <= hi[0]; p[0]++ {
 						for i := range fi.Instructions {
 							in := &fi.Instructions[i]
-							if guard != nil && clipped && !guard.executes(p, in.Points) {
+							if guard != nil && clipped && !guard.executes(p, in) {
 								continue
 							}
 							a := address(i, p)

@@ -188,7 +188,14 @@ func randomSpec(r *rand.Rand, domain [3]int64) string {
 			if n := 1 - i + r.IntN(3); n > 0 { // at least one load
 				spec += "    " + list + ":\n"
 				for range n {
-					spec += fmt.Sprintf("      - [%s, %s, %s]\n", term(), term(), term())
+					at := fmt.Sprintf("[%s, %s, %s]", term(), term(), term())
+					if r.IntN(4) == 0 { // partial: a bound on one coordinate
+						v := r.IntN(3)
+						cond := fmt.Sprintf("%s %s %d", []string{"x", "y", "z"}[v], []string{"<", ">="}[r.IntN(2)], r.Int64N(domain[v]+1))
+						spec += fmt.Sprintf("      - {at: %s, if: %q}\n", at, cond)
+						continue
+					}
+					spec += "      - " + at + "\n"
 				}
 			}
 		}

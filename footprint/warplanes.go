@@ -146,8 +146,9 @@ func hardwareWarps(block [3]int64, size int, blocks [][3]int64, weights []int64)
 // up to a shift by a multiple of modulus: the same translation key
 // (appendTranslationKey: the lattice points inside the domain, which fix
 // the active threads of every point offset j, and the distances between
-// all instructions' addresses at the block's first thread) and the same
-// first instruction address modulo modulus. Every per-warp measure of the package is periodic in modulus, so
+// all instructions' addresses at the block's first thread), the part of
+// the block's points that each guard of a partial access keeps, and the
+// same first instruction address modulo modulus. Every per-warp measure of the package is periodic in modulus, so
 // one block per class, weighted by the class size, gives the same sums as
 // the whole sample. With floor or modulo terms the key also holds the
 // phase of the block's first thread modulo the instructions' common period
@@ -156,9 +157,15 @@ func hardwareWarps(block [3]int64, size int, blocks [][3]int64, weights []int64)
 // above maxClassifierPeriod every block is its own class.
 func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sample [][3]int64) (reps [][3]int64, weights []int64) {
 	var addrs []laneAddress
+	var guards []lattice.Box
 	period, affine := [3]int64{1, 1, 1}, true
 	for _, fi := range lists {
 		for _, in := range fi.Instructions {
+			for _, u := range in.Guarded {
+				if !slices.Contains(guards, u.Box) {
+					guards = append(guards, u.Box)
+				}
+			}
 			a := newLaneAddress(in.Address)
 			if !a.affine {
 				var ok bool
@@ -189,6 +196,7 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 				key = binary.AppendVarint(key, intmath.FloorMod(origin[i], period[i]))
 			}
 		}
+		key = appendGuardKey(key, guards, kernel.Point(points.Lo), points)
 		if i, ok := index[string(key)]; ok {
 			weights[i]++
 			continue
@@ -203,30 +211,58 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 // pointGuard decides which lanes execute an instruction under method Exact:
 // a lane at thread t does iff some lattice point of t among the
 // instruction's points j lies in the domain (docs/metrics.md §8 items 6,
-// 19); the launch's tiling places the points (kernel.Tiling).
+// 19); the launch's tiling places the points (kernel.Tiling). A guarded
+// point (an access that applies on part of the domain) counts only where
+// the point also lies in its guard's box, under either method.
 type pointGuard struct {
 	launch kernel.Launch
+	// clip: points outside the domain do not execute (method Exact).
+	clip bool
+	// guarded: some instruction has guarded points.
+	guarded bool
 }
 
-// newPointGuard returns the lane guard of launch l, nil when lanes are not
-// clipped to the domain (docs/metrics.md §8 item 6).
-func newPointGuard(l kernel.Launch, clip bool) *pointGuard {
-	if !clip {
+// newPointGuard returns the lane guard of launch l for the instruction
+// lists, nil when lanes are neither clipped to the domain (docs/metrics.md
+// §8 item 6) nor guarded.
+func newPointGuard(l kernel.Launch, clip bool, lists []FieldInstructions) *pointGuard {
+	guarded := false
+	for _, fi := range lists {
+		for _, in := range fi.Instructions {
+			guarded = guarded || len(in.Guarded) > 0
+		}
+	}
+	if !clip && !guarded {
 		return nil
 	}
-	return &pointGuard{launch: l}
+	return &pointGuard{launch: l, clip: clip, guarded: guarded}
 }
 
-// executes reports whether the lane at thread t executes an instruction
-// needed by the given points.
-func (g *pointGuard) executes(t kernel.Point, points [][3]int64) bool {
-	return g.launch.Covers(t, points)
+// executes reports whether the lane at thread t executes in.
+func (g *pointGuard) executes(t kernel.Point, in *Instruction) bool {
+	if !g.clip && len(in.Points) > 0 || g.clip && g.launch.Covers(t, in.Points) {
+		return true
+	}
+	for _, u := range in.Guarded {
+		var p [3]int64
+		for i := range 3 {
+			p[i] = g.launch.PointCoord(i, t[i], u.J[i])
+		}
+		if u.Box.Contains(p) && (!g.clip || p[0] < g.launch.Domain[0] && p[1] < g.launch.Domain[1] && p[2] < g.launch.Domain[2]) {
+			return true
+		}
+	}
+	return false
 }
 
 // allExecute reports whether every lane of w has all its lattice points in
-// the domain, so that it executes every instruction: the last lane's last
-// point is the greatest (kernel.Launch.PointCoord).
+// the domain and no instruction is guarded, so that it executes every
+// instruction: the last lane's last point is the greatest
+// (kernel.Launch.PointCoord).
 func (g *pointGuard) allExecute(w warpTile) bool {
+	if g.guarded {
+		return false
+	}
 	l := g.launch
 	for i := range 3 {
 		if l.PointCoord(i, w.base[i]+w.lanes.hi[i], l.Fold[i]-1) >= l.Domain[i] {
@@ -239,6 +275,9 @@ func (g *pointGuard) allExecute(w warpTile) bool {
 // noneExecutes reports whether no lane of w has a lattice point in the
 // domain, so that it executes no instruction.
 func (g *pointGuard) noneExecutes(w warpTile) bool {
+	if !g.clip {
+		return false
+	}
 	l := g.launch
 	for i := range 3 {
 		if l.PointCoord(i, w.base[i]+w.lanes.lo[i], 0) >= l.Domain[i] {
@@ -583,11 +622,11 @@ func (w *warpMeasure[T]) each(ws *warpSet, visit func(v T, weight int64)) {
 // enumerate evaluates the measure lane by lane; with full false it skips
 // the lanes that do not execute an instruction.
 func (w *warpMeasure[T]) enumerate(t warpTile, full bool) T {
-	for i, in := range w.insts {
+	for i := range w.insts {
 		lanes := w.lanes[i][:0]
 		for _, o := range t.lanes.offsets {
 			p := kernel.Point{t.base[0] + o[0], t.base[1] + o[1], t.base[2] + o[2]}
-			if full || w.guard.executes(p, in.Points) {
+			if full || w.guard.executes(p, &w.insts[i]) {
 				lanes = append(lanes, w.addrs[i].at(p))
 			}
 		}

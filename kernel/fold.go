@@ -21,19 +21,14 @@ func FoldAccesses(accesses []Access, l Launch) ([]Access, error) {
 		}
 	}
 	var out []Access
-	for jz := range fold[2] {
-		for jy := range fold[1] {
-			for jx := range fold[0] {
-				j := [3]int64{jx, jy, jz}
-				for _, a := range accesses {
-					b, err := l.ThreadAccess(a, j)
-					if err != nil {
-						return nil, err
-					}
-					b.Text = fmt.Sprintf("%s at point offset %v", a.Text, j)
-					out = append(out, b)
-				}
+	for _, j := range FoldOffsets(fold) {
+		for _, a := range accesses {
+			b, err := l.ThreadAccess(a, j)
+			if err != nil {
+				return nil, err
 			}
+			b.Text = fmt.Sprintf("%s at point offset %v", a.Text, j)
+			out = append(out, b)
 		}
 	}
 	return Dedup(out), nil
@@ -79,4 +74,18 @@ func FoldRelationISL(fold [3]int64) string {
 // folding; Launch.ThreadAccess places the points by the launch's tiling).
 func FoldAccess(a Access, fold, j [3]int64) (Access, error) {
 	return Launch{Fold: fold}.ThreadAccess(a, j)
+}
+
+// FoldOffsets lists the point offsets j (0 ≤ j_i < fold[i]) of one
+// thread's points, x fastest.
+func FoldOffsets(fold [3]int64) [][3]int64 {
+	var js [][3]int64
+	for jz := range fold[2] {
+		for jy := range fold[1] {
+			for jx := range fold[0] {
+				js = append(js, [3]int64{jx, jy, jz})
+			}
+		}
+	}
+	return js
 }

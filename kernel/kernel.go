@@ -48,6 +48,7 @@ package kernel
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/polyvol/polyvol/intmath"
 )
@@ -92,9 +93,10 @@ type Field struct {
 type Access struct {
 	Index [3]Expr
 	Text  string // the tuple as written in the spec, for messages
-	// Guards are the conditions g ≥ 0 on the lattice point that a raw map
-	// states (such as 0 <= x < 256); they must hold on the whole domain
-	// (Kernel.ExpressionsError), so that the access applies everywhere.
+	// Guards are the conditions g ≥ 0 on the lattice point under which
+	// the access happens: a spec access's "if", or the constraints a raw
+	// map states (such as 0 <= x < 256). Where they do not hold on the
+	// whole domain, each must bound one coordinate (GuardBox).
 	Guards []Expr
 }
 
@@ -170,27 +172,30 @@ func (a Access) ISL() string {
 }
 
 // Dedup returns the accesses with canonical duplicates removed, keeping the
-// first occurrence of each tuple in order, with the guards of all copies.
+// first occurrence of each tuple and guard set in order. Copies of one
+// tuple under different guards stay apart: each applies where its own
+// guards hold.
 func Dedup(accesses []Access) []Access {
-	at := make(map[string]int, len(accesses))
+	seen := make(map[string]bool, len(accesses))
 	var out []Access
 	for _, a := range accesses {
-		k := a.String()
-		i, seen := at[k]
-		if !seen {
-			at[k] = len(out)
+		k := a.key()
+		if !seen[k] {
+			seen[k] = true
 			out = append(out, a)
-			continue
-		}
-		// Both copies apply on the whole domain only if the guards of
-		// both hold there: keep them all.
-		for _, g := range a.Guards {
-			if !slices.ContainsFunc(out[i].Guards, g.Equal) {
-				out[i].Guards = append(slices.Clip(out[i].Guards), g)
-			}
 		}
 	}
 	return out
+}
+
+// key is the canonical tuple with the access's guards, sorted.
+func (a Access) key() string {
+	gs := make([]string, len(a.Guards))
+	for i, g := range a.Guards {
+		gs[i] = g.String()
+	}
+	slices.Sort(gs)
+	return a.String() + " if " + strings.Join(slices.Compact(gs), ", ")
 }
 
 // ExpressionsError returns the first raw map of the kernel that could not be
@@ -204,12 +209,10 @@ func (k *Kernel) ExpressionsError() error {
 			return f.MapErrors[0]
 		}
 	}
-	last := Point{k.Domain[0] - 1, k.Domain[1] - 1, k.Domain[2] - 1}
 	for _, f := range k.Fields {
 		for _, a := range append(slices.Clip(f.Loads), f.Stores...) {
-			if g, ok := violatedGuard(a, last); ok {
-				return &SpecError{File: k.Source, Msg: fmt.Sprintf("field %q map %q: its constraint %s >= 0 excludes lattice points of the domain %dx%dx%d; a map's constraints on the lattice point must hold on the whole domain",
-					f.Name, a.Text, g, k.Domain[0], k.Domain[1], k.Domain[2])}
+			if _, _, err := a.Partial(k.Domain); err != nil {
+				return &SpecError{File: k.Source, Msg: fmt.Sprintf("field %q access %q: %v", f.Name, a.Text, err)}
 			}
 		}
 	}

@@ -543,6 +543,10 @@ func (l *loader) field(n *yaml.Node, index int, k *Kernel) (*Field, *yaml.Node, 
 
 // accesses reads a list of index tuples, checks that their byte addresses
 // over the domain fit in 64 bits, and removes canonical duplicates.
+// accessKeys are the keys of an access written as a mapping: its index
+// expressions and the condition under which it happens.
+var accessKeys = []string{"at", "if"}
+
 func (l *loader) accesses(n *yaml.Node, what string, f *Field, extentDims int, k *Kernel) ([]Access, error) {
 	items, err := l.sequence(n, what)
 	if err != nil {
@@ -551,6 +555,21 @@ func (l *loader) accesses(n *yaml.Node, what string, f *Field, extentDims int, k
 	var out []Access
 	for i, it := range items {
 		where := fmt.Sprintf("%s[%d]", what, i)
+		var cond *yaml.Node
+		if deref(it).Kind == yaml.MappingNode {
+			m, err := l.mapping(it, where, accessKeys)
+			if err != nil {
+				return nil, err
+			}
+			e, ok := m["at"]
+			if !ok {
+				return nil, l.errf(deref(it), "%s: missing required key \"at\" (the index expressions)", where)
+			}
+			it = e.value
+			if c, ok := m["if"]; ok {
+				cond = c.value
+			}
+		}
 		exprs, err := l.sequence(it, where)
 		if err != nil {
 			return nil, err
@@ -574,6 +593,19 @@ func (l *loader) accesses(n *yaml.Node, what string, f *Field, extentDims int, k
 			}
 		}
 		a.Text = "[" + strings.Join(texts, ", ") + "]"
+		if cond != nil {
+			src, err := l.str(cond, where+" if")
+			if err != nil {
+				return nil, err
+			}
+			if a.Guards, err = ParseCondition(src); err != nil {
+				return nil, l.errf(cond, "%s if: %v", where, err)
+			}
+			if _, ok := a.GuardBox(); !ok {
+				return nil, l.errf(cond, "%s if %q: each comparison must bound one coordinate (such as x + 1 < 4096), without floor or modulo terms", where, excerpt(src))
+			}
+			a.Text += " if " + src
+		}
 		last := Point{k.Domain[0] - 1, k.Domain[1] - 1, k.Domain[2] - 1}
 		if lo, hi, ok := f.AddressBounds(a, Point{}, last); !ok || lo < -maxAddress || hi > maxAddress {
 			return nil, l.errf(it, "%s %s: byte addresses over the domain exceed ±2^60", where, a.Text)

@@ -134,7 +134,8 @@ func (l Launch) pointExpr(i int, j int64) (Expr, error) {
 }
 
 // ThreadAccess returns access a of lattice point j in thread coordinates:
-// every x, y and z replaced by the point's coordinates (PointExprs).
+// every x, y and z of its index and guards replaced by the point's
+// coordinates (PointExprs).
 func (l Launch) ThreadAccess(a Access, j [3]int64) (Access, error) {
 	sub, err := l.PointExprs(j)
 	if err != nil {
@@ -145,6 +146,13 @@ func (l Launch) ThreadAccess(a Access, j [3]int64) (Access, error) {
 		if out.Index[i], err = e.Substitute(sub); err != nil {
 			return Access{}, fmt.Errorf("access %s at point offset %v of a %s tile %v: %w", a.Text, j, l.Tiling, l.Fold, err)
 		}
+	}
+	for _, g := range a.Guards {
+		t, err := g.Substitute(sub)
+		if err != nil {
+			return Access{}, fmt.Errorf("access %s at point offset %v of a %s tile %v: %w", a.Text, j, l.Tiling, l.Fold, err)
+		}
+		out.Guards = append(out.Guards, t)
 	}
 	return out, nil
 }

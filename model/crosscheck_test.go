@@ -17,7 +17,8 @@ import (
 
 // crossKernel returns a random small kernel: one to three fields with random
 // element sizes, offsets and extents, and loads and stores whose indices are
-// affine (mostly stencil-like) or, now and then, quasi-affine.
+// affine (mostly stencil-like) or, now and then, quasi-affine, a quarter of
+// them partial (guarded by a bound on one coordinate).
 func crossKernel(t *testing.T, r *rand.Rand) *kernel.Kernel {
 	t.Helper()
 	dom := [3]int{2 + r.IntN(40), 1 + r.IntN(10), 1 + r.IntN(5)}
@@ -46,7 +47,14 @@ func crossKernel(t *testing.T, r *rand.Rand) *kernel.Kernel {
 			}
 			fmt.Fprintf(&b, "    %s:\n", kind)
 			for range 1 + r.IntN(4) {
-				fmt.Fprintf(&b, "      - [%s, %s, %s]\n", term("x"), term("y"), term("z"))
+				at := fmt.Sprintf("[%s, %s, %s]", term("x"), term("y"), term("z"))
+				if r.IntN(4) == 0 { // a partial access: a bound on one coordinate
+					v := r.IntN(3)
+					ops := []string{"<", "<=", ">", ">="}
+					fmt.Fprintf(&b, "      - {at: %s, if: \"%s %s %d\"}\n", at, []string{"x", "y", "z"}[v], ops[r.IntN(4)], r.IntN(dom[v]+2)-1)
+					continue
+				}
+				fmt.Fprintf(&b, "      - %s\n", at)
 			}
 		}
 	}

@@ -34,7 +34,10 @@ import (
 //     dimension and a branch per lattice point; for access, a compare per
 //     distinct coordinate of the thread's accesses in each dimension and,
 //     in two or three dimensions, dims − 1 predicate combinations per
-//     memory instruction; for none, nothing.
+//     memory instruction; for none, nothing;
+//   - partial accesses (guards, kernel.Access.Partial): a compare per
+//     distinct guard condition of the thread and a predicate per
+//     instruction that only partial accesses need.
 //
 // The bound is SMs·clock·IssuePerCycleSM·lanes·λ / instructions, with
 // lanes the active lanes per warp (idle lanes issue with their warp but
@@ -84,7 +87,17 @@ func CountInstructions(k *kernel.Kernel, l kernel.Launch, dev *device.Device, ru
 		}
 		memory += n
 		mix.Address += m * AddressInstructionsPerBase * float64(addressBases(fi.Instructions))
+		for _, in := range fi.Instructions {
+			if len(in.Guarded) > 0 && len(in.Points) == 0 {
+				mix.Guard += m // the predicate of a partial access
+			}
+		}
 	}
+	compares, err := guardCompares(k, l)
+	if err != nil {
+		return mix, err
+	}
+	mix.Guard += float64(compares)
 	dims := spannedDims(k)
 	mix.FP = math.Ceil(k.FlopsPerThread(l.Fold) / 2)
 	mix.Index = IndexInstructionsPerDim * float64(len(dims))
@@ -129,6 +142,34 @@ func addressBases(list []footprint.Instruction) int {
 		seen[base.String()] = true
 	}
 	return len(seen)
+}
+
+// guardCompares counts the distinct guard conditions of the partial
+// accesses of one thread (every field instance), in thread coordinates: a
+// compare each.
+func guardCompares(k *kernel.Kernel, l kernel.Launch) (int, error) {
+	n := 0
+	for _, f := range k.Fields {
+		seen := map[string]bool{}
+		for _, store := range []bool{false, true} {
+			for _, a := range f.Accesses(store) {
+				if _, partial, err := a.Partial(k.Domain); err != nil || !partial {
+					continue
+				}
+				for _, j := range kernel.FoldOffsets(l.Fold) {
+					t, err := l.ThreadAccess(a, j)
+					if err != nil {
+						return 0, fmt.Errorf("field %q: %w", f.Name, err)
+					}
+					for _, g := range t.Guards {
+						seen[g.String()] = true
+					}
+				}
+			}
+		}
+		n += len(seen) * int(max(f.Multiplicity, 1))
+	}
+	return n, nil
 }
 
 // distinctCoordinates counts, over every field instance's accesses of one

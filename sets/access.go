@@ -53,18 +53,7 @@ func TupleName(k *kernel.Kernel, i int, store bool) string {
 }
 
 // foldOffsets lists the point offsets j of a thread, x fastest.
-func (m *AccessMapper) foldOffsets() [][3]int64 {
-	var js [][3]int64
-	f := m.Geom.Fold
-	for jz := int64(0); jz < f[2]; jz++ {
-		for jy := int64(0); jy < f[1]; jy++ {
-			for jx := int64(0); jx < f[0]; jx++ {
-				js = append(js, [3]int64{jx, jy, jz})
-			}
-		}
-	}
-	return js
-}
+func (m *AccessMapper) foldOffsets() [][3]int64 { return kernel.FoldOffsets(m.Geom.Fold) }
 
 // guardBox returns the threads of box whose point f·t + j lies in the domain
 // (all of box when the mapper applies no point guard).
@@ -78,13 +67,6 @@ func (m *AccessMapper) guardBox(box lattice.Box, j [3]int64) lattice.Box {
 		lim.Hi[i] = intmath.FloorDiv(m.Geom.Domain[i]-1-j[i], m.Geom.Fold[i]) + 1
 	}
 	return box.Intersect(lim)
-}
-
-// pointIndex returns the index tuple of access a for the point f·t + j,
-// as expressions in the thread coordinates x, y, z.
-func (m *AccessMapper) pointIndex(a kernel.Access, j [3]int64) ([3]kernel.Expr, error) {
-	b, err := kernel.FoldAccess(a, m.Geom.Fold, j)
-	return b.Index, err
 }
 
 // Footprint returns the set of granules of gran bytes that the threads in
@@ -110,7 +92,7 @@ func (m *AccessMapper) AccessMap(sc *isl.Scope, fi int, store bool, gran int64, 
 	var pieces []string
 	for _, a := range f.Accesses(store) {
 		for _, j := range m.foldOffsets() {
-			idx, err := m.pointIndex(a, j)
+			folded, err := kernel.FoldAccess(a, m.Geom.Fold, j)
 			if err != nil {
 				return nil, fmt.Errorf("field %q access %s: %w", f.Name, a.Text, err)
 			}
@@ -119,7 +101,7 @@ func (m *AccessMapper) AccessMap(sc *isl.Scope, fi int, store bool, gran int64, 
 				if b.Empty() {
 					continue
 				}
-				ps, err := granulePieces(f, idx, gran, space, b, tuple)
+				ps, err := granulePieces(f, folded, gran, space, b, tuple)
 				if err != nil {
 					return nil, fmt.Errorf("field %q access %s: %w", f.Name, a.Text, err)
 				}
@@ -173,10 +155,14 @@ func linearGranules(addr string, size, gran int64) string {
 }
 
 // granulePieces renders the basic maps from the threads of box b to the
-// granules of the access with index tuple idx.
-func granulePieces(f *kernel.Field, idx [3]kernel.Expr, gran int64, space AddressSpace, b lattice.Box, tuple string) ([]string, error) {
+// granules of access a (in thread coordinates), where its guards hold.
+func granulePieces(f *kernel.Field, a kernel.Access, gran int64, space AddressSpace, b lattice.Box, tuple string) ([]string, error) {
 	dom := "[x, y, z] -> "
+	idx := a.Index
 	cons := boxConstraint(b)
+	for _, g := range a.Guards { // a partial access applies where its guards hold
+		cons += " and " + g.ISL() + " >= 0"
+	}
 	s, alpha := f.Element, f.Offset
 	switch space {
 	case MultiDimSpace:

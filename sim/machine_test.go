@@ -100,11 +100,22 @@ func TestByteRangesMatchLanes(t *testing.T) {
 		}
 		points := foldPoints(l.Fold)
 		for _, j := range points {
-			if len(in.points) == 0 || rng.IntN(3) == 0 {
-				in.points = append(in.points, j)
+			if len(in.uses) == 0 || rng.IntN(3) == 0 {
+				u := use{j: j}
+				if rng.IntN(4) == 0 { // a guard x ≥ c or x ≤ c on the lattice point
+					c := rng.Int64N(2 * l.Block[0] * l.Fold[0])
+					g := kernel.Var(0)
+					if rng.IntN(2) == 0 {
+						g, _ = g.Add(kernel.Const(-c))
+					} else {
+						g, _ = kernel.Const(c).Sub(g)
+					}
+					u.guards = []kernel.Expr{g}
+				}
+				in.uses = append(in.uses, u)
 			}
 		}
-		in.point = in.points[0]
+		in.point = in.uses[0].j
 		origin := tr.blockOrigin(rng.Int64N(tr.blocks))
 		w := rng.IntN(tr.warpsPerBlock)
 

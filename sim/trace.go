@@ -30,11 +30,12 @@ type instruction struct {
 	store  bool     // store (else load)
 	width  int64    // bytes per lane: the field's element size
 	point  [3]int64 // the fold offset j whose lattice point gives the address
-	// points are the fold offsets of all of a thread's lattice points that
-	// need this instruction: a folded access that coincides for several
-	// points is issued once (folding removes duplicate tuples, kernel.FoldAccesses),
-	// and a lane executes it if any of those points lies in the domain.
-	points [][3]int64
+	// uses are the fold offsets of all of a thread's lattice points that
+	// need this instruction, each with its access's guards: a folded access
+	// that coincides for several points is issued once (folding removes
+	// duplicate tuples, kernel.FoldAccesses), and a lane executes it if
+	// any of those points lies in the domain and satisfies its guards.
+	uses []use
 	// The byte address of the lane at lane index q of the block whose
 	// first thread is at o is base + originCoef·o + laneCoef·q when linear,
 	// else regionBase + ByteAddress(access, tracer.point(o, q, point)).
@@ -43,6 +44,24 @@ type instruction struct {
 	originCoef [3]int64
 	laneCoef   [3]int64
 	access     kernel.Access
+}
+
+// guarded reports whether a use of in has guards, which may leave out
+// lanes anywhere in a warp.
+func (in *instruction) guarded() bool {
+	for _, u := range in.uses {
+		if len(u.guards) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// use is one lattice point offset j that needs an instruction, under the
+// guards g ≥ 0 (on the lattice point) of the access it comes from.
+type use struct {
+	j      [3]int64
+	guards []kernel.Expr
 }
 
 // tracer enumerates the lane addresses of a kernel's warp instructions under
@@ -189,7 +208,7 @@ func (tr *tracer) buildProgram(allInstances bool) error {
 					}
 					key = fmt.Sprintf("%d|%s", r, key)
 					if at, ok := issued[key]; ok {
-						tr.program[at].points = append(tr.program[at].points, j)
+						tr.program[at].uses = append(tr.program[at].uses, use{j, a.Guards})
 						continue
 					}
 					in, err := tr.instruction(f, a, j)
@@ -198,7 +217,7 @@ func (tr *tracer) buildProgram(allInstances bool) error {
 					}
 					in.field, in.region, in.store = fi, r, store
 					in.base += regionBase(r)
-					in.points = [][3]int64{j}
+					in.uses = []use{{j, a.Guards}}
 					issued[key] = len(tr.program)
 					tr.program = append(tr.program, in)
 				}
@@ -254,14 +273,23 @@ func (tr *tracer) point(o, q, j [3]int64) kernel.Point {
 	return p
 }
 
-// covers reports whether one of the points of the lane at lane index q of
-// the block at origin o lies inside the domain.
-func (tr *tracer) covers(o, q [3]int64, points [][3]int64) bool {
+// covers reports whether one of the uses of the lane at lane index q of
+// the block at origin o has its point inside the domain and satisfies its
+// guards.
+func (tr *tracer) covers(o, q [3]int64, uses []use) bool {
 	d := tr.launch.Domain
-	for _, j := range points {
-		if p := tr.point(o, q, j); p[0] < d[0] && p[1] < d[1] && p[2] < d[2] {
-			return true
+next:
+	for _, u := range uses {
+		p := tr.point(o, q, u.j)
+		if p[0] >= d[0] || p[1] >= d[1] || p[2] >= d[2] {
+			continue
 		}
+		for _, g := range u.guards {
+			if g.Eval(p) < 0 {
+				continue next
+			}
+		}
+		return true
 	}
 	return false
 }
@@ -280,7 +308,7 @@ func (tr *tracer) addresses(buf []uint64, origin [3]int64, w int, in *instructio
 	first := w * tr.warpSize
 	last := min(first+tr.warpSize, tr.threads)
 	for _, lane := range tr.lanes[first:last] {
-		if !tr.covers(origin, lane, in.points) {
+		if !tr.covers(origin, lane, in.uses) {
 			continue
 		}
 		var a int64
@@ -307,10 +335,10 @@ func (tr *tracer) addresses(buf []uint64, origin [3]int64, w int, in *instructio
 // and the result is one range; otherwise it is the lanes' addresses with the
 // element width.
 func (tr *tracer) byteRanges(buf []uint64, origin [3]int64, w int, in *instruction) (ranges []uint64, width int64, lanes int) {
-	if in.linear && tr.rowWarp[w] && 0 <= in.laneCoef[0] && in.laneCoef[0] <= in.width {
+	if in.linear && tr.rowWarp[w] && !in.guarded() && 0 <= in.laneCoef[0] && in.laneCoef[0] <= in.width {
 		first := w * tr.warpSize
 		last := min(first+tr.warpSize, tr.threads) - 1
-		if tr.covers(origin, tr.lanes[last], in.points) {
+		if tr.covers(origin, tr.lanes[last], in.uses) {
 			lane := tr.lanes[first]
 			lo := in.base
 			for i := range 3 {

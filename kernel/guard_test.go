@@ -1,0 +1,82 @@
+package kernel
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/polyvol/polyvol/lattice"
+)
+
+// TestGuardBoxByHand reads conditions and checks the boxes of lattice
+// points where they hold, and which domains they leave partial.
+func TestGuardBoxByHand(t *testing.T) {
+	const u = unbounded
+	tests := []struct {
+		cond    string
+		box     lattice.Box
+		partial bool // on the domain 100 × 50 × 1
+	}{
+		{"x + 1 < 100", lattice.Box{Lo: [3]int64{-u, -u, -u}, Hi: [3]int64{99, u, u}}, true},
+		{"0 <= x < 100", lattice.Box{Lo: [3]int64{0, -u, -u}, Hi: [3]int64{100, u, u}}, false},
+		{"y >= 1 and y <= 48", lattice.Box{Lo: [3]int64{-u, 1, -u}, Hi: [3]int64{u, 49, u}}, true},
+		{"2*x >= 7", lattice.Box{Lo: [3]int64{4, -u, -u}, Hi: [3]int64{u, u, u}}, true},
+		{"3 = y", lattice.Box{Lo: [3]int64{-u, 3, -u}, Hi: [3]int64{u, 4, u}}, true},
+		{"-2*z + 5 >= 0", lattice.Box{Lo: [3]int64{-u, -u, -u}, Hi: [3]int64{u, u, 3}}, false},
+	}
+	for _, tc := range tests {
+		gs, err := ParseCondition(tc.cond)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.cond, err)
+		}
+		a := Access{Guards: gs}
+		box, ok := a.GuardBox()
+		if !ok || box != tc.box {
+			t.Errorf("%q: box %v (%v), want %v", tc.cond, box, ok, tc.box)
+		}
+		if _, partial, err := a.Partial([3]int64{100, 50, 1}); err != nil || partial != tc.partial {
+			t.Errorf("%q: partial %v (%v), want %v", tc.cond, partial, err, tc.partial)
+		}
+	}
+	for _, bad := range []string{"", "x", "x + y < 3 and", "x < < 3", "x < 3.5"} {
+		if _, err := ParseCondition(bad); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+	// A condition on two coordinates is no box: accepted where it holds on
+	// the whole domain, an error where it leaves points out.
+	gs, err := ParseCondition("x + y < 1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := (Access{Guards: gs}).GuardBox(); ok {
+		t.Error("x + y < 1000 gave a box")
+	}
+	if _, _, err := (Access{Guards: gs}).Partial([3]int64{100, 50, 1}); err != nil {
+		t.Errorf("x + y < 1000 holds on 100 × 50 but: %v", err)
+	}
+	if _, _, err := (Access{Guards: gs}).Partial([3]int64{900, 500, 1}); err == nil || !strings.Contains(err.Error(), "one coordinate") {
+		t.Errorf("x + y < 1000 on 900 × 500: %v", err)
+	}
+}
+
+// TestGuardedAccessSpec loads accesses with conditions and refuses
+// conditions that are no box, with the position.
+func TestGuardedAccessSpec(t *testing.T) {
+	k, err := Parse([]byte("name: g\ndomain: [64, 8]\nfields:\n  - name: A\n    element: 8\n    load:\n      - [x, y]\n      - {at: [x + 1, y], if: \"x + 1 < 64\"}\n      - {at: [x + 1, y], if: \"x < 10\"}\n"), "g.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(k.Fields[0].Loads); n != 3 {
+		t.Errorf("%d loads, want 3: one tuple under two conditions stays two accesses", n)
+	}
+	for _, bad := range []struct{ spec, want string }{
+		{"{at: [x + 1, y], if: \"x + y < 64\"}", "g.yaml:7:30: field \"A\" load[0] if \"x + y < 64\": each comparison must bound one coordinate"},
+		{"{if: \"x < 3\"}", "missing required key \"at\""},
+		{"{at: [x], when: \"x < 3\"}", "unknown key \"when\""},
+	} {
+		_, err := Parse([]byte("name: g\ndomain: [64, 8]\nfields:\n  - name: A\n    element: 8\n    load:\n      - "+bad.spec+"\n"), "g.yaml")
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: got %v, want %q", bad.spec, err, bad.want)
+		}
+	}
+}
