@@ -700,18 +700,6 @@ func (b *builder) accessMap(acc Access, lat *lattice) (m *isl.Map, array string,
 	if err != nil {
 		return nil, "", 0, b.errf(acc.Pos, acc.Where, "%s", islMessage(err))
 	}
-	// The access must apply at every lattice point.
-	dom, err := m.Domain()
-	var covers bool
-	if err == nil {
-		covers, err = lat.box.IsSubset(dom)
-	}
-	if err != nil {
-		return nil, "", 0, b.errf(acc.Pos, acc.Where, "%s", islMessage(err))
-	}
-	if !covers {
-		return nil, "", 0, b.errf(acc.Pos, acc.Where, "the relation %q does not apply on the whole domain; polyvol needs every access at every point", excerpt(acc.Relation))
-	}
 	return m, out, nout, nil
 }
 

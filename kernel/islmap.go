@@ -38,8 +38,9 @@ func (e *MapError) Error() string {
 // output stands for every index in its range, so a map in which a thread
 // touches a range of elements becomes one access per element. Constraints
 // on the inputs alone (the iteration domain compilers state, such as
-// 0 <= i <= 255) become the accesses' Guards, which must hold on the
-// kernel's whole domain. Each disjunct of constraints joined by "or" is a
+// 0 <= i <= 255) become the accesses' Guards: where they leave points of
+// the kernel's domain out, the access is partial and each must bound one
+// coordinate (Access.Partial). Each disjunct of constraints joined by "or" is a
 // piece of its own. Parameters and disjunctions inside brackets are
 // rejected with a MapError.
 func ParseISLMap(src string) ([]Access, error) {
@@ -195,8 +196,13 @@ func (s *mapScanner) piece() ([]Access, error) {
 		return nil, err
 	}
 	vars := map[string]int{}
+	var fixed []segment // "y = 0" in the input tuple, as ISL prints a fixed coordinate
 	for i, in := range ins {
 		n := strings.TrimSpace(in.text)
+		if eq := strings.IndexByte(in.text, '='); eq > 0 {
+			n = strings.TrimSpace(in.text[:eq])
+			fixed = append(fixed, segment{text: n + " = " + in.text[eq+1:], col: in.col})
+		}
 		if !isName(n) || n == "floor" || n == "mod" {
 			return nil, s.errAt(in.col, "input %q is not a name; the input tuple lists the lattice coordinates, e.g. [x, y, z]", n)
 		}
@@ -250,6 +256,11 @@ func (s *mapScanner) piece() ([]Access, error) {
 		var guards []Expr
 		if strings.TrimSpace(d.text) != "" || len(disjuncts) > 1 {
 			if err := s.constraints(d, vars, ranged, &guards); err != nil {
+				return nil, err
+			}
+		}
+		for _, f := range fixed {
+			if err := s.constraints(f, vars, ranged, &guards); err != nil {
 				return nil, err
 			}
 		}

@@ -649,9 +649,8 @@ func (l *loader) convertMaps(f *Field, maps []string, store bool, what string, n
 			if lo, hi, ok := f.AddressBounds(a, Point{}, last); !ok || lo < -maxAddress || hi > maxAddress {
 				return l.errf(items[i], "%s %s: byte addresses over the domain exceed ±2^60", where, a.Index)
 			}
-			if g, ok := violatedGuard(a, last); ok {
-				return l.errf(items[i], "%s: its constraint %s >= 0 excludes lattice points of the domain %dx%dx%d; a map's constraints on the lattice point must hold on the whole domain (in %q)",
-					where, g, k.Domain[0], k.Domain[1], k.Domain[2], excerpt(src))
+			if _, _, err := a.Partial(k.Domain); err != nil {
+				return l.errf(items[i], "%s: %v (in %q)", where, err, excerpt(src))
 			}
 		}
 		if store {

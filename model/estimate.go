@@ -166,6 +166,9 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	if err != nil {
 		return nil, err
 	}
+	if basic.L1Cycles == 0 && partialAccesses(k) {
+		return nil, fmt.Errorf("model: no access of the kernel reaches the representative wave of %d blocks in the middle of the grid: its accesses are partial and apply only near the domain's edges (kernel.Access.Partial); volumes per lattice update come from that wave, so such a kernel has none to scale", W)
+	}
 	if err := waveBasic(eng, &basic, dev, method, shape, W, B, lambda, g); err != nil {
 		return nil, err
 	}
@@ -229,6 +232,19 @@ func addIssueBound(rep *Report, k *kernel.Kernel, l kernel.Launch, dev *device.D
 		rep.Derived.PerfIssue = &b
 	}
 	return nil
+}
+
+// partialAccesses reports whether an access of k applies on part of the
+// domain only.
+func partialAccesses(k *kernel.Kernel) bool {
+	for _, f := range k.Fields {
+		for _, a := range append(slices.Clip(f.Loads), f.Stores...) {
+			if _, partial, _ := a.Partial(k.Domain); partial {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // waveBlocks returns the W that wave volumes are normalised with: β·SMs for
