@@ -14,12 +14,17 @@ func init() {
 			Name:      "cuda",
 			Usage:     "write a CUDA program that runs a kernel spec, for measurements with hardware counters",
 			ArgsUsage: "SPEC",
-			UsageText: `polyvol cuda SPEC --block X,Y,Z [--fold X,Y,Z] [--domain X,Y,Z] [--device NAME] [-o FILE.cu]
+			UsageText: `polyvol cuda SPEC --block X,Y,Z [--fold X,Y,Z] [--tile TILING]
+             [--domain X,Y,Z] [--device NAME] [-o FILE.cu]
 
 ` + specArgHelp + `
 The program performs every load and store of the spec for each lattice point
 of the domain, guarded by the domain, with the given block size and thread
 folding; an FMA chain over the loaded values is stored to every store target.
+--tile strided places a thread's fold points one block size apart (x =
+blockIdx.x*blockDim.x*f + threadIdx.x + j*blockDim.x), consecutive, the
+default, makes them neighbours (x = (blockIdx.x*blockDim.x + threadIdx.x)*f
++ j).
 Its main allocates and initialises the fields, makes ` + fmt.Sprint(cudagen.Warmup) + ` untimed launches,
 times the next ones with CUDA events and prints one line
    polyvol kernel=NAME block=X,Y,Z fold=X,Y,Z domain=X,Y,Z flops_per_lup=F reps=N ms=MS glups=G blocks_per_sm=B modelled_blocks_per_sm=M
@@ -35,11 +40,13 @@ such a form (parameters, disjunctions inside brackets) is an error.
 
 Examples:
    polyvol cuda star3d-r4 --block 64,4,4 --fold 1,1,2 -o star.cu
+   polyvol cuda star2d-r1 --block 32,8 --fold 2,1 --tile strided -o tile.cu
    nvcc -O3 -arch=sm_90 -o star star.cu && ./star 20
    polyvol cuda star3d-r4 --block 512,2,1 --domain 1024,1024,512 -o lc.cu`,
 			Flags: []ucli.Flag{
 				&ucli.StringFlag{Name: "block", Aliases: []string{"b"}, Required: true, Usage: "thread-block size `X,Y,Z`"},
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
+				tileFlag(),
 				&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points (extents equal to the spec's domain follow it)"},
 				&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the program to `FILE` instead of standard output", TakesFile: true},
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` whose modelled occupancy the kernel's __launch_bounds__ asks for (see 'polyvol devices')"},
@@ -73,11 +80,16 @@ func runCuda(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	tiling, err := parseTile(c)
+	if err != nil {
+		return err
+	}
 	dev, err := commandDevice(c)
 	if err != nil {
 		return err
 	}
 	l := k.NewLaunch(block, fold)
+	l.Tiling = tiling
 	if err := l.Validate(); err != nil {
 		return asUsage(err)
 	}

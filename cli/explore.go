@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -24,7 +25,7 @@ import (
 // Exploration is the JSON output of explore and merge (docs/json.md): the
 // sweep's parameters and one model.Report per evaluated configuration,
 // ranked by predicted GLup/s, ties broken by block and then fold (each
-// compared x, y, z).
+// compared x, y, z) and then tiling (explore.Rank).
 type Exploration struct {
 	Kernel  string   `json:"kernel"`
 	Device  string   `json:"device"`
@@ -34,8 +35,17 @@ type Exploration struct {
 	Threads int64    `json:"threads"`
 	// Folds are the thread foldings tried with every block shape.
 	Folds [][3]int64 `json:"folds"`
+	// Tilings are the tilings tried with every fold and block shape.
+	Tilings []kernel.Tiling `json:"tilings"`
+	// Registers are the registers per thread of every configuration that
+	// RegistersTable does not list: the spec's, or --registers.
+	Registers int `json:"registers"`
+	// RegistersTable lists the configurations of --registers-table with
+	// their registers per thread.
+	RegistersTable []RegistersEntry `json:"registersTable,omitempty"`
 	// Configurations counts the enumerated configurations: block shapes
-	// times folds, of all shards together.
+	// times folds times tilings, a strided tiling only where it differs
+	// from thread folding (explore.Configurations), of all shards together.
 	Configurations int       `json:"configurations"`
 	Skipped        []Skipped `json:"skipped"`
 	// Rows holds the reports, best first.
@@ -66,24 +76,43 @@ func init() {
 	register(func() *ucli.Command {
 		return &ucli.Command{
 			Name:      "explore",
-			Usage:     "rank every power-of-two block shape and fold by predicted performance",
+			Usage:     "rank block shapes, folds and tilings by predicted GLup/s",
 			ArgsUsage: "SPEC",
-			UsageText: `polyvol explore SPEC [--device NAME] [--threads N] [--folds F:F:...] [options]
+			UsageText: `polyvol explore SPEC [--device NAME] [--threads N] [--folds F:F:...]
+        [--tiles T,T] [--registers N] [--registers-table FILE] [options]
 
 ` + specArgHelp + `
 
-explore evaluates every block shape of --threads threads whose sides are powers of
-two within the hardware limits (x, y <= 1024, z <= 64), with every fold of
---folds, in parallel, and ranks them by predicted GLup/s. The table shows the
-best --top rows; JSON and CSV give every row. With --shard K/N it evaluates
-the configurations i with i mod N = K-1 and writes JSON for 'polyvol merge';
---shard slurm takes K and N from the variables of a Slurm array job
-(SLURM_ARRAY_TASK_ID, _MIN, _STEP and _COUNT), so --array may start at 0.
+explore evaluates every block shape of --threads threads whose sides are
+powers of two within the hardware limits (x, y <= 1024, z <= 64), with every
+fold of --folds and tiling of --tiles, in parallel, and ranks them by
+predicted GLup/s. A strided tile that places a thread's points as thread
+folding does (fold 1, or block size 1, wherever it folds) is that
+configuration and is evaluated once, as consecutive. The table shows the
+best --top rows; JSON and CSV give every row. Notes on stderr say which of
+these rows have their occupancy limited by registers, or so many registers
+that the compiler probably spills.
+
+--registers-table FILE gives the registers per thread of the configurations
+a code generator compiled, as a CSV file with the header
+block,fold,tiling,registers; tiling may be left out, or left empty for both
+tilings. For example:
+   block,fold,registers
+   "256,1,4","1,1,2",64
+   64x4x4,1x2x1,72
+The other configurations have the spec's registers, or --registers.
+
+With --shard K/N it evaluates the configurations i with i mod N = K-1 and
+writes JSON for 'polyvol merge'; --shard slurm takes K and N from the
+variables of a Slurm array job (SLURM_ARRAY_TASK_ID, _MIN, _STEP and
+_COUNT), so --array may start at 0.
 
 Examples:
    polyvol explore star3d-r4 --device A100-40GB
    polyvol explore lbm-d3q19-pull --device H100-SXM --threads 512 --top 5
    polyvol explore star3d-r4 --folds 1,1,1:1,1,2:1,1,4 --format csv > sweep.csv
+   polyvol explore star3d-r4 --tiles consecutive --registers 64
+   polyvol explore star3d-r4 --registers-table compiled.csv
    polyvol explore star3d-r4 --shard 2/8 > shard-2.json
    polyvol explore star3d-r4 --shard slurm > shard-$SLURM_ARRAY_TASK_ID.json`,
 			Flags: append([]ucli.Flag{
@@ -91,6 +120,9 @@ Examples:
 				deviceFileFlag,
 				&ucli.IntFlag{Name: "threads", Value: kernel.MaxThreadsPerBlock, Usage: "`N` threads per block, a power of two"},
 				&ucli.StringFlag{Name: "folds", Value: "1,1,1:1,2,1:1,1,2", Usage: "colon-separated thread foldings `X,Y,Z:...`"},
+				&ucli.StringFlag{Name: "tiles", Value: strings.Join(tilingNames, ","), Usage: "comma-separated `TILINGS` tried with every fold: consecutive (a thread's fold points are neighbours), strided (one block size apart)"},
+				registersFlag(),
+				&ucli.StringFlag{Name: "registers-table", TakesFile: true, Usage: "registers per thread of compiled configurations from the CSV `FILE` (block,fold,tiling,registers)"},
 				&ucli.IntFlag{Name: "top", Value: 10, Usage: "`N` rows of the table (0: all; at most " + strconv.Itoa(maxTop) + ")"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "`N` configurations evaluated in parallel"},
 				&ucli.IntFlag{Name: "max-configurations", Value: defaultMaxConfigurations, Usage: "bound `N` on the configurations of a sweep (of a shard, with --shard), checked before any is estimated"},
@@ -136,6 +168,16 @@ func runExplore(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	tilings, err := parseTilings(c.String("tiles"))
+	if err != nil {
+		return err
+	}
+	var table *registersTable
+	if c.IsSet("registers-table") {
+		if table, err = readRegistersTable(c.String("registers-table")); err != nil {
+			return err
+		}
+	}
 	var shard *Shard
 	if c.IsSet("shard") {
 		k, n, err := parseShard(c.String("shard"), os.Getenv)
@@ -151,14 +193,20 @@ func runExplore(c *ucli.Context) error {
 	if k, err = applyDomain(c, k); err != nil {
 		return err
 	}
+	if k, err = applyRegisters(c, k); err != nil {
+		return err
+	}
 	dev, err := commandDevice(c)
 	if err != nil {
 		return err
 	}
 
 	cfg := explore.Config{
-		Kernel: k, Device: dev, Threads: threads, Folds: folds, Estimate: opt,
+		Kernel: k, Device: dev, Threads: threads, Folds: folds, Tilings: tilings, Estimate: opt,
 		NewCtx: func() (*isl.Ctx, error) { return newISLCtx(c) }, Workers: workers,
+	}
+	if table != nil {
+		cfg.Registers = table.lookup
 	}
 	if shard != nil {
 		cfg.Shard = explore.Shard{Index: shard.Index, Count: shard.Count}
@@ -168,8 +216,17 @@ func runExplore(c *ucli.Context) error {
 		return err
 	}
 	if maxConfigs := c.Int("max-configurations"); len(launches) > maxConfigs {
-		return usageErrorf("--max-configurations %d: the sweep has %d configurations (%d folds); sweep fewer --folds or fewer --threads, split it with --shard, or raise --max-configurations",
-			maxConfigs, len(launches), len(folds))
+		return usageErrorf("--max-configurations %d: the sweep has %d configurations (%s, %s); sweep fewer --folds, --tiles or --threads, split it with --shard, or raise --max-configurations",
+			maxConfigs, len(launches), countNoun(len(folds), "fold"), countNoun(len(tilings), "tiling"))
+	}
+	if table != nil {
+		sweep, err := explore.Configurations(threads, folds, tilings)
+		if err != nil {
+			return err
+		}
+		if note := table.unmatchedNote(sweep); note != "" {
+			addNote(c, "%s", note)
+		}
 	}
 	prog := newProgress(c.App.ErrWriter, len(launches), "explore")
 	cfg.Progress = func(int, int) { prog.add() }
@@ -184,8 +241,11 @@ func runExplore(c *ucli.Context) error {
 	}
 	e := &Exploration{
 		Kernel: k.Name, Device: dev.Name, Method: opt.Method.Name, Model: string(opt.Model),
-		Domain: k.Domain, Threads: int64(threads), Folds: folds,
+		Domain: k.Domain, Threads: int64(threads), Folds: folds, Tilings: tilings, Registers: k.Registers,
 		Configurations: res.Configurations, Skipped: res.Skipped, Rows: res.Reports, Shard: shard,
+	}
+	if table != nil {
+		e.RegistersTable = table.entries
 	}
 	if shard == nil {
 		if err := checkSomeRanked(e); err != nil {
@@ -199,7 +259,29 @@ func runExplore(c *ucli.Context) error {
 			return err
 		}
 	}
-	return writeExploration(c.App.Writer, c.App.ErrWriter, e, format, top)
+	if err := writeExploration(c.App.Writer, c.App.ErrWriter, e, format, top); err != nil {
+		return err
+	}
+	if shard == nil {
+		noteRegisters(c.App.ErrWriter, e, dev, k.SharedBytes, top)
+	}
+	return nil
+}
+
+// parseTilings parses the --tiles value, comma-separated tiling names.
+func parseTilings(s string) ([]kernel.Tiling, error) {
+	var tilings []kernel.Tiling
+	for _, part := range strings.Split(s, ",") {
+		t, err := kernel.ParseTiling(strings.TrimSpace(part))
+		if err != nil {
+			return nil, usageErrorf("--tiles %q: %v", s, err)
+		}
+		if slices.Contains(tilings, t) {
+			return nil, usageErrorf("--tiles %q: tiling %s appears twice", s, t)
+		}
+		tilings = append(tilings, t)
+	}
+	return tilings, nil
 }
 
 // parseFolds parses the --folds value, colon-separated X,Y,Z triples.
@@ -269,14 +351,14 @@ func checkSomeRanked(e *Exploration) error {
 	if len(e.Rows) > 0 || len(e.Skipped) == 0 {
 		return nil
 	}
-	return usageErrorf("every configuration was skipped; the first, block %s fold %s: %s",
-		triple(e.Skipped[0].Block), triple(e.Skipped[0].Fold), e.Skipped[0].Reason)
+	return usageErrorf("every configuration was skipped; the first, %v: %s", e.Skipped[0].Configuration(), e.Skipped[0].Reason)
 }
 
 // sweepFingerprint hashes what an exploration's rows depend on: the polyvol
 // version that computes them (fullVersion), the kernel as loaded (domain,
 // flops, resources, fields and their accesses), the device's parameters,
-// the method, model, threads, folds, shard count and the estimation bounds.
+// the method, model, threads, folds, tilings, registers (with the table of
+// --registers-table), shard count and the estimation bounds.
 // The shards of one sweep share it; merge refuses shards whose fingerprints
 // differ.
 func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *Exploration, version string, maxOperations uint64, opt model.Options) string {
@@ -293,6 +375,10 @@ func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *Exploration, vers
 	devJSON, _ := json.Marshal(dev) // a device has no values JSON cannot encode
 	fmt.Fprintf(h, "device %s\n", devJSON)
 	fmt.Fprintf(h, "sweep %q %q %v %d %v %d %d %d %d\n", e.Method, e.Model, e.Domain, e.Threads, e.Folds, e.Shard.Count, maxOperations, opt.WorkBound, opt.MemoryBound)
+	fmt.Fprintf(h, "tilings %v registers %d\n", e.Tilings, e.Registers)
+	for _, r := range e.RegistersTable {
+		fmt.Fprintf(h, "registers %v %d\n", r.Configuration, r.Registers)
+	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
@@ -320,7 +406,7 @@ func noteSkipped(w io.Writer, skipped []Skipped) {
 		if _, ok := configs[s.Reason]; !ok {
 			reasons = append(reasons, s.Reason)
 		}
-		configs[s.Reason] = append(configs[s.Reason], "block "+triple(s.Block)+" fold "+triple(s.Fold))
+		configs[s.Reason] = append(configs[s.Reason], s.Configuration().String())
 	}
 	for _, r := range reasons {
 		list := configs[r]
@@ -341,9 +427,10 @@ func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, t
 	case formatJSON:
 		return writeJSON(stdout, e)
 	case formatCSV:
+		registers := rowRegisters(e)
 		records := [][]string{append([]string{"rank"}, csvHeader...)}
 		for i, r := range e.Rows {
-			records = append(records, append([]string{strconv.Itoa(i + 1)}, csvRecord(r)...))
+			records = append(records, append([]string{strconv.Itoa(i + 1)}, csvRecord(r, registers(r))...))
 		}
 		return writeCSV(stdout, records)
 	}
@@ -352,17 +439,91 @@ func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, t
 	if top > 0 {
 		shown = min(top, shown)
 	}
-	fmt.Fprintf(stdout, "%d configurations (%d threads per block, %s), %d skipped; best %d by predicted GLup/s\n\n",
-		e.Configurations, e.Threads, countNoun(len(e.Folds), "fold"), len(e.Skipped), shown)
-	rows := [][]string{{"rank", "block", "fold", "GLup/s", "limiter", "blocks/SM", "L1 cycles/Lup", "L2 B/Lup", "DRAM B/Lup"}}
+	fmt.Fprintf(stdout, "%d configurations (%d threads per block, %s%s), %d skipped; best %d by predicted GLup/s\n\n",
+		e.Configurations, e.Threads, countNoun(len(e.Folds), "fold"), tilingsText(e), len(e.Skipped), shown)
+	rows := [][]string{{"rank", "block", "fold", "tiling", "GLup/s", "limiter", "blocks/SM", "L1 cycles/Lup", "L2 B/Lup", "DRAM B/Lup"}}
 	for i, r := range e.Rows[:shown] {
 		d := r.Derived
 		rows = append(rows, []string{
-			strconv.Itoa(i + 1), triple(r.Launch.Block), triple(r.Launch.Fold), fixed(r.Prediction.GLups, 2), r.Prediction.Limiter,
+			strconv.Itoa(i + 1), triple(r.Launch.Block), triple(r.Launch.Fold), r.Launch.Tiling.String(), fixed(r.Prediction.GLups, 2), r.Prediction.Limiter,
 			strconv.FormatInt(r.Launch.BlocksPerSM, 10), fixed(d.L1CyclesPerLup, 3), fixed(d.L2TotalV2, 2), fixed(d.DRAMVolume(), 2),
 		})
 	}
 	return writeTable(stdout, rows)
+}
+
+// tilingsText describes the strided tiles of e's sweep for the head of the
+// table, ", N strided tiles", or nothing when it has none (thread folding
+// alone, or folds that leave both tilings one launch).
+func tilingsText(e *Exploration) string {
+	all, err := explore.Configurations(int(min(e.Threads, math.MaxInt32)), e.Folds, e.Tilings)
+	if err != nil {
+		return ""
+	}
+	n := 0
+	for _, c := range all {
+		if c.Tiling == kernel.TileStrided {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	if n == 1 {
+		return ", 1 strided tile"
+	}
+	return fmt.Sprintf(", %d strided tiles", n)
+}
+
+// rowRegisters returns a function that gives the registers per thread of
+// a row of e: those its registers table lists, else e.Registers.
+func rowRegisters(e *Exploration) func(*model.Report) int {
+	table := make(map[explore.Configuration]int, len(e.RegistersTable))
+	for _, r := range e.RegistersTable {
+		table[r.Configuration] = r.Registers
+	}
+	return func(r *model.Report) int {
+		if n, ok := table[explore.ReportConfiguration(r).Canonical()]; ok {
+			return n
+		}
+		return e.Registers
+	}
+}
+
+// noteRegisters writes on w a note for the first top rows of e (0: all)
+// whose registers limit their occupancy or reach the device's maximum
+// (model.RegisterNote), one per distinct note, naming the ranks it applies
+// to; sharedBytes is the spec's shared memory per block.
+func noteRegisters(w io.Writer, e *Exploration, dev *device.Device, sharedBytes int64, top int) {
+	const named = 5
+	shown := len(e.Rows)
+	if top > 0 {
+		shown = min(top, shown)
+	}
+	registers := rowRegisters(e)
+	var notes []string
+	ranks := map[string][]string{}
+	for i, r := range e.Rows[:shown] {
+		note := model.RegisterNote(r, dev, registers(r), sharedBytes)
+		if note == "" {
+			continue
+		}
+		if _, ok := ranks[note]; !ok {
+			notes = append(notes, note)
+		}
+		ranks[note] = append(ranks[note], strconv.Itoa(i+1))
+	}
+	for _, n := range notes {
+		list := ranks[n]
+		text := "rank " + list[0]
+		if len(list) > 1 {
+			text = "ranks " + strings.Join(list[:min(named, len(list))], ", ")
+			if len(list) > named {
+				text += fmt.Sprintf(" and %d more", len(list)-named)
+			}
+		}
+		fmt.Fprintf(w, "polyvol: note: %s: %s\n", text, n)
+	}
 }
 
 // countNoun writes n and the noun, in the plural unless n is 1.

@@ -15,16 +15,20 @@ import (
 // idleFraction is the share of r's launched threads that have no lattice
 // point in the domain.
 func idleFraction(r *model.Report) float64 {
-	l := kernel.Launch{Block: r.Launch.Block, Fold: r.Launch.Fold, Domain: r.Launch.Domain}
+	l := kernel.Launch{Block: r.Launch.Block, Fold: r.Launch.Fold, Domain: r.Launch.Domain, Tiling: r.Launch.Tiling}
 	return model.CountIdleThreads(l, 32).Fraction()
 }
 
 // small is a fast exploration used by the tests below: transpose2d on a
-// 128 x 64 domain, whose fold 1,1,2 is invalid for the 2-D domain and skipped.
+// 128 x 64 domain, whose fold 1,1,2 is invalid for the 2-D domain and
+// skipped, as thread folding and as a strided tile.
 var small = []string{"explore", "transpose2d", "--domain", "128,64"}
 
 // TestExploreRanking checks that JSON rows are all evaluated configurations,
 // ranked by GLup/s, and that the Validate-invalid ones are listed as skipped.
+// Of the 56 block shapes of 1024 threads, 49 have more than one thread in
+// y and 45 in z, so the three folds give 168 configurations as thread
+// folding and 94 as strided tiles; the 56 + 45 of fold 1,1,2 are skipped.
 func TestExploreRanking(t *testing.T) {
 	out, errOut, code := run(t, append(small, "--format", "json")...)
 	if code != ExitOK {
@@ -34,15 +38,15 @@ func TestExploreRanking(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &e); err != nil {
 		t.Fatal(err)
 	}
-	if e.Configurations != 168 || len(e.Rows)+len(e.Skipped) != 168 || len(e.Skipped) != 56 {
-		t.Fatalf("%d configurations, %d rows, %d skipped; want 168 = 112 + 56", e.Configurations, len(e.Rows), len(e.Skipped))
+	if e.Configurations != 262 || len(e.Rows)+len(e.Skipped) != 262 || len(e.Skipped) != 101 {
+		t.Fatalf("%d configurations, %d rows, %d skipped; want 262 = 161 + 101", e.Configurations, len(e.Rows), len(e.Skipped))
 	}
 	for _, s := range e.Skipped {
 		if s.Fold != [3]int64{1, 1, 2} || !strings.Contains(s.Reason, "fold z = 2") {
 			t.Errorf("skipped %+v", s)
 		}
 	}
-	if !strings.Contains(errOut, "polyvol: note: skipped 56 configurations") {
+	if !strings.Contains(errOut, "polyvol: note: skipped 101 configurations") {
 		t.Errorf("no note on stderr: %q", errOut)
 	}
 	// Configurations with more than a quarter of their threads idle come

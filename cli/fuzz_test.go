@@ -3,6 +3,8 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/polyvol/polyvol/explore"
 )
 
 // FuzzPredictFlags runs predict on vec-copy and star2d-r1 with fuzzed
@@ -41,14 +43,23 @@ func FuzzPredictFlags(f *testing.F) {
 	})
 }
 
-// FuzzExploreFlagParsers checks that --folds and --shard values either parse
-// into what explore can use (folds of positive entries without repeats,
-// shards with 1 <= K <= N) or fail with a usage error, never a panic.
+// FuzzExploreFlagParsers checks that --folds, --tiles and --shard values
+// either parse into what explore can use (folds of positive entries
+// without repeats, tilings explore.Configurations accepts, shards with
+// 1 <= K <= N) or fail with a usage error, never a panic.
 func FuzzExploreFlagParsers(f *testing.F) {
-	for _, s := range []string{"1,1,1:1,2,1:1,1,2", "1,1,1:1,1,1", "2", "", ":", "3/8", "0/1", "8/3", "1/", "-1/-1", "9223372036854775807/9223372036854775807"} {
+	for _, s := range []string{"1,1,1:1,2,1:1,1,2", "1,1,1:1,1,1", "2", "", ":", "3/8", "0/1", "8/3", "1/", "-1/-1", "9223372036854775807/9223372036854775807",
+		"consecutive,strided", "strided", "strided, consecutive", "strided,strided", "consecutive,"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if tilings, err := parseTilings(s); err == nil {
+			if _, err := explore.Configurations(2, nil, tilings); err != nil || len(tilings) == 0 {
+				t.Fatalf("--tiles %q: accepted %v, which explore refuses: %v", s, tilings, err)
+			}
+		} else if _, ok := err.(*UsageError); !ok {
+			t.Fatalf("--tiles %q: error %T is not a usage error", s, err)
+		}
 		if folds, err := parseFolds(s); err == nil {
 			seen := map[[3]int64]bool{}
 			for _, fo := range folds {

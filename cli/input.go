@@ -283,29 +283,39 @@ func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 // bound, which the user can raise with --max-operations or avoid),
 // everything else is internal.
 func estimateError(l kernel.Launch, err error) error {
+	where := launchName(l)
 	if errors.Is(err, isl.ErrQuota) {
-		return usageErrorf("block %s fold %s: the estimate exceeds the ISL operation bound; raise --max-operations, or try --method reference or a smaller --domain (%v)",
-			triple(l.Block), triple(l.Fold), err)
+		return usageErrorf("%s: the estimate exceeds the ISL operation bound; raise --max-operations, or try --method reference or a smaller --domain (%v)",
+			where, err)
 	}
 	if errors.Is(err, footprint.ErrMemoryBound) {
-		return usageErrorf("block %s fold %s: counting the footprints needs more memory than --max-memory allows (%v); raise --max-memory, or simplify the accesses (coupled wrapped terms such as (x + y) %% N hold memory in proportion to N)",
-			triple(l.Block), triple(l.Fold), err)
+		return usageErrorf("%s: counting the footprints needs more memory than --max-memory allows (%v); raise --max-memory, or simplify the accesses (coupled wrapped terms such as (x + y) %% N hold memory in proportion to N)",
+			where, err)
 	}
 	if errors.Is(err, footprint.ErrWorkBound) {
-		return usageErrorf("block %s fold %s: counting the footprints needs more work than --max-work allows (%v); raise --max-work, or simplify the accesses (floor and modulo terms with large divisors and strides that interleave rows cost the most)",
-			triple(l.Block), triple(l.Fold), err)
+		return usageErrorf("%s: counting the footprints needs more work than --max-work allows (%v); raise --max-work, or simplify the accesses (floor and modulo terms with large divisors and strides that interleave rows cost the most)",
+			where, err)
 	}
 	if errors.As(err, new(*kernel.SpecError)) { // a raw map's constraints on another domain
-		return usageErrorf("block %s fold %s: %v", triple(l.Block), triple(l.Fold), err)
+		return usageErrorf("%s: %v", where, err)
 	}
 	if errors.As(err, new(*device.NoFitError)) {
 		var nf *device.NoFitError
 		if errors.As(err, &nf) && strings.HasPrefix(nf.Reason, "shared memory") {
 			return usageErrorf("block %s: %v; reduce the spec's shared_bytes or choose another device", triple(l.Block), err)
 		}
+		if strings.HasPrefix(nf.Reason, "registers") {
+			return usageErrorf("block %s: %v; choose a smaller block or fewer registers", triple(l.Block), err)
+		}
 		return usageErrorf("block %s: %v; choose a smaller block", triple(l.Block), err)
 	}
-	return fmt.Errorf("block %s fold %s: %w", triple(l.Block), triple(l.Fold), err)
+	return fmt.Errorf("%s: %w", where, err)
+}
+
+// launchName names the configuration of l in messages: "block X,Y,Z fold
+// X,Y,Z", with the tiling when it is strided.
+func launchName(l kernel.Launch) string {
+	return "block " + triple(l.Block) + " fold " + triple(l.Fold) + tilingSuffix(l.Tiling)
 }
 
 // triple formats a block, fold or domain as "X,Y,Z", the flag syntax.
@@ -342,8 +352,38 @@ func configurationFromFlags(c *ucli.Context) (*kernel.Kernel, *device.Device, ke
 		return nil, nil, kernel.Launch{}, err
 	}
 	l := k.NewLaunch(block, fold)
+	if l.Tiling, err = parseTile(c); err != nil {
+		return nil, nil, kernel.Launch{}, err
+	}
 	if err := l.Validate(); err != nil {
 		return nil, nil, kernel.Launch{}, asUsage(err)
 	}
 	return k, dev, l, nil
+}
+
+// tilingNames are the values of --tile and the entries of --tiles.
+var tilingNames = []string{kernel.TileConsecutive.String(), kernel.TileStrided.String()}
+
+// tileFlag is the --tile flag of the commands that take one launch.
+func tileFlag() ucli.Flag {
+	return &choiceFlag{&ucli.StringFlag{Name: "tile", Value: kernel.TileConsecutive.String(),
+		Usage: "where a thread's fold points lie: `TILING` consecutive (neighbours, thread folding) or strided (one block size apart, as hand-written CUDA tiles)"}, tilingNames}
+}
+
+// parseTile returns the tiling of the --tile flag.
+func parseTile(c *ucli.Context) (kernel.Tiling, error) {
+	s, err := parseChoice("tile", c.String("tile"), tilingNames...)
+	if err != nil {
+		return 0, err
+	}
+	return kernel.ParseTiling(s)
+}
+
+// tilingSuffix names a strided tiling after a fold in the output; thread
+// folding, the default, goes unnamed.
+func tilingSuffix(t kernel.Tiling) string {
+	if t == kernel.TileConsecutive {
+		return ""
+	}
+	return " " + t.String()
 }

@@ -109,7 +109,7 @@ func mergeShards(paths []string) (*Exploration, error) {
 			continue
 		}
 		if !sameExploration(all, e) {
-			return nil, usageErrorf("%s: shard of a different exploration than %s (kernel, device, method, model, domain, threads, folds, shard count, format or top differ)", path, paths[0])
+			return nil, usageErrorf("%s: shard of a different exploration than %s (kernel, device, method, model, domain, threads, folds, tilings, registers, shard count, format or top differ)", path, paths[0])
 		}
 		if e.Shard.Sweep != all.Shard.Sweep {
 			return nil, usageErrorf("%s: shard of a different sweep than %s: shard.sweep %s differs from %s (the spec, device or flags differ)", path, paths[0], e.Shard.Sweep, all.Shard.Sweep)
@@ -255,36 +255,44 @@ func checkShard(e *Exploration) error {
 	if digest != e.Shard.Digest {
 		return fmt.Errorf("shard.digest %q does not match the shard's rows and skipped configurations (%s): the file was edited after explore wrote it", e.Shard.Digest, digest)
 	}
-	blocks, err := explore.BlockShapes(int(min(e.Threads, math.MaxInt32)))
+	if len(e.Tilings) == 0 {
+		return errors.New("tilings: missing; expected the tilings of explore --tiles")
+	}
+	if len(e.Folds) == 0 {
+		return errors.New("folds: missing; expected the folds of explore --folds")
+	}
+	all, err := explore.Configurations(int(min(e.Threads, math.MaxInt32)), e.Folds, e.Tilings)
 	if err != nil {
 		return err
 	}
-	if want := len(blocks) * len(e.Folds); e.Configurations != want {
-		return fmt.Errorf("configurations %d: %d block shapes of %d threads times %d folds are %d", e.Configurations, len(blocks), e.Threads, len(e.Folds), want)
+	if e.Configurations != len(all) {
+		return fmt.Errorf("configurations %d: %d threads per block, %s and %s give %d",
+			e.Configurations, e.Threads, countNoun(len(e.Folds), "fold"), countNoun(len(e.Tilings), "tiling"), len(all))
 	}
-	// index numbers the configurations as explore enumerates them: folds
-	// outermost, then block shapes.
-	index := map[[2][3]int64]int{}
-	for fi, f := range e.Folds {
-		for bi, b := range blocks {
-			if _, dup := index[[2][3]int64{b, f}]; dup {
-				return fmt.Errorf("folds: fold %s appears twice", triple(f))
-			}
-			index[[2][3]int64{b, f}] = fi*len(blocks) + bi
+	if err := checkRegisters(e); err != nil {
+		return err
+	}
+	// index numbers the configurations as explore enumerates them
+	// (explore.Configurations).
+	index := map[explore.Configuration]int{}
+	for i, c := range all {
+		if _, dup := index[c]; dup {
+			return fmt.Errorf("folds: fold %s appears twice", triple(c.Fold))
 		}
+		index[c] = i
 	}
-	place := func(what string, block, fold [3]int64) error {
-		i, ok := index[[2][3]int64{block, fold}]
+	place := func(what string, c explore.Configuration) error {
+		i, ok := index[c]
 		switch {
 		case !ok:
-			return fmt.Errorf("%s: block %s fold %s is not a configuration of this sweep", what, triple(block), triple(fold))
+			return fmt.Errorf("%s: %v is not a configuration of this sweep", what, c)
 		case i < 0:
-			return fmt.Errorf("%s: block %s fold %s appears twice", what, triple(block), triple(fold))
+			return fmt.Errorf("%s: %v appears twice", what, c)
 		case i%e.Shard.Count != e.Shard.Index-1:
-			return fmt.Errorf("%s: block %s fold %s is configuration %d, which belongs to shard %d/%d, not %d/%d",
-				what, triple(block), triple(fold), i, i%e.Shard.Count+1, e.Shard.Count, e.Shard.Index, e.Shard.Count)
+			return fmt.Errorf("%s: %v is configuration %d, which belongs to shard %d/%d, not %d/%d",
+				what, c, i, i%e.Shard.Count+1, e.Shard.Count, e.Shard.Index, e.Shard.Count)
 		}
-		index[[2][3]int64{block, fold}] = -1
+		index[c] = -1
 		return nil
 	}
 	for i, r := range e.Rows {
@@ -292,12 +300,12 @@ func checkShard(e *Exploration) error {
 		if r.Kernel != e.Kernel || r.Device != e.Device || r.Method != e.Method || r.Launch.Domain != e.Domain {
 			return fmt.Errorf("%s: kernel %q, device %q, method %q or domain %s differ from the shard's", what, r.Kernel, r.Device, r.Method, triple(r.Launch.Domain))
 		}
-		if err := place(what, r.Launch.Block, r.Launch.Fold); err != nil {
+		if err := place(what, explore.ReportConfiguration(r)); err != nil {
 			return err
 		}
 	}
 	for i, s := range e.Skipped {
-		if err := place(fmt.Sprintf("skipped[%d]", i), s.Block, s.Fold); err != nil {
+		if err := place(fmt.Sprintf("skipped[%d]", i), s.Configuration()); err != nil {
 			return err
 		}
 	}
@@ -313,10 +321,31 @@ func checkShard(e *Exploration) error {
 	return nil
 }
 
+// checkRegisters checks the registers of a shard: every registers per
+// thread from 1 to explore.MaxRegisters, and the registers table ordered
+// by configuration, each canonical and listed once.
+func checkRegisters(e *Exploration) error {
+	if e.Registers < 1 || e.Registers > explore.MaxRegisters {
+		return fmt.Errorf("registers %d: expected 1 to %d", e.Registers, explore.MaxRegisters)
+	}
+	for i, r := range e.RegistersTable {
+		switch {
+		case r.Registers < 1 || r.Registers > explore.MaxRegisters:
+			return fmt.Errorf("registersTable[%d]: registers %d: expected 1 to %d", i, r.Registers, explore.MaxRegisters)
+		case r.Configuration != r.Configuration.Canonical():
+			return fmt.Errorf("registersTable[%d]: %v is the same launch as %v, which the table lists instead", i, r.Configuration, r.Configuration.Canonical())
+		case i > 0 && explore.CompareConfigurations(e.RegistersTable[i-1].Configuration, r.Configuration) >= 0:
+			return fmt.Errorf("registersTable[%d]: %v is out of order or given twice", i, r.Configuration)
+		}
+	}
+	return nil
+}
+
 // sameExploration reports whether a and b are shards of the same exploration.
 func sameExploration(a, b *Exploration) bool {
 	return a.Kernel == b.Kernel && a.Device == b.Device && a.Method == b.Method && a.Model == b.Model &&
 		a.Domain == b.Domain && a.Threads == b.Threads && slices.Equal(a.Folds, b.Folds) &&
+		slices.Equal(a.Tilings, b.Tilings) && a.Registers == b.Registers && slices.Equal(a.RegistersTable, b.RegistersTable) &&
 		a.Configurations == b.Configurations &&
 		a.Shard.Count == b.Shard.Count && a.Shard.Format == b.Shard.Format && a.Shard.Top == b.Shard.Top
 }

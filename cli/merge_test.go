@@ -82,7 +82,7 @@ func TestMergeTampered(t *testing.T) {
 	}{
 		{"untouched", func(*Exploration) {}, false, ""},
 		{"dropped-row", func(e *Exploration) { e.Rows = e.Rows[1:] }, false, "does not match"},
-		{"dropped-row-redigest", func(e *Exploration) { e.Rows = e.Rows[1:] }, true, "shard 1/3 of 56 configurations holds 19"},
+		{"dropped-row-redigest", func(e *Exploration) { e.Rows = e.Rows[1:] }, true, "shard 1/3 of 77 configurations holds 26"},
 		{"edited-number", func(e *Exploration) { e.Rows[0].Prediction.GLups *= 2 }, false, "does not match"},
 		{"duplicated-row", func(e *Exploration) {
 			for range 1000 {
@@ -91,12 +91,26 @@ func TestMergeTampered(t *testing.T) {
 		}, true, "appears twice"},
 		{"empty-row", func(e *Exploration) { e.Rows = append(e.Rows, &model.Report{}) }, true, "kernel \"\""},
 		{"foreign-row", func(e *Exploration) {
-			e.Rows[0].Launch.Block, e.Rows[0].Launch.Fold = shards[1].Rows[0].Launch.Block, shards[1].Rows[0].Launch.Fold
+			l, other := &e.Rows[0].Launch, shards[1].Rows[0].Launch
+			l.Block, l.Fold, l.Tiling = other.Block, other.Fold, other.Tiling
 		}, true, "belongs to shard 2/3"},
+		{"retiled-row", func(e *Exploration) {
+			for _, r := range e.Rows {
+				if r.Launch.Fold == kernel.NoFold {
+					r.Launch.Tiling = kernel.TileStrided
+					return
+				}
+			}
+			t.Fatal("no row of fold 1,1,1 in shard 1")
+		}, true, "not a configuration of this sweep"},
 		{"fake-row", func(e *Exploration) { e.Rows[0].Launch.Block = [3]int64{3, 3, 3} }, true, "not a configuration of this sweep"},
 		{"other-domain-row", func(e *Exploration) { e.Rows[0].Launch.Domain[0]++ }, true, "differ from the shard's"},
 		{"relabelled", func(e *Exploration) { e.Shard.Index = 2 }, false, "belongs to shard 1/3, not 2/3"},
 		{"count", func(e *Exploration) { e.Configurations = 99 }, false, "configurations 99"},
+		{"no-tilings", func(e *Exploration) { e.Tilings = nil }, false, "tilings: missing"},
+		{"fewer-tilings", func(e *Exploration) { e.Tilings = e.Tilings[:1] }, false, "configurations 77: 64 threads per block, 2 folds and 1 tiling give 56"},
+		{"no-registers", func(e *Exploration) { e.Registers = 0 }, false, "registers 0: expected 1 to 255"},
+		{"other-registers", func(e *Exploration) { e.Registers = 64 }, false, "different exploration"},
 		{"other-sweep", func(e *Exploration) { e.Shard.Sweep = strings.Repeat("0", 32) }, false, "different sweep"},
 		{"no-sweep", func(e *Exploration) { e.Shard.Sweep = "" }, false, "shard.sweep: missing"},
 		{"other-top", func(e *Exploration) { e.Shard.Top++ }, false, "different exploration"},

@@ -105,28 +105,34 @@ func writeIndentedJSON(w io.Writer, data []byte) error {
 	return err
 }
 
-// csvHeader names the columns of csvRecord: the configuration, the main
-// volumes (B/Lup), L1 cycles per Lup, the four limiters (GLup/s; perfFlops
-// is empty for a kernel without flops) and the prediction.
+// csvHeader names the columns of csvRecord: the configuration (with the
+// tiling and the registers per thread), the main volumes (B/Lup), L1 cycles
+// per Lup, the five limiters (GLup/s; perfFlops is empty for a kernel
+// without flops, perfIssue for a kernel without an instruction count) and
+// the prediction.
 var csvHeader = []string{
-	"kernel", "device", "method", "model", "block", "fold", "domain",
-	"blocksPerSM", "blocksPerWave",
+	"kernel", "device", "method", "model", "block", "fold", "tiling", "domain",
+	"registers", "blocksPerSM", "blocksPerWave",
 	"L1Load", "L2LoadV2", "L2Store", "memLoadV3", "memStoreV2", "L1Cycles",
-	"perfFlops", "perfL1", "perfL2V2", "perfMemV3", "GLups", "limiter",
+	"perfFlops", "perfIssue", "perfL1", "perfL2V2", "perfMemV3", "GLups", "limiter",
 }
 
-// csvRecord returns the csvHeader columns of r, numbers at full precision.
-func csvRecord(r *model.Report) []string {
+// csvRecord returns the csvHeader columns of r, whose kernel has registers
+// registers per thread, numbers at full precision.
+func csvRecord(r *model.Report, registers int) []string {
 	d, l := r.Derived, r.Launch
-	flops := ""
+	flops, issue := "", ""
 	if d.PerfFlops != nil {
 		flops = num(*d.PerfFlops)
 	}
+	if d.PerfIssue != nil {
+		issue = num(*d.PerfIssue)
+	}
 	return []string{
-		r.Kernel, r.Device, r.Method, string(r.Prediction.Model), dims(l.Block), dims(l.Fold), dims(l.Domain),
-		strconv.FormatInt(l.BlocksPerSM, 10), strconv.FormatInt(l.BlocksPerWave, 10),
+		r.Kernel, r.Device, r.Method, string(r.Prediction.Model), dims(l.Block), dims(l.Fold), l.Tiling.String(), dims(l.Domain),
+		strconv.Itoa(registers), strconv.FormatInt(l.BlocksPerSM, 10), strconv.FormatInt(l.BlocksPerWave, 10),
 		num(d.L1Load), num(d.L2LoadV2), num(d.L2Store), num(d.MemLoadV3), num(d.MemStoreV2), num(d.L1CyclesPerLup),
-		flops, num(d.PerfL1), num(d.PerfL2V2), num(d.PerfMemV3), num(r.Prediction.GLups), r.Prediction.Limiter,
+		flops, issue, num(d.PerfL1), num(d.PerfL2V2), num(d.PerfMemV3), num(r.Prediction.GLups), r.Prediction.Limiter,
 	}
 }
 

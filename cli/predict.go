@@ -37,23 +37,33 @@ func init() {
 			Name:      "predict",
 			Usage:     "predict volumes, L1 cycles, limiters and performance of one configuration",
 			ArgsUsage: "[SPEC]",
-			UsageText: `polyvol predict [SPEC] [--device NAME] [--block X,Y,Z] [--fold X,Y,Z] [options]
+			UsageText: `polyvol predict [SPEC] [--device NAME] [--block X,Y,Z] [--fold X,Y,Z]
+                [--tile TILING] [--registers N] [options]
 
 ` + specArgHelp + `
 Without SPEC it predicts star3d-r4 on A100-40GB with block 256,1,2.
 Without --block the block is 256,1,1 for 1-D, 256,2,1 for 2-D and 256,1,2
-for 3-D domains.
+for 3-D domains. --tile strided places a thread's fold points one block
+size apart, x = blockIdx.x*blockDim.x*f + threadIdx.x + j*blockDim.x, as
+hand-written CUDA tiles do; consecutive, the default, makes them
+neighbours. --registers replaces the spec's registers per thread, which set
+the occupancy; a note on stderr says when they limit it, and when they
+reach the device's maximum, where the compiler spills.
 
 Examples:
    polyvol predict
    polyvol predict lbm-d3q19-pull --device H100-SXM --block 128,2,2
    polyvol predict my-kernel.yaml --block 64,4,4 --fold 1,1,2 --format json
+   polyvol predict star2d-r1 --block 32,8 --fold 2,1 --tile strided
+   polyvol predict lbm-d3q19-pull --block 256,1,1 --registers 96
    polyvol predict star3d-r4 --domain 256,256,256 --method reference --format csv`,
 			Flags: append([]ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,
 				&ucli.StringFlag{Name: "block", Aliases: []string{"b"}, Usage: "thread-block size `X,Y,Z` (default: by domain dimensions)"},
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
+				tileFlag(),
+				registersFlag(),
 				formatFlag(formatTable, formatJSON, formatCSV),
 				&choiceFlag{&ucli.StringFlag{Name: "fields", Value: fieldsAuto, Usage: "per-field `LAYOUT` of the table: auto (columns while the table fits in 100 characters, else rows), columns, rows or none"}, []string{fieldsAuto, fieldsColumns, fieldsRows, fieldsNone}},
 			}, estimateFlags()...),
@@ -80,6 +90,9 @@ func runPredict(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	if k, err = applyRegisters(c, k); err != nil {
+		return err
+	}
 	ctx, err := newISLCtx(c)
 	if err != nil {
 		return err
@@ -99,12 +112,18 @@ func runPredict(c *ucli.Context) error {
 	if note := model.ResidentNote(r); note != "" {
 		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
 	}
+	if note := model.RegisterNote(r, dev, k.Registers, k.SharedBytes); note != "" {
+		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
+	}
+	if note := model.PartialNote(k); note != "" {
+		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
+	}
 	w := c.App.Writer
 	switch format {
 	case formatJSON:
 		return writeJSON(w, r)
 	case formatCSV:
-		return writeCSV(w, [][]string{csvHeader, csvRecord(r)})
+		return writeCSV(w, [][]string{csvHeader, csvRecord(r, k.Registers)})
 	}
 	return writeReport(w, r, dev, c.String("fields"))
 }
@@ -125,8 +144,8 @@ const fieldsWidth = 100
 func writeReport(w io.Writer, r *model.Report, dev *device.Device, layout string) error {
 	l, d, p := r.Launch, r.Derived, r.Prediction
 	fmt.Fprintf(w, "%s on %s (%s), method %s, model %s\n", r.Kernel, dev.Name, dev.DisplayName, r.Method, p.Model)
-	fmt.Fprintf(w, "block %s  fold %s  domain %s  grid %s  (%d threads/block, %d Lups/thread)\n",
-		triple(l.Block), triple(l.Fold), triple(l.Domain), triple(l.Grid), l.ThreadsPerBlock, l.LupsPerThread)
+	fmt.Fprintf(w, "block %s  fold %s%s  domain %s  grid %s  (%d threads/block, %d Lups/thread)\n",
+		triple(l.Block), triple(l.Fold), tilingSuffix(l.Tiling), triple(l.Domain), triple(l.Grid), l.ThreadsPerBlock, l.LupsPerThread)
 	limiter := ""
 	if l.OccupancyLimiter != "" {
 		limiter = ", limited by " + l.OccupancyLimiter
@@ -144,9 +163,14 @@ func writeReport(w io.Writer, r *model.Report, dev *device.Device, layout string
 	if layout != fieldsColumns {
 		rows = totalsOnly(byField)
 	}
+	issue := "none"
+	if d.PerfIssue != nil {
+		issue = fixed(*d.PerfIssue, 2)
+	}
 	rows = append(rows, nil,
 		[]string{"limiter", "GLup/s"},
 		[]string{"flops", flopsBound(d)},
+		[]string{"issue (instructions)", issue},
 		[]string{"L1 (cycles)", fixed(d.PerfL1, 2)},
 		[]string{"L2 (load V2 + store)", fixed(d.PerfL2V2, 2)},
 		[]string{"DRAM (load V3 + store V2)", fixed(d.PerfMemV3, 2)},

@@ -199,8 +199,7 @@ func TestUsageErrors(t *testing.T) {
 		{"max-work not positive", []string{"predict", "--max-work", "0"}, []string{"--max-work 0"}},
 		{"raw map without expressions", []string{"predict", "testdata/specs/raw-params.yaml"}, []string{"raw-params.yaml:9:9:", `field "A" load_isl[0]`, "cannot be turned into index expressions", "parameters"}},
 		{"raw map without expressions, simulate", []string{"simulate", "testdata/specs/raw-params.yaml"}, []string{`field "A" load_isl[0]`}},
-		{"raw map guard excludes points", []string{"predict", "testdata/specs/raw-guard.yaml"}, []string{"raw-guard.yaml:10:9:", `field "A" load_isl[0]`, "x - 1 >= 0 excludes lattice points of the domain 64x64x1"}},
-		{"raw map guard excludes points of --domain", []string{"predict", "testdata/specs/raw-domain.yaml", "--domain", "512,64,8"}, []string{`field "A"`, "excludes lattice points of the domain 512x64x8"}},
+		{"raw map guard over two coordinates excludes points", []string{"predict", "testdata/specs/raw-guard.yaml"}, []string{"raw-guard.yaml:11:9:", `field "A" load_isl[0]`, "x + y - 1 >= 0 bounds more than one coordinate", "does not hold on the whole domain 64x64x1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := run(t, tc.args...)
@@ -341,5 +340,23 @@ func TestFieldsLayout(t *testing.T) {
 	}
 	if none := mustRun(t, "predict", "lbm-d3q19-pull", "--fields", "none"); strings.Contains(none, "src_f00") {
 		t.Errorf("--fields none shows fields:\n%s", none)
+	}
+}
+
+// TestPredictPartialRawMaps checks that raw maps whose stated iteration
+// domain is smaller than --domain become partial accesses, named in a
+// note with the share of the domain where they apply.
+func TestPredictPartialRawMaps(t *testing.T) {
+	out, errOut, code := run(t, "predict", "testdata/specs/raw-domain.yaml", "--domain", "512,64,8")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"polyvol: note: partial accesses:", "A[i + 1, j, k] : 0 <= i <= 255", "on 50 % of the domain"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if !strings.Contains(out, "prediction:") {
+		t.Errorf("no prediction:\n%s", out)
 	}
 }

@@ -34,12 +34,14 @@ func init() {
 			Name:      "simulate",
 			Usage:     "measure the volumes of one configuration with the trace-driven cache simulator",
 			ArgsUsage: "[SPEC]",
-			UsageText: `polyvol simulate [SPEC] [--device NAME] [--block X,Y,Z] [--fold X,Y,Z] [--domain X,Y,Z] [options]
+			UsageText: `polyvol simulate [SPEC] [--device NAME] [--block X,Y,Z] [--fold X,Y,Z]
+                 [--tile TILING] [--domain X,Y,Z] [options]
 
 Runs every thread of the launch through coalescing, a sectored L1 per SM, a
 shared write-back L2 and DRAM (package sim; go doc github.com/polyvol/polyvol/sim) and prints the
 bytes per lattice update at each level, in total and per field. SPEC, the
-defaults and --block, --fold and --domain are those of 'polyvol predict'.
+defaults and --block, --fold, --tile and --domain are those of 'polyvol
+predict'.
 
 The JSON output uses predict's keys ("derived") where the quantities coincide:
    L1Load          L1 load: sectors requested by the load warp instructions
@@ -64,6 +66,7 @@ Examples:
 				deviceFileFlag,
 				&ucli.StringFlag{Name: "block", Aliases: []string{"b"}, Usage: "thread-block size `X,Y,Z` (default: by domain dimensions)"},
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
+				tileFlag(),
 				&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
 				&ucli.BoolFlag{Name: "infinite", Usage: "unbounded caches: only compulsory traffic remains"},
 				&choiceFlag{&ucli.StringFlag{Name: "l1-policy", Value: sim.LRU.String(), Usage: "L1 replacement `POLICY`: lru or plru (tree pseudo-LRU)"}, policyChoices},
@@ -90,14 +93,15 @@ type simulation struct {
 
 // simLaunch describes the launch under predict's launch keys.
 type simLaunch struct {
-	Block         [3]int64 `json:"block"`
-	Fold          [3]int64 `json:"fold"`
-	Domain        [3]int64 `json:"domain"`
-	Grid          [3]int64 `json:"grid"`
-	BlocksPerSM   int      `json:"blocksPerSM"`
-	BlocksPerWave int64    `json:"blocksPerWave"`
-	Waves         int64    `json:"waves"`
-	LupCount      int64    `json:"lupCount"`
+	Block         [3]int64      `json:"block"`
+	Fold          [3]int64      `json:"fold"`
+	Tiling        kernel.Tiling `json:"tiling,omitempty"` // left out for thread folding
+	Domain        [3]int64      `json:"domain"`
+	Grid          [3]int64      `json:"grid"`
+	BlocksPerSM   int           `json:"blocksPerSM"`
+	BlocksPerWave int64         `json:"blocksPerWave"`
+	Waves         int64         `json:"waves"`
+	LupCount      int64         `json:"lupCount"`
 }
 
 // simConfig records the simulated machine.
@@ -134,7 +138,7 @@ func runSimulate(c *ucli.Context) error {
 	}
 	out := simulation{
 		Kernel: k.Name, Device: dev.Name,
-		Launch: simLaunch{Block: r.Block, Fold: r.Fold, Domain: r.Domain, Grid: r.Grid,
+		Launch: simLaunch{Block: r.Block, Fold: r.Fold, Tiling: l.Tiling, Domain: r.Domain, Grid: r.Grid,
 			BlocksPerSM: r.BlocksPerSM, BlocksPerWave: r.BlocksPerWave, Waves: r.Waves, LupCount: r.Lups},
 		Config:    sc,
 		Derived:   accuracy.SimulatedFields(k, r),
@@ -185,7 +189,7 @@ func simConfigFlags(c *ucli.Context, dev *device.Device) (sim.Config, simConfig,
 func simError(l kernel.Launch, err error) error {
 	var tooMany *sim.AccessLimitError
 	var tooWide *sim.LineLimitError
-	where := fmt.Sprintf("block %s fold %s domain %s", triple(l.Block), triple(l.Fold), triple(l.Domain))
+	where := launchName(l) + " domain " + triple(l.Domain)
 	switch {
 	case errors.As(err, &tooMany):
 		perBlock := int64(tooMany.Threads) * int64(tooMany.Instructions)
@@ -195,14 +199,14 @@ func simError(l kernel.Launch, err error) error {
 				where, tooMany.Threads, tooMany.Instructions, perBlock, tooMany.Limit)
 		}
 		d := fittingDomain(l, tooMany.Limit/perBlock)
-		fit := kernel.Launch{Block: l.Block, Fold: l.Fold, Domain: d}
+		fit := kernel.Launch{Block: l.Block, Fold: l.Fold, Domain: d, Tiling: l.Tiling}
 		return usageErrorf("%s: the simulation is too large: %s thread memory accesses, more than the --max-accesses bound of %d; simulate a smaller --domain, e.g. %s (%d accesses)",
 			where, total, tooMany.Limit, triple(d), launchBlocks(fit)*perBlock)
 	case errors.As(err, &tooWide):
 		return usageErrorf("%s: the simulation is too large: the infinite caches hold %d lines after wave %d, more than the simulator's bound of %d lines; simulate a smaller --domain, or leave out --infinite",
 			where, tooWide.Lines, tooWide.Wave, tooWide.Limit)
 	}
-	return usageErrorf("block %s fold %s: %v", triple(l.Block), triple(l.Fold), err)
+	return usageErrorf("%s: %v", launchName(l), err)
 }
 
 // launchBlocks returns the thread blocks of launch l: its grid's volume.
@@ -237,7 +241,7 @@ func fittingDomain(l kernel.Launch, maxBlocks int64) [3]int64 {
 // simCSVHeader names the columns of simCSVRecord; the volume columns carry
 // predict's names (csvHeader).
 var simCSVHeader = []string{
-	"kernel", "device", "block", "fold", "domain", "blocksPerSM", "blocksPerWave",
+	"kernel", "device", "block", "fold", "tiling", "domain", "blocksPerSM", "blocksPerWave",
 	"infinite", "schedule", "l1Policy", "l2Policy", "splitL2",
 	"L1Load", "L2LoadV2", "L2Store", "memLoadV4", "memStoreV2", "memStoreEvicts",
 }
@@ -246,7 +250,7 @@ var simCSVHeader = []string{
 func simCSVRecord(s simulation) []string {
 	l, v := s.Launch, s.Derived.Volumes
 	return []string{
-		s.Kernel, s.Device, dims(l.Block), dims(l.Fold), dims(l.Domain),
+		s.Kernel, s.Device, dims(l.Block), dims(l.Fold), l.Tiling.String(), dims(l.Domain),
 		strconv.Itoa(l.BlocksPerSM), strconv.FormatInt(l.BlocksPerWave, 10),
 		strconv.FormatBool(s.Config.Infinite), s.Config.Schedule, s.Config.L1Policy, s.Config.L2Policy, strconv.FormatBool(s.Config.SplitL2),
 		num(v.L1Load), num(v.L2LoadV2), num(v.L2Store), num(v.MemLoadV4), num(v.MemStoreV2), num(v.MemStoreEvicts),
@@ -265,8 +269,8 @@ func writeSimulation(w io.Writer, s simulation, dev *device.Device) error {
 		caches = "infinite caches"
 	}
 	fmt.Fprintf(w, "%s on %s (%s), simulated: %s, schedule %s\n", s.Kernel, dev.Name, dev.DisplayName, caches, cf.Schedule)
-	fmt.Fprintf(w, "block %s  fold %s  domain %s  grid %s  (%d Lups, %d accesses)\n",
-		triple(l.Block), triple(l.Fold), triple(l.Domain), triple(l.Grid), l.LupCount, s.Simulated.Accesses)
+	fmt.Fprintf(w, "block %s  fold %s%s  domain %s  grid %s  (%d Lups, %d accesses)\n",
+		triple(l.Block), triple(l.Fold), tilingSuffix(l.Tiling), triple(l.Domain), triple(l.Grid), l.LupCount, s.Simulated.Accesses)
 	fmt.Fprintf(w, "occupancy: %d blocks/SM, %d blocks/wave, %d waves\n\n", l.BlocksPerSM, l.BlocksPerWave, l.Waves)
 
 	d := s.Derived

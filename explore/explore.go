@@ -1,7 +1,8 @@
 // Package explore ranks the launch configurations of a kernel on a device
 // by predicted performance, for Go callers such as stencil DSLs and code
 // generators, and for `polyvol explore`. The space is every power-of-two
-// block shape of a thread count times a list of thread foldings; Run
+// block shape of a thread count times a list of thread foldings times a
+// list of tilings (kernel.Tiling); Run
 // estimates the configurations in parallel on the project's worker pool
 // (package pool, one ISL context per worker), optionally one shard of them,
 // and returns the reports ranked by a deterministic rule (Rank) with the
@@ -27,6 +28,58 @@ import (
 // two points in y and two in z per thread.
 var DefaultFolds = [][3]int64{{1, 1, 1}, {1, 2, 1}, {1, 1, 2}}
 
+// DefaultTilings are the tilings `polyvol explore` tries by default: thread
+// folding and strided tiles.
+var DefaultTilings = []kernel.Tiling{kernel.TileConsecutive, kernel.TileStrided}
+
+// Configuration is one point of an exploration's space.
+type Configuration struct {
+	Block  [3]int64      `json:"block"`
+	Fold   [3]int64      `json:"fold"`
+	Tiling kernel.Tiling `json:"tiling,omitempty"` // left out for thread folding
+}
+
+// Canonical returns c, with a strided tiling that places every thread's
+// points where thread folding does (no dimension with both a fold and a
+// block size above 1: kernel.Tiling) replaced by kernel.TileConsecutive:
+// the two are the same launch, which an exploration holds once.
+func (c Configuration) Canonical() Configuration {
+	if c.Tiling != kernel.TileStrided {
+		return c
+	}
+	for i := range 3 {
+		if c.Fold[i] > 1 && c.Block[i] > 1 {
+			return c
+		}
+	}
+	c.Tiling = kernel.TileConsecutive
+	return c
+}
+
+// String writes the configuration as "block X,Y,Z fold X,Y,Z", followed by
+// " strided" for a strided tiling.
+func (c Configuration) String() string {
+	s := fmt.Sprintf("block %d,%d,%d fold %d,%d,%d", c.Block[0], c.Block[1], c.Block[2], c.Fold[0], c.Fold[1], c.Fold[2])
+	if c.Tiling != kernel.TileConsecutive {
+		s += " " + c.Tiling.String()
+	}
+	return s
+}
+
+// ReportConfiguration returns the configuration that report r estimates.
+func ReportConfiguration(r *model.Report) Configuration {
+	return Configuration{Block: r.Launch.Block, Fold: r.Launch.Fold, Tiling: r.Launch.Tiling}
+}
+
+// ConfigurationOf returns the configuration of launch l.
+func ConfigurationOf(l kernel.Launch) Configuration {
+	return Configuration{Block: l.Block, Fold: l.Fold, Tiling: l.Tiling}
+}
+
+// MaxRegisters is the most registers per thread a configuration may be
+// given (Config.Registers), the limit of a kernel spec's registers.
+const MaxRegisters = 255
+
 // Config is one exploration.
 type Config struct {
 	Kernel *kernel.Kernel
@@ -37,6 +90,16 @@ type Config struct {
 	// Folds are the thread foldings tried with every block shape; nil means
 	// DefaultFolds.
 	Folds [][3]int64
+	// Tilings are the tilings tried with every fold and block shape; nil
+	// means DefaultTilings. A strided tiling that is the same launch as
+	// thread folding (Configuration.Canonical) is not tried again; with
+	// only strided tilings asked for, that launch is tried as consecutive.
+	Tilings []kernel.Tiling
+	// Registers, when set, returns the registers per thread of a
+	// configuration, as a code generator knows them after compiling it;
+	// 0 means the kernel's Registers. Other values must lie from 1 to
+	// MaxRegisters. The registers set the configuration's occupancy.
+	Registers func(Configuration) int
 	// Estimate selects the method and performance model and bounds the
 	// counting work of each configuration; its Ctx is ignored.
 	Estimate model.Options
@@ -62,16 +125,22 @@ type Shard struct{ Index, Count int }
 // not fit on an SM of the device, or because its estimate exceeds the ISL
 // operation bound or the counting work bound.
 type Skipped struct {
-	Block  [3]int64 `json:"block"`
-	Fold   [3]int64 `json:"fold"`
-	Reason string   `json:"reason"`
+	Block  [3]int64      `json:"block"`
+	Fold   [3]int64      `json:"fold"`
+	Tiling kernel.Tiling `json:"tiling,omitempty"` // left out for thread folding
+	Reason string        `json:"reason"`
+}
+
+// Configuration returns the skipped configuration.
+func (s Skipped) Configuration() Configuration {
+	return Configuration{Block: s.Block, Fold: s.Fold, Tiling: s.Tiling}
 }
 
 // Result is a ranked exploration.
 type Result struct {
 	// Reports are the estimated configurations, best first (Rank).
 	Reports []*model.Report
-	// Skipped are the configurations left out, by block and then fold.
+	// Skipped are the configurations left out, by block, fold and tiling.
 	Skipped []Skipped
 	// Configurations counts the enumerated configurations of all shards.
 	Configurations int
@@ -85,7 +154,7 @@ type ConfigError struct {
 }
 
 func (e *ConfigError) Error() string {
-	return fmt.Sprintf("block %v fold %v: %v", e.Launch.Block, e.Launch.Fold, e.Err)
+	return fmt.Sprintf("%v: %v", ConfigurationOf(e.Launch), e.Err)
 }
 
 func (e *ConfigError) Unwrap() error { return e.Err }
@@ -108,8 +177,53 @@ func BlockShapes(threads int) ([][3]int64, error) {
 	return out, nil
 }
 
-// Launches enumerates the configurations of cfg (or of its shard), folds
-// outer and block shapes inner: those to estimate, those that
+// Configurations returns the space of an exploration in the order
+// Config.Launches enumerates it: folds outermost, then tilings, then the
+// block shapes of threads threads (BlockShapes). Nil folds and tilings mean
+// DefaultFolds and DefaultTilings. A strided tiling is left out where it is
+// the same launch as thread folding (Configuration.Canonical) and thread
+// folding is among the tilings; without it, that launch is given as
+// consecutive.
+func Configurations(threads int, folds [][3]int64, tilings []kernel.Tiling) ([]Configuration, error) {
+	blocks, err := BlockShapes(threads)
+	if err != nil {
+		return nil, err
+	}
+	if folds == nil {
+		folds = DefaultFolds
+	}
+	if tilings == nil {
+		tilings = DefaultTilings
+	}
+	for i, t := range tilings {
+		if t != kernel.TileConsecutive && t != kernel.TileStrided {
+			return nil, fmt.Errorf("explore: tiling %d: want consecutive or strided", int(t))
+		}
+		if slices.Contains(tilings[:i], t) {
+			return nil, fmt.Errorf("explore: tiling %s appears twice", t)
+		}
+	}
+	withConsecutive := slices.Contains(tilings, kernel.TileConsecutive)
+	var out []Configuration
+	for _, f := range folds {
+		for _, t := range tilings {
+			for _, b := range blocks {
+				c := Configuration{Block: b, Fold: f, Tiling: t}
+				if cc := c.Canonical(); cc != c {
+					if withConsecutive {
+						continue
+					}
+					c = cc
+				}
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Launches enumerates the configurations of cfg (or of its shard) in the
+// order of Configurations: those to estimate, those that
 // kernel.Launch.Validate rejects, and the number of configurations of all
 // shards.
 func (cfg Config) Launches() (launches []kernel.Launch, skipped []Skipped, configurations int, err error) {
@@ -117,33 +231,45 @@ func (cfg Config) Launches() (launches []kernel.Launch, skipped []Skipped, confi
 	if threads == 0 {
 		threads = kernel.MaxThreadsPerBlock
 	}
-	blocks, err := BlockShapes(threads)
+	all, err := Configurations(threads, cfg.Folds, cfg.Tilings)
 	if err != nil {
 		return nil, nil, 0, err
-	}
-	folds := cfg.Folds
-	if folds == nil {
-		folds = DefaultFolds
 	}
 	if s := cfg.Shard; s.Count != 0 && (s.Count < 0 || s.Index < 1 || s.Index > s.Count) {
 		return nil, nil, 0, fmt.Errorf("explore: shard %d/%d: expected 1 <= index <= count", s.Index, s.Count)
 	}
 	skipped = []Skipped{}
-	i := 0
-	for _, f := range folds {
-		for _, b := range blocks {
-			if cfg.Shard.Count == 0 || i%cfg.Shard.Count == cfg.Shard.Index-1 {
-				l := cfg.Kernel.NewLaunch(b, f)
-				if err := l.Validate(); err != nil {
-					skipped = append(skipped, Skipped{Block: b, Fold: f, Reason: err.Error()})
-				} else {
-					launches = append(launches, l)
-				}
-			}
-			i++
+	for i, c := range all {
+		if cfg.Shard.Count != 0 && i%cfg.Shard.Count != cfg.Shard.Index-1 {
+			continue
+		}
+		l := cfg.Kernel.NewLaunch(c.Block, c.Fold)
+		l.Tiling = c.Tiling
+		if err := l.Validate(); err != nil {
+			skipped = append(skipped, Skipped{Block: c.Block, Fold: c.Fold, Tiling: c.Tiling, Reason: err.Error()})
+		} else {
+			launches = append(launches, l)
 		}
 	}
-	return launches, skipped, len(blocks) * len(folds), nil
+	return launches, skipped, len(all), nil
+}
+
+// kernelFor returns the kernel that launch l runs: cfg.Kernel, or a copy
+// with the registers cfg.Registers gives l.
+func (cfg Config) kernelFor(l kernel.Launch) (*kernel.Kernel, error) {
+	if cfg.Registers == nil {
+		return cfg.Kernel, nil
+	}
+	r := cfg.Registers(ConfigurationOf(l))
+	switch {
+	case r == 0 || r == cfg.Kernel.Registers:
+		return cfg.Kernel, nil
+	case r < 0 || r > MaxRegisters:
+		return nil, fmt.Errorf("registers %d: expected 1 to %d per thread", r, MaxRegisters)
+	}
+	k := *cfg.Kernel
+	k.Registers = r
+	return &k, nil
 }
 
 // Run estimates the configurations of cfg (or of its shard) and ranks them.
@@ -166,7 +292,11 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 		func(ctx *isl.Ctx, i int) error {
 			opt := cfg.Estimate
 			opt.Ctx = ctx
-			r, err := model.Estimate(cfg.Kernel, launches[i], cfg.Device, opt)
+			k, err := cfg.kernelFor(launches[i])
+			if err != nil {
+				return &ConfigError{Launch: launches[i], Err: err}
+			}
+			r, err := model.Estimate(k, launches[i], cfg.Device, opt)
 			switch {
 			case errors.Is(err, isl.ErrQuota):
 				skips[i] = fmt.Sprintf("exceeds the ISL operation bound (%v)", err)
@@ -188,7 +318,7 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 	for i, why := range skips {
 		if why != "" {
 			l := launches[i]
-			res.Skipped = append(res.Skipped, Skipped{Block: l.Block, Fold: l.Fold, Reason: why})
+			res.Skipped = append(res.Skipped, Skipped{Block: l.Block, Fold: l.Fold, Tiling: l.Tiling, Reason: why})
 		}
 	}
 	SortSkipped(res.Skipped)
@@ -208,11 +338,12 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 //  2. predicted GLup/s, higher first;
 //  3. idle fraction, lower first, so of two equally fast configurations the
 //     one without idle threads ranks first;
-//  4. block and then fold, each compared x, y, z.
+//  4. block and then fold, each compared x, y, z, and then tiling,
+//     consecutive first.
 func Rank(rs []*model.Report) {
 	idle := make(map[*model.Report]float64, len(rs))
 	for _, r := range rs {
-		l := kernel.Launch{Block: r.Launch.Block, Fold: r.Launch.Fold, Domain: r.Launch.Domain}
+		l := kernel.Launch{Block: r.Launch.Block, Fold: r.Launch.Fold, Domain: r.Launch.Domain, Tiling: r.Launch.Tiling}
 		idle[r] = model.CountIdleThreads(l, 32).Fraction()
 	}
 	slices.SortFunc(rs, func(a, b *model.Report) int {
@@ -228,19 +359,26 @@ func Rank(rs []*model.Report) {
 		if c := cmp.Compare(idle[a], idle[b]); c != 0 {
 			return c
 		}
-		if c := slices.Compare(a.Launch.Block[:], b.Launch.Block[:]); c != 0 {
-			return c
-		}
-		return slices.Compare(a.Launch.Fold[:], b.Launch.Fold[:])
+		return CompareConfigurations(ReportConfiguration(a), ReportConfiguration(b))
 	})
 }
 
-// SortSkipped orders skipped configurations by block and then fold.
+// CompareConfigurations orders configurations by block and then fold, each
+// compared x, y, z, and then by tiling, consecutive first.
+func CompareConfigurations(a, b Configuration) int {
+	if c := slices.Compare(a.Block[:], b.Block[:]); c != 0 {
+		return c
+	}
+	if c := slices.Compare(a.Fold[:], b.Fold[:]); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Tiling, b.Tiling)
+}
+
+// SortSkipped orders skipped configurations by block, fold and tiling
+// (CompareConfigurations).
 func SortSkipped(s []Skipped) {
 	slices.SortStableFunc(s, func(a, b Skipped) int {
-		if c := slices.Compare(a.Block[:], b.Block[:]); c != 0 {
-			return c
-		}
-		return slices.Compare(a.Fold[:], b.Fold[:])
+		return CompareConfigurations(a.Configuration(), b.Configuration())
 	})
 }

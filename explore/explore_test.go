@@ -1,10 +1,13 @@
 package explore
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 )
@@ -88,5 +91,145 @@ func TestRankTies(t *testing.T) {
 	want := "64,4,4/1,1,1 16,8,8/1,2,1 32,4,8/1,1,1 32,4,8/1,1,2"
 	if strings.Join(got, " ") != want {
 		t.Errorf("order %v, want %s", got, want)
+	}
+}
+
+// TestConfigurations checks the enumeration of tilings: a strided tile
+// where it differs from thread folding (a dimension with fold and block
+// size above 1), after the consecutive ones of each fold; fold 1 and
+// blocks of one thread along the folded dimension once, as consecutive,
+// also when only strided tiles are asked for.
+func TestConfigurations(t *testing.T) {
+	blocks, err := BlockShapes(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folds := [][3]int64{{1, 1, 1}, {2, 1, 1}, {1, 2, 2}}
+	xWide, yzWide := 0, 0 // blocks with more than one thread in x; in y or z
+	for _, b := range blocks {
+		if b[0] > 1 {
+			xWide++
+		}
+		if b[1] > 1 || b[2] > 1 {
+			yzWide++
+		}
+	}
+	both, err := Configurations(64, folds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 3*len(blocks) + xWide + yzWide; len(both) != want {
+		t.Errorf("%d configurations, want %d block shapes × 3 folds + %d + %d strided", len(both), len(blocks), xWide, yzWide)
+	}
+	seen := map[Configuration]bool{}
+	for i, c := range both {
+		if seen[c] || c.Canonical() != c {
+			t.Errorf("configuration %d, %v: repeated or not canonical", i, c)
+		}
+		seen[c] = true
+		if c.Fold == kernel.NoFold && c.Tiling != kernel.TileConsecutive {
+			t.Errorf("configuration %d, %v: fold 1 is strided", i, c)
+		}
+	}
+	// Folds outermost, then tilings, then blocks; thread folding alone is
+	// the enumeration of blocks × folds.
+	if c := both[len(blocks)+len(blocks)]; c.Fold != folds[1] || c.Tiling != kernel.TileStrided || c.Block[0] == 1 {
+		t.Errorf("configuration %d is %v, want the first strided one of fold %v", 2*len(blocks), c, folds[1])
+	}
+	consecutive, err := Configurations(64, folds, []kernel.Tiling{kernel.TileConsecutive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range consecutive {
+		if want := (Configuration{Block: blocks[i%len(blocks)], Fold: folds[i/len(blocks)]}); c != want {
+			t.Fatalf("consecutive configuration %d is %v, want %v", i, c, want)
+		}
+	}
+	strided, err := Configurations(64, folds, []kernel.Tiling{kernel.TileStrided})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(strided) != 3*len(blocks) {
+		t.Errorf("strided only: %d configurations, want %d", len(strided), 3*len(blocks))
+	}
+	for _, c := range strided {
+		if want := (Configuration{Block: c.Block, Fold: c.Fold, Tiling: kernel.TileStrided}).Canonical(); c != want {
+			t.Errorf("strided only: %v, want %v", c, want)
+		}
+	}
+	for _, bad := range [][]kernel.Tiling{{kernel.TileStrided, kernel.TileStrided}, {kernel.Tiling(7)}} {
+		if _, err := Configurations(64, folds, bad); err == nil {
+			t.Errorf("tilings %v: no error", bad)
+		}
+	}
+}
+
+// TestRankTilingTies checks that equal predictions of one block and fold
+// rank thread folding before the strided tile, and that the idle fraction
+// is the tiling's own: on a domain of 96 points in x, block 64 with fold 2
+// has 48 of its 64 threads active as thread folding but all 64 as a
+// strided tile, each of whose threads has its first point in the domain,
+// so of equal predictions the strided tile ranks first.
+func TestRankTilingTies(t *testing.T) {
+	mk := func(g float64, tiling kernel.Tiling, d int64) *model.Report {
+		return &model.Report{Launch: model.LaunchInfo{Block: [3]int64{64, 1, 1}, Fold: [3]int64{2, 1, 1}, Tiling: tiling, Domain: [3]int64{d, 1, 1}},
+			Prediction: model.Prediction{GLups: g}}
+	}
+	rs := []*model.Report{mk(10, kernel.TileStrided, 128), mk(10, kernel.TileConsecutive, 128)}
+	Rank(rs)
+	if rs[0].Launch.Tiling != kernel.TileConsecutive {
+		t.Errorf("equal predictions: %v first, want consecutive", rs[0].Launch.Tiling)
+	}
+	rs = []*model.Report{mk(10, kernel.TileConsecutive, 96), mk(10, kernel.TileStrided, 96)}
+	Rank(rs)
+	if rs[0].Launch.Tiling != kernel.TileStrided {
+		t.Errorf("equal predictions, 16 of 64 threads idle against none: %v first, want strided", rs[0].Launch.Tiling)
+	}
+}
+
+// TestRunRegisters checks Config.Registers: the registers it gives one
+// configuration set that configuration's occupancy alone, and a count
+// outside 1 to MaxRegisters stops the exploration with a ConfigError.
+func TestRunRegisters(t *testing.T) {
+	k, err := kernel.ParseExample("vec-copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k = k.WithDomain([3]int64{1 << 16, 1, 1})
+	dev, err := device.Lookup("A100-40GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	heavy := Configuration{Block: [3]int64{256, 1, 1}, Fold: [3]int64{2, 1, 1}, Tiling: kernel.TileStrided}
+	cfg := Config{Kernel: k, Device: dev, Threads: 256, Folds: [][3]int64{{2, 1, 1}},
+		Registers: func(c Configuration) int {
+			if c == heavy {
+				return 128 // 2 blocks of 256 threads per SM
+			}
+			return 0
+		}}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, r := range res.Reports {
+		c := ReportConfiguration(r)
+		want := int64(8) // 32 registers: the warp slots allow 8 blocks
+		if c == heavy {
+			want = 2
+			found++
+		}
+		if c.Block == heavy.Block && r.Launch.BlocksPerSM != want {
+			t.Errorf("%v: %d blocks per SM, want %d", c, r.Launch.BlocksPerSM, want)
+		}
+	}
+	if found != 1 {
+		t.Errorf("%v ranked %d times, want once", heavy, found)
+	}
+	cfg.Registers = func(Configuration) int { return MaxRegisters + 1 }
+	var ce *ConfigError
+	if _, err := Run(context.Background(), cfg); !errors.As(err, &ce) || !strings.Contains(err.Error(), "registers 256") {
+		t.Errorf("256 registers: error %v, want a ConfigError naming them", err)
 	}
 }

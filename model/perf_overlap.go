@@ -66,15 +66,15 @@ const DefaultModel = ModelOverlap
 
 // OverlapExponent is the p of the p-norm that combines the limiters' times
 // (dimensionless; ∞ would be the roofline, 1 no overlap). Fitted value
-// 3.29 together with the round trips below on the fit devices (see above):
-// GLup/s MAPE 7.6 % over their 1608 gpu-stream rows, against 139 % for the
+// 3.33 together with the round trips below on the fit devices (see above):
+// GLup/s MAPE 7.7 % over their 1608 gpu-stream rows, against 139 % for the
 // roofline and 28 % for the latency model. Held out: 13.3 % over the 2498
 // gpu-stream rows of the other devices, and 5.0 % on the paper's two A100
 // star3d-r4 points (docs/accuracy-hardware.md has each device and kernel).
 // Before the database held the measured latencies and stores had their own
 // round trips (one constant 2.4 for every kernel), the fit reached 13.6 %
 // and the held-out rows 19.5 %.
-const OverlapExponent = 3.29
+const OverlapExponent = 3.33
 
 // OverlapLoadRoundTrips is the part of a warp's life, in memory latencies
 // (device.Latencies), that it waits for loaded data: the cycles from its

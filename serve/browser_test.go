@@ -228,7 +228,7 @@ func TestBrowser(t *testing.T) {
 	}
 
 	// Rank the block sizes of star3d-r4 and compare the best with the CLI.
-	best := regexp.MustCompile(`(?m)^\s*1\s+(\S+)\s+(\S+)\s+([0-9.]+)`).FindStringSubmatch(cliOutput(t, "explore", "star3d-r4", "--device", "H100-SXM"))
+	best := regexp.MustCompile(`(?m)^\s*1\s+(\S+)\s+(\S+)\s+(\S+)\s+([0-9.]+)`).FindStringSubmatch(cliOutput(t, "explore", "star3d-r4", "--device", "H100-SXM"))
 	if best == nil {
 		t.Fatal("no first row in polyvol explore's table")
 	}
@@ -241,17 +241,17 @@ func TestBrowser(t *testing.T) {
 	firstRow := evaluate[[]string](t, ctx, `[...document.querySelectorAll("#ranks tbody tr:first-child td")].map(td => td.textContent)`)
 	progress := evaluate[float64](t, ctx, `document.getElementById("progress").value`)
 	progressMax := evaluate[float64](t, ctx, `document.getElementById("progress").max`)
-	if len(firstRow) < 4 || firstRow[1] != best[1] || firstRow[2] != best[2] || firstRow[3] != best[3] {
-		t.Errorf("first ranked row %q, polyvol explore ranks block %s fold %s with %s GLup/s first", firstRow, best[1], best[2], best[3])
+	if len(firstRow) < 5 || firstRow[1] != best[1] || firstRow[2] != best[2] || firstRow[3] != best[3] || firstRow[4] != best[4] {
+		t.Errorf("first ranked row %q, polyvol explore ranks block %s fold %s tiling %s with %s GLup/s first", firstRow, best[1], best[2], best[3], best[4])
 	}
 	if progress == 0 || progress != progressMax {
 		t.Errorf("progress bar at %v of %v after the ranking arrived", progress, progressMax)
 	}
 	// Sorting by GLup/s ascending puts the slowest first.
-	do(t, ctx, chromedp.Click(`#ranks th[data-column="3"]`))
-	sortedFirst := text(t, ctx, `#ranks tbody tr:first-child td:nth-child(4)`)
-	if v, _ := strconv.ParseFloat(sortedFirst, 64); v > mustFloat(t, best[3]) || sortedFirst == "" {
-		t.Errorf("after sorting by GLup/s ascending the first row has %s GLup/s, not at most the best %s", sortedFirst, best[3])
+	do(t, ctx, chromedp.Click(`#ranks th[data-column="4"]`))
+	sortedFirst := text(t, ctx, `#ranks tbody tr:first-child td:nth-child(5)`)
+	if v, _ := strconv.ParseFloat(sortedFirst, 64); v > mustFloat(t, best[4]) || sortedFirst == "" {
+		t.Errorf("after sorting by GLup/s ascending the first row has %s GLup/s, not at most the best %s", sortedFirst, best[4])
 	}
 	saveScreenshot(t, ctx, "serve-ranking.png")
 

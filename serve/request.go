@@ -40,19 +40,19 @@ type endpoint struct {
 }
 
 // The command endpoints. Flags that name files (--device-file, --plot,
-// --cpuprofile), choose the output (--format, --top, --shard) or move the
+// --registers-table, --cpuprofile), choose the output (--format, --top, --shard) or move the
 // server's bounds (--max-work, --max-operations, --max-accesses, --workers)
 // are not request keys: the server sets what it needs itself.
 var (
 	predictEndpoint = endpoint{command: "predict",
-		flags: []string{"device", "block", "fold", "domain", "method", "model"}}
+		flags: []string{"device", "block", "fold", "tile", "registers", "domain", "method", "model"}}
 	simulateEndpoint = endpoint{command: "simulate",
-		flags: []string{"device", "block", "fold", "domain", "infinite", "l1-policy", "l2-policy", "split-l2", "schedule"}}
+		flags: []string{"device", "block", "fold", "tile", "domain", "infinite", "l1-policy", "l2-policy", "split-l2", "schedule"}}
 	layercondEndpoint = endpoint{command: "layercond",
 		flags: []string{"device", "block", "fold", "sweep", "total", "method", "cache-fraction"},
 		lists: map[string]int{"block": 4}, parallel: true}
 	exploreEndpoint = endpoint{command: "explore",
-		flags: []string{"device", "threads", "folds", "domain", "method", "model"},
+		flags: []string{"device", "threads", "folds", "tiles", "registers", "domain", "method", "model"},
 		lists: map[string]int{"folds": 8}, parallel: true}
 )
 

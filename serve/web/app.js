@@ -128,7 +128,7 @@ function show(sectionID) {
 // ---- predict
 
 async function predict() {
-  const resp = await call("/api/predict", request(["device", "block", "fold", "domain", "method", "model"]));
+  const resp = await call("/api/predict", request(["device", "block", "fold", "tile", "registers", "domain", "method", "model"]));
   renderPrediction(await resp.json());
 }
 
@@ -137,7 +137,7 @@ function renderPrediction(r) {
   $("summary").replaceChildren(
     el("strong", { id: "glups" }, [fixed(p.GLups)]), " GLup/s, limited by ", el("strong", { id: "limiter" }, [p.limiter]),
     el("br"),
-    `${r.kernel} on ${r.device}, method ${r.method}, model ${p.model}; block ${triple(l.block)}, fold ${triple(l.fold)}, ` +
+    `${r.kernel} on ${r.device}, method ${r.method}, model ${p.model}; block ${triple(l.block)}, fold ${triple(l.fold)}${l.tiling ? " " + l.tiling : ""}, ` +
     `domain ${triple(l.domain)}, ${l.blocksPerSM} blocks per SM, ${fixed(l.wavesInGrid)} waves`);
   const levels = [
     ["flops", "floating-point pipes", "–", d.perfFlops],
@@ -211,7 +211,7 @@ async function explore() {
   $("ranks").replaceChildren();
   $("progress").value = 0;
   $("progress-text").textContent = "starting…";
-  const resp = await call("/api/explore", request(["device", "domain", "method", "model"]));
+  const resp = await call("/api/explore", request(["device", "registers", "domain", "method", "model"]));
   const reader = resp.body.getReader();
   const decoder = new TextDecoder();
   let buf = "";
@@ -240,6 +240,7 @@ const rankColumns = [
   ["rank", (r, i) => i + 1],
   ["block", (r) => r.launch.block],
   ["fold", (r) => r.launch.fold],
+  ["tiling", (r) => r.launch.tiling || "consecutive"],
   ["GLup/s", (r) => r.prediction.GLups, 2],
   ["limiter", (r) => r.prediction.limiter],
   ["blocks/SM", (r) => r.launch.blocksPerSM],
