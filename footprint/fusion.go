@@ -97,7 +97,7 @@ func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule Fusi
 // guard.
 func foldInstructions(f *kernel.Field, accesses []kernel.Access, l kernel.Launch) ([]Instruction, error) {
 	fold := l.Fold
-	var tuples []kernel.Access
+	at := map[string]int{} // canonical index tuple → instruction
 	var out []Instruction
 	for _, j := range kernel.FoldOffsets(fold) {
 		for _, a := range accesses {
@@ -109,7 +109,8 @@ func foldInstructions(f *kernel.Field, accesses []kernel.Access, l kernel.Launch
 			if err != nil {
 				return nil, fmt.Errorf("access %s: %w", a.Text, err)
 			}
-			if n := slices.IndexFunc(tuples, b.Equal); n >= 0 {
+			key := b.String()
+			if n, seen := at[key]; seen {
 				if partial {
 					out[n].Guarded = append(out[n].Guarded, GuardedPoint{j, guard})
 				} else {
@@ -125,7 +126,7 @@ func foldInstructions(f *kernel.Field, accesses []kernel.Access, l kernel.Launch
 			if err != nil {
 				return nil, fmt.Errorf("access %s: %w", a.Text, err)
 			}
-			tuples = append(tuples, b)
+			at[key] = len(out)
 			in := Instruction{Address: addr, Width: f.Element, Points: [][3]int64{j}}
 			if partial {
 				in.Points, in.Guarded = nil, []GuardedPoint{{j, guard}}

@@ -322,6 +322,23 @@ func (a *laneAddress) at(p kernel.Point) int64 {
 	return a.expr.Eval(p)
 }
 
+// onBox returns the address on the box lo ≤ p ≤ hi: its affine form where
+// no floor or modulo term wraps there (kernel.Expr.OnBox), which is faster
+// to evaluate lane by lane, else a itself.
+func (a *laneAddress) onBox(lo, hi kernel.Point) laneAddress {
+	if a.affine {
+		return *a
+	}
+	s, err := a.expr.OnBox(lo, hi)
+	if err != nil {
+		return *a
+	}
+	if b := newLaneAddress(s); b.affine {
+		return b
+	}
+	return *a
+}
+
 // widenPeriod returns the least common multiple, per coordinate, of period
 // and the period of address e (kernel.Expr.Period); ok is false when e has
 // none or a coordinate's exceeds maxClassifierPeriod.
@@ -622,12 +639,17 @@ func (w *warpMeasure[T]) each(ws *warpSet, visit func(v T, weight int64)) {
 // enumerate evaluates the measure lane by lane; with full false it skips
 // the lanes that do not execute an instruction.
 func (w *warpMeasure[T]) enumerate(t warpTile, full bool) T {
+	var lo, hi kernel.Point
+	for i := range 3 {
+		lo[i], hi[i] = t.base[i]+t.lanes.lo[i], t.base[i]+t.lanes.hi[i]
+	}
 	for i := range w.insts {
 		lanes := w.lanes[i][:0]
+		addr := w.addrs[i].onBox(lo, hi)
 		for _, o := range t.lanes.offsets {
 			p := kernel.Point{t.base[0] + o[0], t.base[1] + o[1], t.base[2] + o[2]}
 			if full || w.guard.executes(p, &w.insts[i]) {
-				lanes = append(lanes, w.addrs[i].at(p))
+				lanes = append(lanes, addr.at(p))
 			}
 		}
 		w.lanes[i] = lanes
