@@ -217,6 +217,9 @@ func TestExamples(t *testing.T) {
 		"lbm-d3q27-aos":    {2, 27, 27},
 		"transpose2d":      {2, 1, 1},
 		"allen-cahn-d3q15": {32, 22, 16},
+		// 15×15 filter taps of the input, one output; the filter lives in
+		// constant memory and is no field.
+		"convolution-15x15": {2, 225, 1},
 	}
 	names := examples.Names()
 	if len(names) != len(want) {
