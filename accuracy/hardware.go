@@ -27,7 +27,8 @@ const (
 	FileBlockScan = "v100_box2d_blockscan_gflops.csv"
 )
 
-// HardwareFiles lists the files HardwareReport reads.
+// HardwareFiles lists the files HardwareReport reads (with its convolution
+// section, ConvolutionFiles too).
 var HardwareFiles = []string{FileStar3D, FileBoxRange, FileBlockScan, FileStrides, FileStream, FilePaperPoints}
 
 // HardwareDevice is the device of the measurements.
@@ -219,8 +220,11 @@ type Hardware struct {
 	L1Stats []L1Stat
 	// Perf holds the absolute GLup/s of every performance model against
 	// FileStream and FilePaperPoints.
-	Perf    *Perf
-	Skipped []string // rows left out, with the reason
+	Perf *Perf
+	// Convolution holds the Kernel Tuner convolution sweeps of four GPUs
+	// against the predicted times (ConvolutionReport).
+	Convolution *Convolution
+	Skipped     []string // rows left out, with the reason
 }
 
 // estimator caches estimates by kernel text, launch, method and model.
@@ -269,8 +273,11 @@ func (e *estimator) glups(spec string, b [3]int64, m model.Method, mn model.Mode
 // HardwareReport compares the estimates of both methods (and, on the block
 // scan, both performance models) with the V100 measurements in dir, and the
 // L1 cycle model with the gpu-strides micro-benchmark on every device of
-// StridesDevices; dir must hold every file of HardwareFiles.
-func HardwareReport(dir string, progress io.Writer) (*Hardware, error) {
+// StridesDevices; dir must hold every file of HardwareFiles. With
+// convolutionEvery > 0 it also compares the predicted times with the Kernel
+// Tuner convolution sweeps, every convolutionEvery-th launch of each
+// (ConvolutionReport; 1: all of them, minutes of CPU time).
+func HardwareReport(dir string, convolutionEvery int, progress io.Writer) (*Hardware, error) {
 	dev, err := device.Lookup(HardwareDevice)
 	if err != nil {
 		return nil, err
@@ -300,6 +307,11 @@ func HardwareReport(dir string, progress io.Writer) (*Hardware, error) {
 	}
 	h.Perf = pf
 	h.Skipped = append(h.Skipped, skipped...)
+	if convolutionEvery > 0 {
+		if h.Convolution, err = ConvolutionReport(dir, convolutionEvery, progress); err != nil {
+			return nil, err
+		}
+	}
 	return h, nil
 }
 
@@ -548,6 +560,9 @@ func (h *Hardware) WriteMarkdown(w io.Writer) {
 	}
 	h.writeL1Markdown(w)
 	h.writePerfMarkdown(w)
+	if h.Convolution != nil {
+		h.Convolution.WriteMarkdown(w)
+	}
 	if len(h.Skipped) > 0 {
 		p("\n## Rows left out\n\n")
 		for _, s := range h.Skipped {

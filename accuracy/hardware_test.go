@@ -6,7 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -232,7 +234,7 @@ var l1Bounds = []l1Bound{
 // TestHardwareFilesPresent fails (never skips) when a measurement file is
 // missing from testdata/measured.
 func TestHardwareFilesPresent(t *testing.T) {
-	for _, f := range HardwareFiles {
+	for _, f := range append(slices.Clone(HardwareFiles), ConvolutionFiles()...) {
 		data, err := os.ReadFile(filepath.Join(hardwareDir, f))
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
@@ -244,13 +246,27 @@ func TestHardwareFilesPresent(t *testing.T) {
 	}
 }
 
+var hardwareOnce struct {
+	sync.Once
+	h   *Hardware
+	err error
+}
+
+// sharedHardware returns the hardware report without its convolution
+// section (TestConvolution samples that), computed once per test binary.
+func sharedHardware(t *testing.T) *Hardware {
+	t.Helper()
+	hardwareOnce.Do(func() { hardwareOnce.h, hardwareOnce.err = HardwareReport(hardwareDir, 0, io.Discard) })
+	if hardwareOnce.err != nil {
+		t.Fatal(hardwareOnce.err)
+	}
+	return hardwareOnce.h
+}
+
 // TestHardwareBounds recomputes every figure of docs/accuracy-hardware.md
 // and fails when one moves past its recorded bound.
 func TestHardwareBounds(t *testing.T) {
-	h, err := HardwareReport(hardwareDir, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := sharedHardware(t)
 	vols := map[string]VolumeStat{}
 	for _, v := range h.Volumes {
 		vols[strings.Fields(v.Dataset)[0]+"/"+v.Level+"/"+v.Method] = v
@@ -318,10 +334,7 @@ func TestHardwareBounds(t *testing.T) {
 // the tag term's ⌈(6+2)/4⌉ = 2 for one load in four and ⌈(7+2)/4⌉ = 3 for
 // the others.
 func TestStridesPredictions(t *testing.T) {
-	h, err := HardwareReport(hardwareDir, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := sharedHardware(t)
 	want := map[string]float64{
 		"a100/double/stride/1": 2,
 		"a100/double/block/4":  4,

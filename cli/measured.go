@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/polyvol/polyvol/accuracy"
@@ -112,15 +113,16 @@ func runMeasured(c *ucli.Context) error {
 // in dir (accuracy.HardwareReport) to --output or standard output.
 func runHardware(c *ucli.Context, dir string) error {
 	// A missing file is refused before the first file's progress lines.
-	for _, f := range accuracy.HardwareFiles {
+	files := append(slices.Clone(accuracy.HardwareFiles), accuracy.ConvolutionFiles()...)
+	for _, f := range files {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			return usageErrorf("--hardware: %v (DIR must hold %s)", err, strings.Join(accuracy.HardwareFiles, ", "))
+			return usageErrorf("--hardware: %v (DIR must hold %s)", err, strings.Join(files, ", "))
 		}
 	}
-	h, err := accuracy.HardwareReport(dir, c.App.ErrWriter)
+	h, err := accuracy.HardwareReport(dir, 1, c.App.ErrWriter)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return usageErrorf("--hardware: %v (DIR must hold %s)", err, strings.Join(accuracy.HardwareFiles, ", "))
+			return usageErrorf("--hardware: %v (DIR must hold %s)", err, strings.Join(files, ", "))
 		}
 		return err
 	}
