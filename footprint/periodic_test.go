@@ -68,7 +68,7 @@ func wrappedLaunch(r *rand.Rand, k *kernel.Kernel) kernel.Launch {
 }
 
 // gridBlocks lists the block indices of l's grid, x fastest.
-func gridBlocks(l kernel.Launch) [][3]int64 { return blockIndices(l.Grid()) }
+func gridBlocks(l kernel.Launch) [][3]int64 { return lattice.Box{Hi: l.Grid()}.Points() }
 
 // TestSumOverBlocksWrappedEqualsEnumeration checks SumOverBlocks on wrapped
 // accesses, whose blocks it sorts into classes by phase modulo the period

@@ -22,19 +22,8 @@ func truncatedGrid(l kernel.Launch) [3]int64 {
 // ReferenceSampleBlocks lists the block indices of the reference's sample,
 // the truncated grid t_i = min(8, g_i) at the origin, x fastest
 // (docs/metrics.md §2.5).
-func ReferenceSampleBlocks(l kernel.Launch) [][3]int64 { return blockIndices(truncatedGrid(l)) }
-
-// blockIndices lists the block indices 0 ≤ b < extent, x fastest.
-func blockIndices(extent [3]int64) [][3]int64 {
-	var out [][3]int64
-	for z := range extent[2] {
-		for y := range extent[1] {
-			for x := range extent[0] {
-				out = append(out, [3]int64{x, y, z})
-			}
-		}
-	}
-	return out
+func ReferenceSampleBlocks(l kernel.Launch) [][3]int64 {
+	return lattice.Box{Hi: truncatedGrid(l)}.Points()
 }
 
 // warpShape returns ω(S), the box of threads the reference takes as one warp

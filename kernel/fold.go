@@ -3,6 +3,8 @@ package kernel
 import (
 	"fmt"
 	"strings"
+
+	"github.com/polyvol/polyvol/lattice"
 )
 
 // FoldAccesses rewrites accesses from lattice coordinates to thread
@@ -78,14 +80,4 @@ func FoldAccess(a Access, fold, j [3]int64) (Access, error) {
 
 // FoldOffsets lists the point offsets j (0 ≤ j_i < fold[i]) of one
 // thread's points, x fastest.
-func FoldOffsets(fold [3]int64) [][3]int64 {
-	var js [][3]int64
-	for jz := range fold[2] {
-		for jy := range fold[1] {
-			for jx := range fold[0] {
-				js = append(js, [3]int64{jx, jy, jz})
-			}
-		}
-	}
-	return js
-}
+func FoldOffsets(fold [3]int64) [][3]int64 { return lattice.Box{Hi: fold}.Points() }

@@ -46,6 +46,19 @@ func (b Box) Contains(p [3]int64) bool {
 	return true
 }
 
+// Points lists the points of the box, x fastest, then y, then z.
+func (b Box) Points() [][3]int64 {
+	var out [][3]int64
+	for z := b.Lo[2]; z < b.Hi[2]; z++ {
+		for y := b.Lo[1]; y < b.Hi[1]; y++ {
+			for x := b.Lo[0]; x < b.Hi[0]; x++ {
+				out = append(out, [3]int64{x, y, z})
+			}
+		}
+	}
+	return out
+}
+
 // Shift returns the box translated by d.
 func (b Box) Shift(d [3]int64) Box {
 	for i := range 3 {

@@ -52,3 +52,22 @@ func TestBoxAgainstEnumeration(t *testing.T) {
 		t.Errorf("String = %q", s)
 	}
 }
+
+// TestPointsOrder checks Points on a box away from the origin: every point
+// once, x fastest.
+func TestPointsOrder(t *testing.T) {
+	b := Box{Lo: [3]int64{1, -1, 2}, Hi: [3]int64{3, 1, 4}}
+	got := b.Points()
+	want := [][3]int64{{1, -1, 2}, {2, -1, 2}, {1, 0, 2}, {2, 0, 2}, {1, -1, 3}, {2, -1, 3}, {1, 0, 3}, {2, 0, 3}}
+	if len(got) != len(want) {
+		t.Fatalf("%d points, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("point %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	if n := len(Box{Hi: [3]int64{2, 0, 5}}.Points()); n != 0 {
+		t.Errorf("empty box: %d points", n)
+	}
+}
