@@ -315,7 +315,7 @@ func estimateError(l kernel.Launch, err error) error {
 // launchName names the configuration of l in messages: "block X,Y,Z fold
 // X,Y,Z", with the tiling when it is strided.
 func launchName(l kernel.Launch) string {
-	return "block " + triple(l.Block) + " fold " + triple(l.Fold) + tilingSuffix(l.Tiling)
+	return "block " + triple(l.Block) + " fold " + triple(l.Fold) + l.Tiling.Suffix()
 }
 
 // triple formats a block, fold or domain as "X,Y,Z", the flag syntax.
@@ -377,13 +377,4 @@ func parseTile(c *ucli.Context) (kernel.Tiling, error) {
 		return 0, err
 	}
 	return kernel.ParseTiling(s)
-}
-
-// tilingSuffix names a strided tiling after a fold in the output; thread
-// folding, the default, goes unnamed.
-func tilingSuffix(t kernel.Tiling) string {
-	if t == kernel.TileConsecutive {
-		return ""
-	}
-	return " " + t.String()
 }

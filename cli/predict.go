@@ -145,7 +145,7 @@ func writeReport(w io.Writer, r *model.Report, dev *device.Device, layout string
 	l, d, p := r.Launch, r.Derived, r.Prediction
 	fmt.Fprintf(w, "%s on %s (%s), method %s, model %s\n", r.Kernel, dev.Name, dev.DisplayName, r.Method, p.Model)
 	fmt.Fprintf(w, "block %s  fold %s%s  domain %s  grid %s  (%d threads/block, %d Lups/thread)\n",
-		triple(l.Block), triple(l.Fold), tilingSuffix(l.Tiling), triple(l.Domain), triple(l.Grid), l.ThreadsPerBlock, l.LupsPerThread)
+		triple(l.Block), triple(l.Fold), l.Tiling.Suffix(), triple(l.Domain), triple(l.Grid), l.ThreadsPerBlock, l.LupsPerThread)
 	limiter := ""
 	if l.OccupancyLimiter != "" {
 		limiter = ", limited by " + l.OccupancyLimiter

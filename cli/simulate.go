@@ -270,7 +270,7 @@ func writeSimulation(w io.Writer, s simulation, dev *device.Device) error {
 	}
 	fmt.Fprintf(w, "%s on %s (%s), simulated: %s, schedule %s\n", s.Kernel, dev.Name, dev.DisplayName, caches, cf.Schedule)
 	fmt.Fprintf(w, "block %s  fold %s%s  domain %s  grid %s  (%d Lups, %d accesses)\n",
-		triple(l.Block), triple(l.Fold), tilingSuffix(l.Tiling), triple(l.Domain), triple(l.Grid), l.LupCount, s.Simulated.Accesses)
+		triple(l.Block), triple(l.Fold), l.Tiling.Suffix(), triple(l.Domain), triple(l.Grid), l.LupCount, s.Simulated.Accesses)
 	fmt.Fprintf(w, "occupancy: %d blocks/SM, %d blocks/wave, %d waves\n\n", l.BlocksPerSM, l.BlocksPerWave, l.Waves)
 
 	d := s.Derived

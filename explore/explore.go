@@ -44,26 +44,14 @@ type Configuration struct {
 // block size above 1: kernel.Tiling) replaced by kernel.TileConsecutive:
 // the two are the same launch, which an exploration holds once.
 func (c Configuration) Canonical() Configuration {
-	if c.Tiling != kernel.TileStrided {
-		return c
-	}
-	for i := range 3 {
-		if c.Fold[i] > 1 && c.Block[i] > 1 {
-			return c
-		}
-	}
-	c.Tiling = kernel.TileConsecutive
+	c.Tiling = kernel.Launch{Block: c.Block, Fold: c.Fold, Tiling: c.Tiling}.Canonical().Tiling
 	return c
 }
 
 // String writes the configuration as "block X,Y,Z fold X,Y,Z", followed by
 // " strided" for a strided tiling.
 func (c Configuration) String() string {
-	s := fmt.Sprintf("block %d,%d,%d fold %d,%d,%d", c.Block[0], c.Block[1], c.Block[2], c.Fold[0], c.Fold[1], c.Fold[2])
-	if c.Tiling != kernel.TileConsecutive {
-		s += " " + c.Tiling.String()
-	}
-	return s
+	return fmt.Sprintf("block %d,%d,%d fold %d,%d,%d", c.Block[0], c.Block[1], c.Block[2], c.Fold[0], c.Fold[1], c.Fold[2]) + c.Tiling.Suffix()
 }
 
 // ReportConfiguration returns the configuration that report r estimates.

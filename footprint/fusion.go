@@ -96,19 +96,24 @@ func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule Fusi
 // points j need it, which method Exact needs for its per-point validity
 // guard.
 func foldInstructions(f *kernel.Field, accesses []kernel.Access, l kernel.Launch) ([]Instruction, error) {
-	fold := l.Fold
+	// Each access's guard box, the same at every point offset.
+	guards := make([]lattice.Box, len(accesses))
+	isPartial := make([]bool, len(accesses))
+	for i, a := range accesses {
+		var err error
+		if guards[i], isPartial[i], err = a.Partial(l.Domain); err != nil {
+			return nil, fmt.Errorf("access %s: %w", a.Text, err)
+		}
+	}
 	at := map[string]int{} // canonical index tuple → instruction
 	var out []Instruction
-	for _, j := range kernel.FoldOffsets(fold) {
-		for _, a := range accesses {
+	for _, j := range kernel.FoldOffsets(l.Fold) {
+		for ai, a := range accesses {
 			b, err := l.ThreadAccess(a, j)
 			if err != nil {
 				return nil, err
 			}
-			guard, partial, err := a.Partial(l.Domain)
-			if err != nil {
-				return nil, fmt.Errorf("access %s: %w", a.Text, err)
-			}
+			guard, partial := guards[ai], isPartial[ai]
 			key := b.String()
 			if n, seen := at[key]; seen {
 				if partial {

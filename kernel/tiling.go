@@ -51,6 +51,15 @@ func ParseTiling(s string) (Tiling, error) {
 	return 0, fmt.Errorf("tiling %q: want %s", s, strings.Join(tilingNames[:], " or "))
 }
 
+// Suffix names a strided tiling after a fold in messages and tables, " strided";
+// thread folding, the default, goes unnamed ("").
+func (t Tiling) Suffix() string {
+	if t == TileConsecutive {
+		return ""
+	}
+	return " " + t.String()
+}
+
 // MarshalText writes the tiling's name (JSON and YAML).
 func (t Tiling) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
@@ -68,6 +77,19 @@ func (t *Tiling) UnmarshalText(b []byte) error {
 // tilings coincide and the consecutive form is used.
 func (l Launch) strided(i int) bool {
 	return l.Tiling == TileStrided && l.Fold[i] > 1 && l.Block[i] > 1
+}
+
+// Canonical returns l, with a strided tiling that places every thread's
+// points where thread folding does (no dimension with both a fold and a
+// block size above 1) replaced by TileConsecutive: the two are one launch.
+func (l Launch) Canonical() Launch {
+	for i := range 3 {
+		if l.strided(i) {
+			return l
+		}
+	}
+	l.Tiling = TileConsecutive
+	return l
 }
 
 // PointCoord returns coordinate i of lattice point j of the thread with

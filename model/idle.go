@@ -155,14 +155,5 @@ func IdleNote(l kernel.Launch, warpSize int64) string {
 	return fmt.Sprintf("%.1f %% of the launched threads are idle (%d of %d: no lattice point of domain %dx%dx%d for block %dx%dx%d, fold %dx%dx%d%s); "+
 		"they hold warp slots and registers but do no work, so a block with fewer threads in the unused dimensions runs faster",
 		100*t.Fraction(), t.Idle(), t.Launched, l.Domain[0], l.Domain[1], l.Domain[2],
-		l.Block[0], l.Block[1], l.Block[2], l.Fold[0], l.Fold[1], l.Fold[2], tilingSuffix(l))
-}
-
-// tilingSuffix names a strided tiling after a fold in messages; thread
-// folding, the default, goes unnamed.
-func tilingSuffix(l kernel.Launch) string {
-	if l.Tiling == kernel.TileStrided {
-		return " strided"
-	}
-	return ""
+		l.Block[0], l.Block[1], l.Block[2], l.Fold[0], l.Fold[1], l.Fold[2], l.Tiling.Suffix())
 }
