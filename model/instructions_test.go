@@ -70,3 +70,48 @@ func convolutionSpec(check string) string {
 	}
 	return s + "  - name: output\n    element: 4\n    store: [[x, y]]\n"
 }
+
+// TestIssueLimitsEveryThroughputModel checks that the latency, su2015 and
+// overlap models all see the issue bound: with a hundred times the counted
+// instructions, instruction issue limits each of them, and none predicts
+// more than the issue bound allows.
+func TestIssueLimitsEveryThroughputModel(t *testing.T) {
+	dev, err := device.Lookup("A100-40GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.Parse([]byte(convolutionSpec("access")), "conv.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Estimate(k, k.NewLaunch([3]int64{32, 8, 1}, kernel.NoFold), dev, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Instructions == nil || rep.Derived.PerfIssue == nil {
+		t.Fatal("no instruction mix or issue bound")
+	}
+	slow := *rep
+	mix := *rep.Instructions
+	mix.Total *= 100
+	slow.Instructions = &mix
+	_, lanes := ActiveWarps(rep, dev)
+	issue, ok := IssueBound(mix, lanes, *dev)
+	if !ok {
+		t.Fatal("no issue bound")
+	}
+	slow.Derived.PerfIssue = &issue
+	for _, mn := range []ModelName{ModelLatency, ModelSu2015, ModelOverlap} {
+		before, err := Predict(mn, rep, dev, k.FPType)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, err := Predict(mn, &slow, dev, k.FPType)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.Limiter != "issue" || !(after.GLups <= issue*(1+1e-9)) || !(after.GLups < before.GLups) {
+			t.Errorf("%s: %.4g GLup/s limited by %s with an issue bound of %.4g (%.4g GLup/s before)", mn, after.GLups, after.Limiter, issue, before.GLups)
+		}
+	}
+}

@@ -154,16 +154,13 @@ type WarpCosts struct {
 	Instructions     float64 `json:"instructions"`     // all warp-level instructions issued
 }
 
-// IssuePerCycleSM is the warp instructions an SM can issue per cycle: one
-// per scheduler, four schedulers per SM on NVIDIA GPUs since Maxwell.
-const IssuePerCycleSM = 4
-
 // ResourceCosts converts per-warp demands into busy cycles per warp on one
-// SM of dev, with L2 and DRAM bandwidth shared evenly by the SMs and the FP
-// pipe of the given precision (4 or 8 bytes).
+// SM of dev, with L2 and DRAM bandwidth shared evenly by the SMs, the FP
+// pipe of the given precision (4 or 8 bytes) and the device's issue rate
+// (device.IssuePerCycleSM).
 func ResourceCosts(w WarpCosts, dev device.Device, fpBytes int) ([]ResourceCost, error) {
-	if dev.SMs <= 0 || !(dev.ClockGHz > 0) || !(dev.L2BandwidthGBs > 0) || !(dev.DRAMBandwidthGBs > 0) || dev.WarpSize <= 0 {
-		return nil, fmt.Errorf("model: device %q needs positive sms, clock_ghz, warp_size and bandwidths for the latency model", dev.Name)
+	if dev.SMs <= 0 || !(dev.ClockGHz > 0) || !(dev.L2BandwidthGBs > 0) || !(dev.DRAMBandwidthGBs > 0) || dev.WarpSize <= 0 || !(dev.IssuePerCycleSM > 0) {
+		return nil, fmt.Errorf("model: device %q needs positive sms, clock_ghz, warp_size, issue_per_cycle_sm and bandwidths for the latency model", dev.Name)
 	}
 	lanes := dev.FP64PerCycleSM
 	if fpBytes == 4 {
@@ -178,7 +175,7 @@ func ResourceCosts(w WarpCosts, dev device.Device, fpBytes int) ([]ResourceCost,
 		{"L2", w.L2Bytes / bytesPerCycleSM(dev.L2BandwidthGBs)},
 		{"DRAM", w.DRAMBytes / bytesPerCycleSM(dev.DRAMBandwidthGBs)},
 		{"flops", w.FPInstructions * float64(dev.WarpSize) / lanes},
-		{"issue", w.Instructions / IssuePerCycleSM},
+		{"issue", w.Instructions / dev.IssuePerCycleSM},
 	}, nil
 }
 

@@ -164,7 +164,7 @@ func TestLatencyCollapsesToRoofline(t *testing.T) {
 		t.Fatal(err)
 	}
 	dev := c.dev
-	dev.WarpSize = 32
+	dev.WarpSize, dev.IssuePerCycleSM = 32, 4
 	w := WarpCosts{
 		L1DataPipeCycles: 32 * d.L1CyclesPerLup,
 		L2Bytes:          32 * d.L2TotalV2,

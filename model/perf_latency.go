@@ -11,7 +11,8 @@ const (
 	// for per update: one, its loads issued together.
 	latencyRoundTrips = 1
 	// overheadInstructionsPerLup are the instructions of an update besides
-	// its floating-point ones: an address computation and a branch.
+	// its floating-point ones where the kernel has no counted instruction
+	// mix (raw ISL maps): an address computation and a branch.
 	overheadInstructionsPerLup = 2
 )
 
@@ -40,12 +41,18 @@ func LatencyPrediction(r *Report, dev *device.Device, warpsPerSM, lanesPerWarp f
 	lambda := float64(r.Launch.LupsPerThread)
 	p := Prediction{Model: ModelLatency}
 	perWarpLups := lanesPerWarp * lambda
+	// A warp issues each instruction once for all its lanes: the counted
+	// mix (CountInstructions) per thread, else flops/2 plus the overhead.
+	instructions := (r.Launch.FlopsPerLup/2 + overheadInstructionsPerLup) * lambda
+	if r.Instructions != nil {
+		instructions = r.Instructions.Total * lambda
+	}
 	costs, err := ResourceCosts(WarpCosts{
 		L1DataPipeCycles: d.L1DataPipeCyclesPerLup * perWarpLups,
 		L2Bytes:          d.L2TotalV2 * perWarpLups,
 		DRAMBytes:        d.DRAMVolume() * perWarpLups,
 		FPInstructions:   r.Launch.FlopsPerLup / 2 * lambda,
-		Instructions:     (r.Launch.FlopsPerLup/2 + overheadInstructionsPerLup) * lambda,
+		Instructions:     instructions,
 	}, *dev, fpBytes)
 	if err != nil {
 		return p, err

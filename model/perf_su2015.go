@@ -13,8 +13,9 @@ const ModelSu2015 ModelName = "su2015"
 // su2015Model is the time rule of Su et al.'s three-link stencil model
 // (docs/models.md §2) applied to polyvol's own volumes: registers↔L1
 // (L1 load + L2 store at the L1's bank width per cycle), L1↔L2 (L2 V1) and
-// L2↔DRAM (DRAM V1), the slowest link's time, and the imbalance correction
-// 1 + 1/groups for the partial last wave. su2015.go has Su et al.'s own
+// L2↔DRAM (DRAM V1), with instruction issue (IssueBound) as one more link
+// where the kernel's instructions are counted, the slowest link's time, and
+// the imbalance correction 1 + 1/groups for the partial last wave. su2015.go has Su et al.'s own
 // volume formulas, checked against the paper's table.
 type su2015Model struct{}
 
@@ -29,10 +30,15 @@ func (su2015Model) Predict(r *Report, dev *device.Device, _ int) (Prediction, er
 		{Name: "L2", BytesPerLup: d.L2TotalV1, GBs: dev.L2BandwidthGBs},
 		{Name: "DRAM", BytesPerLup: d.MemLoadV1 + d.MemStoreV1, GBs: dev.DRAMBandwidthGBs},
 	}
+	for i := range p.Bounds {
+		p.Bounds[i].GLups = p.Bounds[i].GBs / p.Bounds[i].BytesPerLup
+	}
+	if d.PerfIssue != nil {
+		p.Bounds = append(p.Bounds, Bound{Name: "issue", GLups: *d.PerfIssue})
+	}
 	slowest := math.Inf(1)
 	for i := range p.Bounds {
 		b := &p.Bounds[i]
-		b.GLups = b.GBs / b.BytesPerLup
 		if b.GLups < slowest {
 			slowest, p.Limiter = b.GLups, b.Name
 		}
