@@ -34,6 +34,9 @@ registers and shared_bytes: nvcc then uses few enough registers for M blocks
 to fit, and B, the occupancy the CUDA runtime reports, shows whether the
 measured kernel runs at the modelled occupancy (B > M when it needs fewer
 registers than the spec states).
+The program's first lines say how to build it for --device: nvcc
+-arch=sm_NN with the device's compute capability for NVIDIA GPUs, and for
+AMD GPUs hipify-perl, then hipcc --offload-arch=gfxNNN with its GPU target.
 Raw ISL maps (load_isl, store_isl) are translated through the index
 expressions polyvol turns them into when it loads the spec; a map without
 such a form (parameters, disjunctions inside brackets) is an error.
@@ -41,7 +44,8 @@ such a form (parameters, disjunctions inside brackets) is an error.
 Examples:
    polyvol cuda star3d-r4 --block 64,4,4 --fold 1,1,2 -o star.cu
    polyvol cuda star2d-r1 --block 32,8 --fold 2,1 --tile strided -o tile.cu
-   nvcc -O3 -arch=sm_90 -o star star.cu && ./star 20
+   nvcc -O3 -arch=sm_80 -o star star.cu && ./star 20
+   polyvol cuda star3d-r4 --block 64,4,4 --device H100-SXM -o h100.cu   # nvcc -arch=sm_90
    polyvol cuda star3d-r4 --block 512,2,1 --domain 1024,1024,512 -o lc.cu`,
 			Flags: []ucli.Flag{
 				&ucli.StringFlag{Name: "block", Aliases: []string{"b"}, Required: true, Usage: "thread-block size `X,Y,Z`"},
@@ -49,7 +53,7 @@ Examples:
 				tileFlag(),
 				&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points (extents equal to the spec's domain follow it)"},
 				&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the program to `FILE` instead of standard output", TakesFile: true},
-				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` whose modelled occupancy the kernel's __launch_bounds__ asks for (see 'polyvol devices')"},
+				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` whose modelled occupancy the kernel's __launch_bounds__ asks for and whose architecture the build line targets (see 'polyvol devices')"},
 				deviceFileFlag,
 			},
 			Action: runCuda,
@@ -97,7 +101,7 @@ func runCuda(c *ucli.Context) error {
 	if err != nil {
 		return estimateError(l, err)
 	}
-	prog, err := cudagen.Generate(k, l, cudagen.Residency{Device: dev.Name, BlocksPerSM: occ.BlocksPerSM})
+	prog, err := cudagen.Generate(k, l, cudagen.Residency{Device: dev.Name, Arch: dev.Arch, BlocksPerSM: occ.BlocksPerSM})
 	if err != nil {
 		return usageErrorf("%s: %v", k.Source, err)
 	}

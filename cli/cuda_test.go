@@ -133,6 +133,38 @@ fields:
 	}
 }
 
+// TestCudaDeviceArch checks that the program's build line targets the
+// architecture of --device: the default A100-40GB's sm_80, the H100's
+// sm_90, the B200's sm_100, and for an AMD device hipcc with its gfx target.
+func TestCudaDeviceArch(t *testing.T) {
+	for _, tc := range []struct {
+		device, want string
+	}{
+		{"", "// Build: nvcc -O3 -arch=sm_80 -o polyvol_star3d_r4 THIS_FILE.cu\n"},
+		{"H100-SXM", "// Build: nvcc -O3 -arch=sm_90 -o polyvol_star3d_r4 THIS_FILE.cu\n"},
+		{"B200", "// Build: nvcc -O3 -arch=sm_100 -o polyvol_star3d_r4 THIS_FILE.cu\n"},
+		{"RTX-5090", "// Build: nvcc -O3 -arch=sm_120 -o polyvol_star3d_r4 THIS_FILE.cu\n"},
+		{"MI250X", "hipcc -O3 --offload-arch=gfx90a -o polyvol_star3d_r4 THIS_FILE.hip\n"},
+	} {
+		args := []string{"cuda", "star3d-r4", "--block", "64,4,4"}
+		if tc.device != "" {
+			args = append(args, "--device", tc.device)
+		}
+		code, out, errOut := runCudaCLI(args...)
+		if code != ExitOK || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: exit %d (%s), want a program with %q", args, code, errOut, tc.want)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "odd.yaml")
+	if err := os.WriteFile(path, []byte("based_on: A100-40GB\nname: ODD\narch: ampere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCudaCLI("cuda", "star3d-r4", "--block", "64,4,4", "--device-file", path)
+	if code != ExitUsage || out != "" || !strings.Contains(errOut, `architecture "ampere" of ODD`) {
+		t.Errorf("device file with arch ampere: exit %d, stdout %d bytes, stderr %q; want a usage error naming the architecture", code, len(out), errOut)
+	}
+}
+
 func TestCudaErrors(t *testing.T) {
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "raw.yaml")

@@ -3,6 +3,7 @@ package cudagen
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 
 	"github.com/polyvol/polyvol/kernel"
@@ -81,20 +82,48 @@ type distinct struct {
 	mask uint64 // bit k: point k uses it
 }
 
-// Residency is the occupancy the model assumes for a launch, which the
-// generated kernel asks the compiler to allow through __launch_bounds__.
+// Residency is the device a program is generated for and the occupancy the
+// model assumes for the launch there, which the generated kernel asks the
+// compiler to allow through __launch_bounds__.
 type Residency struct {
-	Device      string // the device the occupancy is computed for
-	BlocksPerSM int    // resident blocks per SM with the spec's registers and shared_bytes, at least 1
+	Device string // the device the occupancy is computed for
+	// Arch is the device's architecture, the compiler target of the
+	// program's build line: "sm_NN" (nvcc -arch) or "gfxNNN" (hipcc
+	// --offload-arch, after hipify-perl), as device.Device.Arch.
+	Arch        string
+	BlocksPerSM int // resident blocks per SM with the spec's registers and shared_bytes, at least 1
 }
 
-// Generate writes the CUDA program of kernel k under launch l, its kernel
+// Architecture names the build line accepts: NVIDIA compute capabilities
+// (sm_80, sm_90a, sm_100, sm_120) and AMD GPU targets (gfx90a, gfx942,
+// gfx1100).
+var (
+	nvidiaArch = regexp.MustCompile(`^sm_[0-9]{2,3}[a-z]?$`)
+	amdArch    = regexp.MustCompile(`^gfx[0-9a-f]{3,4}$`)
+)
+
+// compiler returns the compiler that builds the program for r.Arch and the
+// comment lines that tell how: nvcc for sm_NN, hipify-perl and hipcc for
+// gfxNNN. fn names the executable.
+func (r Residency) compiler(fn string) (name, build string, err error) {
+	switch {
+	case nvidiaArch.MatchString(r.Arch):
+		return "nvcc", fmt.Sprintf("// Build: nvcc -O3 -arch=%s -o %s THIS_FILE.cu\n", r.Arch, fn), nil
+	case amdArch.MatchString(r.Arch):
+		return "hipcc", fmt.Sprintf("// Build: hipify-perl THIS_FILE.cu > THIS_FILE.hip &&\n//        hipcc -O3 --offload-arch=%s -o %s THIS_FILE.hip\n", r.Arch, fn), nil
+	}
+	return "", "", fmt.Errorf("architecture %q of %s: want sm_NN (an NVIDIA compute capability, nvcc -arch) or gfxNNN (an AMD GPU target, hipcc --offload-arch)", r.Arch, r.Device)
+}
+
+// Generate writes the CUDA program of kernel k under launch l for the
+// device of r, whose architecture r.Arch its build line targets, its kernel
 // declared with __launch_bounds__(threads per block, r.BlocksPerSM): nvcc
 // then keeps the registers per thread low enough for r.BlocksPerSM blocks to
 // be resident on an SM, the occupancy the model computes from the spec's
 // registers, so a measurement runs at least at the modelled occupancy. It
 // fails for raw ISL maps that have no index expressions, for launches that
-// break the hardware limits, for grids with more than 65535 blocks in y or
+// break the hardware limits, for an architecture that is neither sm_NN nor
+// gfxNNN, for grids with more than 65535 blocks in y or
 // z, and when an index may not fit in 64 bits.
 //
 // Every thread (x, y, z) covers the lattice points j, 0 ≤ j_i < f_i, that
@@ -110,6 +139,9 @@ func Generate(k *kernel.Kernel, l kernel.Launch, r Residency) (*Program, error) 
 	}
 	if r.BlocksPerSM < 1 {
 		return nil, fmt.Errorf("resident blocks per SM on %s = %d: must be at least 1", r.Device, r.BlocksPerSM)
+	}
+	if _, _, err := r.compiler(""); err != nil {
+		return nil, err
 	}
 	grid := l.Grid()
 	if grid[1] > maxGridYZ || grid[2] > maxGridYZ {

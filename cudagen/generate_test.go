@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 // testResidency is the occupancy of the tests that do not compare with a
 // golden file.
-var testResidency = Residency{Device: "A100-40GB", BlocksPerSM: 8}
+var testResidency = Residency{Device: "A100-40GB", Arch: "sm_80", BlocksPerSM: 8}
 
 // goldenResidency is the occupancy device.Occupancy gives the launch on
 // A100-40GB, as the cuda command computes it.
@@ -30,7 +30,7 @@ func goldenResidency(t *testing.T, k *kernel.Kernel, l kernel.Launch) Residency 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Residency{Device: dev.Name, BlocksPerSM: occ.BlocksPerSM}
+	return Residency{Device: dev.Name, Arch: dev.Arch, BlocksPerSM: occ.BlocksPerSM}
 }
 
 // goldenLaunch is the launch of each example's golden file: the paper's
@@ -257,6 +257,9 @@ fields:
 		{star, kernel.Launch{Block: [3]int64{1024, 1, 1}, Fold: kernel.NoFold, Domain: [3]int64{64, 70000, 1}}, testResidency, "65535"},
 		{star, star.NewLaunch([3]int64{4, 4, 4}, [3]int64{4, 4, 8}), testResidency, "at most 64 lattice points"},
 		{star, star.NewLaunch([3]int64{256, 1, 1}, kernel.NoFold), Residency{Device: "X"}, "resident blocks per SM on X = 0"},
+		{star, star.NewLaunch([3]int64{256, 1, 1}, kernel.NoFold), Residency{Device: "X", BlocksPerSM: 1}, `architecture "" of X: want sm_NN`},
+		{star, star.NewLaunch([3]int64{256, 1, 1}, kernel.NoFold), Residency{Device: "X", Arch: "ampere", BlocksPerSM: 1}, `architecture "ampere" of X`},
+		{star, star.NewLaunch([3]int64{256, 1, 1}, kernel.NoFold), Residency{Device: "X", Arch: "sm_80 -o /tmp/x", BlocksPerSM: 1}, `architecture "sm_80 -o /tmp/x"`},
 	} {
 		_, err := Generate(tc.k, tc.l, tc.r)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -289,6 +292,47 @@ func TestFlopsAndFunction(t *testing.T) {
 		if !strings.Contains(prog.Function, "polyvol") || !strings.Contains(prog.Source, "__global__ void __launch_bounds__(BX * BY * BZ, MIN_BLOCKS_PER_SM)\n"+prog.Function+"(") ||
 			!strings.Contains(prog.Source, "constexpr int MIN_BLOCKS_PER_SM = 8;") {
 			t.Errorf("%s: function %q not declared as the polyvol kernel", tc.name, prog.Function)
+		}
+	}
+}
+
+// TestBuildLine checks that the program's build line targets the
+// architecture of the device it is generated for: nvcc -arch=sm_NN for
+// every NVIDIA device of the database, hipify-perl and hipcc
+// --offload-arch=gfxNNN for every AMD one, and that nothing else in the
+// program depends on it beyond the compiler named in the comments.
+func TestBuildLine(t *testing.T) {
+	k := loadExample(t, "star3d-r1")
+	l := k.NewLaunch([3]int64{256, 1, 1}, kernel.NoFold)
+	ref, err := Generate(k, l, testResidency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range device.All() {
+		prog, err := Generate(k, l, Residency{Device: d.Name, Arch: d.Arch, BlocksPerSM: testResidency.BlocksPerSM})
+		if err != nil {
+			t.Errorf("%s (%s): %v", d.Name, d.Arch, err)
+			continue
+		}
+		fn := prog.Function
+		var want []string
+		switch d.Vendor {
+		case "nvidia":
+			want = []string{"// Build: nvcc -O3 -arch=" + d.Arch + " -o " + fn + " THIS_FILE.cu\n"}
+		case "amd":
+			want = []string{"// Build: hipify-perl THIS_FILE.cu > THIS_FILE.hip &&\n//        hipcc -O3 --offload-arch=" + d.Arch + " -o " + fn + " THIS_FILE.hip\n",
+				"__launch_bounds__ asks hipcc\n"}
+		}
+		for _, w := range want {
+			if !strings.Contains(prog.Source, w) {
+				t.Errorf("%s (%s %s): program lacks %q", d.Name, d.Vendor, d.Arch, w)
+			}
+		}
+		if strings.Contains(prog.Source, "sm_") != (d.Vendor == "nvidia") {
+			t.Errorf("%s (%s): the program names an NVIDIA architecture: %v", d.Name, d.Arch, strings.Contains(prog.Source, "sm_"))
+		}
+		if d.Name == "A100-40GB" && prog.Source != ref.Source {
+			t.Errorf("%s: the program differs from the one of testResidency (also sm_80)", d.Name)
 		}
 	}
 }

@@ -67,7 +67,11 @@ func (g *gen) write() (*Program, error) {
 	p("// Per thread: lattice points %d, loads %d, stores %d.\n", lambda, loads, stores)
 	p("// Per lattice update: %s flops in the FMA chain (the spec states %s).\n", fmtFloat(flopsPerLup), fmtFloat(k.Flops))
 	p("// Device memory: %d bytes in %d arrays.\n//\n", bytes, arrays)
-	p("// Build: nvcc -O3 -arch=sm_90 -o %s THIS_FILE.cu\n", fn)
+	compiler, build, err := g.residency.compiler(fn)
+	if err != nil {
+		return nil, err
+	}
+	p("%s", build)
 	p("// Run:   ./%s [timed launches, default %d]\n", fn, DefaultReps)
 	p("// It makes %d untimed launches, then the timed ones, and prints one line\n", Warmup)
 	p("//   polyvol kernel=NAME block=X,Y,Z fold=X,Y,Z domain=X,Y,Z flops_per_lup=F reps=N ms=MS glups=G blocks_per_sm=B modelled_blocks_per_sm=M\n")
@@ -77,7 +81,7 @@ func (g *gen) write() (*Program, error) {
 	p("constexpr long long D0 = %d, D1 = %d, D2 = %d; // domain in lattice points\n", l.Domain[0], l.Domain[1], l.Domain[2])
 	p("constexpr int BX = %d, BY = %d, BZ = %d; // block\n", l.Block[0], l.Block[1], l.Block[2])
 	p("// Resident blocks per SM that polyvol models on %s with %d registers per\n", oneLine(g.residency.Device), k.Registers)
-	p("// thread and %d bytes of shared memory per block; __launch_bounds__ asks nvcc\n", k.SharedBytes)
+	p("// thread and %d bytes of shared memory per block; __launch_bounds__ asks %s\n", k.SharedBytes, compiler)
 	p("// to fit them, and the result line reports the occupancy reached.\n")
 	p("constexpr int MIN_BLOCKS_PER_SM = %d;\n", g.residency.BlocksPerSM)
 	p("constexpr unsigned G0 = %d, G1 = %d, G2 = %d; // grid, ceil(D / (block * fold))\n", grid[0], grid[1], grid[2])

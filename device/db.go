@@ -154,35 +154,67 @@ func (db *database) canonicalNames() []string {
 }
 
 // closest returns the canonical names of the n devices whose names are
-// nearest to query in edit distance (after normalisation); a name that
-// contains the query, or is contained in it, counts as distance zero.
+// nearest to query, compared after normalisation (case, spaces and
+// punctuation do not count). A device's distance is that of its nearest
+// name (canonical, display or alias); devices are ranked by
+//
+//  1. the edits the query needs to appear inside the name (infixDistance):
+//     0 when the query is part of the name, so "mi250" finds "MI250X" and
+//     "a100" every A100 before anything else;
+//  2. then the whole names' edit distance divided by the longer length,
+//     so that among equally good matches the closest in length comes
+//     first ("RTX4080" is one edit from "RTX4090" but two from "RTXA4000");
+//  3. then the canonical name.
+//
+// A short name inside the query does not count as a match: "A100X" ranks
+// both A100s above the H100 although "H100" is one edit from "A100".
 func (db *database) closest(query string, n int) []string {
 	q := normalize(query)
 	type scored struct {
-		name string
-		dist int
+		name  string
+		infix int
+		full  float64
 	}
-	var all []scored
+	all := make([]scored, 0, len(db.devices))
 	for _, d := range db.devices {
-		best := -1
+		best := scored{name: d.Name, infix: -1}
 		for _, name := range d.names() {
 			m := normalize(name)
-			dist := editDistance(q, m)
-			if q != "" && (strings.Contains(m, q) || strings.Contains(q, m)) {
-				dist = 0
-			}
-			if best < 0 || dist < best {
-				best = dist
+			s := scored{name: d.Name, infix: infixDistance(q, m),
+				full: float64(editDistance(q, m)) / float64(max(len(q), len(m), 1))}
+			if best.infix < 0 || s.infix < best.infix || s.infix == best.infix && s.full < best.full {
+				best = s
 			}
 		}
-		all = append(all, scored{d.Name, best})
+		all = append(all, best)
 	}
-	slices.SortStableFunc(all, func(a, b scored) int { return cmp.Compare(a.dist, b.dist) })
+	slices.SortFunc(all, func(a, b scored) int {
+		return cmp.Or(cmp.Compare(a.infix, b.infix), cmp.Compare(a.full, b.full), cmp.Compare(a.name, b.name))
+	})
 	out := make([]string, 0, n)
 	for _, s := range all[:min(n, len(all))] {
 		out = append(out, s.name)
 	}
 	return out
+}
+
+// infixDistance is the least Levenshtein distance in bytes between q and a
+// substring of m: the edits q needs to occur in m, 0 when it does.
+func infixDistance(q, m string) int {
+	prev := make([]int, len(m)+1) // row 0: q's empty prefix ends anywhere in m for free
+	cur := make([]int, len(m)+1)
+	for i := 1; i <= len(q); i++ {
+		cur[0] = i
+		for j := 1; j <= len(m); j++ {
+			sub := prev[j-1]
+			if q[i-1] != m[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return slices.Min(prev)
 }
 
 // editDistance is the Levenshtein distance between a and b in bytes.

@@ -16,9 +16,9 @@ const (
 )
 
 func TestAllValidAndSorted(t *testing.T) {
-	want := []string{"A100-40GB", "A100-80GB", "A40", "GH200", "H100-PCIe", "H100-SXM", "H200",
-		"L40", "L40S", "MI100", "MI210", "MI300A", "MI300A-CPX", "MI300X", "MI300X-CPX",
-		"PRO-W6600", "PRO-W7800", "RTX-A4000", "RTX-A6000", "RX6900XT", "V100"}
+	want := []string{"A100-40GB", "A100-80GB", "A40", "B200", "GH200", "H100-PCIe", "H100-SXM", "H200",
+		"L40", "L40S", "MI100", "MI210", "MI250X", "MI300A", "MI300A-CPX", "MI300X", "MI300X-CPX",
+		"PRO-W6600", "PRO-W7800", "RTX-4090", "RTX-5090", "RTX-A4000", "RTX-A6000", "RX6900XT", "V100"}
 	var got []string
 	for _, d := range All() {
 		got = append(got, d.Name)
@@ -159,6 +159,9 @@ func TestNVIDIALimits(t *testing.T) {
 		{"RTX-A4000", 1536, 48, 16, 100 * kib, 99 * kib, kib, 128},
 		{"RTX-A6000", 1536, 48, 16, 100 * kib, 99 * kib, kib, 128},
 		{"H100-SXM", 2048, 64, 32, 228 * kib, 227 * kib, kib, 128},
+		{"B200", 2048, 64, 32, 228 * kib, 227 * kib, kib, 128},
+		{"RTX-4090", 1536, 48, 24, 100 * kib, 99 * kib, kib, 128},
+		{"RTX-5090", 1536, 48, 32, 100 * kib, 99 * kib, kib, 128},
 	}
 	for _, tc := range tests {
 		d, err := Lookup(tc.name)
@@ -206,6 +209,13 @@ func TestLookupNames(t *testing.T) {
 		"AMD Radeon Pro W6600":    "PRO-W6600",
 		"w7800":                   "PRO-W7800",
 		"AMD Radeon PRO W7800":    "PRO-W7800",
+		"RTX4090":                 "RTX-4090",
+		"NVIDIA GeForce RTX 4090": "RTX-4090",
+		"rtx 5090":                "RTX-5090",
+		"NVIDIA B200":             "B200",
+		"HGX B200":                "B200",
+		"mi250x":                  "MI250X",
+		"AMD Instinct MI250X":     "MI250X",
 	}
 	for in, want := range tests {
 		d, err := Lookup(in)
@@ -241,7 +251,7 @@ func TestLookupUnknownSuggests(t *testing.T) {
 		"a100-40":   {"A100-40GB"},
 		"MI300":     {"MI300X", "MI300A"},
 		"Tesla V10": {"V100"},
-		"RTX 4090":  nil,
+		"RTX 6090":  nil,
 	}
 	for in, want := range tests {
 		_, err := Lookup(in)
@@ -531,6 +541,7 @@ func TestIssueRates(t *testing.T) {
 	docs := map[string]string{ // arch → the document its source must name
 		"sm_70": "Tesla V100 GPU Architecture", "sm_80": "A100 Tensor Core GPU Architecture",
 		"sm_86": "Ampere GA102 GPU Architecture", "sm_89": "ADA GPU Architecture", "sm_90": "H100 Tensor Core GPU",
+		"sm_100": "Blackwell Architecture Technical Brief", "sm_120": "RTX Blackwell GPU Architecture",
 		"gfx908": "AMD CDNA Architecture", "gfx90a": "CDNA 2", "gfx942": "CDNA 3",
 		"gfx1030": "RDNA Architecture", "gfx1032": "RDNA Architecture", "gfx1100": "RDNA 3",
 	}
@@ -622,4 +633,128 @@ func mustReadDB(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// TestSiblingEstimates checks the entries whose bandwidths and latencies no
+// measurement covers and that take them from the measured device of the
+// same die or family: their spec-sheet numbers, the DRAM bandwidth (the
+// spec sheet's peak times the sibling's measured fraction of its own peak,
+// or the peak itself where no sibling's fraction applies), the latencies
+// (the sibling's nanoseconds at this clock) and sources that name the
+// sibling as an estimate.
+func TestSiblingEstimates(t *testing.T) {
+	tests := []struct {
+		name, arch, sibling string // sibling: the measured device of the latencies
+		l2From              string // the device the L2 bandwidth's source names
+		sms                 int
+		clock               float64
+		l2                  int64
+		partitions          int
+		peak, siblingPeak   float64 // DRAM GB/s; siblingPeak 0: the peak itself, a spec-sheet value
+	}{
+		{"B200", "sm_100", "GH200", "GB200", 148, 1.965, 63 * mib, 2, 8000, 0},
+		{"MI250X", "gfx90a", "MI210", "MI210", 110, 1.7, 8 * mib, 1, 1638.4, 1638.4},
+		{"RTX-4090", "sm_89", "L40", "L40", 128, 2.52, 72 * mib, 1, 1008, 864},
+		{"RTX-5090", "sm_120", "L40", "L40", 170, 2.407, 96 * mib, 1, 1792, 864},
+	}
+	for _, tc := range tests {
+		d, err := Lookup(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sib, err := Lookup(tc.sibling)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Arch != tc.arch || d.SMs != tc.sms || d.ClockGHz != tc.clock || d.L2Bytes != tc.l2 ||
+			d.L2Partitions != tc.partitions || d.L1Model != sib.L1Model || d.WarpSize != sib.WarpSize {
+			t.Errorf("%s: arch %s, %d SMs at %v GHz, L2 %d in %d partitions, model %s, warp %d", d.Name, d.Arch, d.SMs, d.ClockGHz, d.L2Bytes, d.L2Partitions, d.L1Model, d.WarpSize)
+		}
+		if tc.siblingPeak == 0 {
+			if d.DRAMBandwidthGBs != tc.peak || d.SourceClass("dram_bandwidth_gbs") != SourceSpecSheet {
+				t.Errorf("%s: DRAM %v GB/s (%s), want the spec sheet's peak %v", d.Name, d.DRAMBandwidthGBs, d.SourceClass("dram_bandwidth_gbs"), tc.peak)
+			}
+		} else {
+			if sib.SourceClass("dram_bandwidth_gbs") != SourceMeasured {
+				t.Fatalf("%s: the DRAM bandwidth of %s is not measured", d.Name, sib.Name)
+			}
+			if want := tc.peak * sib.DRAMBandwidthGBs / tc.siblingPeak; math.Abs(d.DRAMBandwidthGBs-want) > 0.5 {
+				t.Errorf("%s: DRAM %v GB/s, want the peak %v x %v/%v = %.1f", d.Name, d.DRAMBandwidthGBs, tc.peak, sib.DRAMBandwidthGBs, tc.siblingPeak, want)
+			}
+			if src := d.Source("dram_bandwidth_gbs"); d.SourceClass("dram_bandwidth_gbs") != SourceEstimate || !strings.Contains(src, tc.sibling) {
+				t.Errorf("%s dram_bandwidth_gbs: source %q, want an estimate that names %s", d.Name, src, tc.sibling)
+			}
+		}
+		if src := d.Source("l2_bandwidth_gbs"); d.SourceClass("l2_bandwidth_gbs") != SourceEstimate || !strings.Contains(src, tc.l2From) {
+			t.Errorf("%s l2_bandwidth_gbs: source %q, want an estimate that names %s", d.Name, src, tc.l2From)
+		}
+		for _, l := range latencyLevels {
+			want := l.value(sib) * d.ClockGHz / sib.ClockGHz
+			if got := l.value(d); math.Abs(got-want) > 1+0.01*want {
+				t.Errorf("%s %s = %v cycles, want the %s's nanoseconds at %v GHz: %.1f", d.Name, l.key, got, sib.Name, d.ClockGHz, want)
+			}
+			if src := d.Source(l.key); d.SourceClass(l.key) != SourceEstimate || !strings.Contains(src, tc.sibling) {
+				t.Errorf("%s %s: source %q, want an estimate that names %s", d.Name, l.key, src, tc.sibling)
+			}
+		}
+	}
+}
+
+// TestSuggestionOrder checks that the closest known devices of an unknown
+// name come in order of similarity: names that contain the query first,
+// then by edit distance relative to the names' lengths, and that a short
+// name inside the query does not outrank a closer one.
+func TestSuggestionOrder(t *testing.T) {
+	tests := []struct {
+		query string
+		first []string // the first suggestions, in any order
+	}{
+		{"RTX 4080", []string{"RTX-4090"}},
+		{"geforce-rtx-4080", []string{"RTX-4090"}},
+		{"a100x", []string{"A100-40GB", "A100-80GB"}},
+		{"mi250", []string{"MI250X"}},
+		{"MI-250", []string{"MI250X"}},
+		{"H100 NVL", []string{"H100-SXM", "H100-PCIe"}},
+		{"MI300", []string{"MI300A", "MI300X"}},
+		{"b200-sxm6", []string{"B200"}},
+	}
+	for _, tc := range tests {
+		got := loadDatabase().closest(tc.query, 3)
+		if len(got) != 3 {
+			t.Errorf("closest(%q) = %v, want 3 names", tc.query, got)
+			continue
+		}
+		if head := got[:len(tc.first)]; !sameSet(head, tc.first) {
+			t.Errorf("closest(%q) = %v, want %v first", tc.query, got, tc.first)
+		}
+	}
+	if _, err := Lookup("RTX 4080"); err == nil || !strings.Contains(err.Error(), "closest known devices: RTX-4090, ") {
+		t.Errorf("Lookup(\"RTX 4080\"): %v, want RTX-4090 as the first suggestion", err)
+	}
+}
+
+// sameSet reports whether a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+func TestInfixDistance(t *testing.T) {
+	for _, tc := range []struct {
+		q, m string
+		want int
+	}{
+		{"", "abc", 0},
+		{"abc", "", 3},
+		{"mi250", "mi250x", 0},
+		{"rtx4080", "nvidiageforcertx4090", 1},
+		{"a100x", "a100", 1},
+		{"h100nvl", "h100sxm", 3},
+	} {
+		if got := infixDistance(tc.q, tc.m); got != tc.want {
+			t.Errorf("infixDistance(%q, %q) = %d, want %d", tc.q, tc.m, got, tc.want)
+		}
+	}
 }

@@ -6,7 +6,7 @@
 // Per lattice update: 10 flops in the FMA chain (the spec states 5).
 // Device memory: 3600720064 bytes in 2 arrays.
 //
-// Build: nvcc -O3 -arch=sm_90 -o polyvol_star2d_r1 THIS_FILE.cu
+// Build: nvcc -O3 -arch=sm_80 -o polyvol_star2d_r1 THIS_FILE.cu
 // Run:   ./polyvol_star2d_r1 [timed launches, default 10]
 // It makes 2 untimed launches, then the timed ones, and prints one line
 //   polyvol kernel=NAME block=X,Y,Z fold=X,Y,Z domain=X,Y,Z flops_per_lup=F reps=N ms=MS glups=G blocks_per_sm=B modelled_blocks_per_sm=M
