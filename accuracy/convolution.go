@@ -227,19 +227,9 @@ func ConvolutionReport(dir string, every int, progress io.Writer) (*Convolution,
 	if every < 1 {
 		return nil, fmt.Errorf("accuracy: convolution sample: every %d-th launch; want at least 1", every)
 	}
-	kernels := map[bool]*kernel.Kernel{}
-	for _, checks := range []bool{false, true} {
-		check := "none"
-		if checks {
-			check = "access"
-		}
-		spec, err := convolutionSpec(check)
-		if err != nil {
-			return nil, err
-		}
-		if kernels[checks], err = kernel.Parse([]byte(spec), ConvolutionExample+".yaml"); err != nil {
-			return nil, err
-		}
+	kernels, err := convolutionKernels()
+	if err != nil {
+		return nil, err
 	}
 	c := &Convolution{Every: every}
 	for _, g := range ConvolutionGPUs {
@@ -282,26 +272,15 @@ func (c *Convolution) gpu(dir string, g ConvolutionGPU, kernels map[bool]*kernel
 	rows = kept
 	fmt.Fprintf(progress, "estimating %d launches of %s on %s\n", len(launches), g.File, g.Device)
 	start := time.Now()
-	glups := make([]float64, len(launches))
-	errs := make([]error, len(launches))
-	err = pool.Run(context.Background(), len(launches), pool.Options{
-		NewCtx: func() (*isl.Ctx, error) { return isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations)) },
-	}, func(ctx *isl.Ctx, i int) error {
-		cfg := launches[i]
-		k := kernels[cfg.BoundsChecks()]
-		r, err := model.Estimate(k, cfg.Launch(k), dev, model.Options{Method: model.MethodExact, Model: model.DefaultModel, Ctx: ctx})
-		if err == nil && !(r.Prediction.GLups > 0) {
-			err = fmt.Errorf("predicted %g GLup/s", r.Prediction.GLups)
-		}
-		if err != nil { // counted, not fatal: each job writes its own entry
-			errs[i] = err
-			return nil
-		}
-		glups[i] = r.Prediction.GLups
-		return nil
-	})
+	reports, errs, err := estimateConvolution(launches, kernels, dev)
 	if err != nil {
 		return err
+	}
+	glups := make([]float64, len(launches))
+	for i, r := range reports {
+		if r != nil {
+			glups[i] = r.Prediction.GLups
+		}
 	}
 	st := ConvolutionGPUStat{GPU: g.Name, Device: g.Device, Rows: all, Staged: staged, Direct: direct, Sampled: len(rows), Launches: len(launches), Elapsed: time.Since(start)}
 	for i, e := range errs {
@@ -358,6 +337,52 @@ func (c *Convolution) gpu(dir string, g ConvolutionGPU, kernels map[bool]*kernel
 		c.Groups = append(c.Groups, grp)
 	}
 	return nil
+}
+
+// estimateConvolution estimates each launch on dev with the kernel of its
+// bounds checks, method exact and the default model, in parallel. A launch
+// whose estimate fails, or predicts no positive rate, has a nil report and
+// its error in errs; err is for the pool's own failures.
+func estimateConvolution(launches []ConvolutionConfig, kernels map[bool]*kernel.Kernel, dev *device.Device) (reports []*model.Report, errs []error, err error) {
+	reports = make([]*model.Report, len(launches))
+	errs = make([]error, len(launches))
+	err = pool.Run(context.Background(), len(launches), pool.Options{
+		NewCtx: func() (*isl.Ctx, error) { return isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations)) },
+	}, func(ctx *isl.Ctx, i int) error {
+		cfg := launches[i]
+		k := kernels[cfg.BoundsChecks()]
+		r, err := model.Estimate(k, cfg.Launch(k), dev, model.Options{Method: model.MethodExact, Model: model.DefaultModel, Ctx: ctx})
+		if err == nil && !(r.Prediction.GLups > 0) {
+			err = fmt.Errorf("predicted %g GLup/s", r.Prediction.GLups)
+		}
+		if err != nil { // counted, not fatal: each job writes its own entry
+			errs[i] = err
+			return nil
+		}
+		reports[i] = r
+		return nil
+	})
+	return reports, errs, err
+}
+
+// convolutionKernels parses the convolution's spec without bounds checks
+// (false) and with a check on every access (true).
+func convolutionKernels() (map[bool]*kernel.Kernel, error) {
+	kernels := map[bool]*kernel.Kernel{}
+	for _, checks := range []bool{false, true} {
+		check := "none"
+		if checks {
+			check = "access"
+		}
+		spec, err := convolutionSpec(check)
+		if err != nil {
+			return nil, err
+		}
+		if kernels[checks], err = kernel.Parse([]byte(spec), ConvolutionExample+".yaml"); err != nil {
+			return nil, err
+		}
+	}
+	return kernels, nil
 }
 
 // median returns the median of v (the mean of the middle two for an even

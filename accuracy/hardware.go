@@ -225,6 +225,12 @@ type Hardware struct {
 	// against the predicted times (ConvolutionReport).
 	Convolution *Convolution
 	Skipped     []string // rows left out, with the reason
+	// Joint is the joint fit of the overlap model on the stream kernels,
+	// the V100 box sets and the convolution, with its held-out figures;
+	// nil without the convolution (JointFit).
+	Joint *JointFit
+
+	fit []fitPoint // the box block scan's points of the joint fit
 }
 
 // estimator caches estimates by kernel text, launch, method and model.
@@ -309,6 +315,9 @@ func HardwareReport(dir string, convolutionEvery int, progress io.Writer) (*Hard
 	h.Skipped = append(h.Skipped, skipped...)
 	if convolutionEvery > 0 {
 		if h.Convolution, err = ConvolutionReport(dir, convolutionEvery, progress); err != nil {
+			return nil, err
+		}
+		if h.Joint, err = h.FitJoint(dir, progress); err != nil {
 			return nil, err
 		}
 	}
@@ -492,6 +501,15 @@ func (h *Hardware) blockScan(e *estimator, path string, progress io.Writer) erro
 					}
 					pred[j] = g
 				}
+				if m.Name == model.MethodExact.Name && mn == model.ModelOverlap {
+					for j, b := range blocks {
+						r, err := e.estimate(spec, b, kernel.NoFold, m, model.ModelRoofline)
+						if err != nil {
+							return err
+						}
+						h.fit = append(h.fit, newFitPoint(datasetBox, fmt.Sprintf("box2d-r%d", k.rng), fmt.Sprintf("%s r=%d %s", k.run, k.rng, k.variant), meas[j], r, e.dev))
+					}
+				}
 				best := measured.PredictedBest(pred, meas)
 				h.Groups = append(h.Groups, GroupStat{Run: k.run, Variant: k.variant, Range: k.rng, Method: m.Name, Model: mn,
 					N: len(blocks), Rho: measured.Spearman(pred, meas), Top1: best.MeasuredRank == 1, Fraction: best.Fraction, Best: blocks[best.Index]})
@@ -562,6 +580,9 @@ func (h *Hardware) WriteMarkdown(w io.Writer) {
 	h.writePerfMarkdown(w)
 	if h.Convolution != nil {
 		h.Convolution.WriteMarkdown(w)
+	}
+	if h.Joint != nil {
+		h.Joint.WriteMarkdown(w)
 	}
 	if len(h.Skipped) > 0 {
 		p("\n## Rows left out\n\n")

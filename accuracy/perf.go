@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,7 +34,7 @@ var streamDevices = map[string]string{
 }
 
 // OverlapFitDevices are the devices whose gpu-stream rows the overlap
-// model's constants (model.DefaultOverlap) were fitted on (FitOverlap); every other
+// model's constants (model.DefaultOverlap) were fitted on (FitJoint); every other
 // device of FileStream and the paper's points are held out.
 var OverlapFitDevices = []string{"V100", "A100-80GB", "L40", "MI100"}
 
@@ -516,60 +515,6 @@ func groupValues(points []PerfPoint, idx []int, mn model.ModelName) (pred, meas 
 	return pred, meas
 }
 
-// FitOverlap fits the overlap model's three constants (exponent, load and
-// store round trips) to the lowest GLup/s MAPE over the fit points of pf
-// (OverlapFitDevices) with the Nelder–Mead method, started from exponents
-// 2, 3, 4 and 5 with one load and one store round trip, and returns the
-// best rounded to two decimals with its MAPE in percent. It is
-// deterministic.
-func FitOverlap(pf *Perf) (model.OverlapParams, float64, error) {
-	var fitErr error
-	mape := func(x []float64) float64 {
-		par := model.OverlapParams{Exponent: x[0], LoadRoundTrips: x[1], StoreRoundTrips: x[2]}
-		if !(par.Exponent >= 1) || !(par.LoadRoundTrips >= 0) || !(par.StoreRoundTrips >= 0) {
-			return math.Inf(1)
-		}
-		e, err := overlapMAPE(pf, par)
-		if err != nil {
-			fitErr = err
-			return math.Inf(1)
-		}
-		return e
-	}
-	best, bestErr := []float64(nil), math.Inf(1)
-	for _, p := range []float64{2, 3, 4, 5} {
-		x, e := nelderMead(mape, []float64{p, 1, 1}, 0.25, 400, 1e-9)
-		if e < bestErr {
-			best, bestErr = x, e
-		}
-	}
-	if fitErr != nil {
-		return model.OverlapParams{}, 0, fitErr
-	}
-	for i := range best {
-		best[i] = math.Round(100*best[i]) / 100
-	}
-	return model.OverlapParams{Exponent: best[0], LoadRoundTrips: best[1], StoreRoundTrips: best[2]}, mape(best), fitErr
-}
-
-// overlapMAPE is the GLup/s MAPE in percent of the overlap model with
-// constants par over the fit points of pf.
-func overlapMAPE(pf *Perf, par model.OverlapParams) (float64, error) {
-	var pred, meas []float64
-	for _, pt := range pf.Points {
-		if !pt.Fit {
-			continue
-		}
-		p, err := model.OverlapPrediction(pt.rep, pt.dev, pt.warps, pt.lane, par)
-		if err != nil {
-			return 0, err
-		}
-		pred = append(pred, p.GLups)
-		meas = append(meas, pt.Measured)
-	}
-	return measured.MAPE(pred, meas), nil
-}
-
 // writePerfMarkdown renders the absolute-performance section.
 func (h *Hardware) writePerfMarkdown(w io.Writer) {
 	pf := h.Perf
@@ -583,9 +528,9 @@ func (h *Hardware) writePerfMarkdown(w io.Writer) {
 	p("on the device of the database that the file names, and the measured A100 GLup/s of %s (star3d-r4, the embedded example). ", FilePaperPoints)
 	p("Measured GLup/s = bandwidth / bytes per update (8 for init and read, 8 per stream for triad, 16 otherwise). Method exact. ")
 	p("MAPE = mean |predicted − measured| / measured; bias = mean signed error; both in %%.\n\n")
-	p("The overlap model's three constants (model.OverlapExponent = %g, model.OverlapLoadRoundTrips = %g, model.OverlapStoreRoundTrips = %g) were fitted on the gpu-stream rows of %s only ",
+	p("The overlap model's three constants (model.OverlapExponent = %g, model.OverlapLoadRoundTrips = %g, model.OverlapStoreRoundTrips = %g) were fitted jointly on the gpu-stream rows of %s, the V100 box block scan and the RTX A4000 convolution (the joint fit below); ",
 		model.OverlapExponent, model.OverlapLoadRoundTrips, model.OverlapStoreRoundTrips, strings.Join(OverlapFitDevices, ", "))
-	p("(accuracy.FitOverlap; `go test ./accuracy -run TestOverlapFit` repeats the fit); every other device and the paper's points are held out.\n\n")
+	p("every other device and the paper's points are held out.\n\n")
 	writeModelTableHead(w, "dataset | device | kernel | role | n", "---|---|---|---|---:|", "MAPE", "bias")
 	for i := 0; i+len(PerfModels) <= len(pf.Stats); i += len(PerfModels) {
 		s := pf.Stats[i]

@@ -5,8 +5,6 @@ import (
 	"io"
 	"math"
 	"testing"
-
-	"github.com/polyvol/polyvol/model"
 )
 
 // perfBound is a recorded bound on one figure of the absolute-performance
@@ -931,32 +929,5 @@ func TestPerfRankBounds(t *testing.T) {
 	}
 	if len(ranks) != len(rankBounds) {
 		t.Errorf("%d rankings, %d bounds", len(ranks), len(rankBounds))
-	}
-}
-
-// TestOverlapFit repeats the fit of the overlap model's constants on the
-// fit devices and checks that model.DefaultOverlap is its result, and that
-// the overlap model is the most accurate of PerfModels on the held-out
-// points.
-func TestOverlapFit(t *testing.T) {
-	pf, _, err := PerfReport(hardwareDir, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	par, fitErr, err := FitOverlap(pf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if par != model.DefaultOverlap {
-		t.Errorf("the fit gives %+v (MAPE %.2f %%); the model has %+v", par, fitErr, model.DefaultOverlap)
-	}
-	best, bestMAPE := model.ModelName(""), math.Inf(1)
-	for _, s := range pf.Stats {
-		if s.Dataset == "all" && !s.Fit && s.MAPE < bestMAPE {
-			best, bestMAPE = s.Model, s.MAPE
-		}
-	}
-	if best != model.ModelOverlap {
-		t.Errorf("the most accurate model on the held-out points is %s (%.1f %%), not %s", best, bestMAPE, model.ModelOverlap)
 	}
 }

@@ -118,6 +118,9 @@ func runPredict(c *ucli.Context) error {
 	if note := model.PartialNote(k); note != "" {
 		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
 	}
+	if note := model.TLBNote(r, dev); note != "" {
+		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
+	}
 	w := c.App.Writer
 	switch format {
 	case formatJSON:

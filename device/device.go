@@ -46,6 +46,10 @@ type Device struct {
 	DRAMWriteBytes int64 `yaml:"dram_write_bytes"`  // L2→DRAM store granularity
 	TLBPageBytes   int64 `yaml:"tlb_page_bytes"`    // wave-level TLB page (2 MiB)
 	L1TLBPageBytes int64 `yaml:"l1_tlb_page_bytes"` // block-level TLB page (512 KiB)
+	// L1TLBReachBytes is the memory an SM's L1 TLB covers, where it is
+	// measured; 0: unknown. A block whose accesses span more pages than
+	// that misses in the L1 TLB (model.TLBNote).
+	L1TLBReachBytes int64 `yaml:"l1_tlb_reach_bytes,omitempty"`
 
 	// L1TagCyclesPerLine (NV only) replaces the tag term ⌈(lines+2)/4⌉ of a
 	// warp instruction by c·lines cycles, unrounded (a throughput: the tag
