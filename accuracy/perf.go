@@ -180,6 +180,9 @@ type PerfRank struct {
 	N                               int
 	Rho                             float64 // Spearman ρ of predicted and measured GLup/s
 	Share                           float64 // measured GLup/s of the predicted fastest / measured best, percent
+	// Worst is the lowest Share any prediction could give: the slowest
+	// measured over the best measured, percent.
+	Worst float64
 }
 
 // Perf holds the absolute-performance comparison.
@@ -464,7 +467,8 @@ func perfRanks(points []PerfPoint) []PerfRank {
 		for _, mn := range PerfModels {
 			pred, meas := groupValues(points, groups[k], mn)
 			out = append(out, PerfRank{Dataset: k.dataset, Device: k.dev, Kernel: k.kern, Source: k.source, Model: mn, Fit: k.fit, N: len(pred),
-				Rho: measured.Spearman(pred, meas), Share: 100 * measured.PredictedBest(pred, meas).Fraction})
+				Rho: measured.Spearman(pred, meas), Share: 100 * measured.PredictedBest(pred, meas).Fraction,
+				Worst: 100 * slices.Min(meas) / slices.Max(meas)})
 		}
 	}
 	return out
