@@ -2,7 +2,8 @@ package cli
 
 import (
 	"strings"
-	"unicode/utf8"
+
+	"github.com/polyvol/polyvol/printable"
 )
 
 // isFlagError reports whether err comes from urfave/cli's own argument
@@ -23,21 +24,8 @@ const maxErrorLine = 300
 
 // errorLine is err's message as Run prints it after "polyvol: ": on one
 // line (joinLines), and, when longer than maxErrorLine allows, cut after
-// the last complete "; "-separated part that fits, marked "; …".
+// the last whole part or word that fits and marked "…"
+// (printable.CutLine).
 func errorLine(err error) string {
-	msg := joinLines(err)
-	room := maxErrorLine - len("polyvol: ")
-	if len(msg) <= room {
-		return msg
-	}
-	const more = "; …"
-	if cut := strings.LastIndex(msg[:room-len(more)+1], "; "); cut > 0 {
-		return msg[:cut] + more
-	}
-	// The first part alone is too long: cut it at a rune boundary.
-	cut := room - len("…")
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return msg[:cut] + "…"
+	return printable.CutLine(joinLines(err), maxErrorLine-len("polyvol: "))
 }

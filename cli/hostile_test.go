@@ -552,17 +552,20 @@ func checkCorpusCovered(t *testing.T, cases []hostileCase) {
 }
 
 // TestErrorLine checks that errorLine puts a message on one line and cuts
-// one longer than the line allows after a whole part, or inside the first
-// part at a character boundary.
+// one longer than the line allows after its last whole part or word, or
+// inside the first word at a character boundary.
 func TestErrorLine(t *testing.T) {
-	room := maxErrorLine - len("polyvol: ")
-	parts := strings.Repeat("key \"x\": missing; ", 40)
+	room := maxErrorLine - len("polyvol: ") // 291 bytes, 288 before the "…"
+	part := `key "x": missing; `            // 18 bytes: 16 parts fill 288
+	word := "abcdefghij "                   // 11 bytes: 26 words fill 286, the 27th does not fit
 	for _, tc := range []struct {
 		msg, want string
 	}{
 		{"short\nmessage", "short; message"},
-		{parts, parts[:strings.LastIndex(parts[:room-len("; …")+1], "; ")] + "; …"},
-		{strings.Repeat("é", 400), strings.Repeat("é", (room-len("…"))/2) + "…"},
+		{strings.Repeat(part, 40), strings.Repeat(part, 16) + "…"},
+		{strings.Repeat(word, 40), strings.Repeat(word, 26) + "…"},
+		{"x " + strings.Repeat("y", 400), "x …"},
+		{strings.Repeat("é", 400), strings.Repeat("é", 144) + "…"},
 	} {
 		got := errorLine(fmt.Errorf("%s", tc.msg))
 		if got != tc.want || len(got) > room {

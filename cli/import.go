@@ -5,11 +5,14 @@ package cli
 // the commands accept directly as SPEC (loadKernel).
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -33,13 +36,15 @@ const (
 )
 
 // importSpecFlags are the flags that say how a JSCoP or Kerncraft file
-// becomes a spec: parameter values, the statement and the loop mapping.
-// A command that has them passes them on when its SPEC is a .jscop file.
+// becomes a spec: parameter values, the statement, the loop mapping and
+// the element size where the file gives none. A command that has them
+// passes them on when its SPEC is a JSCoP or Kerncraft file.
 func importSpecFlags() []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringSliceFlag{Name: "D", Aliases: []string{"define"}, Usage: "bind parameter or constant `NAME=VALUE` (repeatable, or comma-separated)"},
 		&ucli.StringFlag{Name: "statement", Usage: "import the JSCoP statement `NAME` (default: the only one)"},
 		&ucli.StringFlag{Name: "map", Usage: "map loops to lattice coordinates, e.g. `i0=y,i1=x` (default: innermost loop x, then y, z)"},
+		&ucli.Int64Flag{Name: "element", Usage: "`BYTES` per element of a JSCoP without \"arrays\" (Polly before LLVM 4), which gives no element types"},
 	}
 }
 
@@ -49,19 +54,22 @@ func init() {
 			Name:      "import",
 			Usage:     "turn a Polly JSCoP file or a Kerncraft kernel description into a polyvol spec",
 			ArgsUsage: "jscop|kerncraft FILE",
-			UsageText: `polyvol import jscop FILE.jscop [-D N=4096 ...] [--statement S] [--map i0=y,i1=x] [--format yaml|json] [-o FILE]
+			UsageText: `polyvol import jscop FILE.jscop [-D N=4096 ...] [--statement S] [--map i0=y,i1=x] [--element BYTES] [--format yaml|json] [-o FILE]
 polyvol import kerncraft FILE.yml -D N=1000 ... [options]
 
 jscop reads the JSON that Polly writes with -polly-export-jscop: the
 statement's domain becomes the lattice (shifted to start at 0, the innermost
 loop x), its arrays the fields (MemRef_A becomes A, the element size comes
 from the type, a leading "*" size from the accessed range) and its accesses
-raw ISL maps under load_isl and store_isl. kerncraft reads Kerncraft's
-kernel description YAML (arrays, loops, data sources, data destinations,
-flops). -D binds the parameters and constants. FILE - reads standard input.
-The spec goes to standard output, or to -o FILE.
+raw ISL maps under load_isl and store_isl; a JSCoP without "arrays" (Polly
+before LLVM 4) needs --element. kerncraft reads Kerncraft's kernel
+description YAML (arrays, loops, data sources, data destinations, flops).
+-D binds the parameters and constants; a name the file does not have is an
+error. FILE - reads standard input. The spec goes to standard output, or to
+-o FILE.
 
-predict, explore and layercond also take a .jscop file directly as SPEC.
+predict, explore and layercond also take a JSCoP (FILE.jscop, FILE.jscop.*)
+or a Kerncraft description directly as SPEC, with the same flags.
 
 Examples:
    polyvol import jscop examples/polyhedral/star2d-5pt.jscop -D N=4096
@@ -182,33 +190,156 @@ func importOptions(c *ucli.Context) (importer.Options, error) {
 	if opt.Map, err = importer.ParseMap(c.String("map")); err != nil {
 		return opt, asUsage(err)
 	}
+	if c.IsSet("element") {
+		if opt.Element = c.Int64("element"); !slices.Contains([]int64{1, 2, 4, 8, 16}, opt.Element) {
+			return opt, usageErrorf("--element %d: expected 1, 2, 4, 8 or 16 bytes per element", opt.Element)
+		}
+	}
 	return opt, nil
 }
 
-// isJSCoP reports whether a SPEC argument names a JSCoP file, which
-// loadKernel imports.
-func isJSCoP(arg string) bool { return strings.EqualFold(filepath.Ext(arg), ".jscop") }
+// importFlagsSet returns the importSpecFlags given on c's command line,
+// as "-D" or "--map", for the error about a SPEC that is not imported.
+func importFlagsSet(c *ucli.Context) []string {
+	var set []string
+	for _, f := range importSpecFlags() {
+		if name := f.Names()[0]; c.IsSet(name) {
+			dash := "--"
+			if len(name) == 1 {
+				dash = "-"
+			}
+			set = append(set, dash+name)
+		}
+	}
+	return set
+}
 
-// loadJSCoP imports the JSCoP file given as SPEC, with the command's -D,
-// --statement and --map flags where it has them. A parameter left unbound
-// is a usage error that names it and, for a command without -D, says how to
-// bind it through import.
-func loadJSCoP(c *ucli.Context, path string) (*kernel.Kernel, error) {
+// isJSCoPName reports whether a file name is a JSCoP's: FILE.jscop, or
+// FILE.jscop.SUFFIX, as Polly names the JSCoPs it reads back with
+// -polly-import-jscop-postfix (kernel.jscop.interchanged).
+func isJSCoPName(path string) bool {
+	base := strings.ToLower(filepath.Base(path))
+	return strings.HasSuffix(base, ".jscop") || strings.Contains(base, ".jscop.")
+}
+
+// Top-level keys that tell the formats of a SPEC apart.
+var (
+	jscopKeys     = []string{"statements"}
+	specKeys      = []string{"fields", "domain"}
+	kerncraftKeys = []string{"arrays", "loops", "data sources", "data destinations", "code"}
+)
+
+// inputFormat returns the format of a SPEC from its name and contents:
+// importJSCoP for a JSCoP (isJSCoPName, or a top-level "statements"),
+// importKerncraft for a Kerncraft kernel description (a top-level key of
+// one, such as "loops", and none of a polyvol spec), or "" for a polyvol
+// spec.
+func inputFormat(name string, data []byte) string {
+	if isJSCoPName(name) {
+		return importJSCoP
+	}
+	keys := topKeys(data)
+	has := func(set []string) bool {
+		return slices.ContainsFunc(keys, func(k string) bool { return slices.Contains(set, k) })
+	}
+	switch {
+	case has(jscopKeys):
+		return importJSCoP
+	case has(specKeys):
+		return ""
+	case has(kerncraftKeys):
+		return importKerncraft
+	}
+	return ""
+}
+
+// yamlTopKey matches a key at the top level of a YAML block mapping: at
+// the start of a line, plain or quoted, followed by ':' and a space or
+// the end of the line.
+var yamlTopKey = regexp.MustCompile(`^("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z_][A-Za-z0-9_ .-]*?)[ \t]*:(?:\s|$)`)
+
+// topKeys returns the keys of the top-level mapping of a YAML or JSON text,
+// as far as they can be read without parsing the whole text: it tells the
+// formats apart, and the reader of the format reports the errors.
+func topKeys(data []byte) []string {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+		return jsonTopKeys(t)
+	}
+	var keys []string
+	for line := range bytes.Lines(data) {
+		if m := yamlTopKey.FindSubmatch(line); m != nil {
+			k := string(m[1])
+			if k[0] == '"' || k[0] == '\'' {
+				k = k[1 : len(k)-1]
+			}
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// jsonTopKeys returns the keys of a JSON object, up to the first syntax
+// error.
+func jsonTopKeys(data []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	depth, key := 1, true // key: the next token at depth 1 is a key
+	for depth > 0 {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			if t == '{' || t == '[' {
+				depth++
+			} else if depth--; depth == 1 {
+				key = true
+			}
+		case string:
+			if depth == 1 && key {
+				keys = append(keys, t)
+				key = false
+				continue
+			}
+			key = key || depth == 1
+		default:
+			key = key || depth == 1
+		}
+	}
+	return keys
+}
+
+// loadImported imports the JSCoP or Kerncraft description data (of the
+// SPEC path, named name in messages) as the command's kernel, with the
+// command's -D, --statement, --map and --element flags where it has them,
+// and records the import's notes. A name left unbound is a usage error
+// that names it and, for a command without -D, says how to bind it
+// through import.
+func loadImported(c *ucli.Context, format, path, name string, data []byte) (*kernel.Kernel, error) {
 	opt, err := importOptions(c)
 	if err != nil {
 		return nil, err
 	}
-	data, name, err := readImportFile(c, path)
-	if err != nil {
-		return nil, err
+	var res *importer.Result
+	if format == importJSCoP {
+		res, err = jscop.Import(data, name, opt)
+	} else {
+		res, err = kerncraft.Import(data, name, opt)
 	}
-	res, err := jscop.Import(data, name, opt)
 	var ue *importer.UnboundError
 	if errors.As(err, &ue) && !slices.ContainsFunc(c.Command.Flags, func(f ucli.Flag) bool { return slices.Contains(f.Names(), "D") }) {
-		return nil, usageErrorf("%v (polyvol %s has no -D; run: polyvol import jscop %s -D %s=VALUE | polyvol %s -)", err, c.Command.Name, path, ue.Name, c.Command.Name)
+		msg := strings.Replace(err.Error(), ue.Hint(), "", 1)
+		return nil, usageErrorf("%s; polyvol %s has no -D; run: polyvol import %s %s %s | polyvol %s -", msg, c.Command.Name, format, path, ue.Defines(), c.Command.Name)
 	}
 	if err != nil {
 		return nil, asUsage(err)
+	}
+	for _, n := range res.Notes {
+		addNote(c, "%s", n)
 	}
 	return res.Kernel, nil
 }

@@ -278,3 +278,118 @@ func TestLoadJSCoPWithFlags(t *testing.T) {
 		t.Errorf("kernel %+v", got)
 	}
 }
+
+// TestInputFormat checks how a SPEC's format is told from its name and its
+// top-level keys.
+func TestInputFormat(t *testing.T) {
+	for _, c := range []struct {
+		name, data, want string
+	}{
+		{"k.jscop", "", importJSCoP},
+		{"dir/K.JSCOP", "", importJSCoP},
+		{"kernel.jscop.interchanged", "not even JSON", importJSCoP},
+		{"region", `{"context": "{ : }", "statements": [{"name": "S", "domain": "{ S[i] }"}]}`, importJSCoP},
+		{"spec.json", `{"name": "s", "domain": [8], "fields": [{"name": "A", "statements": 1}]}`, ""},
+		{"spec.json", `{"name": "s", "x": {"statements": [1, {"loops": 2}]}, "domain": [8]}`, ""},
+		{"k.yml", "# a comment\ncode: |\n    for (i...)\narrays:\n    a: {type: double}\n\"data sources\":\n    a: [[i]]\n", importKerncraft},
+		{"k.yml", "'loops':\n  - {index: i}\n", importKerncraft},
+		{"spec.yaml", "name: s\ndomain: [8]\nfields:\n  - name: A\n    loops: 1\narrays: 2\n", ""},
+		{"spec.yaml", "name: s\ndescription: |\n  loops: not a key\n", ""},
+		{"empty", "", ""},
+	} {
+		if got := inputFormat(c.name, []byte(c.data)); got != c.want {
+			t.Errorf("inputFormat(%q, %.40q) = %q, want %q", c.name, c.data, got, c.want)
+		}
+	}
+}
+
+// TestSpecFormats runs predict on a JSCoP named as Polly names the ones it
+// reads back, and on a Kerncraft description, which predict imports with
+// its -D flags: the description of star3d-r1 predicts what star3d-r1 does.
+func TestSpecFormats(t *testing.T) {
+	data, err := os.ReadFile(polyhedral + "star2d-5pt.jscop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	interchanged := filepath.Join(t.TempDir(), "star2d.jscop.interchanged")
+	if err := os.WriteFile(interchanged, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, "predict", interchanged, "-D", "N=130"); !strings.Contains(out, "domain 128,128,1") {
+		t.Errorf("predict %s:\n%s", interchanged, out)
+	}
+	kc := mustRun(t, "predict", polyhedral+"star3d-7pt.yml", "-D", "M=514", "-D", "N=514")
+	ref := mustRun(t, "predict", "star3d-r1")
+	last := func(s string) string { l := strings.Split(strings.TrimSpace(s), "\n"); return l[len(l)-1] }
+	if !strings.HasPrefix(last(ref), "prediction: ") || last(kc) != last(ref) {
+		t.Errorf("predict star3d-7pt.yml: %q; star3d-r1: %q", last(kc), last(ref))
+	}
+	// Standard input is told apart by its keys too.
+	yml, err := os.ReadFile(polyhedral + "star3d-7pt.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := RunWithInput([]string{"polyvol", "predict", "-", "-D", "M=514", "-D", "N=514"}, bytes.NewReader(yml), &stdout, &stderr); code != ExitOK || last(stdout.String()) != last(ref) {
+		t.Errorf("predict - < star3d-7pt.yml: exit %d, stderr %q, stdout\n%s", code, stderr.String(), stdout.String())
+	}
+	// simulate has no -D: the error says how to import.
+	_, errOut, code := run(t, "simulate", polyhedral+"star3d-7pt.yml")
+	want := `loop k: stop "M-1": constant M is unbound, and so is N (line 25); polyvol simulate has no -D; run: polyvol import kerncraft ` + polyhedral + "star3d-7pt.yml -D M=VALUE -D N=VALUE | polyvol simulate -\n"
+	if code != ExitUsage || strings.Count(errOut, "\n") != 1 || !strings.HasSuffix(errOut, want) {
+		t.Errorf("simulate star3d-7pt.yml: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestDefineErrors checks that a -D name the input does not have, and -D
+// with a polyvol spec, are usage errors on one line that name the value.
+func TestDefineErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", polyhedral + "star2d-5pt.jscop", "-D", "N=64", "-D", "M=3"},
+			"polyvol: " + polyhedral + "star2d-5pt.jscop: -D M=3: the JSCoP has no parameter M; its only parameter is N\n"},
+		{[]string{"import", "kerncraft", polyhedral + "star3d-7pt.yml", "-D", "M=64", "-D", "N=64", "-D", "K=1", "-D", "k=2"},
+			"polyvol: " + polyhedral + "star3d-7pt.yml: -D K=1, -D k=2: the kernel description has no constants K and k; its constants are M, N\n"},
+		{[]string{"predict", "star2d-r1", "-D", "N=64", "--map", "i=x"},
+			"polyvol: embedded example \"star2d-r1\": -D, --map: a polyvol spec has nothing to import; the flags -D, --statement, --map and --element apply to a JSCoP or Kerncraft SPEC\n"},
+	} {
+		out, errOut, code := run(t, c.args...)
+		if code != ExitUsage || out != "" || errOut != c.want {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// TestElementFlag checks a JSCoP without "arrays" (the layout before LLVM
+// 4): without --element a usage error that names the flag, with it an
+// import with a note on the assumed element size, and --element with a
+// size no spec allows a usage error.
+func TestElementFlag(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "noarrays.jscop")
+	doc := `{"context": "[N] -> { : N >= 4 }", "name": "for.cond => for.end",
+ "statements": [{"name": "S", "domain": "[N] -> { S[i0, i1] : 0 <= i0 < N and 0 <= i1 < N }", "schedule": "[N] -> { S[i0, i1] -> scattering[0, i0, 0, i1, 0] }",
+   "accesses": [{"kind": "read", "relation": "[N] -> { S[i0, i1] -> MemRef_A[i0, 1 + i1] }"}, {"kind": "write", "relation": "[N] -> { S[i0, i1] -> MemRef_B[i0, i1] }"}]}]}`
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"import", "jscop", path, "-D", "N=64"}, {"predict", path, "-D", "N=64"}} {
+		_, errOut, code := run(t, args...)
+		if code != ExitUsage || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "polyvol: "+path+":1:1: JSCoP: no key \"arrays\"") || !strings.Contains(errOut, "--element") {
+			t.Errorf("%s without --element: exit %d, stderr %q", args[0], code, errOut)
+		}
+	}
+	out, errOut, code := run(t, "import", "jscop", path, "-D", "N=64", "--element", "4")
+	if code != ExitOK || !strings.Contains(out, "element: 4\n    extent: [65, 64]") || !strings.Contains(errOut, "polyvol: note: "+path+": no key \"arrays\"") || !strings.Contains(errOut, "4-byte elements (--element)") {
+		t.Errorf("import --element 4: exit %d, stdout\n%s\nstderr %q", code, out, errOut)
+	}
+	out, errOut, code = run(t, "predict", path, "-D", "N=64", "--element", "8")
+	if code != ExitOK || !strings.Contains(out, "domain 64,64,1") || !strings.Contains(errOut, "8-byte elements (--element)") {
+		t.Errorf("predict --element 8: exit %d, stdout\n%s\nstderr %q", code, out, errOut)
+	}
+	_, errOut, code = run(t, "import", "jscop", path, "-D", "N=64", "--element", "3")
+	if code != ExitUsage || errOut != "polyvol: --element 3: expected 1, 2, 4, 8 or 16 bytes per element\n" {
+		t.Errorf("--element 3: exit %d, stderr %q", code, errOut)
+	}
+}

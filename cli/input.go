@@ -5,8 +5,10 @@ package cli
 // user caused is a *UsageError, so Run exits with ExitUsage.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -36,25 +38,63 @@ func asUsage(err error) error {
 
 // loadKernel reads the kernel spec named by arg: a YAML or JSON file when a
 // file of that path exists, otherwise the embedded example of that name
-// (see examples.Names). Raw ISL maps are parsed with ISL and turned into
-// index expressions; a map that cannot be is an error here, because every
-// command evaluates the accesses. All its errors are usage errors that name
-// the file, line, field and position.
+// (see examples.Names). A Polly JSCoP (a file named *.jscop or *.jscop.*,
+// or with a top-level "statements") or a Kerncraft kernel description (a
+// top-level "loops", "arrays", ... and no "fields") is imported with the
+// command's import flags instead (loadImported). Raw ISL maps are parsed
+// with ISL and turned into index expressions; a map that cannot be is an
+// error here, because every command evaluates the accesses. All its errors
+// are usage errors that name the file, line, field and position.
 func loadKernel(c *ucli.Context, arg string) (*kernel.Kernel, error) {
 	opt := kernel.WithMapValidator(importer.ValidateMap)
 	var k *kernel.Kernel
 	var err error
-	if arg == stdinSpec {
-		k, err = kernel.LoadReader(c.App.Reader, "<stdin>", opt)
-	} else if isJSCoP(arg) { // a Polly JSCoP file, imported (import.go)
-		k, err = loadJSCoP(c, arg)
-	} else if _, statErr := os.Stat(arg); statErr == nil {
-		k, err = kernel.LoadFile(arg, opt)
-	} else {
-		k, err = kernel.ParseExample(arg, opt)
+	if arg != stdinSpec && isJSCoPName(arg) {
+		data, name, err := readImportFile(c, arg)
+		if err != nil {
+			return nil, err
+		}
+		return loadImported(c, importJSCoP, arg, name, data)
+	}
+	var data []byte
+	name := arg // the file in messages; "" for an embedded example
+	switch _, statErr := os.Stat(arg); {
+	case arg == stdinSpec:
+		name = "<stdin>"
+		data, err = io.ReadAll(io.LimitReader(c.App.Reader, kernel.MaxSpecBytes+1))
+	case statErr == nil:
+		f, err := os.Open(arg)
+		if err != nil {
+			return nil, asUsage(err)
+		}
+		data, err = io.ReadAll(io.LimitReader(f, kernel.MaxSpecBytes+1))
+		f.Close()
+		if err != nil {
+			return nil, asUsage(&kernel.SpecError{File: name, Msg: err.Error()})
+		}
+	default:
+		_, err = examples.Read(strings.TrimSuffix(arg, ".yaml") + ".yaml")
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, usageErrorf("spec %q: no such file and no embedded example of that name (examples: %s)", arg, strings.Join(examples.Names(), ", "))
 		}
+		if err != nil {
+			return nil, asUsage(err)
+		}
+		name = ""
+	}
+	if err != nil { // reading standard input
+		return nil, asUsage(&kernel.SpecError{File: name, Msg: err.Error()})
+	}
+	if format := inputFormat(name, data); name != "" && format != "" && len(data) <= kernel.MaxSpecBytes {
+		return loadImported(c, format, arg, name, data)
+	}
+	if flags := importFlagsSet(c); len(flags) > 0 {
+		return nil, usageErrorf("%s: %s: a polyvol spec has nothing to import; the flags -D, --statement, --map and --element apply to a JSCoP or Kerncraft SPEC", specLabel(arg), strings.Join(flags, ", "))
+	}
+	if name == "" {
+		k, err = kernel.ParseExample(arg, opt)
+	} else {
+		k, err = kernel.LoadReader(bytes.NewReader(data), name, opt)
 	}
 	if err == nil {
 		err = k.ExpressionsError()
@@ -65,8 +105,20 @@ func loadKernel(c *ucli.Context, arg string) (*kernel.Kernel, error) {
 	return k, nil
 }
 
+// specLabel names a SPEC argument in messages: the file, or the embedded
+// example.
+func specLabel(arg string) string {
+	if arg == stdinSpec {
+		return "<stdin>"
+	}
+	if _, err := os.Stat(arg); err != nil {
+		return fmt.Sprintf("embedded example %q", arg)
+	}
+	return arg
+}
+
 // specArgHelp describes the SPEC argument in the commands' help.
-var specArgHelp = wrapWords("SPEC is a kernel spec file (YAML or JSON), - for standard input, or, when no such file exists, an embedded example: "+strings.Join(examples.Names(), ", ")+".", 78)
+var specArgHelp = wrapWords("SPEC is a kernel spec file (YAML or JSON; a Polly JSCoP or a Kerncraft kernel description is imported, as with polyvol import), - for standard input, or, when no such file exists, an embedded example: "+strings.Join(examples.Names(), ", ")+".", 78)
 
 // wrapWords breaks text into lines of at most width characters at spaces.
 func wrapWords(text string, width int) string {

@@ -37,6 +37,7 @@ import (
 
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/printable"
 )
 
 // Pos is a 1-based line and column in the imported file (0 when unknown).
@@ -68,34 +69,29 @@ func (e *Error) Error() string {
 	if e.Where != "" {
 		line = loc + ": " + oneLine(e.Where) + ": " + oneLine(e.Msg)
 	}
-	if r := []rune(line); len(r) > maxErrorLine {
-		line = string(r[:maxErrorLine-1]) + "…"
-	}
-	return line
+	return printable.CutLine(line, maxErrorLine)
 }
 
-// maxErrorLine bounds the characters of an error line, so that a hostile
-// input cannot make a message unreadable.
+// maxErrorLine bounds the bytes of an error line, so that a hostile input
+// cannot make a message unreadable; the line is cut after a whole part or
+// word (printable.CutLine).
 const maxErrorLine = 280
 
-// Excerpt returns an input text for a message: on one line, cut with "…"
-// when it is longer than 100 characters.
+// Excerpt returns an input text for a message: on one line, cut after a
+// whole word and marked "…" when it is longer than 100 bytes.
 func Excerpt(s string) string { return excerpt(s) }
 
 // oneLine joins the lines of a message, so that every error is one line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// maxExcerpt bounds the characters of an input text that a message quotes.
+// maxExcerpt bounds the bytes of an input text that a message quotes.
 const maxExcerpt = 100
 
-// excerpt returns an ISL text for a message: on one line, cut to
-// maxExcerpt characters with "…" when longer.
+// excerpt returns an ISL text for a message: on one line, and when longer
+// than maxExcerpt bytes cut after its last whole word that fits and
+// marked "…" (printable.CutLine).
 func excerpt(s string) string {
-	s = oneLine(s)
-	if r := []rune(s); len(r) > maxExcerpt {
-		return string(r[:maxExcerpt]) + "…"
-	}
-	return s
+	return printable.CutLine(oneLine(s), maxExcerpt+len(printable.Ellipsis))
 }
 
 // Errorf returns an *Error.
@@ -111,6 +107,7 @@ type Options struct {
 	Name      string           // the spec's name; "" for the front end's default
 	Flops     *float64         // floating-point operations per lattice update; nil for the front end's value
 	Registers int              // registers per thread; 0 for polyvol's default
+	Element   int64            // bytes per element of arrays the input gives no type (--element); 0 for none
 }
 
 // Scop is one statement of a loop nest with its arrays, as a front end
@@ -125,6 +122,14 @@ type Scop struct {
 	Statement   *Statement
 	Flops       float64 // floating-point operations per iteration
 	Notes       []string
+	// ImplicitElement, when not 0, declares every array that an access
+	// reaches with subscripts and Arrays does not declare: elements of
+	// this many bytes, and in each dimension the size of the accessed
+	// range, as for a "*" size (a JSCoP without "arrays").
+	ImplicitElement int64
+	// FieldName names the field of an implicitly declared array; nil
+	// keeps the array's name.
+	FieldName func(array string) string
 }
 
 // Array is an array the statement may access.
@@ -296,16 +301,24 @@ func (b *builder) build() (*Result, error) {
 	var accs []mapped
 	var notes []string
 	arrays := map[string]*Array{}
+	fieldNames := map[string]bool{}
+	all := slices.Clip(b.s.Arrays)
 	for _, a := range b.s.Arrays {
 		arrays[a.Name] = a
+		fieldNames[a.Field] = true
 	}
-	maxIndex := map[*Array]int64{}
+	maxIndex := map[*Array][]int64{} // per dimension, for the sizes to infer
 	for _, acc := range b.stmt.Accesses {
 		m, arrayName, outDims, err := b.accessMap(acc, lat)
 		if err != nil {
 			return nil, err
 		}
 		arr := arrays[arrayName]
+		if arr == nil && outDims > 0 && b.s.ImplicitElement > 0 {
+			arr = b.implicitArray(arrayName, outDims, fieldNames)
+			arrays[arrayName] = arr
+			all = append(all, arr)
+		}
 		if arr == nil {
 			if outDims == 0 {
 				notes = append(notes, fmt.Sprintf("%s: %s is a scalar kept in a register, not an array in memory; skipped", acc.Where, arrayName))
@@ -316,14 +329,18 @@ func (b *builder) build() (*Result, error) {
 		if outDims != len(arr.Sizes) {
 			return nil, b.errf(acc.Pos, acc.Where, "wrong arity: the relation indexes %s with %d subscripts, but the array is declared with %d sizes", arrayName, outDims, len(arr.Sizes))
 		}
-		if len(arr.Sizes) > 0 && arr.Sizes[0] == 0 {
-			hi, err := b.rangeMax(m, lat, acc)
+		for j, size := range arr.Sizes {
+			if size != 0 {
+				continue
+			}
+			hi, err := b.rangeMax(m, lat, acc, j)
 			if err != nil {
 				return nil, err
 			}
-			if prev, ok := maxIndex[arr]; !ok || hi > prev {
-				maxIndex[arr] = hi
+			if maxIndex[arr] == nil {
+				maxIndex[arr] = slices.Repeat([]int64{-1}, len(arr.Sizes))
 			}
+			maxIndex[arr][j] = max(maxIndex[arr][j], hi)
 		}
 		accs = append(accs, mapped{acc, arr, m})
 	}
@@ -344,13 +361,18 @@ func (b *builder) build() (*Result, error) {
 	spec.Domain = lat.extent[:lat.dims]
 	fields := map[*Array]*SpecField{}
 	fp := 0
-	for _, arr := range b.s.Arrays {
+	for _, arr := range all {
 		used := false
 		for _, a := range accs {
 			used = used || a.array == arr
 		}
 		if !used {
 			continue
+		}
+		if !slices.Contains(b.s.Arrays, arr) { // implicit: all sizes inferred, for the folding of finalMap too
+			for j := range arr.Sizes {
+				arr.Sizes[j] = max(1, maxIndex[arr][j]+1)
+			}
 		}
 		extent, err := b.extent(arr, maxIndex[arr])
 		if err != nil {
@@ -397,6 +419,28 @@ func (b *builder) build() (*Result, error) {
 	}
 	res.Kernel = k
 	return res, nil
+}
+
+// implicitArray declares an array that the Scop does not declare
+// (Scop.ImplicitElement): every size inferred from the accessed range, and
+// a field name that no other field has.
+func (b *builder) implicitArray(name string, dims int, fieldNames map[string]bool) *Array {
+	field := name
+	if b.s.FieldName != nil {
+		field = b.s.FieldName(name)
+	}
+	if fieldNames[field] {
+		field = name
+	}
+	fieldNames[field] = true
+	fp := 0
+	switch e := b.s.ImplicitElement; {
+	case e == 2 || e == 4 || e == 8:
+		fp = int(e)
+	case e > 8:
+		fp = 8
+	}
+	return &Array{Name: name, Field: field, Sizes: make([]int64, dims), Element: b.s.ImplicitElement, FPBytes: fp, Where: fmt.Sprintf("array %q", name)}
 }
 
 // unbound reports a parameter that no -D binds.
@@ -463,10 +507,58 @@ func (b *builder) checkContext() error {
 	if err != nil {
 		return b.errf(b.s.ContextPos, "context", "%s", islMessage(err))
 	}
-	if empty {
-		return b.errf(b.s.ContextPos, "context", "the parameter values %s violate the context %s", excerpt(b.defines()), excerpt(b.s.Context))
+	if !empty {
+		return nil
 	}
-	return nil
+	if failing := b.violated(); len(failing) > 0 {
+		var names []string
+		for _, c := range failing {
+			for p := range b.opt.Params {
+				if mentions(c, p) && !slices.Contains(names, p) {
+					names = append(names, p)
+				}
+			}
+		}
+		slices.Sort(names)
+		values := make([]string, len(names))
+		for i, p := range names {
+			values[i] = fmt.Sprintf("%s=%d", p, b.opt.Params[p])
+		}
+		what := "constraint %s does not hold"
+		if len(failing) > 1 {
+			what = "constraints %s do not hold"
+		}
+		return b.errf(b.s.ContextPos, "context", "the context's "+what+" for %s", excerpt(strings.Join(failing, " and ")), excerpt(strings.Join(values, ", ")))
+	}
+	return b.errf(b.s.ContextPos, "context", "the parameter values %s violate the context %s", excerpt(b.defines()), excerpt(b.s.Context))
+}
+
+// violated returns the constraints of the context that the parameter
+// values violate, each as the context writes it (a comparison of a chain
+// such as "4 <= N <= 1024" on its own), or nil when the context is not a
+// conjunction of constraints that can be checked one by one.
+func (b *builder) violated() []string {
+	params, body, err := paramList(b.s.Context)
+	if err != nil {
+		return nil
+	}
+	prefix := ""
+	if len(params) > 0 {
+		prefix = "[" + strings.Join(params, ", ") + "] -> "
+	}
+	var failing []string
+	for _, c := range Conjuncts(body) {
+		set, err := b.bindSet(prefix+"{ : "+c+" }", b.s.ContextPos, "context", "context", false)
+		if err != nil {
+			return nil
+		}
+		if empty, err := set.IsEmpty(); err != nil {
+			return nil
+		} else if empty {
+			failing = append(failing, c)
+		}
+	}
+	return failing
 }
 
 // defines lists the -D values for messages.
@@ -703,9 +795,10 @@ func (b *builder) accessMap(acc Access, lat *lattice) (m *isl.Map, array string,
 	return m, out, nout, nil
 }
 
-// rangeMax returns the largest first subscript that access m makes over
-// the lattice, for an array whose first size is "*".
-func (b *builder) rangeMax(m *isl.Map, lat *lattice, acc Access) (int64, error) {
+// rangeMax returns the largest subscript dim that access m makes over the
+// lattice, for an array whose size in that dimension is to be inferred (a
+// "*" first size, or an implicit array).
+func (b *builder) rangeMax(m *isl.Map, lat *lattice, acc Access, dim int) (int64, error) {
 	on, err := m.IntersectDomain(lat.box)
 	var rng *isl.Set
 	if err == nil {
@@ -713,28 +806,34 @@ func (b *builder) rangeMax(m *isl.Map, lat *lattice, acc Access) (int64, error) 
 	}
 	var v *isl.Val
 	if err == nil {
-		v, err = rng.DimMaxVal(0)
+		v, err = rng.DimMaxVal(dim)
 	}
 	if err != nil {
 		return 0, b.errf(acc.Pos, acc.Where, "%s", islMessage(err))
 	}
 	hi, err := valInt64(v)
 	if err != nil {
-		return 0, b.errf(acc.Pos, acc.Where, "the first subscript is unbounded, so the \"*\" size of the array cannot be inferred")
+		return 0, b.errf(acc.Pos, acc.Where, "subscript %d is unbounded, so the array's size in that dimension cannot be inferred", dim)
 	}
 	return hi, nil
 }
 
 // extent returns the field extent of an array, x first: its sizes
-// reversed, more than three dimensions folded into the first, a leading "*"
-// replaced by the largest subscript accessed plus one.
-func (b *builder) extent(arr *Array, maxIndex int64) ([]int64, error) {
+// reversed, more than three dimensions folded into the first, a size to
+// infer (a leading "*") replaced by the largest subscript accessed in its
+// dimension plus one.
+func (b *builder) extent(arr *Array, maxIndex []int64) ([]int64, error) {
 	sizes := slices.Clone(arr.Sizes)
 	if len(sizes) == 0 {
 		return []int64{1}, nil
 	}
-	if sizes[0] == 0 {
-		sizes[0] = max(1, maxIndex+1)
+	for j, s := range sizes {
+		if s == 0 {
+			sizes[j] = 1
+			if j < len(maxIndex) {
+				sizes[j] = max(1, maxIndex[j]+1)
+			}
+		}
 	}
 	m := len(sizes)
 	if m <= 3 {

@@ -191,3 +191,127 @@ func TestBuild(t *testing.T) {
 		t.Errorf("--map k=x: domain %v, want 5 x 8 x 4", res.Kernel.Domain)
 	}
 }
+
+// TestConjuncts checks the split of a parameter set's constraints into the
+// constraints that must all hold, and the bodies it does not split.
+func TestConjuncts(t *testing.T) {
+	for body, want := range map[string][]string{
+		"{ : N >= 4 }": {"N >= 4"},
+		"{  : -9223372036854775808 <= N <= 9223372036854775807 and p % 128 = 0 }": {"-9223372036854775808 <= N", "N <= 9223372036854775807", "p % 128 = 0"},
+		"{ : 0<=N<M and exists (e0: N = 2e0 and e0 > 1) }":                        {"0 <= N", "N < M", "exists (e0: N = 2e0 and e0 > 1)"},
+		"{ : 0 < N, M and floor((N)/4) >= 2 }":                                    {"0 < N, M", "floor((N)/4) >= 2"},
+		"{ : band >= 1 and ordinal <= 3 }":                                        {"band >= 1", "ordinal <= 3"},
+		"{ : N > 0 or M > 0 }":                                                    nil,
+		"{ : N > 0; : M > 0 }":                                                    nil,
+		"{ : N > 0 implies M > 0 }":                                               nil,
+		"{ : }":                                                                   nil,
+		"{ : N > 0 and }":                                                         nil,
+		"{ N > 0 ":                                                                nil,
+	} {
+		if got := Conjuncts(body); !slices.Equal(got, want) {
+			t.Errorf("Conjuncts(%q) = %q, want %q", body, got, want)
+		}
+	}
+}
+
+// TestContextViolation checks that parameter values outside the context
+// name the constraints they violate, not the whole context with Polly's
+// bounds of a 64-bit parameter.
+func TestContextViolation(t *testing.T) {
+	s := &Scop{
+		File:       "c.jscop",
+		Context:    "[N, p] -> {  : -9223372036854775808 <= N <= 9223372036854775807 and -9223372036854775808 <= p <= 9223372036854775807 and N >= 8 and p % 128 = 0 }",
+		ContextPos: Pos{Line: 2, Col: 15},
+		Arrays:     []*Array{{Name: "A", Field: "A", Sizes: []int64{64}, Element: 8, Where: `array "A"`}},
+		Statement: &Statement{Name: "S", Where: `statement "S"`, Domain: "{ S[i] : 0 <= i < 64 }",
+			Accesses: []Access{{Relation: "{ S[i] -> A[i] }", Where: "a0"}}},
+	}
+	for _, c := range []struct {
+		params map[string]int64
+		want   string // "" for no error
+	}{
+		{map[string]int64{"N": 8, "p": 256}, ""},
+		{map[string]int64{"N": 8, "p": 100}, "c.jscop:2:15: context: the context's constraint p % 128 = 0 does not hold for p=100"},
+		{map[string]int64{"N": 3, "p": 100}, "c.jscop:2:15: context: the context's constraints N >= 8 and p % 128 = 0 do not hold for N=3, p=100"},
+	} {
+		_, err := Build(s, Options{Params: c.params})
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%v: %v", c.params, err)
+			}
+			continue
+		}
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%v: error %v, want %q", c.params, err, c.want)
+		}
+	}
+	// A disjunction cannot be split: the message shows the context.
+	s.Context = "[N] -> { : N < 0 or N > 100 }"
+	_, err := Build(s, Options{Params: map[string]int64{"N": 50}})
+	if err == nil || !strings.Contains(err.Error(), "the parameter values N=50 violate the context [N] -> { : N < 0 or N > 100 }") {
+		t.Errorf("disjunction: %v", err)
+	}
+}
+
+// TestErrorCut checks that an error line longer than maxErrorLine is cut
+// after a whole part or word, never inside a word.
+func TestErrorCut(t *testing.T) {
+	e := Errorf("f.jscop", Pos{Line: 1, Col: 2}, `statement "S"`, "the domain %s is not a box", strings.Repeat("{ S[i, j] : 0 <= i <= 7 and 0 <= j <= i } ", 10))
+	got := e.Error()
+	if len(got) > maxErrorLine || !strings.HasSuffix(got, " …") || !strings.HasPrefix(got, `f.jscop:1:2: statement "S": the domain { S[i, j] `) {
+		t.Fatalf("cut line %q (%d bytes)", got, len(got))
+	}
+	// The text before the mark ends with a whole word of the message.
+	words := strings.Fields(strings.TrimSuffix(got, " …"))
+	if last := words[len(words)-1]; !slices.Contains(strings.Fields(e.Msg), last) {
+		t.Errorf("the line %q ends inside a word: %q", got, last)
+	}
+}
+
+// TestImplicitArrays checks the arrays Build declares for a Scop without
+// array declarations: each size the largest subscript accessed plus one,
+// the fourth dimension folded into x with the inferred size, and the field
+// name of Scop.FieldName unless another field has it.
+func TestImplicitArrays(t *testing.T) {
+	s := &Scop{
+		File: "t.jscop", Name: "t", ImplicitElement: 8,
+		FieldName: func(a string) string { return strings.TrimPrefix(a, "MemRef_") },
+		Arrays:    []*Array{{Name: "g", Field: "g", Sizes: []int64{4}, Element: 4, Where: `array "g"`}},
+		Statement: &Statement{
+			Name: "S", Where: `statement "S"`,
+			Domain: "{ S[k, j, i] : 0 <= k <= 1 and 0 <= j <= 2 and 0 <= i <= 3 }",
+			Accesses: []Access{
+				{Relation: "{ S[k, j, i] -> MemRef_f[k, j, i, 2] }", Where: "a0"},
+				{Relation: "{ S[k, j, i] -> MemRef_g[i + 1] }", Where: "a1"},
+				{Write: true, Relation: "{ S[k, j, i] -> g[i] }", Where: "a2"},
+			},
+		},
+	}
+	res, err := Build(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := res.Kernel
+	// f[2][3][4][3]: x is i·3 + the last subscript, 12 wide.
+	if f := k.Field("f"); f == nil || f.Element != 8 || f.Extent != [3]int64{12, 3, 2} || res.Spec.Fields[1].LoadISL[0] != "{ [x, y, z] -> f[2 + 3x, y, z] }" {
+		t.Errorf("f: %+v, map %q", f, res.Spec.Fields[1].LoadISL)
+	}
+	// MemRef_g cannot be field g, which the declared array g is.
+	if mg := k.Field("MemRef_g"); mg == nil || mg.Extent != [3]int64{5, 1, 1} || k.Field("g").Extent != [3]int64{4, 1, 1} {
+		t.Errorf("fields %v", res.Spec.Fields)
+	}
+}
+
+// TestExcerpt checks that a quoted input text is put on one line and cut
+// after a whole word.
+func TestExcerpt(t *testing.T) {
+	long := strings.Repeat("0 <= i1 <= 9 and\n", 10) // 17 bytes a line, 170 in all
+	want := strings.TrimSpace(strings.Repeat("0 <= i1 <= 9 and ", 5)) + " 0 <= i1 <= 9 …"
+	// 5 lines fill 85 bytes; "0 <= i1 <= 9 " reaches 98, "and " would pass 100.
+	if got := Excerpt(long); got != want {
+		t.Errorf("Excerpt = %q, want %q", got, want)
+	}
+	if got := Excerpt("a\n b"); got != "a b" {
+		t.Errorf("Excerpt(a b) = %q", got)
+	}
+}

@@ -192,6 +192,43 @@ func EvalSize(src string, params map[string]int64) (int64, error) {
 type UnboundError struct {
 	Name string
 	What string // "parameter" (the default) or "constant"
+	// More are the other names the input uses that no -D binds, in the
+	// order of their first use, where the front end knows them all.
+	More []Use
+}
+
+// Use is a name and the position of its first use in the input.
+type Use struct {
+	Name string
+	Pos  Pos
+}
+
+// Names returns the unbound names: Name, then those of More.
+func (e *UnboundError) Names() []string {
+	out := []string{e.Name}
+	for _, u := range e.More {
+		out = append(out, u.Name)
+	}
+	return out
+}
+
+// Defines returns the -D flags that bind the unbound names, for messages:
+// "-D N=VALUE -D M=VALUE".
+func (e *UnboundError) Defines() string {
+	var parts []string
+	for _, n := range e.Names() {
+		parts = append(parts, "-D "+n+"=VALUE")
+	}
+	return strings.Join(parts, " ")
+}
+
+// Hint is the end of the message that says how to bind the names:
+// "; give its value with -D N=VALUE".
+func (e *UnboundError) Hint() string {
+	if len(e.More) == 0 {
+		return "; give its value with " + e.Defines()
+	}
+	return "; give their values with " + e.Defines()
 }
 
 func (e *UnboundError) Error() string {
@@ -199,5 +236,190 @@ func (e *UnboundError) Error() string {
 	if what == "" {
 		what = "parameter"
 	}
-	return fmt.Sprintf("%s %s is unbound; give its value with -D %s=VALUE", what, e.Name, e.Name)
+	if len(e.More) == 0 {
+		return fmt.Sprintf("%s %s is unbound%s", what, e.Name, e.Hint())
+	}
+	var more []string
+	for _, u := range e.More {
+		m := u.Name
+		if u.Pos.Line > 0 {
+			m += fmt.Sprintf(" (line %d)", u.Pos.Line)
+		}
+		more = append(more, m)
+	}
+	verb := "is"
+	if len(more) > 1 {
+		verb = "are"
+	}
+	return fmt.Sprintf("%s %s is unbound, and so %s %s%s", what, e.Name, verb, andList(more), e.Hint())
+}
+
+// andList joins items as "a", "a and b" or "a, b and c".
+func andList(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// UnknownDefines returns an error that names the -D names of params that
+// are not among known, the parameters or constants that the input
+// declares or uses, and lists those; nil when there are none. what is
+// "parameter" or "constant", input names the input in the message ("the
+// JSCoP").
+func UnknownDefines(file string, params map[string]int64, known []string, what, input string) error {
+	var unknown, flags []string
+	for name := range params {
+		if !slices.Contains(known, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	for _, name := range unknown {
+		flags = append(flags, fmt.Sprintf("-D %s=%d", name, params[name]))
+	}
+	names := slices.Compact(slices.Sorted(slices.Values(known)))
+	list := fmt.Sprintf("it has no %ss", what)
+	switch len(names) {
+	case 0:
+	case 1:
+		list = fmt.Sprintf("its only %s is %s", what, names[0])
+	default:
+		list = fmt.Sprintf("its %ss are %s", what, strings.Join(names, ", "))
+	}
+	noun := what
+	if len(unknown) > 1 {
+		noun += "s"
+	}
+	return Errorf(file, Pos{}, "", "%s: %s has no %s %s; %s", strings.Join(flags, ", "), input, noun, andList(unknown), list)
+}
+
+// SizeNames returns the parameter names in an array size as Polly prints
+// it (EvalSize).
+func SizeNames(src string) []string {
+	s := sizeCast.ReplaceAllString(src, "$1")
+	s = strings.ReplaceAll(s, "<nsw>", "")
+	s = strings.ReplaceAll(s, "<nuw>", "")
+	return identRE.FindAllString(strings.ReplaceAll(s, "%", ""), -1)
+}
+
+// ParamNames returns the parameters an ISL set or map text declares in its
+// "[N, M] -> " prefix, nil when it has none or cannot be read.
+func ParamNames(src string) []string {
+	params, _, err := paramList(src)
+	if err != nil {
+		return nil
+	}
+	return params
+}
+
+// Conjuncts splits the constraints of an ISL parameter set's body, as in
+// "{ : 0 <= N <= 1024 and N % 128 = 0 }", into the constraints that must
+// all hold: the operands of a top-level "and", with a chained comparison
+// split into its comparisons ("0 <= N", "N <= 1024"). It returns nil when
+// the body is not such a conjunction: it has no constraints, or a
+// top-level "or", "implies" or ";" (a union), or its braces do not match.
+func Conjuncts(body string) []string {
+	t := strings.TrimSpace(body)
+	if !strings.HasPrefix(t, "{") || !strings.HasSuffix(t, "}") {
+		return nil
+	}
+	t = t[1 : len(t)-1]
+	colon := topLevelIndex(t, func(s string, i int) bool { return s[i] == ':' })
+	if colon < 0 {
+		return nil
+	}
+	t = t[colon+1:]
+	var parts []string
+	for t != "" {
+		i := topLevelIndex(t, func(s string, i int) bool {
+			if s[i] == ';' {
+				return true
+			}
+			for _, w := range []string{"and", "or", "implies"} {
+				if strings.HasPrefix(s[i:], w) && (i == 0 || !isNameRune(rune(s[i-1]))) && (i+len(w) == len(s) || !isNameRune(rune(s[i+len(w)]))) {
+					return true
+				}
+			}
+			return false
+		})
+		if i < 0 {
+			parts = append(parts, t)
+			break
+		}
+		if !strings.HasPrefix(t[i:], "and") {
+			return nil
+		}
+		parts = append(parts, t[:i])
+		t = t[i+len("and"):]
+	}
+	var out []string
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return nil
+		}
+		out = append(out, splitChain(p)...)
+	}
+	return out
+}
+
+// topLevelIndex returns the first byte offset i of s outside parentheses
+// and brackets for which match(s, i) holds, or -1.
+func topLevelIndex(s string, match func(s string, i int) bool) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '(' || c == '[':
+			depth++
+		case c == ')' || c == ']':
+			depth--
+		case depth == 0 && match(s, i):
+			return i
+		}
+	}
+	return -1
+}
+
+// comparisons are the comparison operators of ISL constraints, the
+// two-character ones first.
+var comparisons = []string{"<=", ">=", "<", ">", "="}
+
+// splitChain splits a chained comparison such as "0 <= N < 1024" into its
+// comparisons; a constraint with a top-level list ("0 <= N, M") or a
+// single comparison is returned whole.
+func splitChain(c string) []string {
+	var operands, ops []string
+	rest := c
+	for {
+		i := topLevelIndex(rest, func(s string, i int) bool { return strings.ContainsRune("<>=,", rune(s[i])) })
+		if i < 0 {
+			operands = append(operands, strings.TrimSpace(rest))
+			break
+		}
+		if rest[i] == ',' {
+			return []string{c}
+		}
+		op := "="
+		for _, o := range comparisons {
+			if strings.HasPrefix(rest[i:], o) {
+				op = o
+				break
+			}
+		}
+		operands = append(operands, strings.TrimSpace(rest[:i]))
+		ops = append(ops, op)
+		rest = rest[i+len(op):]
+	}
+	if len(ops) < 2 {
+		return []string{c}
+	}
+	out := make([]string, len(ops))
+	for k, op := range ops {
+		out[k] = operands[k] + " " + op + " " + operands[k+1]
+	}
+	return out
 }

@@ -4,7 +4,9 @@
 //
 // A JSCoP holds the region's name, its context (an ISL parameter set), an
 // optional source location, the arrays (name, sizes outermost first with an
-// optional leading "*", LLVM element type) and the statements (name,
+// optional leading "*", LLVM element type; absent in the layout before
+// LLVM 4, where Options.Element gives the element size and the sizes are
+// inferred from the accesses) and the statements (name,
 // domain, schedule and accesses, each {kind: read|write, relation: ISL
 // map}). Arrays named MemRef_a become fields named a; the schedule is not
 // needed, since polyvol maps the domain's loops onto threads itself.
@@ -155,18 +157,31 @@ func (r *reader) scop(root *yaml.Node) (*importer.Scop, error) {
 		}
 		s.ContextPos = importer.Pos{Line: n.Line, Col: n.Column}
 	}
+	if err := importer.UnknownDefines(r.file, r.opt.Params, paramNames(top), "parameter", "the JSCoP"); err != nil {
+		return nil, err
+	}
 	location := ""
 	if n, ok := top["location"]; ok {
 		if location, err = r.str(n, "JSCoP", "location"); err != nil {
 			return nil, err
 		}
 	}
-	arraysNode, ok := top["arrays"]
-	if !ok {
-		return nil, r.errf(root, "JSCoP", "missing key \"arrays\": polyvol needs the array sizes and element types, which Polly writes since LLVM 4")
-	}
-	if s.Arrays, err = r.arrays(arraysNode); err != nil {
-		return nil, err
+	if arraysNode, ok := top["arrays"]; ok {
+		if s.Arrays, err = r.arrays(arraysNode); err != nil {
+			return nil, err
+		}
+		if r.opt.Element != 0 {
+			s.Notes = append(s.Notes, fmt.Sprintf("%s: --element %d is not used: the JSCoP's \"arrays\" give each array's element type", r.file, r.opt.Element))
+		}
+	} else {
+		// The layout Polly wrote before LLVM 4, which it still reads: the
+		// accesses name the arrays, without sizes or types.
+		if r.opt.Element == 0 {
+			return nil, r.errf(root, "JSCoP", "no key \"arrays\" (the layout of Polly before LLVM 4), so no element types: give the bytes per element with --element, e.g. --element 8 for double")
+		}
+		s.ImplicitElement = r.opt.Element
+		s.FieldName = FieldName
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: no key \"arrays\" (the layout of Polly before LLVM 4): every array is assumed to have %d-byte elements (--element) and, in each dimension, the size of the subscripts accessed", r.file, r.opt.Element))
 	}
 	stmtNode, err := r.statement(top["statements"])
 	if err != nil {
@@ -184,6 +199,55 @@ func (r *reader) scop(root *yaml.Node) (*importer.Scop, error) {
 	}
 	s.Description = desc
 	return s, nil
+}
+
+// paramNames returns the parameters of a JSCoP: those that the context,
+// the statements' domains and the access relations declare, and those that
+// the array sizes use. Entries of the wrong shape are passed over; the
+// readers report them.
+func paramNames(top map[string]*yaml.Node) []string {
+	var names []string
+	isString := func(n *yaml.Node) bool { return n != nil && n.Kind == yaml.ScalarNode && n.Tag == "!!str" }
+	field := func(n *yaml.Node, key string) *yaml.Node {
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i+1]
+			}
+		}
+		return nil
+	}
+	if n := top["context"]; isString(n) {
+		names = append(names, importer.ParamNames(n.Value)...)
+	}
+	if n := top["arrays"]; n != nil && n.Kind == yaml.SequenceNode {
+		for _, a := range n.Content {
+			if sizes := field(a, "sizes"); sizes != nil && sizes.Kind == yaml.SequenceNode {
+				for _, sz := range sizes.Content {
+					if sz.Kind == yaml.ScalarNode {
+						names = append(names, importer.SizeNames(sz.Value)...)
+					}
+				}
+			}
+		}
+	}
+	if n := top["statements"]; n != nil && n.Kind == yaml.SequenceNode {
+		for _, st := range n.Content {
+			if d := field(st, "domain"); isString(d) {
+				names = append(names, importer.ParamNames(d.Value)...)
+			}
+			if accs := field(st, "accesses"); accs != nil && accs.Kind == yaml.SequenceNode {
+				for _, a := range accs.Content {
+					if rel := field(a, "relation"); isString(rel) {
+						names = append(names, importer.ParamNames(rel.Value)...)
+					}
+				}
+			}
+		}
+	}
+	return names
 }
 
 // specName derives the spec's name from the file name.

@@ -302,7 +302,9 @@ func TestErrors(t *testing.T) {
 	}{
 		{"ok", "", "", bind, nil},
 		{"unbound", "", "", nil, []string{"bad.jscop:1:", `array "MemRef_A"`, "parameter N is unbound", "-D N=VALUE"}},
-		{"context", "", "", map[string]int64{"N": 2}, []string{"context", "violate"}},
+		{"unknown define", "", "", map[string]int64{"N": 64, "M": 8}, []string{"bad.jscop: -D M=8: the JSCoP has no parameter M; its only parameter is N"}},
+		{"unknown defines", "", "", map[string]int64{"N": 64, "M": 8, "K": 1}, []string{"bad.jscop: -D K=1, -D M=8: the JSCoP has no parameters K and M; its only parameter is N"}},
+		{"context", "", "", map[string]int64{"N": 2}, []string{"bad.jscop:2:13: context: the context's constraint N >= 4 does not hold for N=2"}},
 		{"wrong output arity", "MemRef_A[i, j]", "MemRef_A[i, j, 0]", bind, []string{`statement "S" access 0 (read MemRef_A)`, "wrong arity", "3 subscripts", "2 sizes"}},
 		{"wrong input arity", "S[i, j] -> ", "S[i] -> ", bind, []string{`access 0`, "wrong arity", "1 input dimensions", "2 loops"}},
 		{"undeclared array", "MemRef_A[i, j] }", "MemRef_C[i, j] }", bind, []string{`access 0 (read MemRef_C)`, `array "MemRef_C" is not declared`}},
@@ -368,5 +370,76 @@ func TestPartialAccess(t *testing.T) {
 	}
 	if in := box.Intersect(lattice.Box{Hi: k.Domain}); in.Size() != 63*64 {
 		t.Errorf("the read applies on %v, %d points; want 63 × 64", in, in.Size())
+	}
+}
+
+// noArraysDoc is a JSCoP in the layout Polly wrote before LLVM 4, without
+// "arrays": a five-point stencil from A to B over an N × N array.
+const noArraysDoc = `{
+   "context" : "[N] -> {  : N >= -2147483648 and N <= 2147483647 }",
+   "name" : "for.cond => for.end",
+   "statements" : [{
+      "accesses" : [
+         { "kind" : "read", "relation" : "[N] -> { Stmt_s[i0, i1] -> MemRef_A[1 + i0, i1] }" },
+         { "kind" : "read", "relation" : "[N] -> { Stmt_s[i0, i1] -> MemRef_A[i0, 1 + i1] }" },
+         { "kind" : "read", "relation" : "[N] -> { Stmt_s[i0, i1] -> MemRef_A[2 + i0, 1 + i1] }" },
+         { "kind" : "read", "relation" : "[N] -> { Stmt_s[i0, i1] -> MemRef_A[1 + i0, 2 + i1] }" },
+         { "kind" : "read", "relation" : "[N] -> { Stmt_s[i0, i1] -> MemRef_tmp[] }" },
+         { "kind" : "write", "relation" : "[N] -> { Stmt_s[i0, i1] -> MemRef_B[1 + i0, 1 + i1] }" }
+      ],
+      "domain" : "[N] -> { Stmt_s[i0, i1] : i0 >= 0 and i0 <= -3 + N and i1 >= 0 and i1 <= -3 + N }",
+      "name" : "Stmt_s",
+      "schedule" : "[N] -> { Stmt_s[i0, i1] -> scattering[0, i0, 0, i1, 0] }"
+   }]
+}`
+
+// TestNoArrays checks a JSCoP without "arrays": refused without an element
+// size, with the flag named; with one, every array accessed is declared
+// with that element size and the extents of its accessed subscripts, and
+// a note says so.
+func TestNoArrays(t *testing.T) {
+	_, err := Import([]byte(noArraysDoc), "noarrays.jscop", importer.Options{Params: map[string]int64{"N": 64}})
+	if err == nil || !strings.HasPrefix(err.Error(), "noarrays.jscop:1:1: JSCoP: no key \"arrays\"") || !strings.Contains(err.Error(), "--element") {
+		t.Fatalf("without --element: %v", err)
+	}
+	res, err := Import([]byte(noArraysDoc), "noarrays.jscop", importer.Options{Params: map[string]int64{"N": 64}, Element: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := res.Kernel
+	a, b := k.Field("A"), k.Field("B")
+	if k.Domain != [3]int64{62, 62, 1} || a == nil || b == nil || len(k.Fields) != 2 {
+		t.Fatalf("domain %v, fields %v", k.Domain, k.Fields)
+	}
+	// A is read up to subscripts [63, 63], B written up to [62, 62].
+	if a.Element != 4 || a.Extent != [3]int64{64, 64, 1} || len(a.Loads) != 4 || b.Element != 4 || b.Extent != [3]int64{63, 63, 1} || len(b.Stores) != 1 || k.FPType != 4 {
+		t.Errorf("A: %d bytes, extent %v, %d loads; B: %d bytes, extent %v, %d stores; fp_type %d", a.Element, a.Extent, len(a.Loads), b.Element, b.Extent, len(b.Stores), k.FPType)
+	}
+	var assumed, scalar bool
+	for _, n := range res.Notes {
+		assumed = assumed || strings.Contains(n, "4-byte elements (--element)")
+		scalar = scalar || strings.Contains(n, "MemRef_tmp")
+	}
+	if !assumed || !scalar {
+		t.Errorf("notes %q lack the assumed element size or the skipped scalar", res.Notes)
+	}
+	// With "arrays", --element is not used, and a note says so.
+	res, err = Import(readExample(t, "star2d-5pt.jscop"), "star2d-5pt.jscop", importer.Options{Params: map[string]int64{"N": 64}, Element: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Kernel.Fields[0].Element != 8 || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "--element 4 is not used") {
+		t.Errorf("element %d, notes %q", res.Kernel.Fields[0].Element, res.Notes)
+	}
+}
+
+// TestNoParameters checks that -D for a JSCoP without parameters names
+// the value and says that there are none.
+func TestNoParameters(t *testing.T) {
+	doc := `{"arrays": [{"name": "MemRef_A", "sizes": ["8"], "type": "float"}], "statements": [{"name": "S", "domain": "{ S[i] : 0 <= i < 8 }",
+	  "accesses": [{"kind": "read", "relation": "{ S[i] -> MemRef_A[i] }"}]}]}`
+	_, err := Import([]byte(doc), "p.jscop", importer.Options{Params: map[string]int64{"N": 8}})
+	if err == nil || err.Error() != "p.jscop: -D N=8: the JSCoP has no parameter N; it has no parameters" {
+		t.Errorf("error %v", err)
 	}
 }

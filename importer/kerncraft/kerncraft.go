@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -52,6 +53,8 @@ type reader struct {
 	opt    importer.Options
 	loops  []loop
 	byName map[string]int // loop index name → position
+	// unbound are the constants the description uses that no -D binds.
+	unbound []importer.Use
 }
 
 // loop is one loop of the nest, its bounds bound to numbers.
@@ -186,14 +189,94 @@ func (r *reader) constant(n *yaml.Node, where, what string) (int64, error) {
 	return a.Const, nil
 }
 
-// bind returns the -D value of a constant.
+// bind returns the -D value of a constant. The error about an unbound one
+// names all the constants that no -D binds.
 func (r *reader) bind(name string) (int64, bool, error) {
 	v, ok := r.opt.Params[name]
 	if !ok {
-		return 0, false, &importer.UnboundError{Name: name, What: "constant"}
+		ue := &importer.UnboundError{Name: name, What: "constant"}
+		for _, u := range r.unbound {
+			if u.Name != name {
+				ue.More = append(ue.More, u)
+			}
+		}
+		return 0, false, ue
 	}
 	return v, false, nil
 }
+
+// constants returns the constants that the description's sizes, loop
+// bounds and indices use, each with its first use, in the order of the
+// text: every name in them that is not a loop index.
+func (r *reader) constants(top []entry) []importer.Use {
+	indices := map[string]bool{}
+	if n := get(top, "loops"); n != nil && deref(n).Kind == yaml.SequenceNode {
+		for _, it := range deref(n).Content {
+			if it = deref(it); it.Kind == yaml.MappingNode {
+				for i := 0; i+1 < len(it.Content); i += 2 {
+					if deref(it.Content[i]).Value == "index" {
+						indices[deref(it.Content[i+1]).Value] = true
+					}
+				}
+			}
+		}
+	}
+	first := map[string]importer.Pos{}
+	seen := map[*yaml.Node]bool{} // each node once, however many aliases name it
+	var walk func(n *yaml.Node, depth int)
+	walk = func(n *yaml.Node, depth int) {
+		n = deref(n)
+		if depth > 64 || seen[n] {
+			return
+		}
+		seen[n] = true
+		switch n.Kind {
+		case yaml.ScalarNode:
+			if n.Tag != "!!str" {
+				return
+			}
+			for _, name := range identRE.FindAllString(n.Value, -1) {
+				pos := importer.Pos{Line: n.Line, Col: n.Column}
+				if p, ok := first[name]; !indices[name] && (!ok || pos.Line < p.Line || pos.Line == p.Line && pos.Col < p.Col) {
+					first[name] = pos
+				}
+			}
+		case yaml.SequenceNode:
+			for _, c := range n.Content {
+				walk(c, depth+1)
+			}
+		case yaml.MappingNode: // the values, but not the types and loop indices
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if k := deref(n.Content[i]).Value; k != "type" && k != "index" {
+					walk(n.Content[i+1], depth+1)
+				}
+			}
+		}
+	}
+	for _, key := range []string{"arrays", "loops", "data sources", "data destinations"} {
+		if n := get(top, key); n != nil {
+			walk(n, 0)
+		}
+	}
+	uses := make([]importer.Use, 0, len(first))
+	for name, pos := range first {
+		uses = append(uses, importer.Use{Name: name, Pos: pos})
+	}
+	slices.SortFunc(uses, func(a, b importer.Use) int {
+		if a.Pos.Line != b.Pos.Line {
+			return a.Pos.Line - b.Pos.Line
+		}
+		if a.Pos.Col != b.Pos.Col {
+			return a.Pos.Col - b.Pos.Col
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return uses
+}
+
+// identRE matches the names in an expression (not the exponent of a
+// number such as 1e5).
+var identRE = regexp.MustCompile(`\b[A-Za-z_][A-Za-z0-9_]*`)
 
 func (r *reader) scop(root *yaml.Node) (*importer.Scop, error) {
 	top, err := r.mapping(root, "kernel description", topKeys)
@@ -205,7 +288,21 @@ func (r *reader) scop(root *yaml.Node) (*importer.Scop, error) {
 			return nil, r.errf(deref(root), "kernel description", "missing key %q", k)
 		}
 	}
+	uses := r.constants(top)
+	var known []string
+	for _, u := range uses {
+		known = append(known, u.Name)
+		if _, ok := r.opt.Params[u.Name]; !ok {
+			r.unbound = append(r.unbound, u)
+		}
+	}
+	if err := importer.UnknownDefines(r.file, r.opt.Params, known, "constant", "the kernel description"); err != nil {
+		return nil, err
+	}
 	s := &importer.Scop{File: r.file, Name: specName(r.file)}
+	if r.opt.Element != 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: --element %d is not used: a kernel description gives each array's type", r.file, r.opt.Element))
+	}
 	if err := r.readLoops(get(top, "loops")); err != nil {
 		return nil, err
 	}

@@ -240,10 +240,19 @@ flops: {"+": 1}
 		// "    b: c: [[j, i]]": the second ':' is character 9.
 		{"syntax colon", "    b: [[j, i]]", "    b: c: [[j, i]]", bind, []string{"bad.yml:10:9: YAML syntax error", "mapping values are not allowed"}},
 		{"unknown key", "flops:", "flop:", bind, []string{"unknown key \"flop\""}},
-		{"unbound in index", "[j, i-1]", "[j, i-M]", bind, []string{`data sources "a"[0]`, "constant M is unbound"}},
+		{"unbound in index", "[j, i-1]", "[j, i-M]", bind, []string{`data sources "a"[0]`, "constant M is unbound; give its value with -D M=VALUE"}},
+		// Every unbound constant in one message, at the first one read.
+		{"three unbound", "dimension: [N, N]}\n    b", "dimension: [K, N]}\n    b", map[string]int64{},
+			[]string{`bad.yml:5:34: loop j: stop "N-1": constant N is unbound, and so are K (line 2) and M (line 8); give their values with -D N=VALUE -D K=VALUE -D M=VALUE`}},
+		{"unknown define", "", "", map[string]int64{"N": 100, "n": 3, "i": 1},
+			[]string{"bad.yml: -D i=1, -D n=3: the kernel description has no constants i and n; its only constant is N"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Import([]byte(strings.Replace(base, c.old, c.new, 1)), "bad.yml", importer.Options{Params: c.params})
+			doc := strings.Replace(base, c.old, c.new, 1)
+			if c.name == "three unbound" {
+				doc = strings.Replace(doc, "[j, i-1]", "[j, i-M]", 1)
+			}
+			_, err := Import([]byte(doc), "bad.yml", importer.Options{Params: c.params})
 			if c.want == nil {
 				if err != nil {
 					t.Fatal(err)
