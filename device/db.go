@@ -200,29 +200,21 @@ func (db *database) closest(query string, n int) []string {
 
 // infixDistance is the least Levenshtein distance in bytes between q and a
 // substring of m: the edits q needs to occur in m, 0 when it does.
-func infixDistance(q, m string) int {
-	prev := make([]int, len(m)+1) // row 0: q's empty prefix ends anywhere in m for free
-	cur := make([]int, len(m)+1)
-	for i := 1; i <= len(q); i++ {
-		cur[0] = i
-		for j := 1; j <= len(m); j++ {
-			sub := prev[j-1]
-			if q[i-1] != m[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return slices.Min(prev)
-}
+func infixDistance(q, m string) int { return slices.Min(lastEditRow(q, m, true)) }
 
 // editDistance is the Levenshtein distance between a and b in bytes.
-func editDistance(a, b string) int {
+func editDistance(a, b string) int { return lastEditRow(a, b, false)[len(b)] }
+
+// lastEditRow returns the last row of the Levenshtein table of a against
+// b: entry j is the edits that turn a into b[:j], or, with anyStart, into a
+// substring of b ending at j (a match may start anywhere in b for free).
+func lastEditRow(a, b string, anyStart bool) []int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
-		prev[j] = j
+		if !anyStart {
+			prev[j] = j
+		}
 	}
 	for i := 1; i <= len(a); i++ {
 		cur[0] = i
@@ -235,5 +227,5 @@ func editDistance(a, b string) int {
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return prev
 }
