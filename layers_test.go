@@ -14,7 +14,7 @@ import (
 // package may import packages of lower layers only, never one of its own
 // layer or above. The folder of a file tells its layer.
 var layers = [][]string{
-	{"intmath", "lattice", "isl", "yamldoc", "examples", "supervise", "printable", "procmem"}, // leaves: arithmetic, boxes, the ISL binding, YAML positions, embedded data, the crash supervisor, printable names and lines, process memory
+	{"intmath", "lattice", "isl", "yamldoc", "examples", "supervise", "printable", "procmem", "similar"}, // leaves: arithmetic, boxes, the ISL binding, YAML positions, embedded data, the crash supervisor, printable names and lines, process memory, name suggestions
 	{"kernel", "device", "measured"}, // what is estimated, on what, and what hardware measured
 	{"sets", "sim", "pool"},          // ISL sets of threads and addresses; the independent simulator; the worker pool
 	{"footprint"},                    // counting

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/polyvol/polyvol/similar"
 	"io"
 	"os"
 	"runtime/debug"
@@ -67,6 +68,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
 		Writer:       stdout,
 		ErrWriter:    stderr,
 		Commands:     commands(),
+		Action:       unknownCommand,
 		OnUsageError: onUsageError,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "cpuprofile", TakesFile: true, Usage: "write a CPU profile of the command to `FILE` (go tool pprof)"},
@@ -142,8 +144,67 @@ func commands() []*ucli.Command {
 }
 
 // onUsageError reports a flag parsing error as a *UsageError on one line,
-// instead of urfave/cli's default of printing the help to stdout.
-func onUsageError(_ *ucli.Context, err error, _ bool) error { return &UsageError{Err: err} }
+// instead of urfave/cli's default of printing the help to stdout; an
+// unknown flag gets the command's flags nearest to it as suggestions.
+func onUsageError(c *ucli.Context, err error, _ bool) error {
+	const unknown = "flag provided but not defined: -"
+	msg := err.Error()
+	name, ok := strings.CutPrefix(msg, unknown)
+	if !ok {
+		return &UsageError{Err: err}
+	}
+	flags := c.App.Flags
+	if c.Command != nil && c.Command.Name != "" {
+		flags = c.Command.Flags
+	}
+	var names []string
+	for _, f := range flags {
+		names = append(names, f.Names()...)
+	}
+	name = strings.TrimLeft(name, "-")
+	if near := similar.Near(name, names, typoEdits(name)); len(near) > 0 {
+		for i, n := range near {
+			near[i] = flagSpelling(n)
+		}
+		return &UsageError{Err: fmt.Errorf("%s; did you mean %s?", msg, strings.Join(near, " or "))}
+	}
+	return &UsageError{Err: err}
+}
+
+// typoEdits is the most edits a typo of name may have: none for one or two
+// letters (any letter is one edit from any other), one for three or four,
+// two from five on (a swap of two letters is two edits).
+func typoEdits(name string) int { return min(2, (len(name)-1)/2) }
+
+// flagSpelling writes a flag name as the command line takes it: -D for one
+// letter, --name otherwise.
+func flagSpelling(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// unknownCommand runs when no command matches: with no arguments it shows
+// the help, otherwise the first argument is an unknown command and the
+// nearest commands are suggested.
+func unknownCommand(c *ucli.Context) error {
+	if c.NArg() == 0 {
+		return ucli.ShowAppHelp(c)
+	}
+	name := c.Args().First()
+	var names []string
+	for _, cmd := range c.App.Commands {
+		if !cmd.Hidden {
+			names = append(names, cmd.Name)
+		}
+	}
+	msg := fmt.Sprintf("unknown command %q", name)
+	if near := similar.Near(name, names, typoEdits(name)); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	}
+	return &UsageError{Err: fmt.Errorf("%s (commands: %s)", msg, strings.Join(names, ", "))}
+}
 
 func init() {
 	register(func() *ucli.Command {

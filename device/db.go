@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"embed"
 	"fmt"
+	"github.com/polyvol/polyvol/similar"
 	"maps"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/polyvol/polyvol/printable"
@@ -45,10 +45,10 @@ var loadDatabase = sync.OnceValue(func() *database {
 			panic(fmt.Sprintf("embedded device database: %v", err))
 		}
 		for _, n := range d.names() {
-			if other, dup := db.byName[normalize(n)]; dup && other != d {
+			if other, dup := db.byName[similar.Normalize(n)]; dup && other != d {
 				panic(fmt.Sprintf("embedded device database: name %q of %s is also a name of %s", n, d.Name, other.Name))
 			}
-			db.byName[normalize(n)] = d
+			db.byName[similar.Normalize(n)] = d
 		}
 		db.devices = append(db.devices, d)
 	}
@@ -59,23 +59,6 @@ var loadDatabase = sync.OnceValue(func() *database {
 // names lists every name a device answers to.
 func (d *Device) names() []string {
 	return append([]string{d.Name, d.DisplayName}, d.Aliases...)
-}
-
-// normalize folds a device name for matching: lower case, letters and digits
-// only, so "NVIDIA A100-SXM4-40GB" and "nvidia a100 sxm4 40gb" are equal.
-// It drops ASCII punctuation and Unicode spaces and punctuation; any other
-// character (a symbol, a zero-width or replacement character) stays, so that
-// it cannot vanish from a name that then matches a device.
-func normalize(name string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			return unicode.ToLower(r)
-		case r < utf8.RuneSelf || unicode.IsSpace(r) || unicode.IsPunct(r):
-			return -1
-		}
-		return r
-	}, name)
 }
 
 // MaxNameBytes bounds the length of a device name (the database's longest
@@ -138,7 +121,7 @@ func Lookup(name string) (*Device, error) {
 		return nil, err
 	}
 	db := loadDatabase()
-	if d, ok := db.byName[normalize(name)]; ok {
+	if d, ok := db.byName[similar.Normalize(name)]; ok {
 		return d.Clone(), nil
 	}
 	return nil, fmt.Errorf("unknown device %q; closest known devices: %s (all: %s)",
@@ -153,79 +136,12 @@ func (db *database) canonicalNames() []string {
 	return names
 }
 
-// closest returns the canonical names of the n devices whose names are
-// nearest to query, compared after normalisation (case, spaces and
-// punctuation do not count). A device's distance is that of its nearest
-// name (canonical, display or alias); devices are ranked by
-//
-//  1. the edits the query needs to appear inside the name (infixDistance):
-//     0 when the query is part of the name, so "mi250" finds "MI250X" and
-//     "a100" every A100 before anything else;
-//  2. then the whole names' edit distance divided by the longer length,
-//     so that among equally good matches the closest in length comes
-//     first ("RTX4080" is one edit from "RTX4090" but two from "RTXA4000");
-//  3. then the canonical name.
-//
-// A short name inside the query does not count as a match: "A100X" ranks
-// both A100s above the H100 although "H100" is one edit from "A100".
+// closest returns the canonical names of the n devices whose names
+// (canonical, display or alias) are nearest to query (similar.Closest).
 func (db *database) closest(query string, n int) []string {
-	q := normalize(query)
-	type scored struct {
-		name  string
-		infix int
-		full  float64
+	cands := make([]similar.Candidate, len(db.devices))
+	for i, d := range db.devices {
+		cands[i] = similar.Candidate{Name: d.Name, Names: d.names()}
 	}
-	all := make([]scored, 0, len(db.devices))
-	for _, d := range db.devices {
-		best := scored{name: d.Name, infix: -1}
-		for _, name := range d.names() {
-			m := normalize(name)
-			s := scored{name: d.Name, infix: infixDistance(q, m),
-				full: float64(editDistance(q, m)) / float64(max(len(q), len(m), 1))}
-			if best.infix < 0 || s.infix < best.infix || s.infix == best.infix && s.full < best.full {
-				best = s
-			}
-		}
-		all = append(all, best)
-	}
-	slices.SortFunc(all, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(a.infix, b.infix), cmp.Compare(a.full, b.full), cmp.Compare(a.name, b.name))
-	})
-	out := make([]string, 0, n)
-	for _, s := range all[:min(n, len(all))] {
-		out = append(out, s.name)
-	}
-	return out
-}
-
-// infixDistance is the least Levenshtein distance in bytes between q and a
-// substring of m: the edits q needs to occur in m, 0 when it does.
-func infixDistance(q, m string) int { return slices.Min(lastEditRow(q, m, true)) }
-
-// editDistance is the Levenshtein distance between a and b in bytes.
-func editDistance(a, b string) int { return lastEditRow(a, b, false)[len(b)] }
-
-// lastEditRow returns the last row of the Levenshtein table of a against
-// b: entry j is the edits that turn a into b[:j], or, with anyStart, into a
-// substring of b ending at j (a match may start anywhere in b for free).
-func lastEditRow(a, b string, anyStart bool) []int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		if !anyStart {
-			prev[j] = j
-		}
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev
+	return similar.Closest(query, cands, n)
 }

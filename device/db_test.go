@@ -740,21 +740,3 @@ func sameSet(a, b []string) bool {
 	slices.Sort(b)
 	return slices.Equal(a, b)
 }
-
-func TestInfixDistance(t *testing.T) {
-	for _, tc := range []struct {
-		q, m string
-		want int
-	}{
-		{"", "abc", 0},
-		{"abc", "", 3},
-		{"mi250", "mi250x", 0},
-		{"rtx4080", "nvidiageforcertx4090", 1},
-		{"a100x", "a100", 1},
-		{"h100nvl", "h100sxm", 3},
-	} {
-		if got := infixDistance(tc.q, tc.m); got != tc.want {
-			t.Errorf("infixDistance(%q, %q) = %d, want %d", tc.q, tc.m, got, tc.want)
-		}
-	}
-}
