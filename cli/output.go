@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -145,9 +146,20 @@ func writeCSV(w io.Writer, records [][]string) error {
 	return cw.Error()
 }
 
-// num formats v at full precision, the shortest representation that reads
-// back to the same float64.
-func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// numDigits is the significant digits of the numbers in CSV and device
+// tables: more than any input or constant of the models has (a bandwidth
+// or a clock has 3 to 4), few enough to hide the float noise of sums
+// (205.99999999999997 is 206). JSON keeps full precision.
+const numDigits = 6
+
+// num formats v for CSV and tables: an integer below 10^15 exactly,
+// anything else to numDigits significant digits.
+func num(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', numDigits, 64)
+}
 
 // fixed formats v with prec decimals for tables.
 func fixed(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }

@@ -48,7 +48,9 @@ size apart, x = blockIdx.x*blockDim.x*f + threadIdx.x + j*blockDim.x, as
 hand-written CUDA tiles do; consecutive, the default, makes them
 neighbours. --registers replaces the spec's registers per thread, which set
 the occupancy; a note on stderr says when they limit it, and when they
-reach the device's maximum, where the compiler spills.
+reach the device's maximum, where the compiler spills. --explain adds a
+legend of the table's rows; --quiet prints the prediction line only, and no
+notes.
 
 Examples:
    polyvol predict
@@ -66,6 +68,8 @@ Examples:
 				registersFlag(),
 				formatFlag(formatTable, formatJSON, formatCSV),
 				&choiceFlag{&ucli.StringFlag{Name: "fields", Value: fieldsAuto, Usage: "per-field `LAYOUT` of the table: auto (columns while the table fits in 100 characters, else rows), columns, rows or none"}, []string{fieldsAuto, fieldsColumns, fieldsRows, fieldsNone}},
+				&ucli.BoolFlag{Name: "explain", Usage: "add a legend of the table's rows"},
+				&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print the prediction line only, without notes (table format)"},
 			}, estimateFlags()...),
 			Action:       runPredict,
 			BashComplete: completeSpecs,
@@ -103,23 +107,15 @@ func runPredict(c *ucli.Context) error {
 	if err != nil {
 		return estimateError(l, err)
 	}
-	if note := l.GridNote(); note != "" {
-		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
+	r.Notes = model.LaunchNotes(k, l, r, dev, k.Registers, k.SharedBytes)
+	quiet := c.Bool("quiet")
+	if quiet && format != formatTable {
+		return usageErrorf("--quiet shortens the table; --format %s has no table", format)
 	}
-	if note := model.IdleNote(l, int64(dev.WarpSize)); note != "" {
-		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
-	}
-	if note := model.ResidentNote(r); note != "" {
-		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
-	}
-	if note := model.RegisterNote(r, dev, k.Registers, k.SharedBytes); note != "" {
-		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
-	}
-	if note := model.PartialNote(k); note != "" {
-		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
-	}
-	if note := model.TLBNote(r, dev); note != "" {
-		fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
+	for _, n := range r.Notes {
+		if !quiet {
+			fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", n.Text)
+		}
 	}
 	w := c.App.Writer
 	switch format {
@@ -128,7 +124,10 @@ func runPredict(c *ucli.Context) error {
 	case formatCSV:
 		return writeCSV(w, [][]string{csvHeader, csvRecord(r, k.Registers)})
 	}
-	return writeReport(w, r, dev, c.String("fields"))
+	if quiet {
+		return writePredictionLine(w, r.Prediction)
+	}
+	return writeReport(w, r, dev, c.String("fields"), c.Bool("explain"))
 }
 
 // The layouts of the per-field shares in the predict table (--fields).
@@ -143,8 +142,9 @@ const (
 // columns, in characters.
 const fieldsWidth = 100
 
-// writeReport prints one configuration as tables grouped by memory level.
-func writeReport(w io.Writer, r *model.Report, dev *device.Device, layout string) error {
+// writeReport prints one configuration as tables grouped by memory level,
+// with the legend of its rows if explain is set.
+func writeReport(w io.Writer, r *model.Report, dev *device.Device, layout string, explain bool) error {
 	l, d, p := r.Launch, r.Derived, r.Prediction
 	fmt.Fprintf(w, "%s on %s (%s), method %s, model %s\n", r.Kernel, dev.Name, dev.DisplayName, r.Method, p.Model)
 	fmt.Fprintf(w, "block %s  fold %s%s  domain %s  grid %s  (%d threads/block, %d Lups/thread)\n",
@@ -166,18 +166,22 @@ func writeReport(w io.Writer, r *model.Report, dev *device.Device, layout string
 	if layout != fieldsColumns {
 		rows = totalsOnly(byField)
 	}
-	issue := "none"
-	if d.PerfIssue != nil {
-		issue = fixed(*d.PerfIssue, 2)
+	// The limiters once: in the model's own bounds table where it has one
+	// (writeModelDetails), here otherwise.
+	if len(p.Bounds) == 0 {
+		issue := "none"
+		if d.PerfIssue != nil {
+			issue = fixed(*d.PerfIssue, 2)
+		}
+		rows = append(rows, nil,
+			[]string{"limiter", "GLup/s"},
+			[]string{"flops", flopsBound(d)},
+			[]string{"issue (instructions)", issue},
+			[]string{"L1 (cycles)", fixed(d.PerfL1, 2)},
+			[]string{"L2 (load V2 + store)", fixed(d.PerfL2V2, 2)},
+			[]string{"DRAM (load V3 + store V2)", fixed(d.PerfMemV3, 2)},
+		)
 	}
-	rows = append(rows, nil,
-		[]string{"limiter", "GLup/s"},
-		[]string{"flops", flopsBound(d)},
-		[]string{"issue (instructions)", issue},
-		[]string{"L1 (cycles)", fixed(d.PerfL1, 2)},
-		[]string{"L2 (load V2 + store)", fixed(d.PerfL2V2, 2)},
-		[]string{"DRAM (load V3 + store V2)", fixed(d.PerfMemV3, 2)},
-	)
 	if err := writeTable(w, rows); err != nil {
 		return err
 	}
@@ -187,31 +191,39 @@ func writeReport(w io.Writer, r *model.Report, dev *device.Device, layout string
 			return err
 		}
 	}
-	fmt.Fprint(w, tableLegend)
+	if explain {
+		fmt.Fprint(w, tableLegend)
+	}
 	if err := writeModelDetails(w, r); err != nil {
 		return err
 	}
+	fmt.Fprintln(w)
+	return writePredictionLine(w, p)
+}
+
+// writePredictionLine prints the line that closes predict's table.
+func writePredictionLine(w io.Writer, p model.Prediction) error {
 	regime := ""
 	if p.Regime != "" {
 		regime = ", " + p.Regime
 	}
-	_, err := fmt.Fprintf(w, "\nprediction: %s GLup/s, limited by %s (%s model%s)\n", fixed(p.GLups, 2), p.Limiter, p.Model, regime)
+	_, err := fmt.Fprintf(w, "prediction: %s GLup/s, limited by %s (%s model%s)\n", fixed(p.GLups, 2), p.Limiter, p.Model, regime)
 	return err
 }
 
 // tableLegend explains the cells and rows of the predict table.
 const tableLegend = `
 The fields' shares add up to the total (--fields lays them out in columns
-or rows). "-": the field has no share of that volume (a store field's loads,
-a load field's stores). V1 counts each
-level's footprints; V2 takes off the reuse found in cache (L2: the previous
-blocks' overlap; DRAM: the y and z layers) and adds L1 evictions; DRAM load
-V3 adds the reloads that store evictions cause, V4 also the L2 capacity
-evictions of loads. The limiters use L2 V2 and DRAM V3 (docs/method.md).
-L1 cycles: "cycles" is the field's issue, tag or data-pipe wavefronts,
-whichever is largest (per instruction, summed, for method exact; of the
-field's averages for method reference), plus "alloc", the L1 lines it
-allocates per Lup, which "data pipe" includes too.
+or rows). "-": the field has no share of that volume (a store field's
+loads, a load field's stores). V1 counts each level's footprints; V2 takes
+off the reuse found in cache (L2: the previous blocks' overlap; DRAM: the
+y and z layers) and adds L1 evictions; DRAM load V3 adds the reloads that
+store evictions cause, V4 also the L2 capacity evictions of loads. The
+limiters use L2 V2 and DRAM V3 (docs/method.md). L1 cycles: "cycles" is
+the field's issue, tag or data-pipe wavefronts, whichever is largest (per
+instruction, summed, for method exact; of the field's averages for method
+reference), plus "alloc", the L1 lines it allocates per Lup, which "data
+pipe" includes too.
 `
 
 // writeModelDetails prints the bounds and parameters that the selected

@@ -40,11 +40,27 @@ func TestPredictDefault(t *testing.T) {
 	out := mustRun(t, "predict")
 	for _, want := range []string{
 		"star3d-r4 on A100-40GB", "block 256,1,2", "L1 load", "L2 load V2", "DRAM load V4", "DRAM store V2",
-		"data pipe", "blocks/SM", "flops", "L1 (cycles)", "DRAM (load V3 + store V2)", "prediction:",
+		"data pipe", "blocks/SM", "  bound  ", "  flops  ", "  issue  ", "  latency  ", "prediction:",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("default predict output lacks %q:\n%s", want, out)
 		}
+	}
+	// One limiter table: the overlap model's bounds, not the roofline's
+	// limiter rows too; the legend only with --explain.
+	for _, not := range []string{"L1 (cycles)", "DRAM (load V3 + store V2)", "The fields' shares"} {
+		if strings.Contains(out, not) {
+			t.Errorf("default predict output has %q:\n%s", not, out)
+		}
+	}
+	if roof := mustRun(t, "predict", "--model", "roofline"); !strings.Contains(roof, "DRAM (load V3 + store V2)") || strings.Contains(roof, "  bound  ") {
+		t.Errorf("roofline: want the limiter rows and no bounds table:\n%s", roof)
+	}
+	if explained := mustRun(t, "predict", "--explain"); !strings.Contains(explained, "The fields' shares add up to the total") {
+		t.Errorf("--explain: no legend:\n%s", explained)
+	}
+	if quiet := mustRun(t, "predict", "--quiet"); !strings.HasPrefix(quiet, "prediction: ") || strings.Count(quiet, "\n") != 1 || !strings.HasSuffix(out, quiet) {
+		t.Errorf("--quiet printed %q, want the last line of %q", quiet, out)
 	}
 	if json := mustRun(t, "predict", "star3d-r4", "--block", "256,1,2", "--format", "json"); json != mustRun(t, "predict", "--format", "json") {
 		t.Error("predict without SPEC differs from predict star3d-r4 --block 256,1,2")
@@ -302,7 +318,7 @@ func TestSpecFromStdin(t *testing.T) {
 // none leaves the per-field shares out.
 func TestFieldsLayout(t *testing.T) {
 	cols := mustRun(t, "predict", "star3d-r4", "--fields", "auto")
-	if !strings.Contains(cols, "  volume (B/Lup)              total       A  B (store)\n") {
+	if !strings.Contains(cols, "  volume (B/Lup)      total       A  B (store)\n") {
 		t.Fatalf("star3d-r4 auto: no per-field columns:\n%s", cols)
 	}
 	rows := mustRun(t, "predict", "star3d-r4", "--fields", "rows")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,44 @@ func TestDidYouMean(t *testing.T) {
 		if code != ExitUsage || stdout != "" || len(lines) != 1 || !strings.HasPrefix(lines[0], "polyvol: ") ||
 			!strings.Contains(stderr, tc.want) || tc.not != "" && strings.Contains(stderr, tc.not) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want one line with %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+}
+
+// TestNotesInJSON checks that predict's JSON carries the notes it prints on
+// stderr, with their codes.
+func TestNotesInJSON(t *testing.T) {
+	stdout, stderr, code := run(t, "predict", "star2d-r1", "--block", "4,1,4", "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Notes []struct{ Code, Text string } `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, n := range r.Notes {
+		if !strings.Contains(stderr, "polyvol: note: "+n.Text) {
+			t.Errorf("note %s %q is not on stderr %q", n.Code, n.Text, stderr)
+		}
+		found = found || n.Code == "idle-threads"
+	}
+	if !found {
+		t.Errorf("notes %+v: no idle-threads note", r.Notes)
+	}
+}
+
+// TestNumDigits checks the CSV number format: float noise is rounded away,
+// integers stay exact, small and large values keep six digits.
+func TestNumDigits(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{{205.99999999999997, "206"}, {1608, "1608"}, {42.54296875, "42.543"}, {0.000123456789, "0.000123457"}, {1.5e20, "1.5e+20"}, {1.41, "1.41"}, {-0.5, "-0.5"}} {
+		if got := num(tc.v); got != tc.want {
+			t.Errorf("num(%v) = %q, want %q", tc.v, got, tc.want)
 		}
 	}
 }

@@ -95,6 +95,9 @@ type Report struct {
 	// which sets Derived's issue bound.
 	Instructions *InstructionMix `json:"instructions,omitempty"`
 	Prediction   Prediction      `json:"prediction"`
+	// Notes are what the caller found worth saying about the estimate
+	// (LaunchNotes); Estimate leaves them empty.
+	Notes []Note `json:"notes,omitempty"`
 }
 
 // Estimate predicts the data volumes, L1 cycles, limiters and performance of

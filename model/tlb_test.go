@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,5 +52,41 @@ fields:
 	}
 	if note := TLBNote(r, &noReach); note != "" {
 		t.Errorf("a device without a measured reach: note %q", note)
+	}
+}
+
+// TestLaunchNotes checks that LaunchNotes gathers the notes that apply, with
+// their codes, and none on a plain launch: a 1×1024 block on a V100 of a
+// kernel over a 2-D domain spans more pages than the L1 TLB covers, and a
+// 4×1×4 block of it leaves the threads of z > 0 idle.
+func TestLaunchNotes(t *testing.T) {
+	dev, err := device.Lookup("V100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := loadExample(t, "star2d-r1")
+	codes := func(block [3]int64) []string {
+		l := k.NewLaunch(block, kernel.NoFold)
+		r, err := Estimate(k, l, dev, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, n := range LaunchNotes(k, l, r, dev, k.Registers, k.SharedBytes) {
+			if n.Text == "" {
+				t.Errorf("block %v: note %s without text", block, n.Code)
+			}
+			out = append(out, n.Code)
+		}
+		return out
+	}
+	if got := codes([3]int64{32, 8, 1}); len(got) != 0 {
+		t.Errorf("block 32,8,1: notes %v, want none", got)
+	}
+	if got := codes([3]int64{4, 1, 4}); !slices.Contains(got, NoteIdleThreads) {
+		t.Errorf("block 4,1,4: notes %v, want %s", got, NoteIdleThreads)
+	}
+	if got := codes([3]int64{1, 1024, 1}); !slices.Contains(got, NoteTLBReach) {
+		t.Errorf("block 1,1024,1: notes %v, want %s", got, NoteTLBReach)
 	}
 }

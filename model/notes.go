@@ -1,0 +1,45 @@
+package model
+
+import (
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/kernel"
+)
+
+// Note is a remark about an estimate whose inputs are valid but probably
+// not meant, or where the estimate counts differently from a naive reading:
+// a stable Code for programs and the Text a person reads.
+type Note struct {
+	Code string `json:"code"`
+	Text string `json:"text"`
+}
+
+// Codes of the notes that LaunchNotes gives.
+const (
+	NoteGrid          = "grid-too-large"     // kernel.Launch.GridNote
+	NoteIdleThreads   = "idle-threads"       // IdleNote
+	NoteGridResident  = "grid-resident-l1"   // ResidentNote
+	NoteRegisters     = "registers"          // RegisterNote
+	NotePartialAccess = "partial-access"     // PartialNote
+	NoteTLBReach      = "tlb-reach-exceeded" // TLBNote
+)
+
+// LaunchNotes gathers the notes on report r of kernel k under launch l on
+// dev, with the kernel's registers per thread and shared bytes per block,
+// in the order a reader meets them: the launch, its threads, the counting,
+// the resources, the kernel's accesses, the TLB.
+func LaunchNotes(k *kernel.Kernel, l kernel.Launch, r *Report, dev *device.Device, registers int, sharedBytes int64) []Note {
+	var notes []Note
+	for _, n := range []Note{
+		{NoteGrid, l.GridNote()},
+		{NoteIdleThreads, IdleNote(l, int64(dev.WarpSize))},
+		{NoteGridResident, ResidentNote(r)},
+		{NoteRegisters, RegisterNote(r, dev, registers, sharedBytes)},
+		{NotePartialAccess, PartialNote(k)},
+		{NoteTLBReach, TLBNote(r, dev)},
+	} {
+		if n.Text != "" {
+			notes = append(notes, n)
+		}
+	}
+	return notes
+}
