@@ -78,6 +78,22 @@ func ParseISLMap(src string) ([]Access, error) {
 	return Dedup(out), nil
 }
 
+// mapInputArity returns the number of coordinates in the input tuple of
+// the first piece of the map src, and false when src does not start like a
+// map ("{ [x, y] -> ..."): the parser or ISL then says what is wrong.
+func mapInputArity(src string) (int, bool) {
+	s := &mapScanner{src: []rune(src)}
+	s.space()
+	if !s.eat('{') {
+		return 0, false
+	}
+	ins, err := s.tuple("input")
+	if err != nil {
+		return 0, false
+	}
+	return len(ins), true
+}
+
 // mapScanner reads the structure of an ISL map; expressions inside it are
 // handed to the expression parser.
 type mapScanner struct {

@@ -635,6 +635,9 @@ func (l *loader) convertMaps(f *Field, maps []string, store bool, what string, n
 	last := Point{k.Domain[0] - 1, k.Domain[1] - 1, k.Domain[2] - 1}
 	for i, src := range maps {
 		where := fmt.Sprintf("%s[%d]", what, i)
+		if n, ok := mapInputArity(src); ok && n != k.Dims {
+			return l.errf(items[i], "%s: the map's input tuple has %d coordinates, the domain %d; write one input per domain dimension, { [%s] -> ... } (in %q)", where, n, k.Dims, strings.Join([]string{"x", "y", "z"}[:k.Dims], ", "), excerpt(src))
+		}
 		accs, err := ParseISLMap(src)
 		if err != nil {
 			if store {

@@ -149,6 +149,7 @@ func TestParseErrorsNamePositions(t *testing.T) {
 		{"too many indices", "[x, y, z - 4]", "[x, y, z, 0]", []string{"star.yaml:13:9:", `field "A" load[3]`, "1 to 3 index expressions"}},
 		{"index beyond extent", "[3*x + 1]", "[x, y]", []string{"star.yaml:22:9:", `field "V" load[0]`, "only 1 entries"}},
 		{"empty raw map", `"{ [x, y, z] -> M[x, y + 1] }"`, `"  "`, []string{"star.yaml:28:9:", `field "M" load_isl[0]: empty ISL map`}},
+		{"raw map arity", `"{ [x, y, z] -> M[x, y + 1] }"`, `"{ [a, b] -> M[a, b] }"`, []string{"star.yaml:28:9:", `field "M" load_isl[0]: the map's input tuple has 2 coordinates, the domain 3`, "{ [x, y, z] -> ... }"}},
 		{"fields not list", "fields:\n", "fields: 3\nx:\n", []string{"star.yaml:", "unknown key \"x\""}},
 		{"yaml syntax", "domain: [64, 32, 16]", "domain: [64, 32, 16", []string{"star.yaml:", "syntax error"}},
 	}
