@@ -423,6 +423,9 @@ func noteSkipped(w io.Writer, skipped []Skipped) {
 func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, top int) error {
 	explore.SortSkipped(e.Skipped)
 	noteSkipped(stderr, e.Skipped)
+	if note := tieNote(e.Rows); note != "" {
+		fmt.Fprintf(stderr, "polyvol: note: %s\n", note)
+	}
 	switch format {
 	case formatJSON:
 		return writeJSON(stdout, e)
@@ -450,6 +453,28 @@ func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, t
 		})
 	}
 	return writeTable(stdout, rows)
+}
+
+// tieTolerance is the relative difference in predicted GLup/s below which
+// explore calls two ranks a tie: far below what the model can resolve.
+const tieTolerance = 1e-3
+
+// tieNote says how many of the best-ranked rows tie with the first
+// (within tieTolerance), or returns "" when the first stands alone.
+func tieNote(rows []*model.Report) string {
+	if len(rows) < 2 {
+		return ""
+	}
+	best := rows[0].Prediction.GLups
+	n := 1
+	for n < len(rows) && rows[n].Prediction.GLups >= best*(1-tieTolerance) {
+		n++
+	}
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf("ranks 1 to %d tie at %s GLup/s (within %g %%): the model cannot tell them apart, and their order (by block, then fold) means nothing; measure them, or rank by another criterion",
+		n, fixed(best, 2), 100*tieTolerance)
 }
 
 // tilingsText describes the strided tiles of e's sweep for the head of the

@@ -67,3 +67,16 @@ func TestNumDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestTieNote checks the note on tied ranks: star3d-r4's two best
+// configurations on the A100 have the same volumes and prediction.
+func TestTieNote(t *testing.T) {
+	_, stderr, code := run(t, "explore", "star3d-r4", "--top", "3")
+	if code != ExitOK || !strings.Contains(stderr, "polyvol: note: ranks 1 to 2 tie at ") {
+		t.Errorf("exit %d, stderr %q: want a note that ranks 1 and 2 tie", code, stderr)
+	}
+	_, stderr, _ = run(t, "explore", "vec-copy", "--threads", "256", "--folds", "1,1,1")
+	if strings.Contains(stderr, " tie at ") {
+		t.Errorf("vec-copy, one fold: stderr %q, want no tie note", stderr)
+	}
+}
