@@ -10,6 +10,7 @@ import (
 	"github.com/polyvol/polyvol/accuracy"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/sim"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -51,7 +52,9 @@ The JSON output uses predict's keys ("derived") where the quantities coincide:
                    (simulated memLoad)
    memStoreV2      DRAM store: write-backs (simulated memStore)
    memStoreEvicts  DRAM reads of partially written chunks
-and adds the raw counts of the simulator ("simulated").
+and adds the raw counts of the simulator ("simulated"). --compare estimates
+the same launch as predict does (method exact) and adds its volumes beside
+the simulated ones ("predicted" in JSON; V1 with --infinite).
 
 The simulation enumerates every thread, so its cost grows with the domain:
 configurations over --max-accesses (threads × memory instructions) are
@@ -60,6 +63,7 @@ refused; simulate a smaller --domain.
 Examples:
    polyvol simulate star3d-r4 --domain 160,128,128 --block 256,1,4
    polyvol simulate star3d-r1 --domain 256,256,64 --block 32,8,4 --infinite --format json
+   polyvol simulate star2d-r1 --domain 512,512 --compare
    polyvol simulate lbm-d3q19-pull --domain 64,64,64 --block 128,2,2 --split-l2 --l1-policy plru`,
 			Flags: []ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
@@ -73,6 +77,7 @@ Examples:
 				&choiceFlag{&ucli.StringFlag{Name: "l2-policy", Value: sim.LRU.String(), Usage: "L2 replacement `POLICY`: lru or plru"}, policyChoices},
 				&ucli.BoolFlag{Name: "split-l2", Usage: "split the L2 into the device's partitions that duplicate lines (A100, H100)"},
 				&choiceFlag{&ucli.StringFlag{Name: "schedule", Value: scheduleLockstep, Usage: "warp `ORDER` within a wave: lockstep (round-robin over all warps), block (block by block) or warp (warp by warp)"}, []string{scheduleLockstep, scheduleBlock, scheduleWarp}},
+				&ucli.BoolFlag{Name: "compare", Usage: "add the volumes that predict estimates for the same launch (method exact), and their ratio to the simulated ones"},
 				&ucli.Int64Flag{Name: "max-accesses", Value: sim.DefaultMaxAccesses, Usage: "refuse simulations of more than `N` thread memory accesses"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 			},
@@ -89,6 +94,10 @@ type simulation struct {
 	Config    simConfig                 `json:"config"`
 	Derived   accuracy.SimulatedDerived `json:"derived"`
 	Simulated sim.Result                `json:"simulated"`
+	// Predicted holds the estimate's volumes of the same launch (method
+	// exact) with --compare: V1 with infinite caches, else the versions
+	// the simulator counts (accuracy.Predicted).
+	Predicted *accuracy.Volumes `json:"predicted,omitempty"`
 }
 
 // simLaunch describes the launch under predict's launch keys.
@@ -144,6 +153,20 @@ func runSimulate(c *ucli.Context) error {
 		Derived:   accuracy.SimulatedFields(k, r),
 		Simulated: r,
 	}
+	if c.Bool("compare") {
+		if format == formatCSV {
+			return usageErrorf("--compare: the CSV has no place for the predicted volumes; use --format table or json")
+		}
+		if out.Predicted, err = predictedVolumes(c, k, l, dev, cfg.Infinite); err != nil {
+			return err
+		}
+	}
+	// Notes once the run succeeded: a failing command prints one line.
+	for _, note := range []string{l.GridNote(), model.IdleNote(l, int64(dev.WarpSize))} {
+		if note != "" {
+			fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", note)
+		}
+	}
 	w := c.App.Writer
 	switch format {
 	case formatJSON:
@@ -152,6 +175,27 @@ func runSimulate(c *ucli.Context) error {
 		return writeCSV(w, [][]string{simCSVHeader, simCSVRecord(out)})
 	}
 	return writeSimulation(w, out, dev)
+}
+
+// predictedVolumes estimates launch l of k on dev with method exact and
+// returns the volumes the simulator counts: with infinite caches the
+// compulsory ones (V1), whose reuse no capacity limits.
+func predictedVolumes(c *ucli.Context, k *kernel.Kernel, l kernel.Launch, dev *device.Device, infinite bool) (*accuracy.Volumes, error) {
+	ctx, err := newISLCtx(c)
+	if err != nil {
+		return nil, err
+	}
+	defer ctx.Close()
+	r, err := model.Estimate(k, l, dev, model.Options{Method: model.MethodExact, Ctx: ctx})
+	if err != nil {
+		return nil, estimateError(l, err)
+	}
+	v := accuracy.Predicted(r.Derived)
+	if infinite {
+		d := r.Derived
+		v = accuracy.Volumes{L1Load: d.L1Load, L2LoadV2: d.L2LoadV1, L2Store: d.L2Store, MemLoadV4: d.MemLoadV1, MemStoreV2: d.MemStoreV1}
+	}
+	return &v, nil
 }
 
 // simConfigFlags builds the simulator configuration of the machine flags.
@@ -309,6 +353,32 @@ func writeSimulation(w io.Writer, s simulation, dev *device.Device) error {
 	if err := writeTable(w, rows); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\nDRAM load includes %s B/Lup read for partially written chunks (memStoreEvicts).\n", fixed(d.MemStoreEvicts, 2))
-	return err
+	if _, err := fmt.Fprintf(w, "\nDRAM load includes %s B/Lup read for partially written chunks (memStoreEvicts).\n", fixed(d.MemStoreEvicts, 2)); err != nil {
+		return err
+	}
+	if s.Predicted == nil {
+		return nil
+	}
+	p := s.Predicted
+	version := "the versions above"
+	if cf.Infinite {
+		version = "V1, the compulsory volumes, as the caches are infinite"
+	}
+	fmt.Fprintf(w, "\nagainst predict (method exact, %s):\n", version)
+	cmp := [][]string{{"volume (B/Lup)", "simulated", "predicted", "predicted/simulated"}}
+	for _, v := range []struct {
+		label      string
+		simulated  float64
+		prediction float64
+	}{
+		{"L1 load", d.L1Load, p.L1Load}, {"L2 load", d.L2LoadV2, p.L2LoadV2}, {"L2 store", d.L2Store, p.L2Store},
+		{"DRAM load", d.MemLoadV4, p.MemLoadV4}, {"DRAM store", d.MemStoreV2, p.MemStoreV2},
+	} {
+		ratio := "-"
+		if v.simulated > 0 {
+			ratio = fixed(v.prediction/v.simulated, 3)
+		}
+		cmp = append(cmp, []string{v.label, fixed(v.simulated, 2), fixed(v.prediction, 2), ratio})
+	}
+	return writeTable(w, cmp)
 }

@@ -80,3 +80,34 @@ func TestTieNote(t *testing.T) {
 		t.Errorf("vec-copy, one fold: stderr %q, want no tie note", stderr)
 	}
 }
+
+// TestSimulateCompare checks simulate --compare: the JSON carries the
+// estimate's volumes, whose L1 load equals the simulated one (both count
+// the sectors the warps request, exactly), the table shows both, and the
+// CSV, which has no place for them, refuses the flag.
+func TestSimulateCompare(t *testing.T) {
+	stdout, stderr, code := run(t, "simulate", "star2d-r1", "--domain", "256,256", "--compare", "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s struct {
+		Derived   struct{ L1Load float64 }
+		Predicted *struct{ L1Load, L2LoadV2 float64 }
+	}
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Predicted == nil || s.Predicted.L1Load != s.Derived.L1Load || !(s.Predicted.L2LoadV2 > 0) {
+		t.Errorf("predicted %+v, simulated L1 load %v", s.Predicted, s.Derived.L1Load)
+	}
+	table, _, _ := run(t, "simulate", "star2d-r1", "--domain", "256,256", "--compare")
+	if !strings.Contains(table, "against predict (method exact") || !strings.Contains(table, "predicted/simulated") {
+		t.Errorf("table without the comparison:\n%s", table)
+	}
+	if _, stderr, code := run(t, "simulate", "star2d-r1", "--domain", "256,256", "--compare", "--format", "csv"); code != ExitUsage || !strings.Contains(stderr, "--compare") {
+		t.Errorf("csv with --compare: exit %d, %q", code, stderr)
+	}
+	if _, stderr, _ := run(t, "simulate", "star2d-r1", "--domain", "256,256", "--block", "4,1,4"); !strings.Contains(stderr, "polyvol: note: ") {
+		t.Errorf("simulate with idle threads: no note in %q", stderr)
+	}
+}
