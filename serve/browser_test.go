@@ -195,6 +195,12 @@ func TestBrowser(t *testing.T) {
 	if limiterRow := text(t, ctx, "#levels tr.limiter td"); !strings.HasPrefix(limiterRow, m[2]) {
 		t.Errorf("the marked row of the level table is %q, want the limiter %s", limiterRow, m[2])
 	}
+	// Every bound of the overlap model is a row, the issue and latency
+	// bounds included, as in the CLI's bounds table.
+	bounds := evaluate[[]string](t, ctx, `[...document.querySelectorAll("#levels tbody tr")].map(tr => tr.dataset.level)`)
+	if !slices.Contains(bounds, "issue") || !slices.Contains(bounds, "latency") || !slices.Contains(bounds, "DRAM") {
+		t.Errorf("bound rows %q, want flops, issue, L1, L2, DRAM and latency", bounds)
+	}
 	saveScreenshot(t, ctx, "serve-screenshot.png")
 
 	// A syntax error on a known line and column: "flops: : 25" instead of
@@ -282,6 +288,38 @@ func TestBrowser(t *testing.T) {
 	}
 	if !evaluate[bool](t, ctx, `document.getElementById("block").classList.contains("bad")`) {
 		t.Error("the block field is not marked")
+	}
+	// The ranking on screen answers the previous request: marked stale.
+	if !evaluate[bool](t, ctx, `!document.getElementById("stale").hidden && document.querySelector("section:not([hidden])").classList.contains("stale")`) {
+		t.Error("after the error the results on screen are not marked stale")
+	}
+
+	// Notes reach the page: a block of 1024 threads in x over 640 points
+	// leaves threads idle, which polyvol predict notes.
+	do(t, ctx,
+		chromedp.SetValue("#block", "1024,1,1"),
+		chromedp.Click("#predict"),
+		chromedp.WaitVisible("#notes li"),
+	)
+	if code := text(t, ctx, `#notes li[data-code="idle-threads"]`); !strings.Contains(code, "idle") {
+		t.Errorf("idle-thread note %q", code)
+	}
+	if evaluate[bool](t, ctx, `document.getElementById("prediction").classList.contains("stale")`) {
+		t.Error("a new prediction is still marked stale")
+	}
+
+	// The controls stay in view with the longest example, at both window
+	// sizes: the editor scrolls instead of growing.
+	for _, size := range [][2]int64{{1400, 1000}, {1024, 700}} {
+		do(t, ctx,
+			chromedp.EmulateViewport(size[0], size[1]),
+			chromedp.SetValue("#example", "lbm-d3q19-pull"),
+			dispatch("example", "change"),
+		)
+		if !evaluate[bool](t, ctx, `(() => { const b = document.getElementById("predict").getBoundingClientRect(); return b.bottom <= window.innerHeight && b.top >= 0; })()`) {
+			t.Errorf("%dx%d: the Predict button is out of view with lbm-d3q19-pull", size[0], size[1])
+		}
+		saveScreenshot(t, ctx, fmt.Sprintf("serve-%dx%d.png", size[0], size[1]))
 	}
 
 	page := strings.ReplaceAll(crossSitePage, "API", srv.URL)

@@ -107,7 +107,8 @@ function showError(err) {
   }
 }
 
-// busy disables the buttons while a request runs.
+// busy disables the buttons while a request runs. When it fails, the
+// results on screen are marked stale: they answer the previous request.
 async function busy(work) {
   clearErrors();
   const buttons = document.querySelectorAll("button");
@@ -115,13 +116,22 @@ async function busy(work) {
   try {
     await work();
   } catch (err) {
+    markStale(true);
     showError(err);
   } finally {
     buttons.forEach((b) => { b.disabled = false; });
   }
 }
 
+// markStale marks the result sections as answering an earlier request, or
+// clears the mark.
+function markStale(stale) {
+  for (const id of ["prediction", "ranking", "layers"]) $(id).classList.toggle("stale", stale);
+  $("stale").hidden = !stale || ["prediction", "ranking", "layers"].every((id) => $(id).hidden);
+}
+
 function show(sectionID) {
+  markStale(false);
   for (const id of ["prediction", "ranking", "layers"]) $(id).hidden = id !== sectionID;
 }
 
@@ -139,20 +149,27 @@ function renderPrediction(r) {
     el("br"),
     `${r.kernel} on ${r.device}, method ${r.method}, model ${p.model}; block ${triple(l.block)}, fold ${triple(l.fold)}${l.tiling ? " " + l.tiling : ""}, ` +
     `domain ${triple(l.domain)}, ${l.blocksPerSM} blocks per SM, ${fixed(l.wavesInGrid)} waves`);
-  const levels = [
-    ["flops", "floating-point pipes", "–", d.perfFlops],
-    ["L1", "L1", `${fixed(d.L1Load)} B/Lup loaded, ${fixed(d.L1Cycles, 3)} cycles/Lup`, d.perfL1],
-    ["L2", "L2", `${fixed(d.L2LoadV2)} load + ${fixed(d.L2Store)} store = ${fixed(d.L2totalV2)} B/Lup`, d.perfL2V2],
-    ["DRAM", "DRAM", `${fixed(d.memLoadV3)} load + ${fixed(d.memStoreV2)} store = ${fixed(d.memLoadV3 + d.memStoreV2)} B/Lup`, d.perfMemV3],
-  ];
+  // Every bound the model combines (the overlap model's flops, issue, L1,
+  // L2, DRAM, latency and block launch), or the roofline's four limiters.
+  const traffic = {
+    L1: `${fixed(d.L1Load)} B/Lup loaded, ${fixed(d.L1Cycles, 3)} cycles/Lup`,
+    L2: `${fixed(d.L2LoadV2)} load + ${fixed(d.L2Store)} store = ${fixed(d.L2totalV2)} B/Lup`,
+    DRAM: `${fixed(d.memLoadV3)} load + ${fixed(d.memStoreV2)} store = ${fixed(d.memLoadV3 + d.memStoreV2)} B/Lup`,
+    latency: p.neededWarpsPerSM ? `${fixed(p.neededWarpsPerSM)} warps per SM needed to hide it` : "–",
+  };
+  const levels = p.bounds && p.bounds.length
+    ? p.bounds.map((b) => [b.name, traffic[b.name] || "–", b.GLups])
+    : [["flops", "–", d.perfFlops], ["issue", "–", d.perfIssue], ["L1", traffic.L1, d.perfL1], ["L2", traffic.L2, d.perfL2V2], ["DRAM", traffic.DRAM, d.perfMemV3]];
   const t = $("levels");
-  t.replaceChildren(el("thead", {}, [el("tr", {}, [el("th", {}, ["level"]), el("th", {}, ["traffic"]), el("th", {}, ["bound of the level alone (GLup/s)"])])]));
+  t.replaceChildren(el("thead", {}, [el("tr", {}, [el("th", {}, ["bound"]), el("th", {}, ["traffic"]), el("th", {}, ["GLup/s of this bound alone"])])]));
   const body = el("tbody");
-  for (const [name, label, traffic, bound] of levels) {
+  for (const [name, what, bound] of levels) {
     body.append(el("tr", { class: name === p.limiter ? "limiter" : "", "data-level": name },
-      [el("td", {}, [label + (name === p.limiter ? " (limiter)" : "")]), el("td", {}, [traffic]), el("td", {}, [bound === undefined ? "none" : fixed(bound)])]));
+      [el("td", {}, [name + (name === p.limiter ? " (limiter)" : "")]), el("td", {}, [what]), el("td", {}, [bound === undefined ? "none" : fixed(bound)])]));
   }
   t.append(body);
+  $("notes").replaceChildren(...(r.notes || []).map((n) => el("li", { "data-code": n.code }, [n.text])));
+  $("notes").hidden = !(r.notes && r.notes.length);
   $("bars").replaceChildren(volumeBars(d));
   show("prediction");
 }
@@ -211,7 +228,7 @@ async function explore() {
   $("ranks").replaceChildren();
   $("progress").value = 0;
   $("progress-text").textContent = "starting…";
-  const resp = await call("/api/explore", request(["device", "registers", "domain", "method", "model"]));
+  const resp = await call("/api/explore", request(["device", "threads", "folds", "registers", "domain", "method", "model"]));
   const reader = resp.body.getReader();
   const decoder = new TextDecoder();
   let buf = "";
