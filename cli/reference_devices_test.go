@@ -55,7 +55,9 @@ func TestReferenceDeviceFiles(t *testing.T) {
 			if s.DeviceKey != "A100_40GB" {
 				t.Fatalf("%s: device %s has no reference device file in this test", path, s.DeviceKey)
 			}
-			list := func(v []int64) string { return strings.Trim(strings.Join(strings.Fields(fmt.Sprint(v[:3])), ","), "[]") }
+			list := func(v []int64) string {
+				return strings.Trim(strings.Join(strings.Fields(fmt.Sprint(v[:3])), ","), "[]")
+			}
 			args := []string{"predict", examples[s.Kernel], "--method", "reference", "--model", "roofline", "--format", "json",
 				"--device-file", filepath.Join("..", "examples", "devices", "reference", "a100-40gb.yaml"),
 				"--block", list(s.Block), "--fold", list(s.Fold), "--domain", list(s.Domain)}

@@ -250,10 +250,15 @@ func (k *Kernel) Field(name string) *Field {
 	return nil
 }
 
-// WithDomain returns a copy of k on domain d. Field extents keep their
-// padding: an extent of k's domain plus p in a dimension becomes d plus p
-// there, so that halo-padded arrays grow with the domain; extents smaller
-// than k's domain are kept. The caller validates the new addresses.
+// WithDomain returns a copy of k on domain d. A field's extent grows with
+// the domain as its accesses index it: in an array dimension whose index
+// expressions are affine (x + 1, 19·x + q), by the largest coefficient of
+// each domain coordinate times that coordinate's growth, so that a
+// halo-padded array keeps its halo and an array of structures of 19
+// components per point grows by 19 per point. A dimension indexed through
+// floor or modulo terms, or by raw ISL maps only, keeps its padding: an
+// extent of k's domain plus p becomes d plus p; extents smaller than k's
+// domain are kept. The caller validates the new addresses.
 func (k *Kernel) WithDomain(d [3]int64) *Kernel {
 	out := *k
 	out.Domain = d
@@ -261,13 +266,44 @@ func (k *Kernel) WithDomain(d [3]int64) *Kernel {
 	for i, f := range k.Fields {
 		nf := *f
 		for j := range 3 {
-			if pad := f.Extent[j] - k.Domain[j]; pad >= 0 {
+			if grow, ok := f.extentGrowth(j, k.Domain, d); ok {
+				nf.Extent[j] = max(f.Extent[j]+grow, 1)
+			} else if pad := f.Extent[j] - k.Domain[j]; pad >= 0 {
 				nf.Extent[j] = d[j] + pad
 			}
 		}
 		out.Fields[i] = &nf
 	}
 	return &out
+}
+
+// extentGrowth returns how much array dimension j of f grows when the
+// domain changes from from to to: Σ_i max |c_i| · (to_i − from_i) over the
+// coefficients c_i of domain coordinate i in the index expressions of
+// dimension j. It is false when f has raw ISL maps or no accesses, or an
+// index of dimension j is not affine.
+func (f *Field) extentGrowth(j int, from, to [3]int64) (int64, bool) {
+	if len(f.LoadMaps)+len(f.StoreMaps) > 0 || len(f.Loads)+len(f.Stores) == 0 {
+		return 0, false
+	}
+	var coef [3]int64
+	for _, a := range append(append([]Access(nil), f.Loads...), f.Stores...) {
+		if j >= len(a.Index) {
+			continue
+		}
+		c, _, ok := a.Index[j].Linear()
+		if !ok {
+			return 0, false
+		}
+		for i := range 3 {
+			coef[i] = max(coef[i], c[i], -c[i])
+		}
+	}
+	var grow int64
+	for i := range 3 {
+		grow += coef[i] * (to[i] - from[i])
+	}
+	return grow, true
 }
 
 // Period returns the per-coordinate period of the access (see Expr.Period):
