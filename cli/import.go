@@ -43,7 +43,7 @@ func importSpecFlags() []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringSliceFlag{Name: "D", Aliases: []string{"define"}, Usage: "bind parameter or constant `NAME=VALUE` (repeatable, or comma-separated)"},
 		&ucli.StringFlag{Name: "statement", Usage: "import the JSCoP statement `NAME` (default: the only one)"},
-		&ucli.StringFlag{Name: "map", Usage: "map loops to lattice coordinates, e.g. `i0=y,i1=x` (default: innermost loop x, then y, z)"},
+		&ucli.StringFlag{Name: "map", Usage: "map loops to lattice coordinates, e.g. `i0=y,i1=x` (default: the schedule's innermost loop x, then y, z; a reduction's loops outward)"},
 		&ucli.Int64Flag{Name: "element", Usage: "`BYTES` per element of a JSCoP without \"arrays\" (Polly before LLVM 4), which gives no element types"},
 	}
 }
@@ -58,8 +58,10 @@ func init() {
 polyvol import kerncraft FILE.yml -D N=1000 ... [options]
 
 jscop reads the JSON that Polly writes with -polly-export-jscop: the
-statement's domain becomes the lattice (shifted to start at 0, the innermost
-loop x), its arrays the fields (MemRef_A becomes A, the element size comes
+statement's domain becomes the lattice (shifted to start at 0, the
+schedule's innermost loop x; a reduction, a store that leaves a loop out,
+becomes one thread per output looping over it, and the header and a note
+give the --block and --fold to predict it with), its arrays the fields (MemRef_A becomes A, the element size comes
 from the type, a leading "*" size from the accessed range) and its accesses
 raw ISL maps under load_isl and store_isl; a JSCoP without "arrays" (Polly
 before LLVM 4) needs --element. kerncraft reads Kerncraft's kernel

@@ -10,8 +10,14 @@
 //     that names it;
 //   - it checks that the statement's domain is a box (a triangular nest is
 //     rejected with a message that says so), shifts it to start at 0 and maps
-//     its loops to the lattice coordinates, the innermost loop to x unless
-//     Options.Map says otherwise;
+//     its loops to the lattice coordinates, the innermost loop of the
+//     statement's schedule (or of the nest) to x unless Options.Map says
+//     otherwise; a tiled schedule's tile sizes suggest a launch;
+//   - it finds reductions, stores that do not depend on a loop, and models
+//     them as CUDA code runs them: the loops the store depends on inward,
+//     the reduced loops outward as each thread's loop (a fold, which
+//     Result.Launch suggests), the store once per output at the loop's last
+//     iteration and the load of the stored element at its first;
 //   - it makes every array a field (element size from its type, extents from
 //     its sizes, a leading "*" inferred from the accessed range, more than
 //     three dimensions folded into the innermost three, which keeps every
@@ -150,6 +156,11 @@ type Statement struct {
 	DomainPos Pos
 	Where     string // e.g. `statement "Stmt_for_body"`, for messages
 	Accesses  []Access
+	// Schedule is the statement's schedule, an ISL map from its domain to
+	// the order of execution (Polly's "schedule"), or "" for the loops'
+	// own order.
+	Schedule    string
+	SchedulePos Pos
 }
 
 // Access is one access relation of the statement.
@@ -188,6 +199,11 @@ type Result struct {
 	Spec   *Spec
 	Kernel *kernel.Kernel
 	Notes  []string
+	// Launch is the launch configuration the import suggests, or nil: for
+	// a reduction, a block over the outputs and a fold over the reduction
+	// loops (each thread's loop); for a tiled schedule, a block that covers
+	// one tile. The YAML's header names it as predict's flags.
+	Launch *kernel.Launch
 	header string
 }
 
@@ -253,6 +269,7 @@ type builder struct {
 	opt  Options
 	sc   *isl.Scope
 	stmt *Statement
+	plan *plan // the loop plan, made by domain
 }
 
 func (b *builder) errf(pos Pos, where, format string, args ...any) *Error {
@@ -347,6 +364,54 @@ func (b *builder) build() (*Result, error) {
 	if len(accs) == 0 {
 		return nil, b.errf(b.stmt.DomainPos, b.stmt.Where, "no array accesses to import")
 	}
+	if b.plan.anyReduced() {
+		// The reduction's store happens once per output, at the last
+		// iteration of the reduction loops, and a load of the element it
+		// stores (the sum's first value) once, at their first.
+		var first, last []string
+		for k, c := range lat.coord {
+			if b.plan.reduced[k] {
+				first = append(first, coordNames[c]+" = 0")
+				last = append(last, fmt.Sprintf("%s = %d", coordNames[c], lat.extent[c]-1))
+			}
+		}
+		point := "{ [" + strings.Join(coordNames[:lat.dims], ", ") + "] : "
+		firstSet, err := b.sc.ReadSet(point + strings.Join(first, " and ") + " }")
+		if err != nil {
+			return nil, b.errf(b.stmt.DomainPos, b.stmt.Where, "%s", islMessage(err))
+		}
+		lastSet, err := b.sc.ReadSet(point + strings.Join(last, " and ") + " }")
+		if err != nil {
+			return nil, b.errf(b.stmt.DomainPos, b.stmt.Where, "%s", islMessage(err))
+		}
+		whole := make([]*isl.Map, len(accs))
+		for i, a := range accs {
+			whole[i] = a.m
+		}
+		for i := range accs {
+			a := &accs[i]
+			restrict := lastSet
+			if !a.acc.Write {
+				restrict = nil
+				for j, s := range accs {
+					if !s.acc.Write || s.array != a.array {
+						continue
+					}
+					if same, err := whole[i].IsEqual(whole[j]); err == nil && same {
+						restrict = firstSet
+					}
+				}
+			}
+			if restrict == nil {
+				continue
+			}
+			if a.m, err = a.m.IntersectDomain(restrict); err != nil {
+				return nil, b.errf(a.acc.Pos, a.acc.Where, "%s", islMessage(err))
+			}
+		}
+	}
+	hint := b.plan.hint(lat)
+	notes = append(notes, b.planNotes(lat, hint)...)
 
 	spec := &Spec{Name: b.s.Name, Description: b.s.Description, Flops: b.s.Flops, Registers: b.opt.Registers}
 	if b.opt.Name != "" {
@@ -409,6 +474,9 @@ func (b *builder) build() (*Result, error) {
 	if len(b.opt.Params) > 0 {
 		res.header = fmt.Sprintf("# polyvol kernel spec imported from %s, %s, with %s\n", b.s.File, b.stmt.Where, b.defines())
 	}
+	if hint != nil {
+		res.header += fmt.Sprintf("# launch: %s (%s)\n", hint.flags(lat.dims), hint.why)
+	}
 	k, err := kernel.Parse(res.YAML(), b.s.File+" (imported)", kernel.WithMapValidator(ValidateMap))
 	if err != nil {
 		var se *kernel.SpecError
@@ -418,6 +486,13 @@ func (b *builder) build() (*Result, error) {
 		return nil, b.errf(Pos{}, b.stmt.Where, "the imported spec is not valid: %v", err)
 	}
 	res.Kernel = k
+	if hint != nil {
+		l := k.NewLaunch(hint.block, hint.fold)
+		if hint.strided {
+			l.Tiling = kernel.TileStrided
+		}
+		res.Launch = &l
+	}
 	return res, nil
 }
 
@@ -641,6 +716,9 @@ func (b *builder) domain() (*lattice, error) {
 		}
 		return nil, b.errf(st.DomainPos, st.Where, "the domain %s is not a box (a triangular or guarded loop nest?): it has fewer points than its bounds %s, and polyvol's lattice is a box", excerpt(d.String()), strings.Join(bounds, " x "))
 	}
+	if b.plan, err = b.makePlan(lat); err != nil {
+		return nil, err
+	}
 	if err := b.mapLoops(lat, n); err != nil {
 		return nil, err
 	}
@@ -691,17 +769,11 @@ func mapTuples(m *isl.Map) (in, out string) {
 }
 
 // mapLoops assigns a lattice coordinate to every loop: those of
-// Options.Map first, the others innermost first to the free coordinates.
+// Options.Map first, the others in the plan's order (innermost first) to
+// the free coordinates.
 func (b *builder) mapLoops(lat *lattice, n int) error {
 	st := b.stmt
-	_, body, _ := paramList(st.Domain)
-	names := tupleNames(body)
-	if len(names) != n {
-		names = nil
-		for k := range n {
-			names = append(names, fmt.Sprintf("i%d", k))
-		}
-	}
+	names := b.plan.names
 	used := [3]bool{}
 	for k := range lat.coord {
 		lat.coord[k] = -1
@@ -713,7 +785,7 @@ func (b *builder) mapLoops(lat *lattice, n int) error {
 		}
 		lat.coord[k], used[c] = c, true
 	}
-	for k := n - 1; k >= 0; k-- {
+	for _, k := range b.plan.order {
 		if lat.coord[k] >= 0 {
 			continue
 		}
@@ -757,40 +829,8 @@ func (b *builder) accessMap(acc Access, lat *lattice) (m *isl.Map, array string,
 	if nin != len(lat.lo) {
 		return nil, "", 0, b.errf(acc.Pos, acc.Where, "wrong arity: the relation has %d input dimensions, but the domain has %d loops", nin, len(lat.lo))
 	}
-	// The lattice map [x, y, z] -> S[lo + coordinate, ...], with the
-	// relation's parameters fixed to their values.
-	var cons []string
-	for _, p := range params {
-		v, ok := b.opt.Params[p]
-		if !ok {
-			if mentions(body, p) {
-				return nil, "", 0, b.unbound(acc.Pos, acc.Where, p)
-			}
-			continue
-		}
-		cons = append(cons, fmt.Sprintf("%s = %d", p, v))
-	}
-	outs := make([]string, nin)
-	for k := range nin {
-		outs[k] = Affine{Coef: map[string]int64{coordNames[lat.coord[k]]: 1}, Const: lat.lo[k]}.ISL([]string{coordNames[lat.coord[k]]})
-	}
-	text := fmt.Sprintf("{ [%s] -> %s[%s]", strings.Join(coordNames[:lat.dims], ", "), lat.tuple, strings.Join(outs, ", "))
-	if len(params) > 0 {
-		text = "[" + strings.Join(params, ", ") + "] -> " + text
-	}
-	if len(cons) > 0 {
-		text += " : " + strings.Join(cons, " and ")
-	}
-	text += " }"
-	t, err := b.sc.ReadMap(text)
-	if err == nil {
-		m, err = t.ApplyRange(r)
-	}
-	if err == nil && len(params) > 0 {
-		m, err = m.ProjectOut(isl.DimParam, 0, len(params))
-	}
-	if err != nil {
-		return nil, "", 0, b.errf(acc.Pos, acc.Where, "%s", islMessage(err))
+	if m, err = b.latticeMap(r, params, body, lat, acc.Pos, acc.Where); err != nil {
+		return nil, "", 0, err
 	}
 	return m, out, nout, nil
 }

@@ -162,21 +162,26 @@ func TestBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The store to g depends on j alone: a reduction over i and k, which
+	// go outward (y, z) and j on x.
 	k := res.Kernel
-	if k.Domain != [3]int64{8, 4, 5} || k.Dims != 3 || k.Registers != 40 || k.Flops != 3 || k.FPType != 8 {
+	if k.Domain != [3]int64{4, 8, 5} || k.Dims != 3 || k.Registers != 40 || k.Flops != 3 || k.FPType != 8 {
 		t.Fatalf("domain %v dims %d registers %d flops %g fp %d", k.Domain, k.Dims, k.Registers, k.Flops, k.FPType)
 	}
 	f := k.Field("f")
 	if f.Extent != [3]int64{30, 6, 6} {
 		t.Errorf("f extent %v, want 30 x 6 x 6 (3·10 folded, the \"*\" inferred from k ≤ 5)", f.Extent)
 	}
-	if got, want := res.Spec.Fields[0].LoadISL[0], "{ [x, y, z] -> f[8 + 3x, y, 1 + z] }"; got != want {
+	if got, want := res.Spec.Fields[0].LoadISL[0], "{ [x, y, z] -> f[8 + 3y, x, 1 + z] }"; got != want {
 		t.Errorf("f map %q, want %q", got, want)
 	}
 	if g := k.Field("g"); len(g.Stores) != 4 || g.Extent != [3]int64{40, 1, 1} {
 		t.Errorf("g: %d stores, extent %v", len(g.Stores), g.Extent)
 	}
-	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "MemRef_tmp") {
+	if got, want := res.Spec.Fields[1].StoreISL[0], "{ [x, y = 7, z = 4] -> g[o0] : 4x <= o0 <= 3 + 4x }"; got != want {
+		t.Errorf("g store %q, want %q (once per output, at the last i and k)", got, want)
+	}
+	if len(res.Notes) != 2 || !strings.Contains(res.Notes[0], "MemRef_tmp") || !strings.Contains(res.Notes[1], "do not depend on loops k and i") {
 		t.Errorf("notes %q", res.Notes)
 	}
 	if !strings.HasPrefix(string(res.YAML()), "# polyvol kernel spec imported from t.jscop") || !strings.Contains(string(res.JSON()), `"load_isl"`) {
@@ -187,8 +192,8 @@ func TestBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Kernel.Domain != [3]int64{5, 8, 4} {
-		t.Errorf("--map k=x: domain %v, want 5 x 8 x 4", res.Kernel.Domain)
+	if res.Kernel.Domain != [3]int64{5, 4, 8} {
+		t.Errorf("--map k=x: domain %v, want 5 x 4 x 8 (the output j first, then the reduction i)", res.Kernel.Domain)
 	}
 }
 

@@ -8,8 +8,8 @@
 // LLVM 4, where Options.Element gives the element size and the sizes are
 // inferred from the accesses) and the statements (name,
 // domain, schedule and accesses, each {kind: read|write, relation: ISL
-// map}). Arrays named MemRef_a become fields named a; the schedule is not
-// needed, since polyvol maps the domain's loops onto threads itself.
+// map}). Arrays named MemRef_a become fields named a; the schedule orders
+// the loops onto the lattice (importer.Statement.Schedule).
 // Accesses to values that Polly keeps in registers (zero-dimensional
 // relations to undeclared arrays such as MemRef_tmp) are skipped with a
 // note.
@@ -378,6 +378,12 @@ func (r *reader) readStatement(n *yaml.Node) (*importer.Statement, error) {
 		return nil, err
 	}
 	st.DomainPos = importer.Pos{Line: m["domain"].Line, Col: m["domain"].Column}
+	if n, ok := m["schedule"]; ok {
+		if st.Schedule, err = r.str(n, st.Where, "schedule"); err != nil {
+			return nil, err
+		}
+		st.SchedulePos = importer.Pos{Line: n.Line, Col: n.Column}
+	}
 	items, err := r.list(m["accesses"], st.Where, "accesses")
 	if err != nil {
 		return nil, err
