@@ -78,6 +78,18 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
 	}
 }
 
+// helpWidth is the column at which help text wraps, so that help fits a
+// terminal of 80 columns.
+const helpWidth = 80
+
+func init() {
+	// Every help page wraps its usage, descriptions and flag lines at
+	// helpWidth (urfave/cli's templates take the width as "wrapAt").
+	ucli.HelpPrinter = func(w io.Writer, templ string, data any) {
+		ucli.HelpPrinterCustom(w, templ, data, map[string]any{"wrapAt": func() int { return helpWidth }})
+	}
+}
+
 // helpDescription closes polyvol --help: the exit codes and the marks every
 // command shares (docs/guide.md, "Exit codes, notes and -").
 const helpDescription = `Exit codes: 0 success; 1 internal failure (a bug or the environment);

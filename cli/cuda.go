@@ -26,8 +26,10 @@ blockIdx.x*blockDim.x*f + threadIdx.x + j*blockDim.x), consecutive, the
 default, makes them neighbours (x = (blockIdx.x*blockDim.x + threadIdx.x)*f
 + j).
 Its main allocates and initialises the fields, makes ` + fmt.Sprint(cudagen.Warmup) + ` untimed launches,
-times the next ones with CUDA events and prints one line
-   polyvol kernel=NAME block=X,Y,Z fold=X,Y,Z domain=X,Y,Z flops_per_lup=F reps=N ms=MS glups=G blocks_per_sm=B modelled_blocks_per_sm=M
+times the next ones with CUDA events and prints one line (shown here in three)
+   polyvol kernel=NAME block=X,Y,Z fold=X,Y,Z domain=X,Y,Z
+       flops_per_lup=F reps=N ms=MS glups=G blocks_per_sm=B
+       modelled_blocks_per_sm=M
 The kernel is declared __launch_bounds__(threads per block, M), where M is
 the resident blocks per SM that polyvol models on --device from the spec's
 registers and shared_bytes: nvcc then uses few enough registers for M blocks
@@ -45,7 +47,8 @@ Examples:
    polyvol cuda star3d-r4 --block 64,4,4 --fold 1,1,2 -o star.cu
    polyvol cuda star2d-r1 --block 32,8 --fold 2,1 --tile strided -o tile.cu
    nvcc -O3 -arch=sm_80 -o star star.cu && ./star 20
-   polyvol cuda star3d-r4 --block 64,4,4 --device H100-SXM -o h100.cu   # nvcc -arch=sm_90
+   polyvol cuda star3d-r4 --block 64,4,4 \
+       --device H100-SXM -o h100.cu   # nvcc -arch=sm_90
    polyvol cuda star3d-r4 --block 512,2,1 --domain 1024,1024,512 -o lc.cu`,
 			Flags: []ucli.Flag{
 				&ucli.StringFlag{Name: "block", Aliases: []string{"b"}, Required: true, Usage: "thread-block size `X,Y,Z`"},

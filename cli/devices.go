@@ -29,7 +29,8 @@ shows every parameter of that device and where the number comes from.
 Examples:
    polyvol devices
    polyvol devices A100-40GB
-   polyvol devices --device-file examples/devices/a100-80mb-l2.yaml A100-80MB-L2
+   polyvol devices --device-file examples/devices/a100-80mb-l2.yaml \
+       A100-80MB-L2
    polyvol devices MI210 --format json`,
 			Flags:  []ucli.Flag{deviceFileFlag, formatFlag(formatTable, formatJSON)},
 			Action: runDevices,

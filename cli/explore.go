@@ -110,11 +110,13 @@ _COUNT), so --array may start at 0.
 Examples:
    polyvol explore star3d-r4 --device A100-40GB
    polyvol explore lbm-d3q19-pull --device H100-SXM --threads 512 --top 5
-   polyvol explore star3d-r4 --folds 1,1,1:1,1,2:1,1,4 --format csv > sweep.csv
+   polyvol explore star3d-r4 --folds 1,1,1:1,1,2:1,1,4 \
+       --format csv > sweep.csv
    polyvol explore star3d-r4 --tiles consecutive --registers 64
    polyvol explore star3d-r4 --registers-table compiled.csv
    polyvol explore star3d-r4 --shard 2/8 > shard-2.json
-   polyvol explore star3d-r4 --shard slurm > shard-$SLURM_ARRAY_TASK_ID.json`,
+   polyvol explore star3d-r4 \
+       --shard slurm > shard-$SLURM_ARRAY_TASK_ID.json`,
 			Flags: append([]ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,

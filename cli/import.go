@@ -75,9 +75,12 @@ or a Kerncraft description directly as SPEC, with the same flags.
 
 Examples:
    polyvol import jscop examples/polyhedral/star2d-5pt.jscop -D N=4096
-   polyvol import jscop examples/polyhedral/star2d-5pt.jscop -D N=4096 | polyvol explore - --device H100-SXM
-   polyvol import jscop examples/polyhedral/lbm-d3q19-aos.jscop -D N=256 --flops 200 --registers 64 -o lbm.yaml
-   polyvol import kerncraft examples/polyhedral/star3d-7pt.yml -D M=514 -D N=514 --format json`,
+   polyvol import jscop examples/polyhedral/star2d-5pt.jscop -D N=4096 \
+       | polyvol explore - --device H100-SXM
+   polyvol import jscop examples/polyhedral/lbm-d3q19-aos.jscop \
+       -D N=256 --flops 200 --registers 64 -o lbm.yaml
+   polyvol import kerncraft examples/polyhedral/star3d-7pt.yml \
+       -D M=514 -D N=514 --format json`,
 			Flags: append(importSpecFlags(),
 				&ucli.StringFlag{Name: "format", Value: formatYAML, Usage: "output `FORMAT`: yaml or json"},
 				&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the spec to `FILE` instead of standard output", TakesFile: true},

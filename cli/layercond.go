@@ -55,8 +55,10 @@ draws one curve per block.
 
 Examples:
    polyvol layercond star3d-r4 --device A100-40GB --block 1024,1,1
-   polyvol layercond star3d-r4 --block 1024,1,1:256,1,4:32,1,32 --plot layers.png
-   polyvol layercond star3d-r4 --block 512,2,1 --sweep 256:1024:+64 --method reference --format csv`,
+   polyvol layercond star3d-r4 --block 1024,1,1:256,1,4:32,1,32 \
+       --plot layers.png
+   polyvol layercond star3d-r4 --block 512,2,1 --sweep 256:1024:+64 \
+       --method reference --format csv`,
 			Flags: append([]ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,

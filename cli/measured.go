@@ -36,7 +36,8 @@ the measured ones and at which fraction of the measured best it runs.
 
 Examples:
    polyvol measured testdata/measured/h100 --device H100-SXM
-   polyvol measured testdata/measured/h100 --methods exact -o docs/accuracy-h100.md
+   polyvol measured testdata/measured/h100 \
+       --methods exact -o docs/accuracy-h100.md
    polyvol measured --hardware testdata/measured -o docs/accuracy-hardware.md
 
 With --hardware, DIR holds the published V100 measurements (see

@@ -58,7 +58,8 @@ Examples:
    polyvol predict my-kernel.yaml --block 64,4,4 --fold 1,1,2 --format json
    polyvol predict star2d-r1 --block 32,8 --fold 2,1 --tile strided
    polyvol predict lbm-d3q19-pull --block 256,1,1 --registers 96
-   polyvol predict star3d-r4 --domain 256,256,256 --method reference --format csv`,
+   polyvol predict star3d-r4 --domain 256,256,256 --method reference \
+       --format csv`,
 			Flags: append([]ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,

@@ -50,8 +50,12 @@ L2 = L2 load V2 + store, DRAM = DRAM load V3 + store V2, times the Lups;
 shared-memory bytes stay the profile's.
 
 Examples:
-   polyvol project --profile examples/profiles/star3d-r4-a100-illustrative.json --from A100-40GB --to H100-SXM
-   polyvol project --profile examples/profiles/star3d-r4-a100-illustrative.json --from A100-40GB --to H100-SXM \
+   polyvol project --profile \
+       examples/profiles/star3d-r4-a100-illustrative.json \
+       --from A100-40GB --to H100-SXM
+   polyvol project --profile \
+       examples/profiles/star3d-r4-a100-illustrative.json \
+       --from A100-40GB --to H100-SXM \
        --spec star3d-r4 --block 256,1,2 --format json`,
 			Flags: []ucli.Flag{
 				&ucli.StringFlag{Name: "profile", TakesFile: true, Usage: "measured profile `FILE` (JSON)"},

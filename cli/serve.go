@@ -61,7 +61,8 @@ Port 0 picks a free port.
 Examples:
    polyvol serve
    polyvol serve --listen 127.0.0.1:9000
-   polyvol serve --listen 0.0.0.0:8080 --allow-remote --allow-host gpu-box.lan
+   polyvol serve --listen 0.0.0.0:8080 --allow-remote \
+       --allow-host gpu-box.lan
    export POLYVOL_API_TOKEN=$(openssl rand -hex 16); polyvol serve &
    curl -s 127.0.0.1:8080/api/predict -H 'Content-Type: application/json' \
         -H "X-Polyvol-Token: $POLYVOL_API_TOKEN" -d '{"example": "star3d-r4", "block": "256,1,2"}'`,

@@ -62,9 +62,11 @@ refused; simulate a smaller --domain.
 
 Examples:
    polyvol simulate star3d-r4 --domain 160,128,128 --block 256,1,4
-   polyvol simulate star3d-r1 --domain 256,256,64 --block 32,8,4 --infinite --format json
+   polyvol simulate star3d-r1 --domain 256,256,64 --block 32,8,4 \
+       --infinite --format json
    polyvol simulate star2d-r1 --domain 512,512 --compare
-   polyvol simulate lbm-d3q19-pull --domain 64,64,64 --block 128,2,2 --split-l2 --l1-policy plru`,
+   polyvol simulate lbm-d3q19-pull --domain 64,64,64 --block 128,2,2 \
+       --split-l2 --l1-policy plru`,
 			Flags: []ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,

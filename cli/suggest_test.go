@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 	"testing"
 )
 
@@ -109,5 +110,28 @@ func TestSimulateCompare(t *testing.T) {
 	}
 	if _, stderr, _ := run(t, "simulate", "star2d-r1", "--domain", "256,256", "--block", "4,1,4"); !strings.Contains(stderr, "polyvol: note: ") {
 		t.Errorf("simulate with idle threads: no note in %q", stderr)
+	}
+}
+
+// TestHelpFitsEightyColumns checks that the help of polyvol and of every
+// command and subcommand fits a terminal of 80 columns.
+func TestHelpFitsEightyColumns(t *testing.T) {
+	pages := [][]string{{"--help"}}
+	for _, c := range newApp(nil, nil, nil).Commands {
+		pages = append(pages, []string{c.Name, "--help"})
+		for _, sub := range c.Subcommands {
+			pages = append(pages, []string{c.Name, sub.Name, "--help"})
+		}
+	}
+	for _, args := range pages {
+		stdout, _, _ := run(t, args...)
+		if stdout == "" {
+			t.Errorf("%v: no help", args)
+		}
+		for i, line := range strings.Split(stdout, "\n") {
+			if n := utf8.RuneCountInString(line); n > helpWidth {
+				t.Errorf("%v line %d: %d columns: %q", args, i+1, n, line)
+			}
+		}
 	}
 }
