@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/polyvol/polyvol/isl"
 	"maps"
 	"os"
 	"os/exec"
@@ -27,6 +28,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(hostileChildEnv) == "1" {
 		os.Exit(RunWithInput(append([]string{"polyvol"}, os.Args[1:]...), os.Stdin, os.Stdout, os.Stderr))
 	}
+	isl.PanicOnLeak() // a forgotten ISL object crashes the tests with its allocation site
 	os.Exit(m.Run())
 }
 

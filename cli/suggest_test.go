@@ -3,8 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestDidYouMean checks the suggestions for mistyped commands and flags:

@@ -303,6 +303,8 @@ func TestWrappersCarryNoCopy(t *testing.T) {
 var _ sync.Locker = (*noCopy)(nil)
 
 func TestCleanupFreesForgottenObjects(t *testing.T) {
+	OnLeak(nil) // these leaks are on purpose
+	defer PanicOnLeak()
 	ctx := newTestCtx(t)
 	for range 100 {
 		_ = must(ctx.ReadSet("{ [i] : 0 <= i < 8 }"))

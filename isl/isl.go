@@ -51,8 +51,10 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -96,6 +98,47 @@ var liveObjects atomic.Int64
 // LiveObjects returns the number of ISL objects, over all contexts, that have
 // been made and not yet freed.
 func LiveObjects() int64 { return liveObjects.Load() }
+
+// leakReport, when set, receives the allocation site of every object that
+// the garbage collector found unfreed (OnLeak).
+var leakReport atomic.Pointer[func(site string)]
+
+// OnLeak makes every ISL object made from now on remember where it was
+// made, and calls report with that site ("file.go:123 in pkg.Func", the
+// first caller outside this package) when the garbage collector finds the
+// object unreachable but not freed: a leak, which the safety-net cleanup
+// then frees. nil stops the reports. Recording the site costs a stack walk
+// per object; tests turn it on with PanicOnLeak.
+func OnLeak(report func(site string)) {
+	if report == nil {
+		leakReport.Store(nil)
+		return
+	}
+	leakReport.Store(&report)
+}
+
+// PanicOnLeak makes a leak crash the program with the object's allocation
+// site (OnLeak): the TestMain of every package that makes ISL objects calls
+// it, so that a forgotten object fails its test binary loudly.
+func PanicOnLeak() {
+	OnLeak(func(site string) { panic("isl: an object made at " + site + " was never freed") })
+}
+
+// allocationSite names the first caller outside this package's own code
+// (its tests count as callers).
+func allocationSite() string {
+	pcs := make([]uintptr, 16)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "github.com/polyvol/polyvol/isl.") || strings.HasSuffix(f.File, "_test.go") {
+			return fmt.Sprintf("%s:%d in %s", filepath.Base(f.File), f.Line, f.Function)
+		}
+		if !more {
+			return "unknown site"
+		}
+	}
+}
 
 // Ctx is an ISL context. It and the objects made from it must be used by one
 // goroutine at a time; give each goroutine of a parallel computation its own
@@ -245,6 +288,9 @@ func (c *Ctx) freeOrphans() {
 // adoptOrphan is the runtime cleanup of a collected wrapper: it hands the C
 // object to its context, which frees it on its own goroutine.
 func adoptOrphan(o orphan) {
+	if report := leakReport.Load(); report != nil && o.site != "" {
+		(*report)(o.site)
+	}
 	o.ctx.orphanMu.Lock()
 	o.ctx.orphans = append(o.ctx.orphans, o.release)
 	o.ctx.nOrphans.Add(1)
@@ -254,6 +300,7 @@ func adoptOrphan(o orphan) {
 type orphan struct {
 	ctx     *Ctx
 	release func()
+	site    string // where the object was made, when OnLeak asked for it
 }
 
 // object is implemented by every ISL object wrapper of this package.
@@ -326,7 +373,11 @@ func track[T any, PT interface {
 	r.release = release
 	c.live.Add(1)
 	liveObjects.Add(1)
-	r.cleanup = runtime.AddCleanup((*T)(obj), adoptOrphan, orphan{ctx: c, release: release})
+	o := orphan{ctx: c, release: release}
+	if leakReport.Load() != nil {
+		o.site = allocationSite()
+	}
+	r.cleanup = runtime.AddCleanup((*T)(obj), adoptOrphan, o)
 	if m.scope != nil {
 		m.scope.objs = append(m.scope.objs, obj)
 	}
