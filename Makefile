@@ -30,8 +30,12 @@ SMOKE_ISL_FUZZTIME ?= 2000000x
 # make fuzz-long runs every target for this many inputs.
 LONG_FUZZTIME ?= 1000000x
 BENCHTIME ?= 200ms
+# The Python package's tests (python/tests) run with this interpreter, which
+# needs pytest (Debian: python3-pytest, python3-venv; scripts/deps.sh test):
+# Debian's own, where a python3 of another installation comes first on PATH.
+PYTHON ?= $(shell if [ -x /usr/bin/python3 ]; then echo /usr/bin/python3; else echo python3; fi)
 
-.PHONY: run build test deps-run deps-test fmt-check vet staticcheck gxx-check bazel-test fuzz-smoke fuzz-long go-test bazel-gen fuzz bench clean
+.PHONY: run build test deps-run deps-test fmt-check vet staticcheck gxx-check bazel-test fuzz-smoke fuzz-long python-version python-test go-test bazel-gen fuzz bench clean
 
 # Predict the embedded default: star3d-r4 on A100-40GB, block 256,1,2.
 run: deps-run
@@ -48,7 +52,7 @@ build:
 	$(BAZEL) build //...
 
 # go test runs last so that its summary closes the output, which CI reads.
-test: deps-test fmt-check vet staticcheck gxx-check bazel-test fuzz-smoke go-test
+test: deps-test fmt-check vet staticcheck gxx-check bazel-test fuzz-smoke python-test go-test
 
 fmt-check:
 	@unformatted=$$(find . -path ./vendor -prune -o -name '*.go' -print | xargs -r gofmt -l); \
@@ -84,6 +88,15 @@ fuzz-long:
 # Exit status 4 means the build passed but there are no test targets.
 bazel-test:
 	$(BAZEL) test //... --test_output=errors || [ $$? -eq 4 ]
+
+# The Python package against a binary built from this tree (bin/ is ignored
+# by git); docs/python.md.
+python-version:
+	$(PYTHON) -m pytest --version
+
+python-test:
+	$(GO) build -o bin/polyvol .
+	POLYVOL_BIN=$(CURDIR)/bin/polyvol $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
 
 go-test:
 	$(GO) test -race ./...

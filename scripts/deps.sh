@@ -4,14 +4,15 @@
 #   scripts/deps.sh test   also make, g++ (the syntax check of the generated
 #                          CUDA), the offline Bazel 4.2 pieces, and Chromium
 #                          and Python 3 for the tests of polyvol serve (its
-#                          browser test and the Python client example)
+#                          browser test and the Python client example), and
+#                          pytest and venv for the Python package (python/)
 # As root it installs with apt-get; otherwise with sudo when available,
 # else it prints the command to run and fails.
 set -euo pipefail
 
 packages=(libisl-dev)
 if [[ "${1:-run}" == test ]]; then
-	packages+=(make g++ bazel-bootstrap bazel-skylib bazel-rules-java chromium python3)
+	packages+=(make g++ bazel-bootstrap bazel-skylib bazel-rules-java chromium python3 python3-pytest python3-venv)
 fi
 missing=()
 for p in "${packages[@]}"; do

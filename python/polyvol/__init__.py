@@ -1,0 +1,55 @@
+"""polyvol from Python: GPU kernel memory volumes and performance predictions.
+
+    >>> import polyvol
+    >>> p = polyvol.predict("star3d-r4", device="A100-40GB", block=(256, 1, 2))
+    >>> p.limiter
+    'DRAM'
+
+How the package reaches polyvol
+-------------------------------
+Every function runs the ``polyvol`` binary once, with the spec on standard
+input (``polyvol predict - --format json``) or, for a path or an embedded
+example name, as its argument, and decodes the JSON it prints
+(docs/json.md). This is deliberate:
+
+* the binary is self-contained (ISL linked in through cgo): no Go toolchain,
+  no shared library and no ABI to match from Python, and the package stays
+  standard library only;
+* there is no server to start, port to pick or process to clean up, as
+  ``polyvol serve`` would need; each call is independent, so calls run in
+  parallel from threads (``polyvol.tuner.rank`` does);
+* errors map 1:1: polyvol exits 2 with one line
+  ``polyvol: FILE:LINE:COL: message`` for a bad input, and
+  :class:`PolyvolError` carries that file, line, column and message;
+* the JSON is a versioned contract, so the Python side only reads it.
+
+The cost is a process start per call (a few milliseconds against the tens
+to hundreds of milliseconds of an estimate).
+
+The binary is, in this order: the path in the environment variable
+``POLYVOL_BIN``; ``polyvol`` on ``PATH``; or, when this package sits in the
+polyvol repository (``python/polyvol``) and Go is installed, the
+repository built once per process with ``go build`` into a temporary
+directory (what ``go run .`` does, without rebuilding on every call).
+"""
+
+from __future__ import annotations
+
+from ._api import Device, Launch, Prediction, Ranked, Volumes, devices, explore, predict, to_pandas
+from ._runner import PolyvolError, binary
+
+__all__ = [
+    "Device",
+    "Launch",
+    "Prediction",
+    "PolyvolError",
+    "Ranked",
+    "Volumes",
+    "binary",
+    "devices",
+    "explore",
+    "predict",
+    "to_pandas",
+]
+
+__version__ = "0.1.0.dev0"

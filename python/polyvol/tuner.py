@@ -1,0 +1,301 @@
+"""Ranking a Kernel Tuner search space with polyvol's predictions.
+
+Kernel Tuner (https://github.com/KernelTuner/kernel_tuner, Apache-2.0) is
+not needed, nor imported: this module only speaks its documented
+interfaces, as of Kernel Tuner 1.0 (the interfaces are the same in 0.4.x):
+
+* ``tune_params``: a dict from parameter name to the list of its values;
+  the search space is their Cartesian product in dict order;
+* ``restrictions``: a list of strings, each a Python expression over the
+  parameter names that must hold (``"block_size_x*block_size_y<=1024"``),
+  or a callable that takes the configuration as a dict and returns a bool;
+* cache files (``tune_kernel(..., cache="file.json")``): a JSON object with
+  ``"tune_params_keys"``, ``"tune_params"`` and ``"cache"``, a dict whose
+  keys are the configuration's values joined by commas in
+  ``tune_params_keys`` order and whose entries hold the parameters and
+  ``"time"`` (milliseconds, or a string such as ``"RuntimeFailedConfig"``
+  for a configuration that failed).
+
+Typical use: rank the space before tuning, then let Kernel Tuner measure
+only the predicted best::
+
+    space = Space(tune_params, restrictions, block=("block_size_x", "block_size_y", None),
+                  fold=("tile_size_x", "tile_size_y", None), tiling="strided")
+    ranking = rank(space, lambda config: "conv.yaml", "RTX-A4000")
+    tune_kernel(..., tune_params=tune_params,
+                restrictions=top_k_restriction(ranking, k=20))
+
+(Pass the callable alone as ``restrictions``; to keep other restrictions,
+combine them in one callable, ``lambda p: space.allowed(p) and top(p)``.)
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
+
+from ._api import predict
+from ._runner import PolyvolError, Spec
+
+__all__ = [
+    "LaunchOf",
+    "Space",
+    "rank",
+    "top_k_restriction",
+    "read_cache",
+    "cache_key",
+]
+
+Config = Dict[str, Any]
+#: An entry of a launch triple: a tune_params name, a constant, or None (1).
+Entry = Union[str, int, None]
+Restriction = Union[str, Callable[[Config], bool]]
+
+
+@dataclass(frozen=True)
+class LaunchOf:
+    """The polyvol launch of one configuration."""
+
+    block: Tuple[int, int, int]
+    fold: Tuple[int, int, int]
+    tiling: str  # "consecutive" or "strided"
+
+
+def _compile(restrictions: Union[None, Restriction, Sequence[Restriction]]) -> List[Callable[[Config], bool]]:
+    if restrictions is None:
+        return []
+    if callable(restrictions) or isinstance(restrictions, str):
+        restrictions = [restrictions]
+    out: List[Callable[[Config], bool]] = []
+    for r in restrictions:
+        if isinstance(r, str):
+            code = compile(r, f"<restriction {r!r}>", "eval")
+            # As Kernel Tuner: the expression sees the parameters by name.
+            out.append(lambda c, code=code: bool(eval(code, {}, dict(c))))
+        elif callable(r):
+            out.append(lambda c, r=r: bool(r(dict(c))))
+        else:
+            raise TypeError(f"a restriction is a string or a callable, not {type(r).__name__}")
+    return out
+
+
+class Space:
+    """A Kernel Tuner search space and the polyvol launch of each configuration.
+
+    ``block`` and ``fold`` give, for x, y and z, the tune_params name that
+    holds that entry, a constant, or None for 1. The default block is
+    Kernel Tuner's default block-size names (``block_size_x``, ``_y``,
+    ``_z``) where ``tune_params`` has them; the default fold is 1,1,1.
+    ``tiling`` is ``"strided"`` (a thread's tile points lie one block size
+    apart, the usual hand-written tile), ``"consecutive"`` (neighbours,
+    thread folding) or a callable from the configuration to one of them.
+    """
+
+    def __init__(
+        self,
+        tune_params: Mapping[str, Sequence[Any]],
+        restrictions: Union[None, Restriction, Sequence[Restriction]] = None,
+        *,
+        block: Optional[Sequence[Entry]] = None,
+        fold: Sequence[Entry] = (None, None, None),
+        tiling: Union[str, Callable[[Config], str]] = "consecutive",
+    ) -> None:
+        self.tune_params: Dict[str, List[Any]] = {k: list(v) for k, v in tune_params.items()}
+        self._restrictions = _compile(restrictions)
+        if block is None:
+            block = tuple(n if n in self.tune_params else None for n in ("block_size_x", "block_size_y", "block_size_z"))
+        self.block = self._entries(block, "block")
+        self.fold = self._entries(fold, "fold")
+        if isinstance(tiling, str) and tiling not in ("consecutive", "strided"):
+            raise ValueError(f'tiling must be "consecutive", "strided" or a callable, not {tiling!r}')
+        self.tiling = tiling
+
+    def _entries(self, entries: Sequence[Entry], what: str) -> Tuple[Entry, Entry, Entry]:
+        e = list(entries)
+        if not 1 <= len(e) <= 3:
+            raise ValueError(f"{what} needs 1 to 3 entries, not {len(e)}")
+        e += [None] * (3 - len(e))
+        for v in e:
+            if isinstance(v, str) and v not in self.tune_params:
+                raise ValueError(f"{what}: {v!r} is not a tune_params name")
+        return (e[0], e[1], e[2])
+
+    def allowed(self, config: Mapping[str, Any]) -> bool:
+        """Whether the configuration passes every restriction."""
+        return all(r(dict(config)) for r in self._restrictions)
+
+    def __iter__(self) -> Iterator[Config]:
+        names = list(self.tune_params)
+        for values in itertools.product(*self.tune_params.values()):
+            c = dict(zip(names, values))
+            if self.allowed(c):
+                yield c
+
+    def configs(self) -> List[Config]:
+        """Every configuration that passes the restrictions, in Kernel Tuner's order."""
+        return list(self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    @staticmethod
+    def _value(entry: Entry, config: Mapping[str, Any]) -> int:
+        if entry is None:
+            return 1
+        if isinstance(entry, str):
+            return int(config[entry])
+        return int(entry)
+
+    def launch(self, config: Mapping[str, Any]) -> LaunchOf:
+        """The polyvol launch of a configuration."""
+        t = self.tiling(dict(config)) if callable(self.tiling) else self.tiling
+        if t not in ("consecutive", "strided"):
+            raise ValueError(f"tiling of {dict(config)}: {t!r}")
+        b = tuple(self._value(e, config) for e in self.block)
+        f = tuple(self._value(e, config) for e in self.fold)
+        return LaunchOf(block=b, fold=f, tiling=t)  # type: ignore[arg-type]
+
+
+def _spec_key(spec: Spec) -> str:
+    if isinstance(spec, Mapping):
+        return "json:" + json.dumps(spec, sort_keys=True)
+    if isinstance(spec, os.PathLike):
+        return "path:" + os.fspath(spec)
+    return "str:" + str(spec)
+
+
+def rank(
+    space: Space,
+    spec_fn: Union[Callable[[Config], Spec], Spec],
+    device: str,
+    *,
+    model: Optional[str] = None,
+    method: Optional[str] = None,
+    workers: Optional[int] = None,
+    failures: Optional[List[Tuple[Config, PolyvolError]]] = None,
+) -> List[Tuple[Config, float]]:
+    """Ranks the configurations of ``space`` by polyvol's predicted GLup/s on
+    ``device``, fastest first: a list of (configuration, GLup/s).
+
+    ``spec_fn`` maps a configuration to its spec (a configuration may change
+    the kernel, e.g. its bounds checks), or is one spec for all. Each
+    distinct (spec, launch) is predicted once; configurations that differ
+    only in parameters polyvol does not see share that prediction, and
+    ties keep Kernel Tuner's order.
+
+    One ``polyvol predict`` runs per distinct launch, ``workers`` at a time
+    (default: the CPU count): ``polyvol explore`` sweeps only power-of-two
+    block shapes of one thread count, while tuners try block sizes such as
+    48 or 80, so it cannot stand for a whole space.
+
+    Configurations whose prediction polyvol refuses (a launch the device
+    cannot run) are left out of the ranking; pass a list as ``failures`` to
+    receive them with the error.
+    """
+    configs = space.configs()
+    keys: List[Tuple[str, LaunchOf]] = []
+    specs: Dict[str, Spec] = {}
+    for c in configs:
+        spec = spec_fn(dict(c)) if callable(spec_fn) else spec_fn
+        k = _spec_key(spec)
+        specs.setdefault(k, spec)
+        keys.append((k, space.launch(c)))
+    distinct = list(dict.fromkeys(keys))
+
+    def one(key: Tuple[str, LaunchOf]) -> Union[float, PolyvolError]:
+        sk, la = key
+        try:
+            p = predict(specs[sk], device=device, block=la.block, fold=la.fold, tile=la.tiling, model=model, method=method)
+        except PolyvolError as e:
+            return e
+        return p.glups
+
+    n = workers or os.cpu_count() or 2
+    with ThreadPoolExecutor(max_workers=max(1, n)) as pool:
+        results = dict(zip(distinct, pool.map(one, distinct)))
+    ranking: List[Tuple[Config, float]] = []
+    for c, k in zip(configs, keys):
+        r = results[k]
+        if isinstance(r, PolyvolError):
+            if failures is not None:
+                failures.append((c, r))
+            continue
+        ranking.append((c, r))
+    ranking.sort(key=lambda cr: -cr[1])  # stable: ties keep Kernel Tuner's order
+    return ranking
+
+
+def top_k_restriction(
+    ranking: Sequence[Tuple[Mapping[str, Any], float]],
+    k: Optional[int] = None,
+    share: Optional[float] = None,
+) -> Callable[[Config], bool]:
+    """A Kernel Tuner restriction (a callable taking the configuration dict)
+    that keeps the first ``k`` configurations of ``ranking``, or the first
+    ``share`` (0 < share <= 1, rounded up) of them; give exactly one.
+
+    A configuration matches on the parameters of the ranking's
+    configurations; one that is not in the ranking (not predicted) is
+    rejected. The callable has the attributes ``kept`` (the kept
+    configurations' value tuples) and ``names`` (the parameters compared).
+    """
+    if (k is None) == (share is None):
+        raise ValueError("give exactly one of k and share")
+    if share is not None:
+        if not 0 < share <= 1:
+            raise ValueError(f"share must be in (0, 1], not {share}")
+        k = math.ceil(share * len(ranking))
+    assert k is not None
+    if k < 0:
+        raise ValueError(f"k must be at least 0, not {k}")
+    names: Tuple[str, ...] = tuple(ranking[0][0]) if ranking else ()
+    kept = frozenset(tuple(c[n] for n in names) for c, _ in ranking[:k])
+
+    def restriction(params: Mapping[str, Any]) -> bool:
+        try:
+            return tuple(params[n] for n in names) in kept
+        except KeyError:
+            return False
+
+    restriction.kept = kept  # type: ignore[attr-defined]
+    restriction.names = names  # type: ignore[attr-defined]
+    return restriction
+
+
+def cache_key(config: Mapping[str, Any], tune_params_keys: Sequence[str]) -> str:
+    """Kernel Tuner's cache key of a configuration: its values joined by commas."""
+    return ",".join(str(config[k]) for k in tune_params_keys)
+
+
+def read_cache(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
+    """Reads a Kernel Tuner cache file (JSON, or gzip-compressed JSON).
+
+    Kernel Tuner writes the file while it tunes, so an unfinished one lacks
+    its closing braces; like Kernel Tuner, this closes it before parsing.
+    """
+    p = os.fspath(path)
+    opener = gzip.open if p.endswith(".gz") else open
+    with opener(p, "rt", encoding="utf-8") as f:  # type: ignore[operator]
+        text = f.read()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        t = text.rstrip().rstrip(",")
+        return json.loads(t + "}}")

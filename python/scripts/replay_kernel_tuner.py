@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""Replays Kernel Tuner's convolution cache files in polyvol's predicted order.
+
+For each of the four GPUs of testdata/kernel_tuner/ (Kernel Tuner's
+measurements of its 15x15 convolution example), the configurations that read
+their inputs from global memory (use_shmem=0; polyvol does not model the
+shared-memory staging of use_shmem=1) are "measured" in the order polyvol
+predicts (fastest first) and in random order (20 seeds). The table gives
+the best time found after k measurements over the best time of all of them.
+
+Usage:
+    replay_kernel_tuner.py            print the table
+    replay_kernel_tuner.py --write    write it into docs/python.md between the markers
+    replay_kernel_tuner.py --check    exit 1 when docs/python.md differs from what it computes
+
+The binary is found as the polyvol package finds it (POLYVOL_BIN, PATH, or
+the repository built with go).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE.parent))
+
+from polyvol.tuner import Space, cache_key, rank, read_cache  # noqa: E402
+
+TESTDATA = REPO / "testdata" / "kernel_tuner"
+DOC = REPO / "docs" / "python.md"
+SPEC = REPO / "examples" / "convolution-15x15.yaml"
+BEGIN = "<!-- replay-table: begin (python/scripts/replay_kernel_tuner.py --write) -->"
+END = "<!-- replay-table: end -->"
+
+#: (cache file, GPU as Kernel Tuner recorded it, polyvol device): the devices
+#: of accuracy/convolution.go.
+GPUS = [
+    ("a4000-kernel-tuner-cache.json.gz", "NVIDIA RTX A4000", "RTX-A4000"),
+    ("a6000-kernel-tuner-cache.json.gz", "NVIDIA RTX A6000", "RTX-A6000"),
+    ("w6600-kernel-tuner-cache.json.gz", "AMD Radeon PRO W6600", "PRO-W6600"),
+    ("w7800-kernel-tuner-cache.json.gz", "AMD Radeon PRO W7800", "PRO-W7800"),
+]
+KS = (5, 10, 20, 50)
+SEEDS = 20
+#: Every EVERY-th distinct launch (block and tile) is replayed, so that the
+#: replay stays within a few minutes on 2 cores (about 0.2-1.5 s per launch).
+EVERY = 9
+GOAL_K, GOAL = 20, 1.03
+OUTPUTS = 4096  # the convolution's output side
+
+
+def convolution_spec(bounds_check: str) -> str:
+    """The example's YAML with its bounds_check set (as accuracy/convolution.go)."""
+    text = SPEC.read_text(encoding="utf-8")
+    line = "\nbounds_check: none\n"
+    if text.count(line) != 1:
+        raise SystemExit(f"{SPEC}: want exactly one line 'bounds_check: none'")
+    return text.replace(line, f"\nbounds_check: {bounds_check}\n")
+
+
+def spec_of(specs: Dict[str, str], c: Dict[str, Any]) -> str:
+    """A launch tile that does not divide 4096 makes the kernel check bounds on every access."""
+    tx = c["block_size_x"] * c["tile_size_x"]
+    ty = c["block_size_y"] * c["tile_size_y"]
+    return specs["none" if OUTPUTS % tx == 0 and OUTPUTS % ty == 0 else "access"]
+
+
+def launch_key(c: Dict[str, Any]) -> Tuple[int, int, int, int]:
+    return (c["block_size_x"], c["block_size_y"], c["tile_size_x"], c["tile_size_y"])
+
+
+@dataclass
+class GPUResult:
+    gpu: str
+    device: str
+    configs: int  # use_shmem=0 configurations of the cache
+    sampled: int  # configurations replayed
+    launches: int  # distinct launches predicted
+    failed: int  # replayed configurations that failed on the GPU (count as measurements)
+    unpredicted: int  # configurations polyvol refused (measured last)
+    full_best_ms: float  # best of every use_shmem=0 configuration
+    best_ms: float  # best of the replayed ones
+    polyvol: Dict[int, float]  # k -> best found / best, predicted order
+    rand: Dict[int, float]  # k -> mean over seeds
+    rand_empty: Dict[int, int]  # k -> seeds that found no working configuration
+    seconds: float
+
+
+def best_after(order: Sequence[str], times: Dict[str, Optional[float]], k: int) -> Optional[float]:
+    found = [times[key] for key in order[:k] if times[key] is not None]
+    return min(found) if found else None  # type: ignore[type-var]
+
+
+def replay_gpu(file: str, gpu: str, device: str, every: int, specs: Dict[str, str]) -> GPUResult:
+    t0 = time.monotonic()
+    cache = read_cache(TESTDATA / file)
+    keys = cache["tune_params_keys"]
+    entries = cache["cache"]
+    direct = {k: e for k, e in entries.items() if e["use_shmem"] == 0}
+    # The space Kernel Tuner swept, restricted to use_shmem=0: its cache holds
+    # exactly these configurations (use_padding only matters with staging).
+    restrictions = ["use_shmem == 0", "use_padding == 0", "block_size_x * block_size_y <= 1024"]
+    full = Space(cache["tune_params"], restrictions)
+    full_keys = {cache_key(c, keys) for c in full}
+    if full_keys != set(direct):
+        raise SystemExit(f"{file}: the space ({len(full_keys)}) is not the cache's use_shmem=0 configurations ({len(direct)})")
+    launches = sorted({launch_key(c) for c in full})
+    sample = set(launches[::every])
+    space = Space(
+        cache["tune_params"],
+        restrictions + [lambda c: launch_key(c) in sample],
+        block=("block_size_x", "block_size_y", None),
+        fold=("tile_size_x", "tile_size_y", None),
+        tiling="strided",
+    )
+    configs = space.configs()
+    order_keys = [cache_key(c, keys) for c in configs]
+
+    def ms(e: Dict[str, Any]) -> Optional[float]:
+        return float(e["time"]) if isinstance(e["time"], (int, float)) else None
+
+    times = {k: ms(direct[k]) for k in order_keys}
+    full_best = min(t for t in (ms(e) for e in direct.values()) if t is not None)
+    best = min(t for t in times.values() if t is not None)
+
+    failures: List[Any] = []
+    ranking = rank(space, lambda c: spec_of(specs, c), device, failures=failures)
+    predicted = [cache_key(c, keys) for c, _ in ranking]
+    predicted += [cache_key(c, keys) for c, _ in failures]  # refused launches last
+
+    pv = {k: best_after(predicted, times, k) / best for k in KS}  # type: ignore[operator]
+    rnd: Dict[int, List[float]] = {k: [] for k in KS}
+    empty = {k: 0 for k in KS}
+    for seed in range(SEEDS):
+        order = list(order_keys)
+        random.Random(seed).shuffle(order)
+        for k in KS:
+            b = best_after(order, times, k)
+            if b is None:
+                empty[k] += 1
+            else:
+                rnd[k].append(b / best)
+    return GPUResult(
+        gpu=gpu,
+        device=device,
+        configs=len(direct),
+        sampled=len(configs),
+        launches=len({launch_key(c) for c in configs}),
+        failed=sum(1 for k in order_keys if times[k] is None),
+        unpredicted=len(failures),
+        full_best_ms=full_best,
+        best_ms=best,
+        polyvol=pv,
+        rand={k: statistics.fmean(v) for k, v in rnd.items()},
+        rand_empty=empty,
+        seconds=time.monotonic() - t0,
+    )
+
+
+def replay(every: int = EVERY) -> List[GPUResult]:
+    specs = {"none": convolution_spec("none"), "access": convolution_spec("access")}
+    return [replay_gpu(f, g, d, every, specs) for f, g, d in GPUS]
+
+
+def table(results: Sequence[GPUResult], every: int = EVERY) -> str:
+    """The markdown written into docs/python.md (no timings: it must be reproducible)."""
+    head = "| GPU (polyvol device) | replayed of use_shmem=0 | failed on the GPU | best replayed / best of all, ms |"
+    lines = [head, "|---|---:|---:|---:|"]
+    for r in results:
+        lines.append(
+            f"| {r.gpu} ({r.device}) | {r.sampled} of {r.configs} ({r.launches} launches) | {r.failed} "
+            f"| {r.best_ms:.4f} / {r.full_best_ms:.4f} |"
+        )
+    lines.append("")
+    cols = " | ".join(f"k={k}" for k in KS)
+    lines.append(f"| GPU | order | {cols} |")
+    lines.append("|---|---|" + "---:|" * len(KS))
+    for r in results:
+        lines.append(f"| {r.gpu} | polyvol | " + " | ".join(f"{r.polyvol[k]:.3f}" for k in KS) + " |")
+        cells = []
+        for k in KS:
+            c = f"{r.rand[k]:.3f}"
+            if r.rand_empty[k]:
+                c += f" ({r.rand_empty[k]} seeds found none)"
+            cells.append(c)
+        lines.append(f"| | random, mean of {SEEDS} seeds | " + " | ".join(cells) + " |")
+    met = [r.gpu for r in results if r.polyvol[GOAL_K] <= GOAL]
+    missed = [f"{r.gpu} ({r.polyvol[GOAL_K]:.3f})" for r in results if r.polyvol[GOAL_K] > GOAL]
+    lines.append("")
+    if not missed:
+        lines.append(f"Goal (within {GOAL - 1:.0%} of the best after {GOAL_K} measurements): met on every GPU.")
+    else:
+        lines.append(
+            f"Goal (within {GOAL - 1:.0%} of the best after {GOAL_K} measurements): "
+            f"met on {len(met)} of {len(results)} GPUs; missed on " + ", ".join(missed) + "."
+        )
+    if every == 1:
+        lines.append("Sample: every distinct launch (block and tile), with all its read_only variants.")
+    else:
+        lines.append(f"Sample: every {every}th distinct launch (block and tile) in sorted order, with all its read_only variants.")
+    return "\n".join(lines) + "\n"
+
+
+def docs_table(text: str) -> str:
+    i, j = text.find(BEGIN), text.find(END)
+    if i < 0 or j < i:
+        raise SystemExit(f"{DOC}: markers not found")
+    return text[i + len(BEGIN) : j].strip("\n") + "\n"
+
+
+def write_docs(t: str) -> None:
+    text = DOC.read_text(encoding="utf-8")
+    i, j = text.find(BEGIN), text.find(END)
+    if i < 0 or j < i:
+        raise SystemExit(f"{DOC}: markers not found")
+    DOC.write_text(text[: i + len(BEGIN)] + "\n" + t + text[j:], encoding="utf-8")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--write", action="store_true", help="write the table into docs/python.md")
+    ap.add_argument("--check", action="store_true", help="fail when docs/python.md holds another table")
+    ap.add_argument("--every", type=int, default=EVERY, help="replay every N-th launch (the docs use %(default)s)")
+    a = ap.parse_args(argv)
+    results = replay(a.every)
+    for r in results:
+        print(f"{r.gpu}: {r.launches} launches, {r.sampled} configurations, {r.seconds:.0f} s", file=sys.stderr)
+    t = table(results, a.every)
+    print(t, end="")
+    if a.write:
+        write_docs(t)
+    if a.check and docs_table(DOC.read_text(encoding="utf-8")) != t:
+        print(f"{DOC}: the replay table differs from the computed one; run {Path(__file__).name} --write", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
