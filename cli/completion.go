@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -104,7 +105,7 @@ func complete(app *ucli.App, words []string) {
 		candidates = flagValues(flags, strings.TrimLeft(prev, "-"))
 	case strings.HasPrefix(cur, "-"):
 		for _, f := range append(flags, ucli.HelpFlag) {
-			candidates = append(candidates, "--"+f.Names()[0])
+			candidates = append(candidates, flagSpelling(f.Names()[0]))
 		}
 		if cmd == nil {
 			candidates = append(candidates, "--"+ucli.VersionFlag.Names()[0])
@@ -114,7 +115,23 @@ func complete(app *ucli.App, words []string) {
 			candidates = append(candidates, c.Name)
 		}
 	case cmd.BashComplete != nil:
-		cmd.BashComplete(ucli.NewContext(app, nil, nil))
+		// The command sees the arguments given so far (not the flags nor
+		// their values), so that it can complete by position.
+		var args []string
+		for j := i + 1; j < len(words); j++ {
+			w := words[j]
+			switch {
+			case strings.HasPrefix(w, "-"):
+				if takesValue[strings.TrimLeft(w, "-")] && !strings.Contains(w, "=") {
+					j++
+				}
+			default:
+				args = append(args, w)
+			}
+		}
+		set := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
+		_ = set.Parse(args) // positional words only: nothing to refuse
+		cmd.BashComplete(ucli.NewContext(app, set, nil))
 	}
 	for _, c := range candidates {
 		fmt.Fprintln(app.Writer, c)

@@ -54,6 +54,8 @@ func TestCompletion(t *testing.T) {
 		{[]string{"predict", "--block", ""}, nil}, // no known values: the shell completes files
 		{[]string{"merge", ""}, nil},
 		{[]string{"nonsense", ""}, nil},
+		{[]string{"import", ""}, []string{"jscop", "kerncraft"}},
+		{[]string{"import", "jscop", ""}, nil}, // a file: the shell completes it
 	}
 	for _, spec := range []string{"predict", "explore", "layercond", "simulate", "cuda"} {
 		cases = append(cases, struct {
@@ -74,6 +76,10 @@ func TestCompletion(t *testing.T) {
 	}
 	if slices.Contains(flags, "star3d-r4") || slices.Contains(flags, "--version") {
 		t.Errorf("flags of explore: %v", flags)
+	}
+	// A one-letter flag is offered as the command line takes it.
+	if jscop := completions(t, "import", "jscop", "-"); !slices.Contains(jscop, "-D") || slices.Contains(jscop, "--D") || !slices.Contains(jscop, "--statement") {
+		t.Errorf("flags of import jscop: %v", jscop)
 	}
 }
 

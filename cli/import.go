@@ -89,6 +89,11 @@ Examples:
 				&ucli.IntFlag{Name: "registers", Usage: "`N` registers per thread", DefaultText: fmt.Sprint(kernel.DefaultRegisters)},
 			),
 			Action: runImport,
+			BashComplete: func(c *ucli.Context) {
+				if c.NArg() == 0 { // the format; then the shell completes the FILE
+					printLines(c.App.Writer, []string{"jscop", "kerncraft"})
+				}
+			},
 		}
 	})
 }
