@@ -178,41 +178,53 @@ func convolutionFitPoints(dir string, progress io.Writer) ([]fitPoint, error) {
 	return pts, nil
 }
 
-// jointErrors returns the error of each dataset over pts under par,
-// percent, and the points per dataset.
-func jointErrors(pts []fitPoint, par model.OverlapParams) (map[string]float64, map[string]int, error) {
-	sum, n := map[string]float64{}, map[string]int{}
+// ratios returns, for every point of pts, the overlap model's prediction
+// under par over the measured rate, and for every point of a group that
+// ratio over the group's geometric mean of them (1 elsewhere): the
+// prediction with the group's unknown scale taken out.
+func ratios(pts []fitPoint, par model.OverlapParams) (raw, scaled []float64, err error) {
 	type groupKey struct{ dataset, group string }
-	logs := map[groupKey][]float64{}
-	ratios := make([]float64, len(pts))
+	logSum, count := map[groupKey]float64{}, map[groupKey]int{}
+	raw = make([]float64, len(pts))
 	for i, p := range pts {
 		pred, err := model.OverlapPrediction(p.rep, p.dev, p.warps, p.lanes, par)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s %s %s: %w", p.dataset, p.device, p.kernel, err)
 		}
-		ratios[i] = pred.GLups / p.measured
+		raw[i] = pred.GLups / p.measured
+		if p.group != "" {
+			k := groupKey{p.dataset, p.group}
+			logSum[k] += math.Log(raw[i])
+			count[k]++
+		}
+	}
+	scaled = make([]float64, len(pts))
+	for i, p := range pts {
+		scaled[i] = 1
+		if k := (groupKey{p.dataset, p.group}); p.group != "" {
+			scaled[i] = raw[i] / math.Exp(logSum[k]/float64(count[k]))
+		}
+	}
+	return raw, scaled, nil
+}
+
+// jointErrors returns the error of each dataset over pts under par,
+// percent, and the points per dataset.
+func jointErrors(pts []fitPoint, par model.OverlapParams) (map[string]float64, map[string]int, error) {
+	raw, scaled, err := ratios(pts, par)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum, n := map[string]float64{}, map[string]int{}
+	for i, p := range pts {
 		n[p.dataset]++
 		switch {
 		case p.group != "":
-			k := groupKey{p.dataset, p.group}
-			logs[k] = append(logs[k], math.Log(ratios[i]))
+			sum[p.dataset] += math.Abs(scaled[i] - 1)
 		case p.dataset == datasetConvolution: // time
-			sum[p.dataset] += math.Abs(1/ratios[i] - 1)
+			sum[p.dataset] += math.Abs(1/raw[i] - 1)
 		default: // rate
-			sum[p.dataset] += math.Abs(ratios[i] - 1)
-		}
-	}
-	scale := map[groupKey]float64{}
-	for k, l := range logs {
-		m := 0.0
-		for _, v := range l {
-			m += v
-		}
-		scale[k] = math.Exp(m / float64(len(l)))
-	}
-	for i, p := range pts {
-		if p.group != "" {
-			sum[p.dataset] += math.Abs(ratios[i]/scale[groupKey{p.dataset, p.group}] - 1)
+			sum[p.dataset] += math.Abs(raw[i] - 1)
 		}
 	}
 	for d := range sum {
@@ -278,16 +290,6 @@ func jointTraining(pts []fitPoint) []fitPoint {
 		}
 	}
 	return out
-}
-
-// FitJointParams repeats the joint fit on the report's points and the
-// convolution sample of dir, and returns its constants and objective.
-func (h *Hardware) FitJointParams(dir string) (model.OverlapParams, float64, error) {
-	pts, err := h.jointPoints(dir, io.Discard)
-	if err != nil {
-		return model.OverlapParams{}, 0, err
-	}
-	return fitJointParams(jointTraining(pts))
 }
 
 // FitJoint fits the overlap model's constants on the fit devices' points
@@ -425,48 +427,32 @@ func tlbEffect(pts []fitPoint, par model.OverlapParams) (TLBEffect, error) {
 		return e, fmt.Errorf("accuracy: device %s has no measured L1 TLB reach", dev.Name)
 	}
 	e.Reach = float64(dev.L1TLBReachBytes / dev.L1TLBPageBytes)
-	ratios := make([]float64, len(box))
-	logs := map[string][]float64{}
-	for i, p := range box {
-		pred, err := model.OverlapPrediction(p.rep, p.dev, p.warps, p.lanes, par)
-		if err != nil {
-			return e, err
-		}
-		ratios[i] = pred.GLups / p.measured
-		logs[p.group] = append(logs[p.group], math.Log(ratios[i]))
+	_, scaled, err := ratios(box, par)
+	if err != nil {
+		return e, err
 	}
 	e.Within, e.Beyond = TLBBin{Lo: 0, Hi: e.Reach}, TLBBin{Lo: e.Reach, Hi: math.Inf(1)}
 	for lo := 0.0; lo < 1024; lo = max(2*lo, 4) {
 		e.Bins = append(e.Bins, TLBBin{Lo: lo, Hi: max(2*lo, 4)})
 	}
 	e.Bins[len(e.Bins)-1].Hi = math.Inf(1)
+	bins := []*TLBBin{&e.Within, &e.Beyond}
+	for i := range e.Bins {
+		bins = append(bins, &e.Bins[i])
+	}
 	for i, p := range box {
-		m := 0.0
-		for _, v := range logs[p.group] {
-			m += v
-		}
-		res := 100 * (ratios[i]/math.Exp(m/float64(len(logs[p.group]))) - 1)
-		pages := p.rep.Basic.BlockL1TLBPages
-		for _, b := range append([]*TLBBin{&e.Within, &e.Beyond}, pointers(e.Bins)...) {
+		res, pages := 100*(scaled[i]-1), p.rep.Basic.BlockL1TLBPages
+		for _, b := range bins {
 			if pages > b.Lo && pages <= b.Hi {
 				b.Mean += res
 				b.N++
 			}
 		}
 	}
-	for _, b := range append([]*TLBBin{&e.Within, &e.Beyond}, pointers(e.Bins)...) {
+	for _, b := range bins {
 		b.Mean /= float64(max(b.N, 1))
 	}
 	return e, nil
-}
-
-// pointers returns pointers to the elements of s.
-func pointers[T any](s []T) []*T {
-	out := make([]*T, len(s))
-	for i := range s {
-		out[i] = &s[i]
-	}
-	return out
 }
 
 // WriteMarkdown renders the joint fit, its held-out figures and the TLB

@@ -87,6 +87,10 @@ func runPredict(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	quiet := c.Bool("quiet")
+	if quiet && format != formatTable {
+		return usageErrorf("--quiet shortens the table; --format %s has no table", format)
+	}
 	opt, err := estimateOptions(c)
 	if err != nil {
 		return err
@@ -109,12 +113,8 @@ func runPredict(c *ucli.Context) error {
 		return estimateError(l, err)
 	}
 	r.Notes = model.LaunchNotes(k, l, r, dev, k.Registers, k.SharedBytes)
-	quiet := c.Bool("quiet")
-	if quiet && format != formatTable {
-		return usageErrorf("--quiet shortens the table; --format %s has no table", format)
-	}
-	for _, n := range r.Notes {
-		if !quiet {
+	if !quiet {
+		for _, n := range r.Notes {
 			fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", n.Text)
 		}
 	}

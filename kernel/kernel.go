@@ -287,16 +287,18 @@ func (f *Field) extentGrowth(j int, from, to [3]int64) (int64, bool) {
 		return 0, false
 	}
 	var coef [3]int64
-	for _, a := range append(append([]Access(nil), f.Loads...), f.Stores...) {
-		if j >= len(a.Index) {
-			continue
-		}
-		c, _, ok := a.Index[j].Linear()
-		if !ok {
-			return 0, false
-		}
-		for i := range 3 {
-			coef[i] = max(coef[i], c[i], -c[i])
+	for _, accesses := range [][]Access{f.Loads, f.Stores} {
+		for _, a := range accesses {
+			if j >= len(a.Index) {
+				continue
+			}
+			c, _, ok := a.Index[j].Linear()
+			if !ok {
+				return 0, false
+			}
+			for i := range 3 {
+				coef[i] = max(coef[i], c[i], -c[i])
+			}
 		}
 	}
 	var grow int64

@@ -113,7 +113,7 @@ class Prediction:
     method: str
     model: str
     glups: float  # predicted GLup/s (10^9 lattice updates per second)
-    limiter: str  # flops, L1, L2 or DRAM (model su2015: the slowest link)
+    limiter: str  # the bound that limits it: flops, issue, L1, L2, DRAM, latency, ... (prediction.limiter)
     launch: Launch
     volumes: Volumes
     raw: Dict[str, Any] = field(repr=False, compare=False)
