@@ -15,11 +15,11 @@ import (
 // layer or above. The folder of a file tells its layer.
 var layers = [][]string{
 	{"intmath", "lattice", "isl", "yamldoc", "examples", "supervise", "printable", "procmem", "similar"}, // leaves: arithmetic, boxes, the ISL binding, YAML positions, embedded data, the crash supervisor, printable names and lines, process memory, name suggestions
-	{"kernel", "device", "measured"}, // what is estimated, on what, and what hardware measured
-	{"sets", "sim", "pool"},          // ISL sets of threads and addresses; the independent simulator; the worker pool
-	{"footprint"},                    // counting
-	{"waves"},                        // wave shapes and wave-level counts
-	{"model"},                        // orchestration of one estimate and the performance models
+	{"kernel", "device", "measured"},    // what is estimated, on what, and what hardware measured
+	{"sets", "sim", "pool", "relation"}, // ISL sets of threads and addresses; the independent simulator; the worker pool; the reader of ISL maps into accesses
+	{"footprint"},                       // counting
+	{"waves"},                           // wave shapes and wave-level counts
+	{"model"},                           // orchestration of one estimate and the performance models
 	{"explore", "layercond", "accuracy", "cudagen", "importer", "importer/jscop", "importer/kerncraft"}, // applications of estimates
 	{"serve", "cli"}, // front ends
 	{"."},            // the polyvol command

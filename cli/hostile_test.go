@@ -113,7 +113,7 @@ func hostileCases() []hostileCase {
 		predictSpec("spec-deep.json", ":1:10055:", "max depth"),
 		predictSpec("spec-yaml-indent.yaml", ":6:4:", "syntax error", "block collection that starts at line 5, column 3"),
 		predictSpec("spec-tab-indent.yaml", ":5:1:", "syntax error"),
-		predictSpec("spec-raw-arity.yaml", ":10:9:", "load_isl[0]", "input tuple has 4 entries"),
+		predictSpec("spec-raw-arity.yaml", ":10:9:", "load_isl[0]", "input tuple has 4 coordinates, the domain 2"),
 		predictSpec("spec-raw-out-arity.yaml", ":10:9:", "load_isl[0]", "output tuple has 4 entries"),
 		predictSpec("spec-raw-params.yaml", ":9:9:", "load_isl[0]", "parameters"),
 		predictSpec("spec-raw-garbage.yaml", ":9:9:", "load_isl[0]"),

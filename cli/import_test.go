@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/relation"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -43,11 +44,11 @@ func TestImportFormatsAndOutput(t *testing.T) {
 		t.Errorf("-o: stdout %q", out)
 	}
 	jsonText := mustRun(t, append(args, "--format", "json")...)
-	a, err := kernel.LoadFile(yamlPath)
+	a, err := kernel.LoadFile(yamlPath, relation.Option())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := kernel.Parse([]byte(jsonText), "star.json")
+	b, err := kernel.Parse([]byte(jsonText), "star.json", relation.Option())
 	if err != nil {
 		t.Fatal(err)
 	}

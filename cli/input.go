@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/polyvol/polyvol/device"
@@ -20,6 +21,7 @@ import (
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/relation"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -41,12 +43,12 @@ func asUsage(err error) error {
 // (see examples.Names). A Polly JSCoP (a file named *.jscop or *.jscop.*,
 // or with a top-level "statements") or a Kerncraft kernel description (a
 // top-level "loops", "arrays", ... and no "fields") is imported with the
-// command's import flags instead (loadImported). Raw ISL maps are parsed
-// with ISL and turned into index expressions; a map that cannot be is an
-// error here, because every command evaluates the accesses. All its errors
+// command's import flags instead (loadImported). Raw ISL maps are read by
+// ISL (package relation), their parameters bound by the spec's params and
+// -D, and turned into index expressions; a map that cannot be is an error
+// here, because every command evaluates the accesses. All its errors
 // are usage errors that name the file, line, field and position.
 func loadKernel(c *ucli.Context, arg string) (*kernel.Kernel, error) {
-	opt := kernel.WithMapValidator(importer.ValidateMap)
 	var k *kernel.Kernel
 	var err error
 	if arg != stdinSpec && isJSCoPName(arg) {
@@ -88,13 +90,21 @@ func loadKernel(c *ucli.Context, arg string) (*kernel.Kernel, error) {
 	if format := inputFormat(name, data); name != "" && format != "" && len(data) <= kernel.MaxSpecBytes {
 		return loadImported(c, format, arg, name, data)
 	}
-	if flags := importFlagsSet(c); len(flags) > 0 {
-		return nil, usageErrorf("%s: %s: a polyvol spec has nothing to import; the flags -D, --statement, --map and --element apply to a JSCoP or Kerncraft SPEC", specLabel(arg), strings.Join(flags, ", "))
+	if flags := slices.DeleteFunc(importFlagsSet(c), func(f string) bool { return f == "-D" }); len(flags) > 0 {
+		return nil, usageErrorf("%s: %s: a polyvol spec has nothing to import; the flags --statement, --map and --element apply to a JSCoP or Kerncraft SPEC (-D binds the parameters of its raw maps)", specLabel(arg), strings.Join(flags, ", "))
+	}
+	opts := []kernel.Option{relation.Option()}
+	if c.IsSet("D") {
+		params, err := importer.ParseDefines(c.StringSlice("D"))
+		if err != nil {
+			return nil, asUsage(err)
+		}
+		opts = append(opts, kernel.WithParams(params))
 	}
 	if name == "" {
-		k, err = kernel.ParseExample(arg, opt)
+		k, err = kernel.ParseExample(arg, opts...)
 	} else {
-		k, err = kernel.LoadReader(bytes.NewReader(data), name, opt)
+		k, err = kernel.LoadReader(bytes.NewReader(data), name, opts...)
 	}
 	if err == nil {
 		err = k.ExpressionsError()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -213,8 +214,10 @@ func TestUsageErrors(t *testing.T) {
 		{"endless shard file", []string{"merge", "/dev/zero"}, []string{"/dev/zero", "not an explore --shard output"}},
 		{"counting work bound", []string{"predict", "star3d-r4", "--max-work", "1000"}, []string{"block 256,1,2 fold 1,1,1", "--max-work", "1000 units"}},
 		{"max-work not positive", []string{"predict", "--max-work", "0"}, []string{"--max-work 0"}},
-		{"raw map without expressions", []string{"predict", "testdata/specs/raw-params.yaml"}, []string{"raw-params.yaml:9:9:", `field "A" load_isl[0]`, "cannot be turned into index expressions", "parameters"}},
-		{"raw map without expressions, simulate", []string{"simulate", "testdata/specs/raw-params.yaml"}, []string{`field "A" load_isl[0]`}},
+		{"raw map without expressions", []string{"predict", "testdata/specs/raw-varying.yaml"}, []string{"raw-varying.yaml:9:9:", `field "A" load_isl[0]`, "cannot be turned into index expressions", "not the same offsets from the first one at every point"}},
+		{"raw map without expressions, simulate", []string{"simulate", "testdata/specs/raw-varying.yaml"}, []string{`field "A" load_isl[0]`}},
+		{"raw map parameters unbound", []string{"predict", "testdata/specs/raw-unbound.yaml"}, []string{"raw-unbound.yaml:8:9:", `field "A" load_isl[0]`, "parameters N, M are not bound", "-D NAME=VALUE"}},
+		{"import flags with a plain spec", []string{"predict", "testdata/specs/raw-params.yaml", "--statement", "S"}, []string{"--statement", "a polyvol spec has nothing to import"}},
 		{"raw map guard over two coordinates excludes points", []string{"predict", "testdata/specs/raw-guard.yaml"}, []string{"raw-guard.yaml:11:9:", `field "A" load_isl[0]`, "x + y - 1 >= 0 bounds more than one coordinate", "does not hold on the whole domain 64x64x1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -253,6 +256,39 @@ func TestRawMapsWorkEverywhere(t *testing.T) {
 		out, errOut, code := run(t, args...)
 		if code != ExitOK || out == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}
+
+// TestRawMapParametersEqualGuardedTwin checks that a raw map's parameter,
+// bound by the spec's params or by -D over it, makes the same partial
+// access as the spec written with an index expression and its condition.
+func TestRawMapParametersEqualGuardedTwin(t *testing.T) {
+	twin := func(n int) string {
+		path := filepath.Join(t.TempDir(), "twin.yaml")
+		spec := fmt.Sprintf("name: raw-params\ndomain: [64, 64]\nfields:\n  - name: A\n    element: 8\n    load:\n      - {at: [x, y], if: \"x < %d\"}\n", n)
+		if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return mustRun(t, "predict", path, "--block", "32,4,1", "--format", "json")
+	}
+	volumes := func(out string) string {
+		var rep struct{ Derived json.RawMessage }
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Derived) == 0 {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return string(rep.Derived)
+	}
+	for _, c := range []struct {
+		args []string
+		n    int
+	}{
+		{nil, 48},
+		{[]string{"-D", "N=20"}, 20},
+	} {
+		got := mustRun(t, append([]string{"predict", "testdata/specs/raw-params.yaml", "--block", "32,4,1", "--format", "json"}, c.args...)...)
+		if volumes(got) != volumes(twin(c.n)) {
+			t.Errorf("%v: the raw map differs from its twin with x < %d:\n %s\n %s", c.args, c.n, volumes(got), volumes(twin(c.n)))
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/relation"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -237,11 +238,11 @@ domain: [64]
 fields:
   - name: A
     element: 8
-    load_isl: ["[N] -> { [x, y, z] -> A[x] : x < N }"]
+    load_isl: ["{ [x] -> A[o] : x <= o <= 2x }"]
   - name: B
     element: 8
     store: [[x]]
-`), "raw.yaml")
+`), "raw.yaml", relation.Option())
 	if err != nil {
 		t.Fatal(err)
 	}

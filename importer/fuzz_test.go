@@ -7,10 +7,11 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/relation"
 )
 
 // FuzzSpecMap puts a fuzzed raw ISL map into a spec's load_isl, loads it
-// with ValidateMap as the CLI does, and estimates what loads: ISL must
+// with the relation reader as the CLI does, and estimates what loads: ISL must
 // answer every text with a map or an error, never a crash, a hang or
 // unbounded memory. The seeds include the texts that made libisl divide by
 // zero.
@@ -32,7 +33,7 @@ func FuzzSpecMap(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		spec := "name: fuzz\ndomain: [64, 16, 4]\nflops: 1\nfields:\n  - name: A\n    element: 8\n    load_isl:\n      - " + strconv.Quote(src) + "\n"
-		k, err := kernel.Parse([]byte(spec), "fuzz.yaml", kernel.WithMapValidator(ValidateMap))
+		k, err := kernel.Parse([]byte(spec), "fuzz.yaml", relation.Option())
 		if err != nil {
 			return
 		}

@@ -44,6 +44,7 @@ import (
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/printable"
+	"github.com/polyvol/polyvol/relation"
 )
 
 // Pos is a 1-based line and column in the imported file (0 when unknown).
@@ -231,22 +232,6 @@ func (r *Result) JSON() []byte {
 // maxOperations bounds the ISL operations of one import, so that a
 // pathological input fails instead of running for long.
 const maxOperations = 20_000_000
-
-// ValidateMap parses an ISL map with ISL, within the bound of one import on
-// ISL operations; it is the map validator the importer gives kernel.Parse.
-func ValidateMap(src string) error {
-	ctx, err := isl.NewCtx(isl.WithMaxOperations(maxOperations))
-	if err != nil {
-		return err
-	}
-	defer ctx.Close()
-	m, err := ctx.ReadMap(src)
-	if err != nil {
-		return err
-	}
-	m.Free()
-	return nil
-}
 
 // islMessage returns ISL's own message of an ISL error, or the error text.
 func islMessage(err error) string {
@@ -459,9 +444,6 @@ func (b *builder) build() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := kernel.ParseISLMap(text); err != nil {
-			notes = append(notes, fmt.Sprintf("%s: the map %s has no index-expression form (%v); commands that count it need raw-map counting", a.acc.Where, excerpt(text), err))
-		}
 		f := fields[a.array]
 		if a.acc.Write {
 			f.StoreISL = append(f.StoreISL, text)
@@ -477,13 +459,22 @@ func (b *builder) build() (*Result, error) {
 	if hint != nil {
 		res.header += fmt.Sprintf("# launch: %s (%s)\n", hint.flags(lat.dims), hint.why)
 	}
-	k, err := kernel.Parse(res.YAML(), b.s.File+" (imported)", kernel.WithMapValidator(ValidateMap))
+	k, err := kernel.Parse(res.YAML(), b.s.File+" (imported)", relation.Option())
 	if err != nil {
 		var se *kernel.SpecError
 		if errors.As(err, &se) {
 			err = errors.New(se.Msg)
 		}
 		return nil, b.errf(Pos{}, b.stmt.Where, "the imported spec is not valid: %v", err)
+	}
+	for _, f := range k.Fields {
+		for _, err := range f.MapErrors {
+			var se *kernel.SpecError
+			if errors.As(err, &se) {
+				err = errors.New(se.Msg)
+			}
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; commands that count it need raw-map counting", b.stmt.Where, err))
+		}
 	}
 	res.Kernel = k
 	if hint != nil {

@@ -81,9 +81,9 @@ type Field struct {
 	Loads        []Access // distinct load index tuples in canonical form
 	Stores       []Access // distinct store index tuples in canonical form
 	// LoadMaps and StoreMaps are the raw ISL relations { [x, y, z] -> F[...] }
-	// of load_isl and store_isl that ParseISLMap could not turn into
-	// accesses; those it could are in Loads and Stores. MapErrors says why,
-	// one positioned *SpecError per map.
+	// of load_isl and store_isl, parameters bound, that the MapReader could
+	// not turn into accesses; those it could are in Loads and Stores.
+	// MapErrors says why, one positioned *SpecError per map.
 	LoadMaps  []string
 	StoreMaps []string
 	MapErrors []error

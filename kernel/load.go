@@ -42,15 +42,46 @@ func (e *SpecError) Error() string {
 type Option func(*options)
 
 type options struct {
-	validateMap func(src string) error
+	readMap MapReader
+	params  map[string]int64
 }
 
-// WithMapValidator makes the loader check every raw ISL map of load_isl and
-// store_isl with validate (for example by parsing it with ISL); its error is
-// reported with the file, field and access position. Without a validator raw
-// maps are only checked for being non-empty.
-func WithMapValidator(validate func(src string) error) Option {
-	return func(o *options) { o.validateMap = validate }
+// MapSite is what a MapReader knows of the spec around a raw map.
+type MapSite struct {
+	Dims   int              // lattice dimensions: the number of the map's inputs
+	Domain [3]int64         // the lattice extent, x first
+	Params map[string]int64 // values of the parameters the map may name
+}
+
+// MapReader turns a raw access map in ISL notation (load_isl, store_isl)
+// into the accesses it stands for: index tuples of one to three entries,
+// with the conditions under which each applies as Guards. A map that is
+// valid but stands for no such accesses is reported with an
+// *UnmodelledMapError; any other error means the map is not valid.
+type MapReader func(src string, site MapSite) ([]Access, error)
+
+// UnmodelledMapError is a valid raw map that is no union of index tuples
+// polyvol evaluates, such as one whose points touch a range of elements
+// whose width varies. The commands that count through ISL still take it in
+// Bound, the map with its parameters bound; the others report Reason.
+type UnmodelledMapError struct {
+	Bound  string
+	Reason string
+}
+
+func (e *UnmodelledMapError) Error() string { return e.Reason }
+
+// WithMapReader makes the loader turn raw maps into accesses with read
+// (the relation package reads them with libisl). Without a reader a spec
+// with load_isl or store_isl is refused.
+func WithMapReader(read MapReader) Option {
+	return func(o *options) { o.readMap = read }
+}
+
+// WithParams binds parameters of raw maps, over the values of the spec's
+// params key (the command line's -D).
+func WithParams(values map[string]int64) Option {
+	return func(o *options) { o.params = values }
 }
 
 // ParseExample parses the embedded example kernel of the given name (see
@@ -194,8 +225,9 @@ func isJSON(data []byte) bool {
 }
 
 type loader struct {
-	file string
-	opts options
+	file   string
+	opts   options
+	params map[string]int64 // the spec's params with WithParams over them
 }
 
 func (l *loader) errf(n *yaml.Node, format string, args ...any) error {
@@ -345,7 +377,7 @@ func (l *loader) sizes(n *yaml.Node, what string) ([3]int64, int, error) {
 	return s, len(items), nil
 }
 
-var kernelKeys = []string{"name", "description", "domain", "flops", "fp_type", "registers", "shared_bytes", "bounds_check", "fields"}
+var kernelKeys = []string{"name", "description", "domain", "params", "flops", "fp_type", "registers", "shared_bytes", "bounds_check", "fields"}
 
 func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
 	m, err := l.mapping(root, "kernel spec", kernelKeys)
@@ -373,6 +405,9 @@ func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
 		}
 	}
 	if k.Domain, k.Dims, err = l.sizes(m["domain"].value, "domain"); err != nil {
+		return nil, err
+	}
+	if l.params, err = l.paramValues(m); err != nil {
 		return nil, err
 	}
 	if e, ok := m["flops"]; ok {
@@ -541,6 +576,48 @@ func (l *loader) field(n *yaml.Node, index int, k *Kernel) (*Field, *yaml.Node, 
 	return f, nameEntry.value, nil
 }
 
+// paramValues reads the spec's params, names bound to integers for the
+// parameters of raw maps, and puts WithParams's values over them.
+func (l *loader) paramValues(m map[string]entry) (map[string]int64, error) {
+	out := map[string]int64{}
+	if e, ok := m["params"]; ok {
+		n := deref(e.value)
+		if n.Kind != yaml.MappingNode {
+			return nil, l.errf(n, "params: expected a mapping of parameter names to integers, such as {N: 1024}, got %s", kindName(n))
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, val := n.Content[i], n.Content[i+1]
+			name, err := l.str(key, "params key")
+			if err != nil {
+				return nil, err
+			}
+			if !isIdentifier(name) {
+				return nil, l.errf(key, "params: %q is not a parameter name (a letter or _, then letters, digits or _)", excerpt(name))
+			}
+			if _, dup := out[name]; dup {
+				return nil, l.errf(key, "params: %s appears twice", name)
+			}
+			if out[name], err = l.integer(val, "params "+name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for name, v := range l.opts.params {
+		out[name] = v
+	}
+	return out, nil
+}
+
+// isIdentifier reports whether s is a C-style name.
+func isIdentifier(s string) bool {
+	for i, r := range s {
+		if !isIdentRune(r) && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // accesses reads a list of index tuples, checks that their byte addresses
 // over the domain fit in 64 bits, and removes canonical duplicates.
 // accessKeys are the keys of an access written as a mapping: its index
@@ -627,26 +704,32 @@ func excerpt(src string) string {
 	return src
 }
 
-// convertMaps turns the raw maps of one key into accesses (ParseISLMap)
-// where it can, checking their addresses as for index expressions, and
-// keeps the others as raw maps with the reason in the field's MapErrors.
+// convertMaps turns the raw maps of one key into accesses with the
+// loader's MapReader, checking their addresses as for index expressions.
+// A map the reader cannot model stays raw, bound to the spec's parameters,
+// with the reason in the field's MapErrors.
 func (l *loader) convertMaps(f *Field, maps []string, store bool, what string, n *yaml.Node, k *Kernel) error {
 	items, _ := l.sequence(n, what) // rawMaps checked the sequence
+	if l.opts.readMap == nil {
+		return l.errf(items[0], "%s: raw ISL maps need a map reader (kernel.WithMapReader; polyvol's commands read them with libisl)", what)
+	}
+	site := MapSite{Dims: k.Dims, Domain: k.Domain, Params: l.params}
 	last := Point{k.Domain[0] - 1, k.Domain[1] - 1, k.Domain[2] - 1}
 	for i, src := range maps {
 		where := fmt.Sprintf("%s[%d]", what, i)
-		if n, ok := mapInputArity(src); ok && n != k.Dims {
-			return l.errf(items[i], "%s: the map's input tuple has %d coordinates, the domain %d; write one input per domain dimension, { [%s] -> ... } (in %q)", where, n, k.Dims, strings.Join([]string{"x", "y", "z"}[:k.Dims], ", "), excerpt(src))
-		}
-		accs, err := ParseISLMap(src)
-		if err != nil {
+		accs, err := l.opts.readMap(src, site)
+		var um *UnmodelledMapError
+		if errors.As(err, &um) {
 			if store {
-				f.StoreMaps = append(f.StoreMaps, src)
+				f.StoreMaps = append(f.StoreMaps, um.Bound)
 			} else {
-				f.LoadMaps = append(f.LoadMaps, src)
+				f.LoadMaps = append(f.LoadMaps, um.Bound)
 			}
-			f.MapErrors = append(f.MapErrors, l.errf(items[i], "%s: the map cannot be turned into index expressions, which this command needs: %v (in %q)", where, err, excerpt(src)))
+			f.MapErrors = append(f.MapErrors, l.errf(items[i], "%s: the map cannot be turned into index expressions, which this command needs: %v (in %q)", where, um.Reason, excerpt(src)))
 			continue
+		}
+		if err != nil {
+			return l.errf(items[i], "%s: %v (in %q)", where, err, excerpt(src))
 		}
 		for _, a := range accs {
 			if lo, hi, ok := f.AddressBounds(a, Point{}, last); !ok || lo < -maxAddress || hi > maxAddress {
@@ -679,11 +762,6 @@ func (l *loader) rawMaps(n *yaml.Node, what string) ([]string, error) {
 		}
 		if strings.TrimSpace(src) == "" {
 			return nil, l.errf(it, "%s: empty ISL map; expected e.g. \"{ [x, y, z] -> A[x, y] }\"", where)
-		}
-		if l.opts.validateMap != nil {
-			if err := l.opts.validateMap(src); err != nil {
-				return nil, l.errf(it, "%s: invalid ISL map: %v", where, err)
-			}
 		}
 		out = append(out, src)
 	}

@@ -41,8 +41,16 @@ fields:
       - "{ [x, y, z] -> M[x, y + 1] }"
 `
 
+// starMap is a MapReader for the tests of the loader (the relation
+// package tests the reading of maps): every map stands for the access
+// (x, y + 1) of starSpec's raw map.
+var starMap = WithMapReader(func(src string, _ MapSite) ([]Access, error) {
+	y1, err := Var(1).Add(Const(1))
+	return []Access{{Index: [3]Expr{Var(0), y1}, Text: src}}, err
+})
+
 func TestParseValidSpec(t *testing.T) {
-	k, err := Parse([]byte(starSpec), "star.yaml")
+	k, err := Parse([]byte(starSpec), "star.yaml", starMap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +157,6 @@ func TestParseErrorsNamePositions(t *testing.T) {
 		{"too many indices", "[x, y, z - 4]", "[x, y, z, 0]", []string{"star.yaml:13:9:", `field "A" load[3]`, "1 to 3 index expressions"}},
 		{"index beyond extent", "[3*x + 1]", "[x, y]", []string{"star.yaml:22:9:", `field "V" load[0]`, "only 1 entries"}},
 		{"empty raw map", `"{ [x, y, z] -> M[x, y + 1] }"`, `"  "`, []string{"star.yaml:28:9:", `field "M" load_isl[0]: empty ISL map`}},
-		{"raw map arity", `"{ [x, y, z] -> M[x, y + 1] }"`, `"{ [a, b] -> M[a, b] }"`, []string{"star.yaml:28:9:", `field "M" load_isl[0]: the map's input tuple has 2 coordinates, the domain 3`, "{ [x, y, z] -> ... }"}},
 		{"fields not list", "fields:\n", "fields: 3\nx:\n", []string{"star.yaml:", "unknown key \"x\""}},
 		{"yaml syntax", "domain: [64, 32, 16]", "domain: [64, 32, 16", []string{"star.yaml:", "syntax error"}},
 	}
@@ -159,27 +166,40 @@ func TestParseErrorsNamePositions(t *testing.T) {
 				t.Fatalf("test edit %q not found in spec", tc.old)
 			}
 			src := strings.Replace(starSpec, tc.old, tc.new, 1)
-			_, err := Parse([]byte(src), "star.yaml")
+			_, err := Parse([]byte(src), "star.yaml", starMap)
 			wantError(t, err, tc.want...)
 		})
 	}
 }
 
-func TestMapValidator(t *testing.T) {
-	var seen []string
-	reject := WithMapValidator(func(src string) error {
-		seen = append(seen, src)
-		return fmt.Errorf("syntax error at 'M'")
+// TestMapReader checks that the loader hands each raw map to the reader
+// with the domain and the parameters, reports the reader's error at the
+// map's position, keeps an unmodelled map raw with its reason, and refuses
+// raw maps without a reader.
+func TestMapReader(t *testing.T) {
+	var seen []MapSite
+	reject := WithMapReader(func(src string, site MapSite) ([]Access, error) {
+		seen = append(seen, site)
+		return nil, fmt.Errorf("invalid ISL map: syntax error at 'M'")
 	})
-	_, err := Parse([]byte(starSpec), "star.yaml", reject)
-	wantError(t, err, "star.yaml:28:9:", `field "M" load_isl[0]: invalid ISL map: syntax error at 'M'`)
-	if len(seen) != 1 || seen[0] != "{ [x, y, z] -> M[x, y + 1] }" {
-		t.Errorf("validator saw %q", seen)
+	_, err := Parse([]byte(strings.Replace(starSpec, "domain:", "params: {N: 7}\ndomain:", 1)), "star.yaml", reject, WithParams(map[string]int64{"M": 3}))
+	wantError(t, err, "star.yaml:29:9:", `field "M" load_isl[0]: invalid ISL map: syntax error at 'M'`)
+	if len(seen) != 1 || seen[0].Dims != 3 || seen[0].Params["N"] != 7 || seen[0].Params["M"] != 3 {
+		t.Errorf("reader saw %+v", seen)
 	}
-	accept := WithMapValidator(func(string) error { return nil })
-	if _, err := Parse([]byte(starSpec), "star.yaml", accept); err != nil {
-		t.Error(err)
+	unmodelled := WithMapReader(func(string, MapSite) ([]Access, error) {
+		return nil, &UnmodelledMapError{Bound: "{ [x, y, z] -> M[x, y + 1] }", Reason: "a range of varying width"}
+	})
+	k, err := Parse([]byte(starSpec), "star.yaml", unmodelled)
+	if err != nil {
+		t.Fatal(err)
 	}
+	f := k.Fields[len(k.Fields)-1]
+	if len(f.LoadMaps) != 1 || len(f.MapErrors) != 1 || !strings.Contains(f.MapErrors[0].Error(), "a range of varying width") {
+		t.Errorf("raw maps %q, errors %v", f.LoadMaps, f.MapErrors)
+	}
+	_, err = Parse([]byte(starSpec), "star.yaml")
+	wantError(t, err, "star.yaml:28:9:", "raw ISL maps need a map reader")
 }
 
 func TestParseEmptyAndNonMapping(t *testing.T) {
@@ -194,7 +214,7 @@ func TestLoadFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(starSpec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	k, err := LoadFile(path)
+	k, err := LoadFile(path, starMap)
 	if err != nil || k.Source != path {
 		t.Fatalf("LoadFile = %v, %v", k, err)
 	}

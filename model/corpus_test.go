@@ -10,6 +10,7 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/relation"
 	"github.com/polyvol/polyvol/sets"
 )
 
@@ -146,7 +147,7 @@ var generalCorpus = []corpusKernel{
 // corpusKernelAt parses corpus kernel c on domain d.
 func corpusKernelAt(tb testing.TB, c corpusKernel, d [3]int64) *kernel.Kernel {
 	tb.Helper()
-	k, err := kernel.Parse([]byte(c.spec(d)), c.name+".yaml")
+	k, err := kernel.Parse([]byte(c.spec(d)), c.name+".yaml", relation.Option())
 	if err != nil {
 		tb.Fatalf("%s: %v\n%s", c.name, err, c.spec(d))
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/relation"
 )
 
 // specText writes k back as a spec, each access as an index tuple or, with
@@ -58,7 +59,7 @@ func TestRawMapTwinsEqualExpressions(t *testing.T) {
 		}
 		block := defaultTestBlock(orig)
 		derived := func(spec string, m Method) string {
-			k, err := kernel.Parse([]byte(spec), name+".yaml")
+			k, err := kernel.Parse([]byte(spec), name+".yaml", relation.Option())
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", name, err, spec)
 			}

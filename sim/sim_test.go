@@ -7,6 +7,7 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/relation"
 	"github.com/polyvol/polyvol/sim"
 )
 
@@ -383,7 +384,12 @@ func TestWavesAndSMs(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	c := oracleCases(t)[0]
-	raw := parse(t, "name: raw\ndomain: [8]\nfields:\n  - name: M\n    element: 8\n    load_isl: [\"[N] -> { [x, y, z] -> M[x] : x < N }\"]\n")
+	// A point touches a range of elements whose width varies: no index
+	// expressions stand for the map.
+	raw, err := kernel.Parse([]byte("name: raw\ndomain: [8]\nfields:\n  - name: M\n    element: 8\n    load_isl: [\"{ [x] -> M[o] : x <= o <= 2x }\"]\n"), "raw.yaml", relation.Option())
+	if err != nil {
+		t.Fatal(err)
+	}
 	small := c.launch
 	cases := []struct {
 		name string

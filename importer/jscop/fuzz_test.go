@@ -7,6 +7,7 @@ import (
 
 	"github.com/polyvol/polyvol/importer"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/relation"
 )
 
 // FuzzImportJSCoP checks that the JSCoP importer never panics, reports
@@ -36,14 +37,14 @@ func FuzzImportJSCoP(f *testing.F) {
 			}
 			return
 		}
-		k, err := kernel.Parse(res.YAML(), "fuzz.yaml")
+		k, err := kernel.Parse(res.YAML(), "fuzz.yaml", relation.Option())
 		if err != nil {
 			t.Fatalf("the imported spec does not load: %v\n%s", err, res.YAML())
 		}
 		if k.Domain != res.Kernel.Domain || len(k.Fields) != len(res.Kernel.Fields) {
 			t.Fatalf("the spec loads as another kernel")
 		}
-		if _, err := kernel.Parse(res.JSON(), "fuzz.json"); err != nil {
+		if _, err := kernel.Parse(res.JSON(), "fuzz.json", relation.Option()); err != nil {
 			t.Fatalf("the JSON spec does not load: %v\n%s", err, res.JSON())
 		}
 	})
