@@ -168,7 +168,7 @@ func TestCudaDeviceArch(t *testing.T) {
 func TestCudaErrors(t *testing.T) {
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "raw.yaml")
-	if err := os.WriteFile(raw, []byte("name: raw\ndomain: [64]\nfields:\n  - name: A\n    element: 8\n    load_isl: [\"[N] -> { [x, y, z] -> A[x] : x < N }\"]\n"), 0o644); err != nil {
+	if err := os.WriteFile(raw, []byte("name: raw\ndomain: [64]\nfields:\n  - name: A\n    element: 8\n    load_isl: [\"{ [x] -> A[o] : x <= o <= 2x }\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

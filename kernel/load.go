@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,6 +52,9 @@ type MapSite struct {
 	Dims   int              // lattice dimensions: the number of the map's inputs
 	Domain [3]int64         // the lattice extent, x first
 	Params map[string]int64 // values of the parameters the map may name
+	// Named collects the parameters the map names; the reader adds them,
+	// so that the loader can refuse a WithParams value that no map names.
+	Named map[string]bool
 }
 
 // MapReader turns a raw access map in ISL notation (load_isl, store_isl)
@@ -228,6 +232,7 @@ type loader struct {
 	file   string
 	opts   options
 	params map[string]int64 // the spec's params with WithParams over them
+	named  map[string]bool  // the parameters that the raw maps name
 }
 
 func (l *loader) errf(n *yaml.Node, format string, args ...any) error {
@@ -471,7 +476,34 @@ func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
 	if _, ok := m["fp_type"]; !ok {
 		k.FPType = defaultFPType(k.Fields)
 	}
+	if err := l.unnamedParams(); err != nil {
+		return nil, err
+	}
 	return k, nil
+}
+
+// unnamedParams refuses WithParams values that no raw map names, which are
+// most likely a misspelt name.
+func (l *loader) unnamedParams() error {
+	var unused, named []string
+	for name, v := range l.opts.params {
+		if !l.named[name] {
+			unused = append(unused, fmt.Sprintf("-D %s=%d", name, v))
+		}
+	}
+	if len(unused) == 0 {
+		return nil
+	}
+	for name := range l.named {
+		named = append(named, name)
+	}
+	slices.Sort(unused)
+	slices.Sort(named)
+	has := "its raw maps name no parameters"
+	if len(named) > 0 {
+		has = "its raw maps name " + strings.Join(named, ", ")
+	}
+	return &SpecError{File: l.file, Msg: fmt.Sprintf("%s: no parameter of that name in the spec; %s", strings.Join(unused, ", "), has)}
 }
 
 // defaultFPType is the precision of a spec without fp_type: single (4) when
@@ -579,6 +611,7 @@ func (l *loader) field(n *yaml.Node, index int, k *Kernel) (*Field, *yaml.Node, 
 // paramValues reads the spec's params, names bound to integers for the
 // parameters of raw maps, and puts WithParams's values over them.
 func (l *loader) paramValues(m map[string]entry) (map[string]int64, error) {
+	l.named = map[string]bool{}
 	out := map[string]int64{}
 	if e, ok := m["params"]; ok {
 		n := deref(e.value)
@@ -713,7 +746,7 @@ func (l *loader) convertMaps(f *Field, maps []string, store bool, what string, n
 	if l.opts.readMap == nil {
 		return l.errf(items[0], "%s: raw ISL maps need a map reader (kernel.WithMapReader; polyvol's commands read them with libisl)", what)
 	}
-	site := MapSite{Dims: k.Dims, Domain: k.Domain, Params: l.params}
+	site := MapSite{Dims: k.Dims, Domain: k.Domain, Params: l.params, Named: l.named}
 	last := Point{k.Domain[0] - 1, k.Domain[1] - 1, k.Domain[2] - 1}
 	for i, src := range maps {
 		where := fmt.Sprintf("%s[%d]", what, i)

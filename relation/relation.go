@@ -58,7 +58,7 @@ func Read(src string, site kernel.MapSite) (accs []kernel.Access, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid ISL map: %s", message(err))
 	}
-	if m, err = bindParams(m, site.Params); err != nil {
+	if m, err = bindParams(m, site.Params, site.Named); err != nil {
 		return nil, err
 	}
 	nin, err := m.Dim(isl.DimIn)
@@ -133,8 +133,9 @@ func message(err error) string {
 }
 
 // bindParams fixes every parameter of m to its value in params and
-// projects the parameters out; it names every unbound one at once.
-func bindParams(m *isl.Map, params map[string]int64) (*isl.Map, error) {
+// projects the parameters out; it names every unbound one at once, and
+// adds every name to named.
+func bindParams(m *isl.Map, params map[string]int64, named map[string]bool) (*isl.Map, error) {
 	n, err := m.Dim(isl.DimParam)
 	if err != nil || n == 0 {
 		return m, err
@@ -144,6 +145,9 @@ func bindParams(m *isl.Map, params map[string]int64) (*isl.Map, error) {
 		name, err := m.DimName(isl.DimParam, pos)
 		if err != nil {
 			return nil, err
+		}
+		if named != nil {
+			named[name] = true
 		}
 		v, ok := params[name]
 		if !ok {
