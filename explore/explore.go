@@ -274,11 +274,15 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 	if newCtx == nil {
 		newCtx = func() (*isl.Ctx, error) { return isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations)) }
 	}
+	estimate := cfg.Estimate
+	if estimate.Instructions == nil { // the configurations share the kernel's instructions
+		estimate.Instructions = footprint.NewInstructionCache()
+	}
 	reports := make([]*model.Report, len(launches))
 	skips := make([]string, len(launches)) // why launch i was skipped
 	err = pool.Run(c, len(launches), pool.Options{Workers: cfg.Workers, NewCtx: newCtx, StopOnError: true, Progress: cfg.Progress},
 		func(ctx *isl.Ctx, i int) error {
-			opt := cfg.Estimate
+			opt := estimate
 			opt.Ctx = ctx
 			k, err := cfg.kernelFor(launches[i])
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
@@ -56,7 +57,7 @@ type FieldInstructions struct {
 // The load lists of all fields come first, then the store lists, each in the
 // kernel's field order; empty lists are left out.
 func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule FusionRule) ([]FieldInstructions, error) {
-	fuse := d.L1Model == device.L1CDNA || d.L1Model == device.L1RDNA
+	fuse := fuses(d)
 	var out []FieldInstructions
 	for _, store := range []bool{false, true} {
 		for _, f := range k.Fields {
@@ -89,6 +90,63 @@ func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule Fusi
 	}
 	return out, nil
 }
+
+// InstructionCache memoises Instructions over the estimates of one
+// sweep: a kernel's instructions depend on its fold, tiling and domain, on
+// the block only where the tiling is strided, and on the device only
+// through whether it fuses vector accesses, so the configurations of an
+// exploration share them. The kernels it is asked about must not change
+// while it is in use. It is safe for concurrent use; a nil cache computes
+// every call afresh.
+type InstructionCache struct {
+	mu   sync.Mutex
+	done map[instructionKey][]FieldInstructions
+}
+
+// instructionKey is everything Instructions depends on.
+type instructionKey struct {
+	k      *kernel.Kernel
+	fold   [3]int64
+	tiling kernel.Tiling
+	block  [3]int64 // of a strided tiling only
+	domain [3]int64
+	fuse   bool
+	rule   FusionRule
+}
+
+// NewInstructionCache returns an empty cache.
+func NewInstructionCache() *InstructionCache {
+	return &InstructionCache{done: map[instructionKey][]FieldInstructions{}}
+}
+
+// Instructions returns Instructions(k, l, d, rule), computed once per
+// distinct key. The lists are shared: callers must not change them.
+func (c *InstructionCache) Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule FusionRule) ([]FieldInstructions, error) {
+	if c == nil {
+		return Instructions(k, l, d, rule)
+	}
+	key := instructionKey{k: k, fold: l.Fold, tiling: l.Tiling, domain: l.Domain, fuse: fuses(d), rule: rule}
+	if l.Tiling == kernel.TileStrided {
+		key.block = l.Block
+	}
+	c.mu.Lock()
+	lists, ok := c.done[key]
+	c.mu.Unlock()
+	if ok {
+		return lists, nil
+	}
+	lists, err := Instructions(k, l, d, rule)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.done[key] = lists
+	c.mu.Unlock()
+	return lists, nil
+}
+
+// fuses reports whether d's L1 fuses the vector accesses of a thread.
+func fuses(d *device.Device) bool { return d.L1Model == device.L1CDNA || d.L1Model == device.L1RDNA }
 
 // foldInstructions returns one instruction per distinct index tuple of the
 // accesses of a thread's points under launch l's fold and tiling, ordered by

@@ -158,3 +158,66 @@ func TestFusedAccessByteRange(t *testing.T) {
 		t.Errorf("blockL1Load reference, exact = %v, %v, want %v, %v", ref.BlockL1Load, exact.BlockL1Load, 16*64, 17*64)
 	}
 }
+
+// TestInstructionCache checks that the cache gives what Instructions
+// computes for every launch it is asked about, sharing one computation
+// between launches that differ only in what the instructions do not
+// depend on (the block of a consecutive tiling, a device of the same L1
+// family), and none between those that differ in the rest.
+func TestInstructionCache(t *testing.T) {
+	k := exampleKernel(t, "star3d-r4")
+	a100, mi100 := lookupDevice(t, "A100-40GB"), lookupDevice(t, "MI100")
+	cache := NewInstructionCache()
+	layout := func(lists []FieldInstructions) string {
+		var out []string
+		for _, fi := range lists {
+			out = append(out, fmt.Sprint(fi.Field.Name, fi.Store, fusedLayout(fi.Instructions)))
+		}
+		return fmt.Sprint(out)
+	}
+	launch := func(block, fold [3]int64, tiling kernel.Tiling) kernel.Launch {
+		l := k.NewLaunch(block, fold)
+		l.Tiling = tiling
+		return l
+	}
+	first := map[string][]FieldInstructions{}
+	for _, c := range []struct {
+		l     kernel.Launch
+		d     string
+		group string // launches of one group share their instructions
+	}{
+		{launch([3]int64{256, 1, 1}, [3]int64{1, 1, 2}, kernel.TileConsecutive), "A100-40GB", "fold 1,1,2"},
+		{launch([3]int64{32, 8, 1}, [3]int64{1, 1, 2}, kernel.TileConsecutive), "A100-40GB", "fold 1,1,2"},
+		{launch([3]int64{32, 8, 1}, [3]int64{1, 1, 2}, kernel.TileConsecutive), "MI100", "fold 1,1,2 fused"},
+		{launch([3]int64{32, 8, 1}, [3]int64{1, 1, 2}, kernel.TileStrided), "A100-40GB", "strided 32,8,1"},
+		{launch([3]int64{64, 4, 1}, [3]int64{1, 1, 2}, kernel.TileStrided), "A100-40GB", "strided 64,4,1"},
+		{launch([3]int64{256, 1, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive), "A100-40GB", "fold 1,1,1"},
+	} {
+		d := a100
+		if c.d == "MI100" {
+			d = mi100
+		}
+		got, err := cache.Instructions(k, c.l, d, FuseInAddressOrder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Instructions(k, c.l, d, FuseInAddressOrder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if layout(got) != layout(want) {
+			t.Errorf("%s: cached %s, computed %s", c.group, layout(got), layout(want))
+		}
+		if prev, ok := first[c.group]; ok && &prev[0] != &got[0] {
+			t.Errorf("%s: computed again", c.group)
+		}
+		for g, prev := range first {
+			if g != c.group && &prev[0] == &got[0] {
+				t.Errorf("%s: shares the instructions of %s", c.group, g)
+			}
+		}
+		if _, ok := first[c.group]; !ok {
+			first[c.group] = got
+		}
+	}
+}

@@ -61,22 +61,28 @@ type L1Field struct {
 // blocks with inactive lanes removed and the differences documented in
 // l1Combine.
 func L1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines) (L1Result, error) {
-	return l1Cycles(k, l, d, r, sample, alloc, true)
+	lists, err := Instructions(k, l, d, r.Fusion)
+	if err != nil {
+		return L1Result{}, err
+	}
+	return l1Cycles(lists, l, d, r, sample, alloc, true)
 }
 
-// l1Cycles is L1Cycles with memoisation switchable, for tests: without it
-// every warp of every sample block is measured lane by lane (no
+// L1CyclesOf is L1Cycles for the kernel's instructions under l, computed
+// already (Instructions, InstructionCache).
+func L1CyclesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines) (L1Result, error) {
+	return l1Cycles(lists, l, d, r, sample, alloc, true)
+}
+
+// l1Cycles is L1CyclesOf with memoisation switchable, for tests: without
+// it every warp of every sample block is measured lane by lane (no
 // blockClasses, no memo).
-func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines, memoise bool) (L1Result, error) {
+func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines, memoise bool) (L1Result, error) {
 	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return L1Result{}, err
 	}
 	if d.L1Model == device.L1NV && d.LSUs < 1 {
 		return L1Result{}, fmt.Errorf("footprint: device %q has the NV L1 model but no LSU count", d.Name)
-	}
-	lists, err := Instructions(k, l, d, r.Fusion)
-	if err != nil {
-		return L1Result{}, err
 	}
 	guard := newPointGuard(l, r.ClipLanes, lists)
 	var warps *warpSet
@@ -134,6 +140,7 @@ func l1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, 
 		var lines float64
 		// §8 item 7: without StoresAllocate only load misses fill lines.
 		if r.StoresAllocate || !fi.Store {
+			var err error
 			if lines, err = alloc(fi, allocBlocks); err != nil {
 				return L1Result{}, fmt.Errorf("footprint: allocation lines of field %q: %w", fi.Field.Name, err)
 			}

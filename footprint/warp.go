@@ -61,18 +61,24 @@ type WarpField struct {
 // warpL1Load counts CLFetchSize sectors of the device's warps (§8 items 3,
 // 5, 6, 10, 13 and 28).
 func WarpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64) (WarpResult, error) {
-	return warpVolumes(k, l, d, r, sample, true)
-}
-
-// warpVolumes is WarpVolumes with memoisation switchable, so that tests can
-// compare it with plain enumeration: without it every warp of every sample
-// block is measured lane by lane (no blockClasses, no memo).
-func warpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, memoise bool) (WarpResult, error) {
-	if err := checkWarpInputs(l, d, r, sample); err != nil {
-		return WarpResult{}, err
-	}
 	lists, err := Instructions(k, l, d, r.Fusion)
 	if err != nil {
+		return WarpResult{}, err
+	}
+	return warpVolumes(lists, l, d, r, sample, true)
+}
+
+// WarpVolumesOf is WarpVolumes for the kernel's instructions under l,
+// computed already (Instructions, InstructionCache).
+func WarpVolumesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64) (WarpResult, error) {
+	return warpVolumes(lists, l, d, r, sample, true)
+}
+
+// warpVolumes is WarpVolumesOf with memoisation switchable, so that tests
+// can compare it with plain enumeration: without it every warp of every
+// sample block is measured lane by lane (no blockClasses, no memo).
+func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, memoise bool) (WarpResult, error) {
+	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return WarpResult{}, err
 	}
 	guard := newPointGuard(l, r.ClipLanes, lists)

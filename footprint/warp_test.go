@@ -237,22 +237,26 @@ func checkMemoisedEqualsEnumerated(t *testing.T, label string, k *kernel.Kernel,
 	alloc := func(FieldInstructions, [][3]int64) (float64, error) { return 3, nil }
 	for _, mr := range methodRules {
 		m := mr.rules
-		fast, err := warpVolumes(k, l, d, m, sample, true)
+		lists, err := Instructions(k, l, d, m.Fusion)
 		if err != nil {
 			t.Fatal(err)
 		}
-		slow, err := warpVolumes(k, l, d, m, sample, false)
+		fast, err := warpVolumes(lists, l, d, m, sample, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := warpVolumes(lists, l, d, m, sample, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(fast, slow) {
 			t.Fatalf("%s, %s on %s, block %v fold %v %s: memoised volumes %+v, enumerated %+v\n%s", label, mr.name, d.Name, l.Block, l.Fold, l.Tiling, fast, slow, generalSpecOf(k))
 		}
-		fastL1, err := l1Cycles(k, l, d, m, sample, alloc, true)
+		fastL1, err := l1Cycles(lists, l, d, m, sample, alloc, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		slowL1, err := l1Cycles(k, l, d, m, sample, alloc, false)
+		slowL1, err := l1Cycles(lists, l, d, m, sample, alloc, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -136,15 +136,20 @@ func WriteTerm(b *strings.Builder, c int64, atom string) {
 	case b.Len() == 0 && c == -1:
 		b.WriteString("-")
 	case b.Len() == 0:
-		fmt.Fprintf(b, "%d*", c)
+		b.WriteString(strconv.FormatInt(c, 10))
+		b.WriteString("*")
 	case c == 1:
 		b.WriteString(" + ")
 	case c == -1:
 		b.WriteString(" - ")
 	case c < 0:
-		fmt.Fprintf(b, " - %d*", -c)
+		b.WriteString(" - ")
+		b.WriteString(strconv.FormatUint(-uint64(c), 10))
+		b.WriteString("*")
 	default:
-		fmt.Fprintf(b, " + %d*", c)
+		b.WriteString(" + ")
+		b.WriteString(strconv.FormatInt(c, 10))
+		b.WriteString("*")
 	}
 	b.WriteString(atom)
 }
@@ -166,30 +171,33 @@ func (e Expr) render(isl bool) string {
 	}
 	switch {
 	case b.Len() == 0:
-		fmt.Fprintf(&b, "%d", e.konst)
+		b.WriteString(strconv.FormatInt(e.konst, 10))
 	case e.konst < 0:
-		fmt.Fprintf(&b, " - %d", -e.konst)
+		b.WriteString(" - ")
+		b.WriteString(strconv.FormatUint(-uint64(e.konst), 10))
 	case e.konst != 0:
-		fmt.Fprintf(&b, " + %d", e.konst)
+		b.WriteString(" + ")
+		b.WriteString(strconv.FormatInt(e.konst, 10))
 	}
 	return b.String()
 }
 
 func (a *divAtom) render(isl bool) string {
 	arg := a.arg.render(isl)
+	d := strconv.FormatInt(a.d, 10)
 	switch {
 	case isl && a.mod:
-		return fmt.Sprintf("((%s) mod %d)", arg, a.d)
+		return "((" + arg + ") mod " + d + ")"
 	case isl:
-		return fmt.Sprintf("floor((%s)/%d)", arg, a.d)
+		return "floor((" + arg + ")/" + d + ")"
 	}
 	if !a.arg.single() {
 		arg = "(" + arg + ")"
 	}
 	if a.mod {
-		return fmt.Sprintf("%s %% %d", arg, a.d)
+		return arg + " % " + d
 	}
-	return fmt.Sprintf("floor(%s/%d)", arg, a.d)
+	return "floor(" + arg + "/" + d + ")"
 }
 
 // single reports whether e is exactly one variable or one floor atom, so

@@ -163,7 +163,7 @@ func (a Access) Equal(o Access) bool {
 
 // String returns the canonical tuple "(e0, e1, e2)".
 func (a Access) String() string {
-	return fmt.Sprintf("(%s, %s, %s)", a.Index[0], a.Index[1], a.Index[2])
+	return "(" + a.Index[0].String() + ", " + a.Index[1].String() + ", " + a.Index[2].String() + ")"
 }
 
 // ISL returns the index tuple in ISL syntax, "[e0, e1, e2]", over x, y, z.

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -13,6 +14,13 @@ import (
 	"github.com/polyvol/polyvol/sets"
 	"github.com/polyvol/polyvol/waves"
 )
+
+// ErrNoAccessInWave is matched (with errors.Is) by the error of an estimate
+// whose accesses all apply only near the domain's edges, so that none
+// reaches the representative wave the volumes per lattice update come
+// from: an imported reduction under a launch without the fold over its
+// reduced loops, say. The launch is to change.
+var ErrNoAccessInWave = errors.New("model: no access of the kernel reaches the representative wave")
 
 // DefaultMaxOperations bounds the ISL work of one Estimate; a configuration
 // that exceeds it fails with an error wrapping isl.ErrQuota instead of
@@ -36,6 +44,10 @@ type Options struct {
 	// holding more fails with an error wrapping footprint.ErrMemoryBound.
 	// 0 means none.
 	MemoryBound int64
+	// Instructions shares the kernel's per-thread instructions between the
+	// estimates of a sweep (explore); Estimate makes one of its own when it
+	// is nil, which its own steps share.
+	Instructions *footprint.InstructionCache
 }
 
 // LaunchInfo describes the launch as the engine saw it.
@@ -165,12 +177,16 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		}
 	}
 
-	basic, err := blockBasic(eng, k, l, dev, method, sampleBoxes, sampleIdx)
+	instructions := opt.Instructions
+	if instructions == nil {
+		instructions = footprint.NewInstructionCache()
+	}
+	basic, err := blockBasic(eng, instructions, k, l, dev, method, sampleBoxes, sampleIdx)
 	if err != nil {
 		return nil, err
 	}
 	if basic.L1Cycles == 0 && partialAccesses(k) {
-		return nil, fmt.Errorf("model: no access of the kernel reaches the representative wave of %d blocks in the middle of the grid: its accesses are partial and apply only near the domain's edges (kernel.Access.Partial); volumes per lattice update come from that wave, so such a kernel has none to scale", W)
+		return nil, fmt.Errorf("%w of %d blocks in the middle of the grid: its accesses are partial and apply only near the domain's edges (kernel.Access.Partial); volumes per lattice update come from that wave, so such a kernel has none to scale", ErrNoAccessInWave, W)
 	}
 	if err := waveBasic(eng, &basic, dev, method, shape, W, B, lambda, g); err != nil {
 		return nil, err
@@ -208,7 +224,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		Basic:   basic,
 		Derived: derived,
 	}
-	if err := addIssueBound(rep, k, l, dev, method); err != nil {
+	if err := addIssueBound(rep, instructions, k, l, dev, method); err != nil {
 		return nil, err
 	}
 	rep.Prediction, err = perf.Predict(rep, dev, k.FPType)
@@ -221,11 +237,15 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 // addIssueBound counts the instruction mix of k under l and sets the
 // report's issue bound with the active lanes of its warps. Kernels with raw
 // ISL maps have no per-lane instructions and get none.
-func addIssueBound(rep *Report, k *kernel.Kernel, l kernel.Launch, dev *device.Device, method Method) error {
+func addIssueBound(rep *Report, instructions *footprint.InstructionCache, k *kernel.Kernel, l kernel.Launch, dev *device.Device, method Method) error {
 	if k.HasRawMaps() {
 		return nil
 	}
-	mix, err := CountInstructions(k, l, dev, method.Warp.Fusion)
+	lists, err := instructions.Instructions(k, l, dev, method.Warp.Fusion)
+	if err != nil {
+		return err
+	}
+	mix, err := countInstructions(lists, k, l)
 	if err != nil {
 		return err
 	}
@@ -261,13 +281,17 @@ func waveBlocks(m Method, W int64, shape waves.Shape) int64 {
 }
 
 // blockBasic computes the block- and warp-level metrics of spec §3.
-func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m Method, sample []lattice.Box, sampleIdx [][3]int64) (Basic, error) {
+func blockBasic(eng *footprint.Engine, instructions *footprint.InstructionCache, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m Method, sample []lattice.Box, sampleIdx [][3]int64) (Basic, error) {
 	var b Basic
 	vols, err := eng.BlockVolumes(dev, sample)
 	if err != nil {
 		return b, err
 	}
-	warp, err := footprint.WarpVolumes(k, l, dev, m.Warp, sampleIdx)
+	lists, err := instructions.Instructions(k, l, dev, m.Warp.Fusion)
+	if err != nil {
+		return b, err
+	}
+	warp, err := footprint.WarpVolumesOf(lists, l, dev, m.Warp, sampleIdx)
 	if err != nil {
 		return b, err
 	}
@@ -373,7 +397,7 @@ func blockBasic(eng *footprint.Engine, k *kernel.Kernel, l kernel.Launch, dev *d
 		}
 	}
 
-	l1, err := footprint.L1Cycles(k, l, dev, m.Warp, sampleIdx, eng.AllocLines(l, dev, m.Warp))
+	l1, err := footprint.L1CyclesOf(lists, l, dev, m.Warp, sampleIdx, eng.AllocLines(l, dev, m.Warp))
 	if err != nil {
 		return b, err
 	}

@@ -70,11 +70,17 @@ type InstructionMix struct {
 // CountInstructions returns the instruction mix of kernel k under launch l
 // on dev, per lattice update, with the vector-fusion rule of the method.
 func CountInstructions(k *kernel.Kernel, l kernel.Launch, dev *device.Device, rule footprint.FusionRule) (InstructionMix, error) {
-	var mix InstructionMix
 	lists, err := footprint.Instructions(k, l, dev, rule)
 	if err != nil {
-		return mix, err
+		return InstructionMix{}, err
 	}
+	return countInstructions(lists, k, l)
+}
+
+// countInstructions is CountInstructions of k's instructions under l
+// (footprint.Instructions).
+func countInstructions(lists []footprint.FieldInstructions, k *kernel.Kernel, l kernel.Launch) (InstructionMix, error) {
+	var mix InstructionMix
 	lambda := float64(l.LupsPerThread())
 	var memory float64
 	for _, fi := range lists {
