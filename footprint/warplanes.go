@@ -166,6 +166,7 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 			addrs = append(addrs, a)
 		}
 	}
+	keyer := newTranslationKeyer(addrs)
 	index := map[string]int{}
 	var key []byte
 	for _, b := range sample {
@@ -176,7 +177,7 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 		}
 		var first int64
 		origin := kernel.Point{b[0] * l.Block[0], b[1] * l.Block[1], b[2] * l.Block[2]}
-		key, first = appendTranslationKey(key[:0], addrs, origin, points)
+		key, first = keyer.appendKey(key[:0], origin, points)
 		if len(addrs) > 0 {
 			key = binary.AppendVarint(key, intmath.FloorMod(first, modulus))
 		}
@@ -667,6 +668,50 @@ func sectorCounter(insts []Instruction, guard *pointGuard, granule int64, fullRa
 		}
 		return int64(len(distinct(ids)))
 	})
+}
+
+// translationKeyer tells blocks apart up to translation as
+// appendTranslationKey does, faster where every address is affine. The
+// distance a_i(o) − a_0(o) between two affine addresses is
+// (c_i − c_0) + (g_i − g_0)·o for their constants c and gradients g, so
+// two origins give the same distances exactly when they give the same
+// products δ·o for the distinct non-zero gradient differences δ: a few,
+// one per field layout, where the instructions are hundreds.
+type translationKeyer struct {
+	addrs  []laneAddress
+	deltas [][3]int64 // the distinct non-zero g_i − g_0; nil unless affine
+	affine bool
+}
+
+func newTranslationKeyer(addrs []laneAddress) translationKeyer {
+	t := translationKeyer{addrs: addrs, affine: true}
+	for _, a := range addrs {
+		if !a.affine {
+			return translationKeyer{addrs: addrs}
+		}
+		d := [3]int64{a.coef[0] - addrs[0].coef[0], a.coef[1] - addrs[0].coef[1], a.coef[2] - addrs[0].coef[2]}
+		if d != [3]int64{} && !slices.Contains(t.deltas, d) {
+			t.deltas = append(t.deltas, d)
+		}
+	}
+	return t
+}
+
+// appendKey appends to key a description of the block with the given
+// origin and points up to translation, and returns it with the first
+// address at origin: appendTranslationKey's, or for affine addresses one
+// that tells the same blocks apart.
+func (t translationKeyer) appendKey(key []byte, origin kernel.Point, points lattice.Box) ([]byte, int64) {
+	if !t.affine || len(t.addrs) == 0 {
+		return appendTranslationKey(key, t.addrs, origin, points)
+	}
+	for i := range 3 {
+		key = binary.AppendVarint(key, max(0, points.Hi[i]-points.Lo[i]))
+	}
+	for _, d := range t.deltas {
+		key = binary.AppendVarint(key, d[0]*origin[0]+d[1]*origin[1]+d[2]*origin[2])
+	}
+	return key, t.addrs[0].at(origin)
 }
 
 // appendTranslationKey appends to key a description of a block up to
