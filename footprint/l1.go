@@ -318,6 +318,8 @@ func coalesced(words []int64) bool {
 
 // distinct returns the distinct values of v, sorted, reusing v's storage.
 func distinct(v []int64) []int64 {
-	slices.Sort(v)
+	if !slices.IsSorted(v) { // lane addresses mostly rise with the lane
+		slices.Sort(v)
+	}
 	return slices.Compact(v)
 }

@@ -402,6 +402,9 @@ type warpMeasure[T any] struct {
 	shapes map[shapeKey]T
 	lanes  [][]int64 // scratch: the active lane addresses per instruction
 	key    []byte    // scratch: the encoded distances
+	// distinguish encodes the distances of affine addresses from the
+	// first by the few products that fix them (translationKeyer).
+	distinguish translationKeyer
 }
 
 // shapeKey is the memo key of a warp of quasi-affine instructions on which
@@ -441,6 +444,7 @@ func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64
 	for _, a := range w.addrs {
 		w.rigid = w.rigid && a.coef == w.addrs[0].coef
 	}
+	w.distinguish = newTranslationKeyer(w.addrs)
 	// Warps whose bases agree modulo the period see every instruction's
 	// addresses shifted by one amount each (the period's defining
 	// property), so quasi-affine addresses are memoised like affine ones,
@@ -473,10 +477,7 @@ func (w *warpMeasure[T]) on(t warpTile) T {
 		key.phase[i] = intmath.FloorMod(t.base[i], w.period[i])
 	}
 	if len(w.addrs) > 1 {
-		w.key = w.key[:0]
-		for _, a := range w.addrs[1:] {
-			w.key = binary.AppendVarint(w.key, a.at(t.base)-first)
-		}
+		w.key = w.distinguish.appendDistances(w.key[:0], t.base, first)
 		id, ok := w.distances[string(w.key)]
 		if !ok {
 			id = len(w.distances)
@@ -697,6 +698,22 @@ func newTranslationKeyer(addrs []laneAddress) translationKeyer {
 	return t
 }
 
+// appendDistances appends to key what tells the distances of the
+// addresses at origin from the first, first, apart: the distances
+// themselves, or for affine addresses the products δ·origin.
+func (t translationKeyer) appendDistances(key []byte, origin kernel.Point, first int64) []byte {
+	if t.affine {
+		for _, d := range t.deltas {
+			key = binary.AppendVarint(key, d[0]*origin[0]+d[1]*origin[1]+d[2]*origin[2])
+		}
+		return key
+	}
+	for _, a := range t.addrs[1:] {
+		key = binary.AppendVarint(key, a.at(origin)-first)
+	}
+	return key
+}
+
 // appendKey appends to key a description of the block with the given
 // origin and points up to translation, and returns it with the first
 // address at origin: appendTranslationKey's, or for affine addresses one
@@ -708,10 +725,8 @@ func (t translationKeyer) appendKey(key []byte, origin kernel.Point, points latt
 	for i := range 3 {
 		key = binary.AppendVarint(key, max(0, points.Hi[i]-points.Lo[i]))
 	}
-	for _, d := range t.deltas {
-		key = binary.AppendVarint(key, d[0]*origin[0]+d[1]*origin[1]+d[2]*origin[2])
-	}
-	return key, t.addrs[0].at(origin)
+	first := t.addrs[0].at(origin)
+	return t.appendDistances(key, origin, first), first
 }
 
 // appendTranslationKey appends to key a description of a block up to
