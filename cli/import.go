@@ -42,7 +42,7 @@ const (
 func importSpecFlags() []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringSliceFlag{Name: "D", Aliases: []string{"define"}, Usage: "bind parameter or constant `NAME=VALUE` (repeatable, or comma-separated)"},
-		&ucli.StringFlag{Name: "statement", Usage: "import the JSCoP statement `NAME` (default: the only one)"},
+		&ucli.StringFlag{Name: "statement", Usage: "import the JSCoP statement `NAME` (default: the only one), or all: every statement, one kernel each (import and predict)"},
 		&ucli.StringFlag{Name: "map", Usage: "map loops to lattice coordinates, e.g. `i0=y,i1=x` (default: the schedule's innermost loop x, then y, z; a reduction's loops outward)"},
 		&ucli.Int64Flag{Name: "element", Usage: "`BYTES` per element of a JSCoP without \"arrays\" (Polly before LLVM 4), which gives no element types"},
 	}
@@ -52,10 +52,10 @@ func init() {
 	register(func() *ucli.Command {
 		return &ucli.Command{
 			Name:      "import",
-			Usage:     "turn a Polly JSCoP file or a Kerncraft kernel description into a polyvol spec",
+			Usage:     "turn a Polly JSCoP file or a Kerncraft kernel description or kernel code into a polyvol spec",
 			ArgsUsage: "jscop|kerncraft FILE",
-			UsageText: `polyvol import jscop FILE.jscop [-D N=4096 ...] [--statement S] [--map i0=y,i1=x] [--element BYTES] [--format yaml|json] [-o FILE]
-polyvol import kerncraft FILE.yml -D N=1000 ... [options]
+			UsageText: `polyvol import jscop FILE.jscop [-D N=4096 ...] [--statement S|all] [--map i0=y,i1=x] [--element BYTES] [--format yaml|json] [-o FILE]
+polyvol import kerncraft FILE.yml|FILE.c -D N=1000 ... [options]
 
 jscop reads the JSON that Polly writes with -polly-export-jscop: the
 statement's domain becomes the lattice (shifted to start at 0, the
@@ -65,13 +65,26 @@ give the --block and --fold to predict it with), its arrays the fields (MemRef_A
 from the type, a leading "*" size from the accessed range) and its accesses
 raw ISL maps under load_isl and store_isl; a JSCoP without "arrays" (Polly
 before LLVM 4) needs --element. kerncraft reads Kerncraft's kernel
-description YAML (arrays, loops, data sources, data destinations, flops).
+description YAML (arrays, loops, data sources, data destinations, flops),
+or Kerncraft's kernel code, the C of FILE.c: declarations such as
+double a[M][N]; then a nest of up to 3 for loops whose innermost body
+assigns expressions of array elements, scalars and numbers (+ - * /);
+standard input is read as kernel code when it has no YAML keys.
 -D binds the parameters and constants; a name the file does not have is an
 error. FILE - reads standard input. The spec goes to standard output, or to
 -o FILE.
 
+--statement all imports every statement of a JSCoP region, in the file's
+order, as its own spec named NAME.STATEMENT (NAME: --name, or the file's):
+the YAML specs one after another as a YAML stream (documents separated
+by ---), or with --format json a JSON list. A statement with no loop, or
+that touches only scalars that Polly keeps in registers, is skipped with
+a note that says why. predict --statement all predicts each spec and sums
+their times and bytes.
+
 predict, explore and layercond also take a JSCoP (FILE.jscop, FILE.jscop.*)
-or a Kerncraft description directly as SPEC, with the same flags.
+or a Kerncraft description or kernel code (FILE.c) directly as SPEC, with
+the same flags.
 
 Examples:
    polyvol import jscop examples/polyhedral/star2d-5pt.jscop -D N=4096
@@ -80,7 +93,9 @@ Examples:
    polyvol import jscop examples/polyhedral/lbm-d3q19-aos.jscop \
        -D N=256 --flops 200 --registers 64 -o lbm.yaml
    polyvol import kerncraft examples/polyhedral/star3d-7pt.yml \
-       -D M=514 -D N=514 --format json`,
+       -D M=514 -D N=514 --format json
+   polyvol import kerncraft examples/polyhedral/jacobi2d-5pt.c \
+       -D M=4098 -D N=4098`,
 			Flags: append(importSpecFlags(),
 				&ucli.StringFlag{Name: "format", Value: formatYAML, Usage: "output `FORMAT`: yaml or json"},
 				&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the spec to `FILE` instead of standard output", TakesFile: true},
@@ -140,11 +155,21 @@ func runImport(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	if opt.Statement == importer.AllStatements {
+		if kind != importJSCoP {
+			return usageErrorf("--statement all: a Kerncraft description has one statement; --statement applies to a JSCoP")
+		}
+		reg, err := importRegion(c, data, name, opt)
+		if err != nil {
+			return err
+		}
+		return writeImport(c, writeRegionSpecs(reg, format))
+	}
 	var res *importer.Result
 	if kind == importJSCoP {
 		res, err = jscop.Import(data, name, opt)
 	} else {
-		res, err = kerncraft.Import(data, name, opt)
+		res, err = importKerncraftFile(data, name, opt)
 	}
 	if err != nil {
 		return asUsage(err)
@@ -156,13 +181,19 @@ func runImport(c *ucli.Context) error {
 	if format == formatJSON {
 		out = res.JSON()
 	}
+	return writeImport(c, out)
+}
+
+// writeImport writes the output of the import command to the -o file, or
+// to standard output.
+func writeImport(c *ucli.Context, out []byte) error {
 	if file := c.String("output"); file != "" {
 		if err := os.WriteFile(file, out, 0o644); err != nil {
 			return usageErrorf("-o: %v", err)
 		}
 		return nil
 	}
-	_, err = c.App.Writer.Write(out)
+	_, err := c.App.Writer.Write(out)
 	return err
 }
 
@@ -241,12 +272,15 @@ var (
 
 // inputFormat returns the format of a SPEC from its name and contents:
 // importJSCoP for a JSCoP (isJSCoPName, or a top-level "statements"),
-// importKerncraft for a Kerncraft kernel description (a top-level key of
-// one, such as "loops", and none of a polyvol spec), or "" for a polyvol
-// spec.
+// importKerncraft for Kerncraft kernel code (FILE.c) or a kernel
+// description (a top-level key of one, such as "loops", and none of a
+// polyvol spec), or "" for a polyvol spec.
 func inputFormat(name string, data []byte) string {
 	if isJSCoPName(name) {
 		return importJSCoP
+	}
+	if kerncraft.IsCode(name) {
+		return importKerncraft
 	}
 	keys := topKeys(data)
 	has := func(set []string) bool {
@@ -323,8 +357,8 @@ func jsonTopKeys(data []byte) []string {
 	return keys
 }
 
-// loadImported imports the JSCoP or Kerncraft description data (of the
-// SPEC path, named name in messages) as the command's kernel, with the
+// loadImported imports the JSCoP or Kerncraft data (of the SPEC path,
+// named name in messages) as the command's kernel, with the
 // command's -D, --statement, --map and --element flags where it has them,
 // and records the import's notes. A name left unbound is a usage error
 // that names it and, for a command without -D, says how to bind it
@@ -338,7 +372,7 @@ func loadImported(c *ucli.Context, format, path, name string, data []byte) (*ker
 	if format == importJSCoP {
 		res, err = jscop.Import(data, name, opt)
 	} else {
-		res, err = kerncraft.Import(data, name, opt)
+		res, err = importKerncraftFile(data, name, opt)
 	}
 	var ue *importer.UnboundError
 	if errors.As(err, &ue) && !slices.ContainsFunc(c.Command.Flags, func(f ucli.Flag) bool { return slices.Contains(f.Names(), "D") }) {
@@ -352,4 +386,14 @@ func loadImported(c *ucli.Context, format, path, name string, data []byte) (*ker
 		addNote(c, "%s", n)
 	}
 	return res.Kernel, nil
+}
+
+// importKerncraftFile imports a Kerncraft file: kernel code when its name
+// is FILE.c (kerncraft.IsCode), or when it is standard input that is not
+// empty and has no top-level key (YAML), else a kernel description.
+func importKerncraftFile(data []byte, name string, opt importer.Options) (*importer.Result, error) {
+	if kerncraft.IsCode(name) || name == "<stdin>" && len(bytes.TrimSpace(data)) > 0 && len(topKeys(data)) == 0 {
+		return kerncraft.ImportCode(data, name, opt)
+	}
+	return kerncraft.Import(data, name, opt)
 }

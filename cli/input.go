@@ -41,8 +41,9 @@ func asUsage(err error) error {
 // loadKernel reads the kernel spec named by arg: a YAML or JSON file when a
 // file of that path exists, otherwise the embedded example of that name
 // (see examples.Names). A Polly JSCoP (a file named *.jscop or *.jscop.*,
-// or with a top-level "statements") or a Kerncraft kernel description (a
-// top-level "loops", "arrays", ... and no "fields") is imported with the
+// or with a top-level "statements"), a Kerncraft kernel description (a
+// top-level "loops", "arrays", ... and no "fields") or Kerncraft kernel
+// code (a file named *.c) is imported with the
 // command's import flags instead (loadImported). Raw ISL maps are read by
 // ISL (package relation), their parameters bound by the spec's params and
 // -D, and turned into index expressions; a map that cannot be is an error
@@ -128,7 +129,7 @@ func specLabel(arg string) string {
 }
 
 // specArgHelp describes the SPEC argument in the commands' help.
-var specArgHelp = wrapWords("SPEC is a kernel spec file (YAML or JSON; a Polly JSCoP or a Kerncraft kernel description is imported, as with polyvol import), - for standard input, or, when no such file exists, an embedded example: "+strings.Join(examples.Names(), ", ")+".", 78)
+var specArgHelp = wrapWords("SPEC is a kernel spec file (YAML or JSON; a Polly JSCoP, a Kerncraft kernel description or Kerncraft kernel code (FILE.c) is imported, as with polyvol import), - for standard input, or, when no such file exists, an embedded example: "+strings.Join(examples.Names(), ", ")+".", 78)
 
 // wrapWords breaks text into lines of at most width characters at spaces.
 func wrapWords(text string, width int) string {
@@ -357,6 +358,9 @@ func estimateError(l kernel.Launch, err error) error {
 	if errors.Is(err, footprint.ErrWorkBound) {
 		return usageErrorf("%s: counting the footprints needs more work than --max-work allows (%v); raise --max-work, or simplify the accesses (floor and modulo terms with large divisors and strides that interleave rows cost the most)",
 			where, err)
+	}
+	if errors.Is(err, model.ErrNoAccessInWave) {
+		return usageErrorf("%s: no access reaches the grid's middle wave, which the volumes per lattice update come from: all apply only near the domain's edges (a reduction's first and last iterations); fold over the loops they skip, e.g. with the --block and --fold of the import's note", where)
 	}
 	if errors.As(err, new(*kernel.SpecError)) { // a raw map's constraints on another domain
 		return usageErrorf("%s: %v", where, err)

@@ -52,6 +52,14 @@ reach the device's maximum, where the compiler spills. --explain adds a
 legend of the table's rows; --quiet prints the prediction line only, and no
 notes.
 
+With a JSCoP SPEC, --statement all predicts every statement of the region
+as its own kernel, one after another, with the same flags: each
+prediction under its statement's name, then per kernel and in total the
+lattice updates, the time (lattice updates / GLup/s) and the bytes of each
+volume (B/Lup x lattice updates), and a total line. --format json gives
+the kernels as a list and the total, csv one record per kernel. A
+statement with no loop or only scalars is skipped with a note.
+
 Examples:
    polyvol predict
    polyvol predict lbm-d3q19-pull --device H100-SXM --block 128,2,2
@@ -94,6 +102,9 @@ func runPredict(c *ucli.Context) error {
 	opt, err := estimateOptions(c)
 	if err != nil {
 		return err
+	}
+	if wholeRegion(c) {
+		return runPredictRegion(c, format, quiet, opt)
 	}
 	k, dev, l, err := configurationFromFlags(c)
 	if err != nil {
@@ -276,6 +287,31 @@ func flopsBound(d model.Derived) string {
 	return fixed(*d.PerfFlops, 2)
 }
 
+// volumeDef is one of the per-Lup volumes that predict reports: its label
+// in the table, its key in the JSON (model.Derived), its total and, where
+// the model splits it by field, a load or store field's share.
+type volumeDef struct {
+	label string
+	key   string
+	total func(model.Derived) float64
+	load  func(model.LoadFieldDerived) float64  // nil: no per-field split of loads
+	store func(model.StoreFieldDerived) float64 // nil: no per-field split of stores
+}
+
+// volumeDefs are the volumes of predict's table, in its order.
+var volumeDefs = []volumeDef{
+	{"L1 load", "L1Load", func(d model.Derived) float64 { return d.L1Load }, func(f model.LoadFieldDerived) float64 { return f.L1Load }, nil},
+	{"L2 load V1", "L2LoadV1", func(d model.Derived) float64 { return d.L2LoadV1 }, func(f model.LoadFieldDerived) float64 { return f.L2LoadV1 }, nil},
+	{"L2 load V2", "L2LoadV2", func(d model.Derived) float64 { return d.L2LoadV2 }, func(f model.LoadFieldDerived) float64 { return f.L2LoadV2 }, nil},
+	{"L2 store", "L2Store", func(d model.Derived) float64 { return d.L2Store }, nil, func(f model.StoreFieldDerived) float64 { return f.L2Store }},
+	{"DRAM load V1", "memLoadV1", func(d model.Derived) float64 { return d.MemLoadV1 }, func(f model.LoadFieldDerived) float64 { return f.MemLoadV1 }, nil},
+	{"DRAM load V2", "memLoadV2", func(d model.Derived) float64 { return d.MemLoadV2 }, func(f model.LoadFieldDerived) float64 { return f.MemLoadV2 }, nil},
+	{"DRAM load V3", "memLoadV3", func(d model.Derived) float64 { return d.MemLoadV3 }, func(f model.LoadFieldDerived) float64 { return f.MemLoadV3 }, func(f model.StoreFieldDerived) float64 { return f.MemLoadV3 }},
+	{"DRAM load V4", "memLoadV4", func(d model.Derived) float64 { return d.MemLoadV4 }, func(f model.LoadFieldDerived) float64 { return f.MemLoadV4 }, func(f model.StoreFieldDerived) float64 { return f.MemLoadV4 }},
+	{"DRAM store V1", "memStoreV1", func(d model.Derived) float64 { return d.MemStoreV1 }, nil, func(f model.StoreFieldDerived) float64 { return f.MemStoreV1 }},
+	{"DRAM store V2", "memStoreV2", func(d model.Derived) float64 { return d.MemStoreV2 }, nil, func(f model.StoreFieldDerived) float64 { return f.MemStoreV2 }},
+}
+
 // volumeRows are the table rows of the per-Lup volumes: the total and one
 // column per field ("-" where a field has no share, e.g. a store field's
 // loads, or where the model does not split a volume by field).
@@ -287,28 +323,9 @@ func volumeRows(d model.Derived) [][]string {
 	for _, f := range d.StoreFields {
 		head = append(head, f.Name+" (store)")
 	}
-	type lf = model.LoadFieldDerived
-	type sf = model.StoreFieldDerived
-	defs := []struct {
-		label string
-		total float64
-		load  func(lf) float64 // nil: no per-field split of loads
-		store func(sf) float64 // nil: no per-field split of stores
-	}{
-		{"L1 load", d.L1Load, func(f lf) float64 { return f.L1Load }, nil},
-		{"L2 load V1", d.L2LoadV1, func(f lf) float64 { return f.L2LoadV1 }, nil},
-		{"L2 load V2", d.L2LoadV2, func(f lf) float64 { return f.L2LoadV2 }, nil},
-		{"L2 store", d.L2Store, nil, func(f sf) float64 { return f.L2Store }},
-		{"DRAM load V1", d.MemLoadV1, func(f lf) float64 { return f.MemLoadV1 }, nil},
-		{"DRAM load V2", d.MemLoadV2, func(f lf) float64 { return f.MemLoadV2 }, nil},
-		{"DRAM load V3", d.MemLoadV3, func(f lf) float64 { return f.MemLoadV3 }, func(f sf) float64 { return f.MemLoadV3 }},
-		{"DRAM load V4", d.MemLoadV4, func(f lf) float64 { return f.MemLoadV4 }, func(f sf) float64 { return f.MemLoadV4 }},
-		{"DRAM store V1", d.MemStoreV1, nil, func(f sf) float64 { return f.MemStoreV1 }},
-		{"DRAM store V2", d.MemStoreV2, nil, func(f sf) float64 { return f.MemStoreV2 }},
-	}
 	rows := [][]string{head}
-	for _, def := range defs {
-		cells := []string{def.label, fixed(def.total, 2)}
+	for _, def := range volumeDefs {
+		cells := []string{def.label, fixed(def.total(d), 2)}
 		for _, f := range d.LoadFields {
 			cells = append(cells, cell(def.load, f))
 		}

@@ -17,8 +17,6 @@ package jscop
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -33,7 +31,8 @@ import (
 const MaxBytes = 16 << 20
 
 // Import reads the JSCoP data of file and imports the statement that
-// opt.Statement names (or the only one) as a spec.
+// opt.Statement names (or the only one) as a spec; ImportRegion imports
+// them all (opt.Statement importer.AllStatements, which Import refuses).
 func Import(data []byte, file string, opt importer.Options) (*importer.Result, error) {
 	s, err := Read(data, file, opt)
 	if err != nil {
@@ -61,25 +60,11 @@ func (r *reader) errf(n *yaml.Node, where, format string, args ...any) *importer
 // under opt.Params. All errors are *importer.Error.
 func Read(data []byte, file string, opt importer.Options) (*importer.Scop, error) {
 	r := &reader{file: file, opt: opt}
-	if len(data) > MaxBytes {
-		return nil, importer.Errorf(file, importer.Pos{}, "", "larger than %d MiB; a JSCoP is a small JSON text", MaxBytes>>20)
+	root, err := r.document(data)
+	if err != nil {
+		return nil, err
 	}
-	var any any
-	if err := json.Unmarshal(data, &any); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line, col := lineCol(data, se.Offset)
-			return nil, importer.Errorf(file, importer.Pos{Line: line, Col: col}, "", "JSON syntax error: %v", err)
-		}
-		return nil, importer.Errorf(file, importer.Pos{}, "", "JSON syntax error: %v", err)
-	}
-	// JSON is YAML, and YAML nodes carry line numbers for the messages;
-	// JSON strings hold no raw tabs, so replacing tabs keeps the text.
-	var doc yaml.Node
-	if err := yaml.Unmarshal(bytes.ReplaceAll(data, []byte("\t"), []byte(" ")), &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, importer.Errorf(file, importer.Pos{}, "", "cannot read the JSON document")
-	}
-	return r.scop(doc.Content[0])
+	return r.scop(root)
 }
 
 // lineCol returns the 1-based line and column of a byte offset.
@@ -140,14 +125,37 @@ func (r *reader) list(n *yaml.Node, where, what string) ([]*yaml.Node, error) {
 }
 
 func (r *reader) scop(root *yaml.Node) (*importer.Scop, error) {
+	h, err := r.header(root)
+	if err != nil {
+		return nil, err
+	}
+	stmtNode, err := r.statement(h.statements)
+	if err != nil {
+		return nil, err
+	}
+	return r.statementScop(h, stmtNode, h.base.Notes)
+}
+
+// header is what a JSCoP says about its region as a whole: the Scop
+// without a statement, the region's name and location, and the node of
+// its statements.
+type header struct {
+	base       importer.Scop // Statement and Description unset
+	region     string
+	location   string
+	statements *yaml.Node
+}
+
+// header reads the keys of a JSCoP other than its statements.
+func (r *reader) header(root *yaml.Node) (*header, error) {
 	top, err := r.mapping(root, "JSCoP", "statements")
 	if err != nil {
 		return nil, err
 	}
-	s := &importer.Scop{File: r.file, Name: specName(r.file)}
-	region := ""
+	h := &header{base: importer.Scop{File: r.file, Name: specName(r.file)}, statements: top["statements"]}
+	s := &h.base
 	if n, ok := top["name"]; ok {
-		if region, err = r.str(n, "JSCoP", "name"); err != nil {
+		if h.region, err = r.str(n, "JSCoP", "name"); err != nil {
 			return nil, err
 		}
 	}
@@ -160,9 +168,8 @@ func (r *reader) scop(root *yaml.Node) (*importer.Scop, error) {
 	if err := importer.UnknownDefines(r.file, r.opt.Params, paramNames(top), "parameter", "the JSCoP"); err != nil {
 		return nil, err
 	}
-	location := ""
 	if n, ok := top["location"]; ok {
-		if location, err = r.str(n, "JSCoP", "location"); err != nil {
+		if h.location, err = r.str(n, "JSCoP", "location"); err != nil {
 			return nil, err
 		}
 	}
@@ -183,22 +190,27 @@ func (r *reader) scop(root *yaml.Node) (*importer.Scop, error) {
 		s.FieldName = FieldName
 		s.Notes = append(s.Notes, fmt.Sprintf("%s: no key \"arrays\" (the layout of Polly before LLVM 4): every array is assumed to have %d-byte elements (--element) and, in each dimension, the size of the subscripts accessed", r.file, r.opt.Element))
 	}
-	stmtNode, err := r.statement(top["statements"])
-	if err != nil {
-		return nil, err
-	}
-	if s.Statement, err = r.readStatement(stmtNode); err != nil {
+	return h, nil
+}
+
+// statementScop returns the Scop of the header's region with the
+// statement of node n, and notes as its notes.
+func (r *reader) statementScop(h *header, n *yaml.Node, notes []string) (*importer.Scop, error) {
+	s := h.base
+	s.Notes = notes
+	var err error
+	if s.Statement, err = r.readStatement(n); err != nil {
 		return nil, err
 	}
 	desc := fmt.Sprintf("imported from the Polly JSCoP %s, statement %s", filepath.Base(r.file), s.Statement.Name)
-	if region != "" {
-		desc += " of region " + region
+	if h.region != "" {
+		desc += " of region " + h.region
 	}
-	if location != "" {
-		desc += " (" + location + ")"
+	if h.location != "" {
+		desc += " (" + h.location + ")"
 	}
 	s.Description = desc
-	return s, nil
+	return &s, nil
 }
 
 // paramNames returns the parameters of a JSCoP: those that the context,
@@ -357,12 +369,14 @@ func (r *reader) statement(n *yaml.Node) (*yaml.Node, error) {
 		names = append(names, name)
 	}
 	switch {
+	case r.opt.Statement == importer.AllStatements:
+		return nil, r.errf(n, "statements", "--statement all models every statement as a sequence of kernels, which polyvol import jscop and predict do; here choose one with --statement (the statements are %s)", importer.Excerpt(strings.Join(names, ", ")))
 	case r.opt.Statement != "":
 		return nil, r.errf(n, "statements", "no statement %q; the statements are %s", importer.Excerpt(r.opt.Statement), importer.Excerpt(strings.Join(names, ", ")))
 	case len(items) == 0:
 		return nil, r.errf(n, "statements", "no statements")
 	case len(items) > 1:
-		return nil, r.errf(n, "statements", "%d statements (%s); choose one with --statement", len(items), importer.Excerpt(strings.Join(names, ", ")))
+		return nil, r.errf(n, "statements", "%d statements (%s); choose one with --statement, or --statement all for the whole region", len(items), importer.Excerpt(strings.Join(names, ", ")))
 	}
 	return items[0], nil
 }

@@ -12,6 +12,10 @@
 // Kerncraft. The loops become the lattice, the innermost one x; the loop
 // counters (index − start)/step start at 0, so a loop with a step becomes
 // a strided index.
+//
+// ReadCode and ImportCode read Kerncraft's kernel code, the C loop nest of
+// kerncraft -p ... KERNEL.c, into the same Scop, with the C parser
+// modernc.org/cc/v4.
 package kerncraft
 
 import (
@@ -175,16 +179,26 @@ func (r *reader) constant(n *yaml.Node, where, what string) (int64, error) {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 		return 0, r.errf(n, where, "%s: expected an integer expression, got %s", what, kind(n))
 	}
-	a, err := importer.ParseAffine(n.Value, func(name string) (int64, bool, error) {
+	v, err := r.constValue(n.Value)
+	if err != nil {
+		e := r.errf(n, where, "%s %q: %v", what, n.Value, withoutColumn(err))
+		e.Err = err
+		return 0, e
+	}
+	return v, nil
+}
+
+// constValue evaluates an integer expression of the constants, which must
+// not use the loop indices.
+func (r *reader) constValue(src string) (int64, error) {
+	a, err := importer.ParseAffine(src, func(name string) (int64, bool, error) {
 		if _, isLoop := r.byName[name]; isLoop {
 			return 0, false, fmt.Errorf("depends on the loop index %s; polyvol needs a box-shaped iteration space (no triangular nests)", name)
 		}
 		return r.bind(name)
 	})
 	if err != nil {
-		e := r.errf(n, where, "%s %q: %v", what, n.Value, withoutColumn(err))
-		e.Err = err
-		return 0, e
+		return 0, err
 	}
 	return a.Const, nil
 }
@@ -299,10 +313,7 @@ func (r *reader) scop(root *yaml.Node) (*importer.Scop, error) {
 	if err := importer.UnknownDefines(r.file, r.opt.Params, known, "constant", "the kernel description"); err != nil {
 		return nil, err
 	}
-	s := &importer.Scop{File: r.file, Name: specName(r.file)}
-	if r.opt.Element != 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%s: --element %d is not used: a kernel description gives each array's type", r.file, r.opt.Element))
-	}
+	s := r.newScop()
 	if err := r.readLoops(get(top, "loops")); err != nil {
 		return nil, err
 	}
@@ -311,20 +322,7 @@ func (r *reader) scop(root *yaml.Node) (*importer.Scop, error) {
 		return nil, err
 	}
 	s.Arrays = arrays
-	names := make([]string, len(r.loops))
-	cons := make([]string, len(r.loops))
-	for k, l := range r.loops {
-		names[k] = l.islName
-		cons[k] = fmt.Sprintf("0 <= %s <= %d", l.islName, l.trips-1)
-	}
-	st := &importer.Statement{
-		Name:   stmtName,
-		Domain: fmt.Sprintf("{ %s[%s] : %s }", stmtName, strings.Join(names, ", "), strings.Join(cons, " and ")),
-		Where:  "loop nest",
-	}
-	if len(r.loops) > 0 {
-		st.DomainPos = importer.Pos{Line: r.loops[0].line, Col: r.loops[0].col}
-	}
+	st := r.statement()
 	for _, key := range []string{"data sources", "data destinations"} {
 		accs, err := r.accesses(get(top, key), key, arrays)
 		if err != nil {
@@ -346,6 +344,35 @@ func (r *reader) scop(root *yaml.Node) (*importer.Scop, error) {
 		s.Name = strings.TrimSpace(n.Value)
 	}
 	return s, nil
+}
+
+// newScop returns the Scop of the file, with its name and notes.
+func (r *reader) newScop() *importer.Scop {
+	s := &importer.Scop{File: r.file, Name: specName(r.file)}
+	if r.opt.Element != 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: --element %d is not used: a kernel description gives each array's type", r.file, r.opt.Element))
+	}
+	return s
+}
+
+// statement returns the statement of the loop nest r.loops, without its
+// accesses: its domain is the box of the loop counters.
+func (r *reader) statement() *importer.Statement {
+	names := make([]string, len(r.loops))
+	cons := make([]string, len(r.loops))
+	for k, l := range r.loops {
+		names[k] = l.islName
+		cons[k] = fmt.Sprintf("0 <= %s <= %d", l.islName, l.trips-1)
+	}
+	st := &importer.Statement{
+		Name:   stmtName,
+		Domain: fmt.Sprintf("{ %s[%s] : %s }", stmtName, strings.Join(names, ", "), strings.Join(cons, " and ")),
+		Where:  "loop nest",
+	}
+	if len(r.loops) > 0 {
+		st.DomainPos = importer.Pos{Line: r.loops[0].line, Col: r.loops[0].col}
+	}
+	return st
 }
 
 // specName derives the spec's name from the file name.
@@ -408,25 +435,41 @@ func (r *reader) readLoops(n *yaml.Node) error {
 				return err
 			}
 		}
-		if l.step < 1 {
-			return r.errf(get(m, "step"), where, "step %d: expected a positive step", l.step)
+		if key, msg := r.addLoop(l); msg != "" {
+			return r.errf(get(m, key), where, "%s", msg)
 		}
-		if l.stop <= l.start {
-			return r.errf(get(m, "stop"), where, "runs no iterations (start %d, stop %d)", l.start, l.stop)
-		}
-		if l.stop-l.start < 0 || l.stop-l.start > 1<<50 {
-			return r.errf(get(m, "stop"), where, "more than 2^50 iterations (start %d, stop %d)", l.start, l.stop)
-		}
-		l.trips = (l.stop - l.start + l.step - 1) / l.step
-		if !safeISLName(l.islName) {
-			l.islName = fmt.Sprintf("_loop%d", i)
-		}
-		r.loops = append(r.loops, l)
 	}
 	if len(r.loops) > 3 {
-		return r.errf(n, "loops", "%d loops; polyvol's lattice has 1 to 3 dimensions", len(r.loops))
+		return r.errf(n, "loops", "%s", tooManyLoops(len(r.loops)))
 	}
 	return nil
+}
+
+// tooManyLoops is the message about a nest of n > 3 loops.
+func tooManyLoops(n int) string {
+	return fmt.Sprintf("%d loops; polyvol's lattice has 1 to 3 dimensions", n)
+}
+
+// addLoop checks the bounds of l, the next loop inward, counts its
+// iterations and appends it to r.loops. A bad loop is not appended: addLoop
+// returns the bound at fault ("step" or "stop") and the message.
+func (r *reader) addLoop(l loop) (key, msg string) {
+	if l.step < 1 {
+		return "step", fmt.Sprintf("step %d: expected a positive step", l.step)
+	}
+	if l.stop <= l.start {
+		return "stop", fmt.Sprintf("runs no iterations (start %d, stop %d)", l.start, l.stop)
+	}
+	if l.stop-l.start < 0 || l.stop-l.start > 1<<50 {
+		return "stop", fmt.Sprintf("more than 2^50 iterations (start %d, stop %d)", l.start, l.stop)
+	}
+	l.trips = (l.stop - l.start + l.step - 1) / l.step
+	if !safeISLName(l.islName) {
+		l.islName = fmt.Sprintf("_loop%d", len(r.loops))
+	}
+	r.byName[l.index] = len(r.loops)
+	r.loops = append(r.loops, l)
+	return "", ""
 }
 
 // isIdent reports whether s is a C identifier.
@@ -472,13 +515,9 @@ func (r *reader) arrays(n *yaml.Node) ([]*importer.Array, error) {
 		if err != nil {
 			return nil, err
 		}
-		elem, fp, err := importer.ElementSize(typ)
+		a, err := r.newArray(name, typ, i, importer.Pos{Line: e.key.Line, Col: e.key.Column})
 		if err != nil {
 			return nil, r.errf(tn, where, "bad type: %v", err)
-		}
-		a := &importer.Array{Name: name, Field: name, Element: elem, FPBytes: fp, Where: where, Pos: importer.Pos{Line: e.key.Line, Col: e.key.Column}}
-		if _, isLoop := r.byName[name]; isLoop || !safeISLName(name) {
-			a.Name = fmt.Sprintf("_array%d", i) // an ISL-safe tuple name
 		}
 		dn := get(m, "dimension")
 		if dn != nil && !(dn.Kind == yaml.ScalarNode && dn.Tag == "!!null") {
@@ -502,6 +541,20 @@ func (r *reader) arrays(n *yaml.Node) ([]*importer.Array, error) {
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// newArray returns the i-th array, named name in the input, of elements
+// of the C type typ, without its sizes.
+func (r *reader) newArray(name, typ string, i int, pos importer.Pos) (*importer.Array, error) {
+	elem, fp, err := importer.ElementSize(typ)
+	if err != nil {
+		return nil, err
+	}
+	a := &importer.Array{Name: name, Field: name, Element: elem, FPBytes: fp, Where: fmt.Sprintf("array %q", name), Pos: pos}
+	if _, isLoop := r.byName[name]; isLoop || !safeISLName(name) {
+		a.Name = fmt.Sprintf("_array%d", i) // an ISL-safe tuple name
+	}
+	return a, nil
 }
 
 // typeName reads a C type: a string, or a list of words such as
@@ -578,19 +631,25 @@ func (r *reader) accesses(n *yaml.Node, key string, arrays []*importer.Array) ([
 				}
 				texts = append(texts, t)
 			}
-			names := make([]string, len(r.loops))
-			for k, l := range r.loops {
-				names[k] = l.islName
-			}
-			out = append(out, importer.Access{
-				Write:    write,
-				Relation: fmt.Sprintf("{ %s[%s] -> %s[%s] }", stmtName, strings.Join(names, ", "), arr.Name, strings.Join(texts, ", ")),
-				Pos:      importer.Pos{Line: it.Line, Col: it.Column},
-				Where:    where,
-			})
+			out = append(out, r.access(write, arr, texts, importer.Pos{Line: it.Line, Col: it.Column}, where))
 		}
 	}
 	return out, nil
+}
+
+// access returns the access of the statement to arr at the index texts
+// (over the loop counters, as index writes them).
+func (r *reader) access(write bool, arr *importer.Array, texts []string, pos importer.Pos, where string) importer.Access {
+	names := make([]string, len(r.loops))
+	for k, l := range r.loops {
+		names[k] = l.islName
+	}
+	return importer.Access{
+		Write:    write,
+		Relation: fmt.Sprintf("{ %s[%s] -> %s[%s] }", stmtName, strings.Join(names, ", "), arr.Name, strings.Join(texts, ", ")),
+		Pos:      pos,
+		Where:    where,
+	}
 }
 
 // withoutColumn drops the column from an unbound constant's error, which
