@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -396,5 +397,47 @@ func TestElementFlag(t *testing.T) {
 	_, errOut, code = run(t, "import", "jscop", path, "-D", "N=64", "--element", "3")
 	if code != ExitUsage || errOut != "polyvol: --element 3: expected 1, 2, 4, 8 or 16 bytes per element\n" {
 		t.Errorf("--element 3: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestImportRoundTrip checks, for every input of examples/polyhedral, that
+// predicting the file equals predicting the spec that import writes from
+// it: the volumes and the prediction, byte for byte.
+func TestImportRoundTrip(t *testing.T) {
+	for _, c := range []struct {
+		file    string
+		defines []string // import flags
+		launch  []string
+	}{
+		{"star2d-5pt.jscop", []string{"-D", "N=4096"}, nil},
+		{"forward2d-partial.jscop", []string{"-D", "N=4096"}, nil},
+		{"lbm-d3q19-aos.jscop", []string{"-D", "N=128"}, nil},
+		{"matmul.jscop", []string{"-D", "N=128"}, []string{"--block", "32,8,1", "--fold", "1,1,128"}},
+		{"matmul-tiled.jscop", []string{"-D", "N=128"}, []string{"--block", "32,32,1", "--fold", "1,1,128"}},
+		{"star3d-7pt.yml", []string{"-D", "M=130", "-D", "N=130"}, nil},
+		{"jacobi2d-5pt.c", []string{"-D", "M=1026", "-D", "N=1026"}, nil},
+		{"matvec.c", []string{"-D", "M=2048", "-D", "N=2048"}, []string{"--block", "256,1", "--fold", "1,1024"}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			file := polyhedral + c.file
+			kind := "jscop"
+			if !strings.Contains(c.file, ".jscop") {
+				kind = "kerncraft"
+			}
+			spec := filepath.Join(t.TempDir(), "imported.yaml")
+			mustRun(t, append([]string{"import", kind, file, "-o", spec}, c.defines...)...)
+			predict := func(args ...string) string {
+				var rep struct{ Derived, Prediction json.RawMessage }
+				out := mustRun(t, append(append(args, c.launch...), "--format", "json")...)
+				if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Derived) == 0 {
+					t.Fatalf("%v: %v\n%s", args, err, out)
+				}
+				return string(rep.Derived) + string(rep.Prediction)
+			}
+			direct := predict(append([]string{"predict", file}, c.defines...)...)
+			if imported := predict("predict", spec); imported != direct {
+				t.Errorf("predict of the imported spec differs from predict of the file:\n %s\n %s", imported, direct)
+			}
+		})
 	}
 }
