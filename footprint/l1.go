@@ -124,7 +124,7 @@ func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r Wa
 		allocBlocks = sample
 		threadsPerBlock = threads / float64(len(sample))
 	}
-	model := cycleModel{d: d, wavefrontLanes: r.WavefrontLanes}
+	model := cycleModel{d: d, wavefrontLanes: r.WavefrontLanes, scratch: &l1Scratch{}}
 	var res L1Result
 	for _, fi := range lists {
 		var sum l1Sums
@@ -214,6 +214,34 @@ type cycleModel struct {
 	// Without it (§3.8.3) the worst bank is taken over the whole
 	// sub-warp.
 	wavefrontLanes bool
+	// scratch, when set, holds the buffers of terms between calls, so that
+	// measuring warp after warp does not allocate; nil allocates.
+	scratch *l1Scratch
+}
+
+// l1Scratch is the reusable storage of cycleModel.terms.
+type l1Scratch struct {
+	words, units, lines, perBank []int64
+}
+
+// buffer returns an empty slice of capacity n: buf's storage when it is
+// large enough (and kept in it), else a new one.
+func buffer(buf *[]int64, n int) []int64 {
+	if buf == nil {
+		return make([]int64, 0, n)
+	}
+	if cap(*buf) < n {
+		*buf = make([]int64, 0, n)
+	}
+	return (*buf)[:0]
+}
+
+// buffers returns the scratch buffers of c, or nil pointers without one.
+func (c cycleModel) buffers() (words, units, lines, perBank *[]int64) {
+	if c.scratch == nil {
+		return nil, nil, nil, nil
+	}
+	return &c.scratch.words, &c.scratch.units, &c.scratch.lines, &c.scratch.perBank
 }
 
 // banks returns n_b = ⌊L1BankWidth/w⌋ (at least 1) for access width w.
@@ -235,9 +263,10 @@ func (c cycleModel) terms(lanes []int64, width int64) l1Terms {
 	if len(lanes) == 0 {
 		return l1Terms{}
 	}
+	wordBuf, unitBuf, lineBuf, bankBuf := c.buffers()
 	// §3.8.2: each lane contributes all its 4-byte words, listed as [all
 	// lanes +0, all lanes +4, …].
-	words := make([]int64, 0, len(lanes)*int(max(1, width/4)))
+	words := buffer(wordBuf, len(lanes)*int(max(1, width/4)))
 	for off := int64(0); off == 0 || off <= width-4; off += 4 {
 		for _, a := range lanes {
 			words = append(words, a+off)
@@ -262,12 +291,15 @@ func (c cycleModel) terms(lanes []int64, width int64) l1Terms {
 		group = int(nb)
 	}
 	for g := 0; g < len(lanes); g += group {
-		t.bank += worstBank(lanes[g:min(g+group, len(lanes))], width, nb)
+		t.bank += worstBank(lanes[g:min(g+group, len(lanes))], width, nb, unitBuf, bankBuf)
 	}
-	// §3.8.4: distinct allocation lines.
-	lines := make([]int64, len(words))
-	for i, a := range words {
-		lines[i] = intmath.FloorDiv(a, c.d.L1AllocBytes)
+	// §3.8.4: distinct allocation lines, listed lane by lane (sorted where
+	// the lane addresses rise).
+	lines := buffer(lineBuf, len(words))
+	for _, a := range lanes {
+		for off := int64(0); off == 0 || off <= width-4; off += 4 {
+			lines = append(lines, intmath.FloorDiv(a+off, c.d.L1AllocBytes))
+		}
 	}
 	lines = distinct(lines)
 	t.lines = int64(len(lines))
@@ -286,16 +318,19 @@ func (c cycleModel) terms(lanes []int64, width int64) l1Terms {
 }
 
 // worstBank returns the most distinct w-byte units that the 4-byte words of
-// the given lane addresses (§3.8.2) map to one of nb banks (§3.8.3).
-func worstBank(lanes []int64, width, nb int64) int64 {
-	units := make([]int64, 0, len(lanes)*int(max(1, width/4)))
-	for off := int64(0); off == 0 || off <= width-4; off += 4 {
-		for _, a := range lanes {
+// the given lane addresses (§3.8.2) map to one of nb banks (§3.8.3). The
+// units are listed lane by lane, sorted where the lane addresses rise; the
+// buffers (nil: allocate) hold the units and the per-bank counts.
+func worstBank(lanes []int64, width, nb int64, unitBuf, bankBuf *[]int64) int64 {
+	units := buffer(unitBuf, len(lanes)*int(max(1, width/4)))
+	for _, a := range lanes {
+		for off := int64(0); off == 0 || off <= width-4; off += 4 {
 			units = append(units, intmath.FloorDiv(a+off, width))
 		}
 	}
 	units = distinct(units)
-	perBank := make([]int64, nb)
+	perBank := buffer(bankBuf, int(nb))[:nb]
+	clear(perBank)
 	var worst int64
 	for _, u := range units {
 		b := intmath.FloorMod(u, nb)
