@@ -15,6 +15,9 @@ type Signed interface{ ~int | ~int64 }
 
 // FloorDiv returns ⌊a/b⌋ for b > 0.
 func FloorDiv[T Signed](a, b T) T {
+	if b > 0 && b&(b-1) == 0 { // a power of two, as granules are: an arithmetic shift floors
+		return a >> bits.TrailingZeros64(uint64(b))
+	}
 	q := a / b
 	if a%b != 0 && a < 0 {
 		q--

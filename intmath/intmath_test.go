@@ -76,3 +76,20 @@ func TestCheckedArithmetic(t *testing.T) {
 		}
 	}
 }
+
+// TestFloorDivPowersOfTwo checks the shift that FloorDiv takes for a
+// power-of-two divisor against big-integer floor division, on values up to
+// the ends of int64.
+func TestFloorDivPowersOfTwo(t *testing.T) {
+	values := []int64{math.MinInt64, math.MinInt64 + 1, -1 << 40, -129, -128, -127, -1, 0, 1, 127, 128, 1 << 40, math.MaxInt64}
+	for _, a := range values {
+		for k := 0; k < 63; k++ {
+			b := int64(1) << k
+			var q, m big.Int
+			q.DivMod(big.NewInt(a), big.NewInt(b), &m) // Euclidean: floor for b > 0
+			if got := FloorDiv(a, b); got != q.Int64() {
+				t.Errorf("FloorDiv(%d, %d) = %d, want %d", a, b, got, q.Int64())
+			}
+		}
+	}
+}
