@@ -141,6 +141,9 @@ type blockClassifier struct {
 	rigid bool
 	// affine is true when every address is affine.
 	affine bool
+	// keyer tells the distances of affine addresses apart by a few
+	// products (translationKeyer).
+	keyer translationKeyer
 	// shapes maps the affine shapes of classes (affineShape) to them.
 	shapes map[string]*blockClass
 }
@@ -193,6 +196,7 @@ func newBlockClassifier(e *Engine, q Request) (c *blockClassifier, ok bool) {
 			c.rigid = c.rigid && c.addrs[j].at(step)-base[j] == c.addrs[0].at(step)-base[0]
 		}
 	}
+	c.keyer = newTranslationKeyer(c.addrs)
 	return c, true
 }
 
@@ -213,7 +217,7 @@ func (c *blockClassifier) classify(blockThreads lattice.Box) (key string, base i
 	if c.rigid {
 		k, base = appendTranslationKey(nil, c.addrs[:1], origin, points)
 	} else {
-		k, base = appendTranslationKey(nil, c.addrs, origin, points)
+		k, base = c.keyer.appendKey(nil, origin, points)
 	}
 	k = appendGuardKey(k, c.guards, origin, points)
 	if !c.affine {
