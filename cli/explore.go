@@ -39,6 +39,9 @@ type Exploration struct {
 	Folds [][3]int64 `json:"folds"`
 	// Tilings are the tilings tried with every fold and block shape.
 	Tilings []kernel.Tiling `json:"tilings"`
+	// AllShapes is set when the sweep kept the block shapes with threads
+	// along a dimension the domain lacks (explore --all-shapes).
+	AllShapes bool `json:"allShapes,omitempty"`
 	// Registers are the registers per thread of every configuration that
 	// RegistersTable does not list: the spec's, or --registers.
 	Registers int `json:"registers"`
@@ -90,7 +93,10 @@ powers of two within the hardware limits (x, y <= 1024, z <= 64), with every
 fold of --folds and tiling of --tiles, in parallel, and ranks them by
 predicted GLup/s. A strided tile that places a thread's points as thread
 folding does (fold 1, or block size 1, wherever it folds) is that
-configuration and is evaluated once, as consecutive. The table shows the
+configuration and is evaluated once, as consecutive. Block shapes with
+threads along a dimension in which the domain has one point are left out,
+since all but one of those threads would be idle; --all-shapes keeps them.
+The table shows the
 best --top rows; JSON and CSV give every row. Notes on stderr say which of
 these rows have their occupancy limited by registers, or so many registers
 that the compiler probably spills.
@@ -125,6 +131,7 @@ Examples:
 				&ucli.IntFlag{Name: "threads", Value: kernel.MaxThreadsPerBlock, Usage: "`N` threads per block, a power of two"},
 				&ucli.StringFlag{Name: "folds", Value: "1,1,1:1,2,1:1,1,2", Usage: "colon-separated thread foldings `X,Y,Z:...`"},
 				&ucli.StringFlag{Name: "tiles", Value: strings.Join(tilingNames, ","), Usage: "comma-separated `TILINGS` tried with every fold: consecutive (a thread's fold points are neighbours), strided (one block size apart)"},
+				&ucli.BoolFlag{Name: "all-shapes", Usage: "keep the block shapes with threads along a dimension in which the domain has one point (left out by default: those threads are idle)"},
 				registersFlag(),
 				&ucli.StringFlag{Name: "registers-table", TakesFile: true, Usage: "registers per thread of compiled configurations from the CSV `FILE` (block,fold,tiling,registers)"},
 				&ucli.IntFlag{Name: "top", Value: 10, Usage: "`N` rows of the table (0: all; at most " + strconv.Itoa(maxTop) + ")"},
@@ -257,7 +264,7 @@ func runExplore(c *ucli.Context) error {
 	}
 
 	cfg := explore.Config{
-		Kernel: k, Device: dev, Threads: threads, Folds: folds, Tilings: tilings, Estimate: opt,
+		Kernel: k, Device: dev, Threads: threads, Folds: folds, Tilings: tilings, AllShapes: c.Bool("all-shapes"), Estimate: opt,
 		NewCtx: func() (*isl.Ctx, error) { return newISLCtx(c) }, Workers: workers,
 	}
 	if table != nil {
@@ -275,7 +282,7 @@ func runExplore(c *ucli.Context) error {
 			maxConfigs, len(launches), countNoun(len(folds), "fold"), countNoun(len(tilings), "tiling"))
 	}
 	if table != nil {
-		sweep, err := explore.Configurations(threads, folds, tilings)
+		sweep, err := explore.Configurations(threads, folds, tilings, k.Domain, c.Bool("all-shapes"))
 		if err != nil {
 			return err
 		}
@@ -296,7 +303,7 @@ func runExplore(c *ucli.Context) error {
 	}
 	e := &Exploration{
 		Kernel: k.Name, Device: dev.Name, Method: opt.Method.Name, Model: string(opt.Model),
-		Domain: k.Domain, Threads: int64(threads), Folds: folds, Tilings: tilings, Registers: k.Registers,
+		Domain: k.Domain, Threads: int64(threads), Folds: folds, Tilings: tilings, AllShapes: c.Bool("all-shapes"), Registers: k.Registers,
 		Configurations: res.Configurations, Skipped: res.Skipped, Rows: res.Reports, Shard: shard,
 	}
 	if table != nil {
@@ -536,7 +543,7 @@ func tieNote(rows []*model.Report) string {
 // table, ", N strided tiles", or nothing when it has none (thread folding
 // alone, or folds that leave both tilings one launch).
 func tilingsText(e *Exploration) string {
-	all, err := explore.Configurations(int(min(e.Threads, math.MaxInt32)), e.Folds, e.Tilings)
+	all, err := explore.Configurations(int(min(e.Threads, math.MaxInt32)), e.Folds, e.Tilings, e.Domain, e.AllShapes)
 	if err != nil {
 		return ""
 	}

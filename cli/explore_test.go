@@ -20,10 +20,11 @@ func idleFraction(r *model.Report) float64 {
 	return model.CountIdleThreads(l, 32).Fraction()
 }
 
-// small is a fast exploration used by the tests below: transpose2d on a
+// small is a fast exploration used by the tests below, with all block
+// shapes (also those with threads along z, which a 2-D domain leaves idle): transpose2d on a
 // 128 x 64 domain, whose fold 1,1,2 is invalid for the 2-D domain and
 // skipped, as thread folding and as a strided tile.
-var small = []string{"explore", "transpose2d", "--domain", "128,64"}
+var small = []string{"explore", "transpose2d", "--domain", "128,64", "--all-shapes"}
 
 // TestExploreRanking checks that JSON rows are all evaluated configurations,
 // ranked by GLup/s, and that the Validate-invalid ones are listed as skipped.

@@ -54,7 +54,7 @@ func FuzzExploreFlagParsers(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if tilings, err := parseTilings(s); err == nil {
-			if _, err := explore.Configurations(2, nil, tilings); err != nil || len(tilings) == 0 {
+			if _, err := explore.Configurations(2, nil, tilings, [3]int64{}, true); err != nil || len(tilings) == 0 {
 				t.Fatalf("--tiles %q: accepted %v, which explore refuses: %v", s, tilings, err)
 			}
 		} else if _, ok := err.(*UsageError); !ok {

@@ -261,7 +261,7 @@ func checkShard(e *Exploration) error {
 	if len(e.Folds) == 0 {
 		return errors.New("folds: missing; expected the folds of explore --folds")
 	}
-	all, err := explore.Configurations(int(min(e.Threads, math.MaxInt32)), e.Folds, e.Tilings)
+	all, err := explore.Configurations(int(min(e.Threads, math.MaxInt32)), e.Folds, e.Tilings, e.Domain, e.AllShapes)
 	if err != nil {
 		return err
 	}

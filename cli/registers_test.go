@@ -88,7 +88,7 @@ func TestPredictRegisters(t *testing.T) {
 // TestExploreRegisters checks explore --registers: every row has the
 // registers, and a note names the best ranks whose occupancy they limit.
 func TestExploreRegisters(t *testing.T) {
-	sweep := []string{"explore", "vec-copy", "--domain", "65536", "--threads", "256", "--folds", "1,1,1", "--registers", "128"}
+	sweep := []string{"explore", "vec-copy", "--domain", "65536", "--threads", "256", "--folds", "1,1,1", "--registers", "128", "--all-shapes"}
 	out, errOut, code := run(t, append(sweep, "--top", "3")...)
 	want := "polyvol: note: ranks 1, 2, 3: occupancy is limited by registers: 2 blocks of 256 threads per SM at 128 registers per thread; at most 80 registers per thread would allow 3\n"
 	if code != ExitOK || errOut != want {

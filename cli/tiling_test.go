@@ -153,7 +153,7 @@ func TestCudaTile(t *testing.T) {
 // wide in x still as thread folding. The table and the CSV have a tiling
 // column.
 func TestExploreTilings(t *testing.T) {
-	sweep := []string{"explore", "star2d-r1", "--domain", "256,256", "--threads", "64", "--folds", "1,1,1:2,1,1"}
+	sweep := []string{"explore", "star2d-r1", "--domain", "256,256", "--threads", "64", "--folds", "1,1,1:2,1,1", "--all-shapes"}
 	blocks, err := explore.BlockShapes(64)
 	if err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@ fields:
 	best := res.Reports[0]
 	fmt.Println("best has", best.Launch.ThreadsPerBlock, "threads per block:", best.Prediction.GLups > 0)
 	// Output:
-	// 119 configurations: 119 ranked, 0 skipped
+	// 26 configurations: 26 ranked, 0 skipped
 	// best has 256 threads per block: true
 }
 

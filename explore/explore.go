@@ -83,6 +83,9 @@ type Config struct {
 	// thread folding (Configuration.Canonical) is not tried again; with
 	// only strided tilings asked for, that launch is tried as consecutive.
 	Tilings []kernel.Tiling
+	// AllShapes keeps the block shapes with threads along a dimension the
+	// domain lacks (IdleShape), which are left out by default.
+	AllShapes bool
 	// Registers, when set, returns the registers per thread of a
 	// configuration, as a code generator knows them after compiling it;
 	// 0 means the kernel's Registers. Other values must lie from 1 to
@@ -165,17 +168,34 @@ func BlockShapes(threads int) ([][3]int64, error) {
 	return out, nil
 }
 
+// IdleShape reports whether block shape b has more than one thread along
+// a dimension in which the domain has one point: all but one of those
+// threads would be idle, which no tuner wants (a 2-D kernel in blocks of
+// 1,16,64 threads).
+func IdleShape(b, domain [3]int64) bool {
+	for i := range 3 {
+		if domain[i] == 1 && b[i] > 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // Configurations returns the space of an exploration in the order
 // Config.Launches enumerates it: folds outermost, then tilings, then the
 // block shapes of threads threads (BlockShapes). Nil folds and tilings mean
 // DefaultFolds and DefaultTilings. A strided tiling is left out where it is
 // the same launch as thread folding (Configuration.Canonical) and thread
 // folding is among the tilings; without it, that launch is given as
-// consecutive.
-func Configurations(threads int, folds [][3]int64, tilings []kernel.Tiling) ([]Configuration, error) {
+// consecutive. Unless allShapes is set, the block shapes with threads
+// along a dimension in which domain has one point are left out (IdleShape).
+func Configurations(threads int, folds [][3]int64, tilings []kernel.Tiling, domain [3]int64, allShapes bool) ([]Configuration, error) {
 	blocks, err := BlockShapes(threads)
 	if err != nil {
 		return nil, err
+	}
+	if !allShapes {
+		blocks = slices.DeleteFunc(blocks, func(b [3]int64) bool { return IdleShape(b, domain) })
 	}
 	if folds == nil {
 		folds = DefaultFolds
@@ -219,7 +239,7 @@ func (cfg Config) Launches() (launches []kernel.Launch, skipped []Skipped, confi
 	if threads == 0 {
 		threads = kernel.MaxThreadsPerBlock
 	}
-	all, err := Configurations(threads, cfg.Folds, cfg.Tilings)
+	all, err := Configurations(threads, cfg.Folds, cfg.Tilings, cfg.Kernel.Domain, cfg.AllShapes)
 	if err != nil {
 		return nil, nil, 0, err
 	}

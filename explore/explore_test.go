@@ -114,7 +114,7 @@ func TestConfigurations(t *testing.T) {
 			yzWide++
 		}
 	}
-	both, err := Configurations(64, folds, nil)
+	both, err := Configurations(64, folds, nil, [3]int64{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestConfigurations(t *testing.T) {
 	if c := both[len(blocks)+len(blocks)]; c.Fold != folds[1] || c.Tiling != kernel.TileStrided || c.Block[0] == 1 {
 		t.Errorf("configuration %d is %v, want the first strided one of fold %v", 2*len(blocks), c, folds[1])
 	}
-	consecutive, err := Configurations(64, folds, []kernel.Tiling{kernel.TileConsecutive})
+	consecutive, err := Configurations(64, folds, []kernel.Tiling{kernel.TileConsecutive}, [3]int64{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestConfigurations(t *testing.T) {
 			t.Fatalf("consecutive configuration %d is %v, want %v", i, c, want)
 		}
 	}
-	strided, err := Configurations(64, folds, []kernel.Tiling{kernel.TileStrided})
+	strided, err := Configurations(64, folds, []kernel.Tiling{kernel.TileStrided}, [3]int64{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestConfigurations(t *testing.T) {
 		}
 	}
 	for _, bad := range [][]kernel.Tiling{{kernel.TileStrided, kernel.TileStrided}, {kernel.Tiling(7)}} {
-		if _, err := Configurations(64, folds, bad); err == nil {
+		if _, err := Configurations(64, folds, bad, [3]int64{}, true); err == nil {
 			t.Errorf("tilings %v: no error", bad)
 		}
 	}
@@ -231,5 +231,42 @@ func TestRunRegisters(t *testing.T) {
 	var ce *ConfigError
 	if _, err := Run(context.Background(), cfg); !errors.As(err, &ce) || !strings.Contains(err.Error(), "registers 256") {
 		t.Errorf("256 registers: error %v, want a ConfigError naming them", err)
+	}
+}
+
+// TestIdleShapesLeftOut checks that a 2-D domain's sweep leaves out the
+// block shapes with threads along z, and a 1-D domain's all but the row of
+// threads, unless all shapes are asked for.
+func TestIdleShapesLeftOut(t *testing.T) {
+	all, err := BlockShapes(256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		domain [3]int64
+		want   int
+	}{
+		{[3]int64{4096, 4096, 512}, len(all)},
+		{[3]int64{4096, 4096, 1}, 9}, // 1,256,1 … 256,1,1
+		{[3]int64{1 << 20, 1, 1}, 1},
+	} {
+		got, err := Configurations(256, [][3]int64{kernel.NoFold}, []kernel.Tiling{kernel.TileConsecutive}, c.domain, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != c.want {
+			t.Errorf("domain %v: %d configurations, want %d", c.domain, len(got), c.want)
+		}
+		for _, g := range got {
+			for i := range 3 {
+				if c.domain[i] == 1 && g.Block[i] > 1 {
+					t.Errorf("domain %v: block %v has threads along dimension %d", c.domain, g.Block, i)
+				}
+			}
+		}
+		kept, err := Configurations(256, [][3]int64{kernel.NoFold}, []kernel.Tiling{kernel.TileConsecutive}, c.domain, true)
+		if err != nil || len(kept) != len(all) {
+			t.Errorf("domain %v, all shapes: %d configurations, want %d (%v)", c.domain, len(kept), len(all), err)
+		}
 	}
 }

@@ -308,12 +308,15 @@ def explore(
     registers: Optional[int] = None,
     defines: Optional[Dict[str, Any]] = None,
     workers: Optional[int] = None,
+    all_shapes: bool = False,
     timeout: Optional[float] = None,
 ) -> List[Ranked]:
     """Ranks block shapes of ``threads`` threads, folds and tilings:
     ``polyvol explore SPEC --format json``. Returns the ``top`` best rows
     (all when ``None``), best first. ``folds`` is a list of triples,
-    ``tiles`` a list of ``"consecutive"``/``"strided"``."""
+    ``tiles`` a list of ``"consecutive"``/``"strided"``; ``all_shapes``
+    keeps the block shapes with threads along a dimension in which the
+    domain has one point (``--all-shapes``)."""
     arg, stdin = spec_argument(spec)
     args = ["explore", arg, "--format", "json"]
     args += _common_flags(device, model, method, domain, registers, defines)
@@ -325,6 +328,8 @@ def explore(
         args += ["--tiles", ",".join(tiles)]
     if workers is not None:
         args += ["--workers", str(int(workers))]
+    if all_shapes:
+        args += ["--all-shapes"]
     r = run_json(args, stdin, timeout)
     rows = r.data["rows"]
     if top is not None:

@@ -183,3 +183,14 @@ def test_spec_argument():
     with pytest.raises(TypeError):
         spec_argument(42)  # type: ignore[arg-type]
     assert not math.isnan(polyvol.predict("vec-copy").glups)
+
+
+def test_explore_idle_shapes():
+    # star2d-r1 is 2-D: of the 11 power-of-two shapes of 1024 threads with
+    # z = 1, x and y <= 1024, all are kept; the 45 with threads along z only
+    # with all_shapes.
+    two_d = polyvol.explore("star2d-r1", device="A100-40GB", folds=[(1, 1, 1)], tiles=["consecutive"], workers=2)
+    assert len(two_d) == 11
+    assert all(r.block[2] == 1 for r in two_d)
+    every = polyvol.explore("star2d-r1", device="A100-40GB", folds=[(1, 1, 1)], tiles=["consecutive"], workers=2, all_shapes=True)
+    assert len(every) == 56
