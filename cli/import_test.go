@@ -416,7 +416,7 @@ func TestImportRoundTrip(t *testing.T) {
 		{"matmul-tiled.jscop", []string{"-D", "N=128"}, []string{"--block", "32,32,1", "--fold", "1,1,128"}},
 		{"star3d-7pt.yml", []string{"-D", "M=130", "-D", "N=130"}, nil},
 		{"jacobi2d-5pt.c", []string{"-D", "M=1026", "-D", "N=1026"}, nil},
-		{"matvec.c", []string{"-D", "M=2048", "-D", "N=2048"}, []string{"--block", "256,1", "--fold", "1,1024"}},
+		{"matvec.c", []string{"-D", "M=8192", "-D", "N=512"}, []string{"--block", "256,1", "--fold", "1,512"}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			file := polyhedral + c.file

@@ -311,3 +311,97 @@ func TestMemoHits(t *testing.T) {
 		t.Errorf("%d memo entries for %d tiles, want 1", len(c.memo), len(tiles))
 	}
 }
+
+// TestMemoisedEqualsEnumerationReduction checks memoisation on the warps of
+// a reduction as the importers model one: every thread folds over the
+// whole reduced dimension, and the load and store of its output apply at
+// the first and the last point only, so every lane executes them on some
+// point and the warps are memoised like unguarded ones.
+func TestMemoisedEqualsEnumerationReduction(t *testing.T) {
+	k := parseKernel(t, `name: matvec
+domain: [2048, 64]
+fields:
+  - name: A
+    element: 8
+    load: [[y, x]]
+    extent: [64, 2048]
+  - name: x
+    element: 8
+    load: [[y]]
+  - name: "y"
+    element: 8
+    load: [{at: [x], if: "y = 0"}]
+    store: [{at: [x], if: "y = 63"}]
+`)
+	// A fold that covers the reduced dimension, then one that covers half
+	// of it: the second row of blocks never reaches y = 0 or y = 63 with
+	// the point of the first or last fold offset.
+	for _, fold := range [][3]int64{{1, 64, 1}, {1, 32, 1}} {
+		for _, d := range []string{"A100-40GB", "MI210"} {
+			l := k.NewLaunch([3]int64{64, 1, 1}, fold)
+			g := l.Grid()
+			sample := [][3]int64{{0, 0, 0}, {g[0] - 1, g[1] - 1, 0}, {g[0] / 2, g[1] / 2, 0}}
+			checkMemoisedEqualsEnumerated(t, fmt.Sprint(d, " fold ", fold), k, l, lookupDevice(t, d), sample)
+		}
+	}
+	// A guard that keeps part of a warp's lanes.
+	cut := parseKernel(t, "name: cut\ndomain: [2048, 64]\nfields:\n  - name: A\n    element: 8\n    load: [[x, y]]\n    store: [{at: [x, y], if: \"x < 40\"}]\n")
+	l := cut.NewLaunch([3]int64{64, 1, 1}, [3]int64{1, 1, 1})
+	checkMemoisedEqualsEnumerated(t, "x < 40", cut, l, lookupDevice(t, "A100-40GB"), [][3]int64{{0, 0, 0}, {0, 5, 0}, {3, 7, 0}})
+}
+
+// TestAllExecuteMeansEveryLaneExecutes checks the guard's claim that every
+// lane of a warp executes every instruction, which lets the measures treat
+// guarded warps like unguarded ones, against asking each lane: on the
+// reduction, its half fold and a guard that cuts warps, every warp the
+// guard calls full has every lane execute every instruction, and warps
+// with an idle lane are not called full.
+func TestAllExecuteMeansEveryLaneExecutes(t *testing.T) {
+	reduction := parseKernel(t, "name: r\ndomain: [2048, 64]\nfields:\n  - name: A\n    element: 8\n    load: [[y, x]]\n    extent: [64, 2048]\n  - name: \"y\"\n    element: 8\n    load: [{at: [x], if: \"y = 0\"}]\n    store: [{at: [x], if: \"y = 63\"}]\n")
+	cut := parseKernel(t, "name: cut\ndomain: [2048, 64]\nfields:\n  - name: A\n    element: 8\n    load: [[x, y]]\n    store: [{at: [x, y], if: \"x < 40\"}]\n")
+	d := lookupDevice(t, "A100-40GB")
+	full, partial := 0, 0
+	for _, c := range []struct {
+		k     *kernel.Kernel
+		block [3]int64
+		fold  [3]int64
+	}{
+		{reduction, [3]int64{64, 1, 1}, [3]int64{1, 64, 1}},
+		{reduction, [3]int64{64, 1, 1}, [3]int64{1, 32, 1}},
+		{cut, [3]int64{64, 1, 1}, [3]int64{1, 1, 1}},
+		{cut, [3]int64{16, 4, 1}, [3]int64{2, 1, 1}},
+	} {
+		l := c.k.NewLaunch(c.block, c.fold)
+		lists, err := Instructions(c.k, l, d, FuseInAddressOrder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := newPointGuard(l, true, lists)
+		grid := l.Grid()
+		var blocks [][3]int64
+		for by := range grid[1] {
+			blocks = append(blocks, [3]int64{0, by, 0}, [3]int64{grid[0] - 1, by, 0})
+		}
+		for _, w := range hardwareWarps(l.Block, d.WarpSize, blocks, nil) {
+			every := true
+			for _, o := range w.lanes.offsets {
+				lane := kernel.Point{w.base[0] + o[0], w.base[1] + o[1], w.base[2] + o[2]}
+				for _, fi := range lists {
+					for i := range fi.Instructions {
+						every = every && g.executes(lane, &fi.Instructions[i])
+					}
+				}
+			}
+			if all := g.allExecute(w); all && !every {
+				t.Fatalf("%s block %v fold %v: warp at %v called full, but a lane does not execute an instruction", c.k.Name, c.block, c.fold, w.base)
+			} else if all {
+				full++
+			} else if !every {
+				partial++
+			}
+		}
+	}
+	if full == 0 || partial == 0 {
+		t.Errorf("%d full and %d partial warps: the cases must have both", full, partial)
+	}
+}

@@ -210,22 +210,37 @@ type pointGuard struct {
 	clip bool
 	// guarded: some instruction has guarded points.
 	guarded bool
+	// guardedOnly holds, for each instruction whose points are all
+	// guarded, its guarded points.
+	guardedOnly [][]GuardedPoint
+	// kept memoises, per warp, whether the guards keep all its lanes: the
+	// measures ask about every warp once per instruction or coefficient.
+	kept map[warpKey]bool
+}
+
+// warpKey identifies a warp tile.
+type warpKey struct {
+	base  kernel.Point
+	lanes *lanePattern
 }
 
 // newPointGuard returns the lane guard of launch l for the instruction
 // lists, nil when lanes are neither clipped to the domain (docs/metrics.md
 // §8 item 6) nor guarded.
 func newPointGuard(l kernel.Launch, clip bool, lists []FieldInstructions) *pointGuard {
-	guarded := false
+	g := &pointGuard{launch: l, clip: clip}
 	for _, fi := range lists {
 		for _, in := range fi.Instructions {
-			guarded = guarded || len(in.Guarded) > 0
+			g.guarded = g.guarded || len(in.Guarded) > 0
+			if len(in.Points) == 0 && len(in.Guarded) > 0 {
+				g.guardedOnly = append(g.guardedOnly, in.Guarded)
+			}
 		}
 	}
-	if !clip && !guarded {
+	if !clip && !g.guarded {
 		return nil
 	}
-	return &pointGuard{launch: l, clip: clip, guarded: guarded}
+	return g
 }
 
 // executes reports whether the lane at thread t executes in.
@@ -246,16 +261,49 @@ func (g *pointGuard) executes(t kernel.Point, in *Instruction) bool {
 }
 
 // allExecute reports whether every lane of w has all its lattice points in
-// the domain and no instruction is guarded, so that it executes every
-// instruction: the last lane's last point is the greatest
-// (kernel.Launch.PointCoord).
+// the domain (the last lane's last point is the greatest,
+// kernel.Launch.PointCoord) and every instruction whose points are all
+// guarded has one whose guard keeps every lane, so that every lane
+// executes every instruction.
 func (g *pointGuard) allExecute(w warpTile) bool {
-	if g.guarded {
-		return false
-	}
 	l := g.launch
 	for i := range 3 {
 		if l.PointCoord(i, w.base[i]+w.lanes.hi[i], l.Fold[i]-1) >= l.Domain[i] {
+			return false
+		}
+	}
+	if len(g.guardedOnly) == 0 {
+		return true
+	}
+	// Every point of every lane lies in the domain, so an instruction with
+	// a point that applies everywhere executes on every lane; one whose
+	// points are all guarded does where one of them keeps every lane.
+	key := warpKey{w.base, w.lanes}
+	if all, ok := g.kept[key]; ok {
+		return all
+	}
+	all := true
+	for _, points := range g.guardedOnly {
+		if !slices.ContainsFunc(points, func(u GuardedPoint) bool { return g.keepsAll(w, u) }) {
+			all = false
+			break
+		}
+	}
+	if g.kept == nil {
+		g.kept = map[warpKey]bool{}
+	}
+	g.kept[key] = all
+	return all
+}
+
+// keepsAll reports whether the guard of point u holds for every lane of w:
+// a lane's point grows with its thread coordinate under either tiling, so
+// the points of the first and the last lane bound them all.
+func (g *pointGuard) keepsAll(w warpTile, u GuardedPoint) bool {
+	for i := range 3 {
+		lo := g.launch.PointCoord(i, w.base[i]+w.lanes.lo[i], u.J[i])
+		hi := g.launch.PointCoord(i, w.base[i]+w.lanes.hi[i], u.J[i])
+		if lo < u.Box.Lo[i] || hi >= u.Box.Hi[i] {
 			return false
 		}
 	}

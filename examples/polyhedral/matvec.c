@@ -4,9 +4,9 @@
 // reduced loop) and suggests the launch in a note. The sizes are bound on
 // the command line as with kerncraft -D:
 //
-//   polyvol import kerncraft examples/polyhedral/matvec.c -D M=8192 -D N=8192
-//   polyvol predict examples/polyhedral/matvec.c -D M=8192 -D N=8192 \
-//       --block 256,1 --fold 1,1024
+//   polyvol import kerncraft examples/polyhedral/matvec.c -D M=65536 -D N=512
+//   polyvol predict examples/polyhedral/matvec.c -D M=65536 -D N=512 \
+//       --block 256,1 --fold 1,512
 //
 // with the --block and --fold that the import's header and note suggest.
 
