@@ -767,11 +767,11 @@ func (t translationKeyer) appendDistances(key []byte, origin kernel.Point, first
 // address at origin: appendTranslationKey's, or for affine addresses one
 // that tells the same blocks apart.
 func (t translationKeyer) appendKey(key []byte, origin kernel.Point, points lattice.Box) ([]byte, int64) {
-	if !t.affine || len(t.addrs) == 0 {
-		return appendTranslationKey(key, t.addrs, origin, points)
-	}
 	for i := range 3 {
 		key = binary.AppendVarint(key, max(0, points.Hi[i]-points.Lo[i]))
+	}
+	if len(t.addrs) == 0 {
+		return key, 0
 	}
 	first := t.addrs[0].at(origin)
 	return t.appendDistances(key, origin, first), first
@@ -786,15 +786,5 @@ func (t translationKeyer) appendKey(key []byte, origin kernel.Point, points latt
 // with the same description have footprints that are translates of each
 // other by the difference of their first addresses.
 func appendTranslationKey(key []byte, addrs []laneAddress, origin kernel.Point, points lattice.Box) ([]byte, int64) {
-	for i := range 3 {
-		key = binary.AppendVarint(key, max(0, points.Hi[i]-points.Lo[i]))
-	}
-	if len(addrs) == 0 {
-		return key, 0
-	}
-	first := addrs[0].at(origin)
-	for _, a := range addrs[1:] {
-		key = binary.AppendVarint(key, a.at(origin)-first)
-	}
-	return key, first
+	return translationKeyer{addrs: addrs}.appendKey(key, origin, points)
 }

@@ -331,11 +331,8 @@ func numerator(q isl.QuasiAffine) (kernel.Expr, error) {
 		return kernel.Expr{}, fmt.Errorf("%d coordinates; a lattice point has at most 3", len(q.Var))
 	}
 	e := kernel.Const(q.Constant)
-	add := func(t kernel.Expr, c int64) error {
-		t, err := t.Scale(c)
-		if err == nil {
-			e, err = e.Add(t)
-		}
+	add := func(t kernel.Expr, c int64) (err error) {
+		e, err = addScaled(e, t, c)
 		return err
 	}
 	for i, c := range q.Var {
@@ -479,11 +476,8 @@ func alternatives(t kernel.DivTerm) [2]*kernel.Expr {
 // except the division term skip.
 func without(coef [3]int64, konst int64, divs []kernel.DivTerm, skip int) (kernel.Expr, error) {
 	sum := kernel.Const(konst)
-	add := func(e kernel.Expr, c int64) error {
-		t, err := e.Scale(c)
-		if err == nil {
-			sum, err = sum.Add(t)
-		}
+	add := func(e kernel.Expr, c int64) (err error) {
+		sum, err = addScaled(sum, e, c)
 		return err
 	}
 	for v, c := range coef {
@@ -507,4 +501,13 @@ func without(coef [3]int64, konst int64, divs []kernel.DivTerm, skip int) (kerne
 		}
 	}
 	return sum, nil
+}
+
+// addScaled returns sum + c·e.
+func addScaled(sum, e kernel.Expr, c int64) (kernel.Expr, error) {
+	t, err := e.Scale(c)
+	if err != nil {
+		return kernel.Expr{}, err
+	}
+	return sum.Add(t)
 }
