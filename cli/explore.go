@@ -163,8 +163,9 @@ const (
 
 // quietGC sets the sweep's garbage-collection targets, unless the GOGC or
 // GOMEMLIMIT environment variables set them, and returns the function that
-// restores the previous ones. Sweeps may run at once (serve): the first
-// sets the targets, the last to finish restores them.
+// restores the previous ones. Sweeps may run at once in one process: the
+// first sets the targets, the last to finish restores them. Explorations
+// that polyvol serve runs leave them alone.
 func quietGC() (restore func()) {
 	sweepGC.Lock()
 	defer sweepGC.Unlock()
@@ -206,7 +207,9 @@ func runExplore(c *ucli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("explore takes one SPEC, got %d arguments", c.NArg())
 	}
-	defer quietGC()()
+	if c.Context.Value(forServerKey{}) == nil { // the server keeps its own memory budget
+		defer quietGC()()
+	}
 	format, err := outputFormat(c, formatTable, formatJSON, formatCSV)
 	if err != nil {
 		return err

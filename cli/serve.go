@@ -178,6 +178,7 @@ func servedIPs(ip net.IP) []net.IP {
 // configurations or simulate check as they go, and returns its error with
 // the message Run prints (errorLine), a user error as *serve.UserError.
 func RunForServer(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	ctx = context.WithValue(ctx, forServerKey{}, true)
 	err := executeContext(ctx, append([]string{"polyvol"}, args...), stdin, stdout, stderr)
 	switch {
 	case err == nil:
@@ -187,6 +188,10 @@ func RunForServer(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	return printedError{err}
 }
+
+// forServerKey marks the context of a command line that polyvol serve
+// runs: such a run shares the process with the server's other requests.
+type forServerKey struct{}
 
 // printedError is an error with the message Run prints for it.
 type printedError struct{ err error }
