@@ -39,6 +39,11 @@ type Device struct {
 	L2Partitions int   `yaml:"l2_partitions"` // L2 halves that duplicate lines (2 on A100/H100), else 1
 
 	L1BankWidth    int64 `yaml:"l1_bank_width"`     // bytes per cycle over all L1 banks
+	// SharedBanks and SharedBankBytes are the banks of shared memory (LDS
+	// on AMD) and the bytes each serves per cycle; 0 means the defaults,
+	// DefaultSharedBanks of DefaultSharedBankBytes (SharedBankLayout).
+	SharedBanks     int64 `yaml:"shared_banks"`
+	SharedBankBytes int64 `yaml:"shared_bank_bytes"`
 	L1AllocBytes   int64 `yaml:"l1_alloc_bytes"`    // L1 allocation line (CLAllocationSize)
 	L1FetchBytes   int64 `yaml:"l1_fetch_bytes"`    // L2→L1 transfer granularity (CLFetchSize)
 	L1WriteBytes   int64 `yaml:"l1_write_bytes"`    // L1→L2 store granularity (CLWriteSize)
@@ -107,4 +112,27 @@ type Latencies struct {
 	L2Cycles   float64 `yaml:"l2_cycles"`   // global load that hits L2
 	L1Cycles   float64 `yaml:"l1_cycles"`   // global load that hits L1
 	FPCycles   float64 `yaml:"fp_cycles"`   // dependent FP add/FMA
+}
+
+// DefaultSharedBanks and DefaultSharedBankBytes are the shared-memory
+// banks of every GPU in the database: 32 banks of 4 bytes, successive 4-byte
+// words in successive banks, each bank serving one word per cycle (CUDA C++
+// Programming Guide, "Shared Memory" of compute capabilities 5.x to 9.0;
+// AMD's RDNA and CDNA ISA guides: an LDS of 32 banks of 32-bit dwords).
+const (
+	DefaultSharedBanks     = 32
+	DefaultSharedBankBytes = 4
+)
+
+// SharedBankLayout returns the device's shared-memory banks and bytes per
+// bank, the defaults where the entry gives none.
+func (d *Device) SharedBankLayout() (banks, bankBytes int64) {
+	banks, bankBytes = d.SharedBanks, d.SharedBankBytes
+	if banks == 0 {
+		banks = DefaultSharedBanks
+	}
+	if bankBytes == 0 {
+		bankBytes = DefaultSharedBankBytes
+	}
+	return banks, bankBytes
 }

@@ -320,11 +320,11 @@ const maxSMs = 4096
 // Keys that may be zero: lsus is unused outside the NV L1 model, AMD
 // devices reserve no shared memory per block, and the rest are measured on
 // some devices only.
-var optionalKeys = map[string]bool{"lsus": true, "limits.shared_reserved_per_block": true, "l1_tag_cycles_per_line": true, "block_launch_cycles": true, "l1_tlb_reach_bytes": true}
+var optionalKeys = map[string]bool{"lsus": true, "limits.shared_reserved_per_block": true, "l1_tag_cycles_per_line": true, "block_launch_cycles": true, "l1_tlb_reach_bytes": true, "shared_banks": true, "shared_bank_bytes": true}
 
 // Keys that must be powers of two.
 var powerOfTwoKeys = []string{
-	"warp_size", "sub_warp_size", "l1_bank_width", "l1_alloc_bytes",
+	"warp_size", "sub_warp_size", "l1_bank_width", "l1_alloc_bytes", "shared_banks", "shared_bank_bytes",
 	"l1_fetch_bytes", "l1_write_bytes", "dram_fetch_bytes", "dram_write_bytes",
 	"tlb_page_bytes", "l1_tlb_page_bytes", "l1_tlb_reach_bytes", "limits.register_alloc_unit",
 	"limits.warp_alloc_granularity", "limits.shared_alloc_unit",

@@ -87,6 +87,9 @@ type Field struct {
 	LoadMaps  []string
 	StoreMaps []string
 	MapErrors []error
+	// Stage, when set, stages the field's loads in shared memory
+	// (Staging, TileOf); nil reads them from global memory.
+	Stage *Staging
 }
 
 // Access is one index tuple (e0, e1, e2) of a field, x fastest.
@@ -111,6 +114,12 @@ const (
 func (f *Field) ElementIndex(a Access, p Point) int64 {
 	n0, n1 := f.Extent[0], f.Extent[1]
 	return f.Offset + a.Index[0].Eval(p) + a.Index[1].Eval(p)*n0 + a.Index[2].Eval(p)*n0*n1
+}
+
+// ElementAt returns the linear element index α + e0 + e1·N0 + e2·N0·N1 of
+// the array index e.
+func (f *Field) ElementAt(e [3]int64) int64 {
+	return f.Offset + e[0] + e[1]*f.Extent[0] + e[2]*f.Extent[0]*f.Extent[1]
 }
 
 // ByteAddress returns the linear byte address Element·ElementIndex(a, p).

@@ -38,6 +38,9 @@ type Launch struct {
 	Fold   [3]int64
 	Domain [3]int64
 	Tiling Tiling // where a thread's f points lie; the zero value is TileConsecutive
+	// Unstaged reads the fields that the spec stages in shared memory
+	// from global memory instead (Launch.Staged).
+	Unstaged bool
 }
 
 // NewLaunch returns the launch of k's domain with the given block and fold.

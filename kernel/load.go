@@ -517,7 +517,7 @@ func defaultFPType(fields []*Field) int {
 	return 4
 }
 
-var fieldKeys = []string{"name", "element", "extent", "offset", "multiplicity", "scalar", "load", "store", "load_isl", "store_isl"}
+var fieldKeys = []string{"name", "element", "extent", "offset", "multiplicity", "scalar", "load", "store", "load_isl", "store_isl", "stage"}
 
 func (l *loader) field(n *yaml.Node, index int, k *Kernel) (*Field, *yaml.Node, error) {
 	what := fmt.Sprintf("fields[%d]", index)
@@ -605,7 +605,45 @@ func (l *loader) field(n *yaml.Node, index int, k *Kernel) (*Field, *yaml.Node, 
 	if len(f.Loads)+len(f.Stores)+len(f.LoadMaps)+len(f.StoreMaps) == 0 {
 		return nil, nil, l.errf(nameEntry.value, "%s: no accesses; expected at least one entry in load, store, load_isl or store_isl", what)
 	}
+	if e, ok := m["stage"]; ok {
+		if f.Stage, err = l.staging(e.value, what+" stage"); err != nil {
+			return nil, nil, err
+		}
+		if err := checkStaging(f); err != nil {
+			return nil, nil, l.errf(e.value, "%s: %v", what+" stage", err)
+		}
+	}
 	return f, nameEntry.value, nil
+}
+
+// stagingKeys are the keys of a field's stage mapping.
+var stagingKeys = []string{"copy", "pad"}
+
+// staging reads a field's stage mapping: copy (rows or block) and pad (a
+// count of elements or "banks").
+func (l *loader) staging(n *yaml.Node, what string) (*Staging, error) {
+	m, err := l.mapping(n, what, stagingKeys)
+	if err != nil {
+		return nil, err
+	}
+	s := &Staging{}
+	if e, ok := m["copy"]; ok {
+		name, err := l.str(e.value, what+" copy")
+		if err != nil {
+			return nil, err
+		}
+		if s.Copy, err = ParseCopyMapping(name); err != nil {
+			return nil, l.errf(e.value, "%s: %v", what, err)
+		}
+	}
+	if e, ok := m["pad"]; ok {
+		if v := deref(e.value); v.Kind == yaml.ScalarNode && v.Value == "banks" {
+			s.Pad = PadBanks
+		} else if s.Pad, err = l.intRange(e.value, what+" pad", 0, 1<<20); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // paramValues reads the spec's params, names bound to integers for the

@@ -241,6 +241,9 @@ func TestExamples(t *testing.T) {
 		// 15×15 filter taps of the input, one output; the filter lives in
 		// constant memory and is no field.
 		"convolution-15x15": {2, 225, 1},
+		// The same kernels with the input staged in shared memory.
+		"star3d-r1-staged":         {2, 7, 1},
+		"convolution-15x15-staged": {2, 225, 1},
 	}
 	names := examples.Names()
 	if len(names) != len(want) {
