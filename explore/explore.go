@@ -37,6 +37,9 @@ type Configuration struct {
 	Block  [3]int64      `json:"block"`
 	Fold   [3]int64      `json:"fold"`
 	Tiling kernel.Tiling `json:"tiling,omitempty"` // left out for thread folding
+	// Unstaged reads the fields the spec stages in shared memory from
+	// global memory (kernel.Launch.Unstaged); left out when false.
+	Unstaged bool `json:"unstaged,omitempty"`
 }
 
 // Canonical returns c, with a strided tiling that places every thread's
@@ -49,19 +52,23 @@ func (c Configuration) Canonical() Configuration {
 }
 
 // String writes the configuration as "block X,Y,Z fold X,Y,Z", followed by
-// " strided" for a strided tiling.
+// " strided" for a strided tiling and " unstaged" without staging.
 func (c Configuration) String() string {
-	return fmt.Sprintf("block %d,%d,%d fold %d,%d,%d", c.Block[0], c.Block[1], c.Block[2], c.Fold[0], c.Fold[1], c.Fold[2]) + c.Tiling.Suffix()
+	s := fmt.Sprintf("block %d,%d,%d fold %d,%d,%d", c.Block[0], c.Block[1], c.Block[2], c.Fold[0], c.Fold[1], c.Fold[2]) + c.Tiling.Suffix()
+	if c.Unstaged {
+		s += " unstaged"
+	}
+	return s
 }
 
 // ReportConfiguration returns the configuration that report r estimates.
 func ReportConfiguration(r *model.Report) Configuration {
-	return Configuration{Block: r.Launch.Block, Fold: r.Launch.Fold, Tiling: r.Launch.Tiling}
+	return Configuration{Block: r.Launch.Block, Fold: r.Launch.Fold, Tiling: r.Launch.Tiling, Unstaged: r.Launch.Unstaged}
 }
 
 // ConfigurationOf returns the configuration of launch l.
 func ConfigurationOf(l kernel.Launch) Configuration {
-	return Configuration{Block: l.Block, Fold: l.Fold, Tiling: l.Tiling}
+	return Configuration{Block: l.Block, Fold: l.Fold, Tiling: l.Tiling, Unstaged: l.Unstaged}
 }
 
 // MaxRegisters is the most registers per thread a configuration may be
@@ -83,6 +90,11 @@ type Config struct {
 	// thread folding (Configuration.Canonical) is not tried again; with
 	// only strided tilings asked for, that launch is tried as consecutive.
 	Tilings []kernel.Tiling
+	// Unstaged are the staging choices tried with every configuration of a
+	// kernel with staged fields (kernel.Staging): false stages them as the
+	// spec says, true reads them from global memory; nil means {false}.
+	// A kernel without staged fields is tried unstaged false only.
+	Unstaged []bool
 	// AllShapes keeps the block shapes with threads along a dimension the
 	// domain lacks (IdleShape), which are left out by default.
 	AllShapes bool
@@ -116,15 +128,16 @@ type Shard struct{ Index, Count int }
 // not fit on an SM of the device, or because its estimate exceeds the ISL
 // operation bound or the counting work bound.
 type Skipped struct {
-	Block  [3]int64      `json:"block"`
-	Fold   [3]int64      `json:"fold"`
-	Tiling kernel.Tiling `json:"tiling,omitempty"` // left out for thread folding
-	Reason string        `json:"reason"`
+	Block    [3]int64      `json:"block"`
+	Fold     [3]int64      `json:"fold"`
+	Tiling   kernel.Tiling `json:"tiling,omitempty"`   // left out for thread folding
+	Unstaged bool          `json:"unstaged,omitempty"` // as Configuration's
+	Reason   string        `json:"reason"`
 }
 
 // Configuration returns the skipped configuration.
 func (s Skipped) Configuration() Configuration {
-	return Configuration{Block: s.Block, Fold: s.Fold, Tiling: s.Tiling}
+	return Configuration{Block: s.Block, Fold: s.Fold, Tiling: s.Tiling, Unstaged: s.Unstaged}
 }
 
 // Result is a ranked exploration.
@@ -243,6 +256,9 @@ func (cfg Config) Launches() (launches []kernel.Launch, skipped []Skipped, confi
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	if all, err = withStaging(all, cfg.Unstaged, cfg.Kernel); err != nil {
+		return nil, nil, 0, err
+	}
 	if s := cfg.Shard; s.Count != 0 && (s.Count < 0 || s.Index < 1 || s.Index > s.Count) {
 		return nil, nil, 0, fmt.Errorf("explore: shard %d/%d: expected 1 <= index <= count", s.Index, s.Count)
 	}
@@ -252,14 +268,40 @@ func (cfg Config) Launches() (launches []kernel.Launch, skipped []Skipped, confi
 			continue
 		}
 		l := cfg.Kernel.NewLaunch(c.Block, c.Fold)
-		l.Tiling = c.Tiling
+		l.Tiling, l.Unstaged = c.Tiling, c.Unstaged
 		if err := l.Validate(); err != nil {
-			skipped = append(skipped, Skipped{Block: c.Block, Fold: c.Fold, Tiling: c.Tiling, Reason: err.Error()})
+			skipped = append(skipped, Skipped{Block: c.Block, Fold: c.Fold, Tiling: c.Tiling, Unstaged: c.Unstaged, Reason: err.Error()})
 		} else {
 			launches = append(launches, l)
 		}
 	}
 	return launches, skipped, len(all), nil
+}
+
+// withStaging returns the configurations with each staging choice of
+// unstaged (Config.Unstaged), choice-minor; a kernel without staged fields
+// keeps them as they are.
+func withStaging(all []Configuration, unstaged []bool, k *kernel.Kernel) ([]Configuration, error) {
+	if unstaged == nil {
+		unstaged = []bool{false}
+	}
+	for i, u := range unstaged {
+		if slices.Contains(unstaged[:i], u) {
+			return nil, fmt.Errorf("explore: staging choice unstaged=%v appears twice", u)
+		}
+	}
+	staged := slices.ContainsFunc(k.Fields, func(f *kernel.Field) bool { return f.Stage != nil })
+	if !staged {
+		return all, nil
+	}
+	out := make([]Configuration, 0, len(all)*len(unstaged))
+	for _, c := range all {
+		for _, u := range unstaged {
+			c.Unstaged = u
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // kernelFor returns the kernel that launch l runs: cfg.Kernel, or a copy
@@ -330,7 +372,7 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 	for i, why := range skips {
 		if why != "" {
 			l := launches[i]
-			res.Skipped = append(res.Skipped, Skipped{Block: l.Block, Fold: l.Fold, Tiling: l.Tiling, Reason: why})
+			res.Skipped = append(res.Skipped, Skipped{Block: l.Block, Fold: l.Fold, Tiling: l.Tiling, Unstaged: l.Unstaged, Reason: why})
 		}
 	}
 	SortSkipped(res.Skipped)
@@ -350,8 +392,8 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 //  2. predicted GLup/s, higher first;
 //  3. idle fraction, lower first, so of two equally fast configurations the
 //     one without idle threads ranks first;
-//  4. block and then fold, each compared x, y, z, and then tiling,
-//     consecutive first.
+//  4. block and then fold, each compared x, y, z, then tiling,
+//     consecutive first, and then staged before unstaged.
 func Rank(rs []*model.Report) {
 	idle := make(map[*model.Report]float64, len(rs))
 	for _, r := range rs {
@@ -376,7 +418,8 @@ func Rank(rs []*model.Report) {
 }
 
 // CompareConfigurations orders configurations by block and then fold, each
-// compared x, y, z, and then by tiling, consecutive first.
+// compared x, y, z, then by tiling, consecutive first, and then staged
+// before unstaged.
 func CompareConfigurations(a, b Configuration) int {
 	if c := slices.Compare(a.Block[:], b.Block[:]); c != 0 {
 		return c
@@ -384,7 +427,16 @@ func CompareConfigurations(a, b Configuration) int {
 	if c := slices.Compare(a.Fold[:], b.Fold[:]); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.Tiling, b.Tiling)
+	if c := cmp.Compare(a.Tiling, b.Tiling); c != 0 {
+		return c
+	}
+	if a.Unstaged == b.Unstaged {
+		return 0
+	}
+	if a.Unstaged {
+		return 1
+	}
+	return -1
 }
 
 // SortSkipped orders skipped configurations by block, fold and tiling

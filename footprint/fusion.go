@@ -48,6 +48,10 @@ type FieldInstructions struct {
 	Field        *kernel.Field
 	Store        bool
 	Instructions []Instruction
+	// Shared: the loads of a staged field, which read the block's shared
+	// tile; Field is the tile's view (kernel.SharedView) and the addresses
+	// are shared-memory byte offsets.
+	Shared bool
 }
 
 // Instructions returns the warp instructions of every field of k under
@@ -55,7 +59,8 @@ type FieldInstructions struct {
 // canonical duplicates removed, fused into vector accesses on CDNA and RDNA
 // devices by the given rule (docs/metrics.md §3.9, §8 item 10).
 // The load lists of all fields come first, then the store lists, each in the
-// kernel's field order; empty lists are left out.
+// kernel's field order; empty lists are left out. A field staged under l
+// has a Shared load list, unfused.
 func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule FusionRule) ([]FieldInstructions, error) {
 	fuse := fuses(d)
 	var out []FieldInstructions
@@ -67,6 +72,18 @@ func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule Fusi
 			}
 			if len(maps) > 0 {
 				return nil, fmt.Errorf("footprint: field %q: raw ISL access maps cannot be evaluated per warp lane", f.Name)
+			}
+			if !store && l.Staged(f) {
+				view, _, err := kernel.SharedView(f, l)
+				if err != nil {
+					return nil, fmt.Errorf("footprint: %w", err)
+				}
+				list, err := foldInstructions(view, view.Loads, l)
+				if err != nil {
+					return nil, fmt.Errorf("footprint: field %q in shared memory: %w", f.Name, err)
+				}
+				out = append(out, FieldInstructions{Field: view, Instructions: list, Shared: true})
+				continue
 			}
 			list, err := foldInstructions(f, f.Accesses(store), l)
 			if err != nil {
@@ -112,6 +129,9 @@ type instructionKey struct {
 	domain [3]int64
 	fuse   bool
 	rule   FusionRule
+	// unstaged is the launch's; a staged field's tile also depends on the
+	// block (block is then set).
+	unstaged bool
 }
 
 // NewInstructionCache returns an empty cache.
@@ -125,8 +145,8 @@ func (c *InstructionCache) Instructions(k *kernel.Kernel, l kernel.Launch, d *de
 	if c == nil {
 		return Instructions(k, l, d, rule)
 	}
-	key := instructionKey{k: k, fold: l.Fold, tiling: l.Tiling, domain: l.Domain, fuse: fuses(d), rule: rule}
-	if l.Tiling == kernel.TileStrided {
+	key := instructionKey{k: k, fold: l.Fold, tiling: l.Tiling, domain: l.Domain, fuse: fuses(d), rule: rule, unstaged: l.Unstaged}
+	if l.Tiling == kernel.TileStrided || l.StagedFields(k) {
 		key.block = l.Block
 	}
 	c.mu.Lock()

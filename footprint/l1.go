@@ -78,6 +78,7 @@ func L1CyclesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device, r 
 // it every warp of every sample block is measured lane by lane (no
 // blockClasses, no memo).
 func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines, memoise bool) (L1Result, error) {
+	lists, _ = SplitShared(lists) // shared-memory reads are StagingOf's
 	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return L1Result{}, err
 	}

@@ -78,6 +78,7 @@ func WarpVolumesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device,
 // can compare it with plain enumeration: without it every warp of every
 // sample block is measured lane by lane (no blockClasses, no memo).
 func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, memoise bool) (WarpResult, error) {
+	lists, _ = SplitShared(lists) // shared-memory reads move no global bytes (StagingOf)
 	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return WarpResult{}, err
 	}

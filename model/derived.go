@@ -37,6 +37,9 @@ type Basic struct {
 	L1DataPipeCycles float64 `json:"L1DataPipeCycles"` // includes L1AllocCycles
 	L1TagCycles      float64 `json:"L1TagCycles"`
 	L1AllocCycles    float64 `json:"L1AllocCycles"` // the allocation term: allocated L1 lines per thread
+	// SharedCycles is the shared-memory wavefronts of the staged fields
+	// per thread: the copy's stores and the reads (footprint.StagingOf).
+	SharedCycles float64 `json:"sharedCycles,omitempty"`
 
 	WaveMemLoadNew     float64    `json:"waveMemLoadNew"`
 	WaveMemStoreNew    float64    `json:"waveMemStoreNew"`
@@ -55,11 +58,15 @@ type Basic struct {
 // and of the L1 cycles per thread. Load fields use the load entries, store
 // fields BlockL2Store and WaveMemNew.
 type FieldBasic struct {
-	Name               string  `json:"name"`
-	L1Cycles           float64 `json:"L1Cycles,omitempty"`
-	L1DataPipeCycles   float64 `json:"L1DataPipeCycles,omitempty"`
-	L1TagCycles        float64 `json:"L1TagCycles,omitempty"`
-	L1AllocCycles      float64 `json:"L1AllocCycles,omitempty"`
+	Name             string  `json:"name"`
+	L1Cycles         float64 `json:"L1Cycles,omitempty"`
+	L1DataPipeCycles float64 `json:"L1DataPipeCycles,omitempty"`
+	L1TagCycles      float64 `json:"L1TagCycles,omitempty"`
+	L1AllocCycles    float64 `json:"L1AllocCycles,omitempty"`
+	// SharedCycles and SharedTileBytes are a staged field's shared-memory
+	// wavefronts per thread and its tile's bytes per block.
+	SharedCycles       float64 `json:"sharedCycles,omitempty"`
+	SharedTileBytes    int64   `json:"sharedTileBytes,omitempty"`
 	BlockL1Load        float64 `json:"blockL1Load,omitempty"`
 	BlockL2Load        float64 `json:"blockL2Load,omitempty"`        // V_f
 	BlockL2LoadOverlap float64 `json:"blockL2LoadOverlap,omitempty"` // V^ov_f
@@ -105,6 +112,9 @@ type Derived struct {
 	L1TagCyclesPerLup      float64 `json:"L1TagCycles"`
 	L1AllocCyclesPerLup    float64 `json:"L1AllocCycles"` // the allocation term
 	L1TLBPages             float64 `json:"L1TLBPages"`    // 512 KiB pages of the β blocks on one SM
+	// SharedCyclesPerLup is the staged fields' shared-memory wavefronts
+	// per Lup (Basic.SharedCycles / λ), which set PerfShared.
+	SharedCyclesPerLup float64 `json:"sharedCycles,omitempty"`
 
 	L1Load        float64 `json:"L1Load"`
 	SmL1Alloc     float64 `json:"smL1Alloc"`                 // bytes allocated in one SM's L1
@@ -230,6 +240,7 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 		L1TagCyclesPerLup:      b.L1TagCycles / lambda,
 		L1AllocCyclesPerLup:    b.L1AllocCycles / lambda,
 		L1TLBPages:             b.BlockL1TLBPages * float64(l.BlocksPerSM),
+		SharedCyclesPerLup:     b.SharedCycles / lambda,
 		L1Load:                 b.BlockL1Load / perBlock,
 		SmL1Alloc:              o.smL1Alloc,
 		OL1:                    o.l1,

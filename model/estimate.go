@@ -52,20 +52,23 @@ type Options struct {
 
 // LaunchInfo describes the launch as the engine saw it.
 type LaunchInfo struct {
-	Block            [3]int64      `json:"block"`
-	Fold             [3]int64      `json:"fold"`
-	Tiling           kernel.Tiling `json:"tiling,omitempty"` // where a thread's fold points lie; left out for thread folding
-	Domain           [3]int64      `json:"domain"`
-	Grid             [3]int64      `json:"grid"`
-	ThreadsPerBlock  int64         `json:"threadsPerBlock"`
-	LupsPerThread    int64         `json:"lupsPerThread"`
-	BlocksPerSM      int64         `json:"blocksPerSM"`
-	BlocksPerWave    int64         `json:"blocksPerWave"`
-	OccupancyLimiter string        `json:"occupancyLimiter,omitempty"` // resource limiting blocks per SM (occupancy calculator only)
-	WavesInGrid      float64       `json:"wavesInGrid"`
-	WaveValidThreads int64         `json:"waveValidThreads"` // n_cur: valid threads of the representative wave
-	FlopsPerLup      float64       `json:"flopsPerLup"`
-	LupCount         int64         `json:"lupCount"`
+	Block  [3]int64      `json:"block"`
+	Fold   [3]int64      `json:"fold"`
+	Tiling kernel.Tiling `json:"tiling,omitempty"` // where a thread's fold points lie; left out for thread folding
+	// Unstaged: the spec's staged fields are read from global memory
+	// (kernel.Launch.Unstaged); left out when false or nothing is staged.
+	Unstaged         bool     `json:"unstaged,omitempty"`
+	Domain           [3]int64 `json:"domain"`
+	Grid             [3]int64 `json:"grid"`
+	ThreadsPerBlock  int64    `json:"threadsPerBlock"`
+	LupsPerThread    int64    `json:"lupsPerThread"`
+	BlocksPerSM      int64    `json:"blocksPerSM"`
+	BlocksPerWave    int64    `json:"blocksPerWave"`
+	OccupancyLimiter string   `json:"occupancyLimiter,omitempty"` // resource limiting blocks per SM (occupancy calculator only)
+	WavesInGrid      float64  `json:"wavesInGrid"`
+	WaveValidThreads int64    `json:"waveValidThreads"` // n_cur: valid threads of the representative wave
+	FlopsPerLup      float64  `json:"flopsPerLup"`
+	LupCount         int64    `json:"lupCount"`
 }
 
 // Prediction is the performance a model predicts and what limits it.
@@ -144,10 +147,20 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	}
 	ctx.ResetOperations() // the operations bound applies to each estimate
 
+	// Global memory sees a staged field's tile copies (kernel.GlobalView);
+	// its tiles take shared memory.
+	global, err := kernel.GlobalView(k, l)
+	if err != nil {
+		return nil, err
+	}
+	sharedBytes, err := kernel.StagedSharedBytes(k, l)
+	if err != nil {
+		return nil, err
+	}
 	g := sets.NewGeometry(l)
 	B := g.ThreadsPerBlock()
 	lambda := l.LupsPerThread()
-	beta, limiter, err := waves.BlocksPerSM(method.Occupancy, dev, B, k.Registers, k.SharedBytes)
+	beta, limiter, err := waves.BlocksPerSM(method.Occupancy, dev, B, k.Registers, sharedBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +171,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	W := beta * int64(dev.SMs)
 	budget := &footprint.Budget{Limit: opt.WorkBound, MemoryLimit: opt.MemoryBound}
 	defer budget.Track()()
-	eng := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: k, Geom: g, PointGuard: method.ClipToDomain}, Budget: budget}
+	eng := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: global, Geom: g, PointGuard: method.ClipToDomain}, Budget: budget}
 
 	var shape waves.Shape
 	var sampleBoxes []lattice.Box
@@ -181,7 +194,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	if instructions == nil {
 		instructions = footprint.NewInstructionCache()
 	}
-	basic, err := blockBasic(eng, instructions, k, l, dev, method, sampleBoxes, sampleIdx)
+	basic, staging, err := blockBasic(eng, instructions, k, l, dev, method, sampleBoxes, sampleIdx)
 	if err != nil {
 		return nil, err
 	}
@@ -217,6 +230,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		Method: method.Name,
 		Launch: LaunchInfo{
 			Block: l.Block, Fold: l.Fold, Tiling: l.Tiling, Domain: l.Domain, Grid: g.Grid,
+			Unstaged:        l.Unstaged && slices.ContainsFunc(k.Fields, func(f *kernel.Field) bool { return f.Stage != nil }),
 			ThreadsPerBlock: B, LupsPerThread: lambda, BlocksPerSM: beta, BlocksPerWave: W,
 			OccupancyLimiter: limiter, WavesInGrid: float64(g.Blocks()) / float64(W),
 			WaveValidThreads: shape.ValidThreads, FlopsPerLup: flopsPerLup, LupCount: k.Lups(),
@@ -224,7 +238,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		Basic:   basic,
 		Derived: derived,
 	}
-	if err := addIssueBound(rep, instructions, k, l, dev, method); err != nil {
+	if err := addIssueBound(rep, instructions, staging, k, l, dev, method); err != nil {
 		return nil, err
 	}
 	rep.Prediction, err = perf.Predict(rep, dev, k.FPType)
@@ -237,7 +251,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 // addIssueBound counts the instruction mix of k under l and sets the
 // report's issue bound with the active lanes of its warps. Kernels with raw
 // ISL maps have no per-lane instructions and get none.
-func addIssueBound(rep *Report, instructions *footprint.InstructionCache, k *kernel.Kernel, l kernel.Launch, dev *device.Device, method Method) error {
+func addIssueBound(rep *Report, instructions *footprint.InstructionCache, staging footprint.StagingResult, k *kernel.Kernel, l kernel.Launch, dev *device.Device, method Method) error {
 	if k.HasRawMaps() {
 		return nil
 	}
@@ -245,7 +259,7 @@ func addIssueBound(rep *Report, instructions *footprint.InstructionCache, k *ker
 	if err != nil {
 		return err
 	}
-	mix, err := countInstructions(lists, k, l)
+	mix, err := countInstructions(lists, staging, k, l)
 	if err != nil {
 		return err
 	}
@@ -280,20 +294,40 @@ func waveBlocks(m Method, W int64, shape waves.Shape) int64 {
 	return W
 }
 
-// blockBasic computes the block- and warp-level metrics of spec §3.
-func blockBasic(eng *footprint.Engine, instructions *footprint.InstructionCache, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m Method, sample []lattice.Box, sampleIdx [][3]int64) (Basic, error) {
+// blockBasic computes the block- and warp-level metrics of spec §3, with
+// the staging of the staged fields.
+func blockBasic(eng *footprint.Engine, instructions *footprint.InstructionCache, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m Method, sample []lattice.Box, sampleIdx [][3]int64) (Basic, footprint.StagingResult, error) {
 	var b Basic
+	var staging footprint.StagingResult
 	vols, err := eng.BlockVolumes(dev, sample)
 	if err != nil {
-		return b, err
+		return b, staging, err
 	}
 	lists, err := instructions.Instructions(k, l, dev, m.Warp.Fusion)
 	if err != nil {
-		return b, err
+		return b, staging, err
 	}
 	warp, err := footprint.WarpVolumesOf(lists, l, dev, m.Warp, sampleIdx)
 	if err != nil {
-		return b, err
+		return b, staging, err
+	}
+	_, shared := footprint.SplitShared(lists)
+	if staging, err = footprint.StagingOf(shared, k, l, dev, m.Warp, sampleIdx); err != nil {
+		return b, staging, err
+	}
+	if len(staging.Fields) > 0 {
+		// The copies' loads join the global loads; the total is summed
+		// afresh, where the reference clamps it, after them.
+		for _, sf := range staging.Fields {
+			warp.Fields = append(warp.Fields, footprint.WarpField{Name: sf.Name, L1Load: sf.L1Load})
+		}
+		warp.BlockL1Load = 0
+		for _, f := range warp.Fields {
+			warp.BlockL1Load += f.L1Load
+		}
+		if m.ClampOneByte {
+			warp.BlockL1Load = max(1, warp.BlockL1Load)
+		}
 	}
 	var pagesSum, allocSum float64
 	var loadFields, storeFields []FieldBasic
@@ -326,7 +360,7 @@ func blockBasic(eng *footprint.Engine, instructions *footprint.InstructionCache,
 	if m.WarpReuseStays {
 		sectors, ok, err := eng.WarpSectors(dev, sample)
 		if err != nil {
-			return b, err
+			return b, staging, err
 		}
 		for fi, n := range sectors {
 			if !ok {
@@ -355,7 +389,7 @@ func blockBasic(eng *footprint.Engine, instructions *footprint.InstructionCache,
 			pts += eng.Mapper.PointBox(t).Size()
 		}
 		if pts == 0 {
-			return b, fmt.Errorf("the sample blocks hold no lattice point of the domain")
+			return b, staging, fmt.Errorf("the sample blocks hold no lattice point of the domain")
 		}
 		full := float64(len(sample)) * float64(l.ThreadsPerBlock()*l.LupsPerThread()) / float64(pts)
 		for _, v := range []*float64{&b.BlockL1LoadAlloc, &b.BlockL1Load, &b.BlockL2Store, &b.BlockL2Load, &b.BlockWarpL2Load} {
@@ -385,7 +419,7 @@ func blockBasic(eng *footprint.Engine, instructions *footprint.InstructionCache,
 			f := k.Fields[v.Field]
 			ov, err := eng.PreviousBlockOverlap(footprint.Request{Field: v.Field, Gran: dev.L1FetchBytes, Space: sets.LinearSpace}, cur, preds)
 			if err != nil {
-				return b, err
+				return b, staging, err
 			}
 			vov := float64(dev.L1FetchBytes) * float64(f.Multiplicity) * ov
 			b.BlockL2LoadOverlap += vov
@@ -399,7 +433,7 @@ func blockBasic(eng *footprint.Engine, instructions *footprint.InstructionCache,
 
 	l1, err := footprint.L1CyclesOf(lists, l, dev, m.Warp, sampleIdx, eng.AllocLines(l, dev, m.Warp))
 	if err != nil {
-		return b, err
+		return b, staging, err
 	}
 	b.L1Cycles, b.L1DataPipeCycles, b.L1TagCycles = l1.Cycles, l1.DataPipe, l1.Tag
 	for _, lf := range l1.Fields {
@@ -415,8 +449,23 @@ func blockBasic(eng *footprint.Engine, instructions *footprint.InstructionCache,
 			}
 		}
 	}
+	for _, sf := range staging.Fields {
+		b.L1Cycles += sf.L1.Cycles
+		b.L1DataPipeCycles += sf.L1.DataPipe
+		b.L1TagCycles += sf.L1.Tag
+		b.L1AllocCycles += sf.L1.Alloc
+		cycles := sf.StoreWavefronts + sf.LoadWavefronts
+		b.SharedCycles += cycles
+		for i := range loadFields {
+			if f := &loadFields[i]; f.Name == sf.Name {
+				f.L1Cycles, f.L1DataPipeCycles = f.L1Cycles+sf.L1.Cycles, f.L1DataPipeCycles+sf.L1.DataPipe
+				f.L1TagCycles, f.L1AllocCycles = f.L1TagCycles+sf.L1.Tag, f.L1AllocCycles+sf.L1.Alloc
+				f.SharedCycles, f.SharedTileBytes = cycles, sf.TileBytes
+			}
+		}
+	}
 	b.LoadFields, b.StoreFields = loadFields, storeFields
-	return b, nil
+	return b, staging, nil
 }
 
 // residentGrid applies Method.GridResidentL1 to b: where the lines that the

@@ -64,7 +64,10 @@ type InstructionMix struct {
 	Address float64 `json:"address"`
 	Index   float64 `json:"index"`
 	Guard   float64 `json:"guard"`
-	Total   float64 `json:"total"`
+	// Shared is the shared-memory instructions of staged fields: the
+	// copy's stores, the reads, and the block's barrier.
+	Shared float64 `json:"shared,omitempty"`
+	Total  float64 `json:"total"`
 }
 
 // CountInstructions returns the instruction mix of kernel k under launch l
@@ -74,18 +77,32 @@ func CountInstructions(k *kernel.Kernel, l kernel.Launch, dev *device.Device, ru
 	if err != nil {
 		return InstructionMix{}, err
 	}
-	return countInstructions(lists, k, l)
+	return countInstructions(lists, footprint.StagingResult{}, k, l)
 }
 
 // countInstructions is CountInstructions of k's instructions under l
 // (footprint.Instructions).
-func countInstructions(lists []footprint.FieldInstructions, k *kernel.Kernel, l kernel.Launch) (InstructionMix, error) {
+func countInstructions(lists []footprint.FieldInstructions, staging footprint.StagingResult, k *kernel.Kernel, l kernel.Launch) (InstructionMix, error) {
 	var mix InstructionMix
 	lambda := float64(l.LupsPerThread())
 	var memory float64
+	for _, sf := range staging.Fields {
+		// The copy: a global load and a shared store per step, one
+		// address base, and the barrier.
+		mix.Loads += sf.CopyLoads
+		memory += sf.CopyLoads
+		mix.Address += AddressInstructionsPerBase
+		mix.Shared += sf.SharedStores + 1
+	}
 	for _, fi := range lists {
 		m := float64(max(fi.Field.Multiplicity, 1))
 		n := m * float64(len(fi.Instructions))
+		if fi.Shared {
+			// Reads of the tile: one base, no bounds check.
+			mix.Shared += n
+			mix.Address += m * AddressInstructionsPerBase
+			continue
+		}
 		if fi.Store {
 			mix.Stores += n
 		} else {
@@ -115,12 +132,15 @@ func countInstructions(lists []footprint.FieldInstructions, k *kernel.Kernel, l 
 		if err != nil {
 			return mix, err
 		}
+		for _, sf := range staging.Fields {
+			compares += int(math.Ceil(sf.CopyLoads)) * len(dims) // each copied element's coordinates
+		}
 		mix.Guard = float64(compares) + memory*float64(max(len(dims)-1, 0))
 	}
-	for _, v := range []*float64{&mix.Loads, &mix.Stores, &mix.FP, &mix.Address, &mix.Index, &mix.Guard} {
+	for _, v := range []*float64{&mix.Loads, &mix.Stores, &mix.FP, &mix.Address, &mix.Index, &mix.Guard, &mix.Shared} {
 		*v /= lambda
 	}
-	mix.Total = mix.Loads + mix.Stores + mix.FP + mix.Address + mix.Index + mix.Guard
+	mix.Total = mix.Loads + mix.Stores + mix.FP + mix.Address + mix.Index + mix.Guard + mix.Shared
 	return mix, nil
 }
 
@@ -184,6 +204,9 @@ func guardCompares(k *kernel.Kernel, l kernel.Launch) (int, error) {
 func distinctCoordinates(k *kernel.Kernel, l kernel.Launch, dims []int) (int, error) {
 	n := 0
 	for _, f := range k.Fields {
+		if l.Staged(f) {
+			continue // its reads are of the shared tile; the copy checks its own (countInstructions)
+		}
 		var seen [3]map[string]bool
 		for i := range seen {
 			seen[i] = map[string]bool{}

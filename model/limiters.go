@@ -40,13 +40,16 @@ type Limiters struct {
 	// roofline's V1–V4 are the paper's and leave it out; the overlap and
 	// latency models combine it with the others.
 	PerfIssue *float64 `json:"perfIssue,omitempty"`
-	PerfL1    float64  `json:"perfL1"`
-	PerfL2V1  float64  `json:"perfL2V1"`
-	PerfL2V2  float64  `json:"perfL2V2"`
-	PerfMemV1 float64  `json:"perfMemV1"`
-	PerfMemV2 float64  `json:"perfMemV2"`
-	PerfMemV3 float64  `json:"perfMemV3"`
-	PerfMemV4 float64  `json:"perfMemV4"`
+	// PerfShared is the shared-memory bound of staged fields: one
+	// wavefront (banks × bank bytes) per cycle and SM; nil without one.
+	PerfShared *float64 `json:"perfShared,omitempty"`
+	PerfL1     float64  `json:"perfL1"`
+	PerfL2V1   float64  `json:"perfL2V1"`
+	PerfL2V2   float64  `json:"perfL2V2"`
+	PerfMemV1  float64  `json:"perfMemV1"`
+	PerfMemV2  float64  `json:"perfMemV2"`
+	PerfMemV3  float64  `json:"perfMemV3"`
+	PerfMemV4  float64  `json:"perfMemV4"`
 
 	PerfV1 float64 `json:"perfV1"`
 	LimV1  Limiter `json:"limV1"`
@@ -113,6 +116,10 @@ func computeLimiters(d Derived, l Launch, dev device.Device) Limiters {
 		PerfMemV2: dev.DRAMBandwidthGBs / (d.MemLoadV2 + d.MemStoreV1),
 		PerfMemV3: dev.DRAMBandwidthGBs / d.DRAMVolume(),
 		PerfMemV4: dev.DRAMBandwidthGBs / (d.MemLoadV4 + d.MemStoreV2),
+	}
+	if d.SharedCyclesPerLup > 0 {
+		shared := clockSMs / d.SharedCyclesPerLup
+		lim.PerfShared = &shared
 	}
 	flops := math.Inf(1)
 	if f, ok := FlopsBound(l.FlinsPerLup, l.FPBytes, dev); ok {

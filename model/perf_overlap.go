@@ -149,14 +149,17 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 		return p, fmt.Errorf("model: overlap model needs warps in flight and a positive latency, got %v warps of %v lanes and %v cycles", warps, lanes, cycles)
 	}
 	latGLups := float64(dev.SMs) * dev.ClockGHz * warps * lanes * lambda / cycles
-	flops, issue := math.Inf(1), math.Inf(1)
+	flops, issue, shared := math.Inf(1), math.Inf(1), math.Inf(1)
 	if d.PerfFlops != nil {
 		flops = *d.PerfFlops
+	}
+	if d.PerfShared != nil {
+		shared = *d.PerfShared
 	}
 	if d.PerfIssue != nil {
 		issue = *d.PerfIssue
 	}
-	bounds := []overlapBound{{"flops", flops}, {"issue", issue}, {"L1", d.PerfL1}, {"L2", d.PerfL2V2}, {"DRAM", d.PerfMemV3}, {"latency", latGLups}}
+	bounds := []overlapBound{{"flops", flops}, {"issue", issue}, {"L1", d.PerfL1}, {"L2", d.PerfL2V2}, {"DRAM", d.PerfMemV3}, {"shared", shared}, {"latency", latGLups}}
 	slow := math.Inf(1)
 	for _, b := range bounds {
 		if b.glups < slow {
@@ -206,7 +209,7 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 	}
 	// Warps per SM at which the latency bound equals the slowest
 	// throughput bound.
-	if thr := slowestThroughput(bounds[:5]); thr > 0 && !math.IsInf(thr, 1) {
+	if thr := slowestThroughput(bounds[:6]); thr > 0 && !math.IsInf(thr, 1) {
 		p.NeededWarpsPerSM = warps * thr / latGLups
 	}
 	return p, nil

@@ -22,6 +22,13 @@ func specText(k *kernel.Kernel, raw bool) string {
 	for _, f := range k.Fields {
 		fmt.Fprintf(&b, "  - name: %s\n    element: %d\n    extent: [%d, %d, %d]\n    offset: %d\n    multiplicity: %d\n    scalar: %v\n",
 			f.Name, f.Element, f.Extent[0], f.Extent[1], f.Extent[2], f.Offset, f.Multiplicity, f.Scalar)
+		if f.Stage != nil {
+			pad := fmt.Sprint(f.Stage.Pad)
+			if f.Stage.Pad == kernel.PadBanks {
+				pad = "banks"
+			}
+			fmt.Fprintf(&b, "    stage: {copy: %s, pad: %s}\n", f.Stage.Copy, pad)
+		}
 		for _, kind := range []string{"load", "store"} {
 			accs := f.Accesses(kind == "store")
 			if len(accs) == 0 {

@@ -1,0 +1,312 @@
+package footprint
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/intmath"
+	"github.com/polyvol/polyvol/kernel"
+)
+
+// Shared-memory staging (kernel.Staging): a staged field's loads are reads
+// of the block's shared tile, listed by Instructions as a Shared list whose
+// addresses are shared-memory byte offsets (kernel.SharedView); global
+// memory sees the tile's copy, which StagingOf enumerates block by block.
+
+// SplitShared returns the lists that access global memory and the Shared
+// lists of staged fields, each in the order of lists.
+func SplitShared(lists []FieldInstructions) (global, shared []FieldInstructions) {
+	for _, fi := range lists {
+		if fi.Shared {
+			shared = append(shared, fi)
+		} else {
+			global = append(global, fi)
+		}
+	}
+	return global, shared
+}
+
+// StagedField is what staging one field costs, multiplicity included:
+// volumes per block and cycles and instructions per thread, averaged over
+// the sample blocks (threads: those with a lattice point in the domain
+// under ClipLanes, as the L1 cycles of WarpRules.SampleBlockWarps).
+type StagedField struct {
+	Name string
+	// L1Load is the bytes of the L1FetchBytes sectors each warp load of the
+	// copy requests, summed over the block's copy (WarpResult.BlockL1Load).
+	L1Load float64
+	// L1 is the copy's loads in the L1 cycle model: each warp instruction
+	// costs max(issue, tag, data pipe) cycles (L1Field's terms), and the
+	// tile's allocation lines are charged to the data pipe (Alloc).
+	L1 L1Field
+	// CopyLoads is the copy's global load instructions per thread: the
+	// warp instructions a block issues over its warps.
+	CopyLoads float64
+	// SharedStores and SharedLoads are the shared-memory store (the copy)
+	// and load instructions per thread.
+	SharedStores, SharedLoads float64
+	// StoreWavefronts and LoadWavefronts are the shared-memory wavefronts
+	// (cycles of the banks) of those per thread: per warp instruction the
+	// worst bank's distinct words of each group of lanes one wavefront
+	// serves (SharedWavefronts).
+	StoreWavefronts, LoadWavefronts float64
+	// TileBytes is the shared memory of the tile per block.
+	TileBytes int64
+}
+
+// StagingResult is the staging of every staged field.
+type StagingResult struct {
+	Fields []StagedField
+	// Threads is the threads per block that the per-thread values divide by.
+	Threads float64
+}
+
+// SharedWavefronts returns the wavefronts that one warp instruction takes
+// in shared memory of banks banks of bankBytes bytes: the lanes are served
+// in groups of as many lanes as one wavefront's banks·bankBytes bytes hold
+// (a warp of 4-byte loads at once, 8-byte loads a half-warp at a time),
+// and each group takes as many wavefronts as the most distinct words that
+// its lanes address in one bank (lanes reading one word share it). lanes
+// are the active lanes' byte addresses, width the bytes per lane.
+func SharedWavefronts(lanes []int64, width, banks, bankBytes int64) int64 {
+	unit := max(width, bankBytes)
+	perWavefront := max(1, banks*bankBytes/unit)
+	group := int(max(1, banks*bankBytes/width))
+	var n int64
+	var units []int64
+	for g := 0; g < len(lanes); g += group {
+		// worstBank counts the units of unit bytes from each address: give
+		// it the first byte of each unit that a lane's 4-byte words fall
+		// in, so that a lane narrower than a bank addresses its own unit
+		// only.
+		units = units[:0]
+		for _, a := range lanes[g:min(g+group, len(lanes))] {
+			for off := int64(0); off == 0 || off+4 <= width; off += 4 {
+				units = append(units, intmath.FloorDiv(a+off, unit)*unit)
+			}
+		}
+		n += worstBank(units, unit, perWavefront, nil, nil)
+	}
+	return n
+}
+
+// StagingOf counts the staging of k's staged fields under l on d: the
+// Shared lists' bank wavefronts over every warp of the sample blocks, and
+// each sample block's copy of its tile, warp instruction by warp
+// instruction in the field's copy mapping. Rules: ClipLanes clips lanes and
+// tiles to the domain (an edge block copies what its points inside the
+// domain read), and the copy's L1 cycles follow the device's L1 model as the
+// kernel's other loads do (docs/metrics.md §3.8). The warps are always the
+// sample blocks' own, whatever SampleBlockWarps says: the copy is a
+// block's.
+func StagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64) (StagingResult, error) {
+	var res StagingResult
+	if len(shared) == 0 {
+		return res, nil
+	}
+	if err := checkWarpInputs(l, d, r, sample); err != nil {
+		return res, err
+	}
+	banks, bankBytes := d.SharedBankLayout()
+	guard := newPointGuard(l, r.ClipLanes, shared)
+	active := int64(len(sample)) * l.ThreadsPerBlock()
+	if r.ClipLanes {
+		active = (&pointGuard{launch: l, clip: true}).activeThreadsIn(sample)
+	}
+	if active == 0 {
+		return res, fmt.Errorf("footprint: the sample blocks hold no thread inside the domain %v", l.Domain)
+	}
+	threads := float64(active)
+	res.Threads = threads / float64(len(sample))
+	warpCount := float64(len(sample)) * float64(intmath.CeilDiv(l.ThreadsPerBlock(), int64(d.WarpSize)))
+	model := cycleModel{d: d, wavefrontLanes: r.WavefrontLanes, scratch: &l1Scratch{}}
+	for _, fi := range shared {
+		f := fi.Field
+		src := k.Field(f.Name)
+		if src == nil {
+			return res, fmt.Errorf("footprint: staged field %q is not a field of kernel %q", f.Name, k.Name)
+		}
+		mult := float64(f.Multiplicity)
+		sf := StagedField{Name: f.Name}
+
+		// The reads of the tile, warp by warp.
+		type issue struct{ wavefronts, issued int64 }
+		var loads issue
+		modulus := intmath.LCM(banks*bankBytes, f.Element)
+		for _, in := range distinctReads(fi.Instructions) {
+			reps, weights := blockClasses([]FieldInstructions{{Field: f, Instructions: []Instruction{in}}}, l, modulus, sample)
+			warps := newWarpSet(hardwareWarps(l.Block, d.WarpSize, reps, weights), guard)
+			m := newWarpMeasure([]Instruction{in}, guard, modulus, true, func(lanes [][]int64) issue {
+				if len(lanes[0]) == 0 {
+					return issue{}
+				}
+				return issue{SharedWavefronts(lanes[0], in.Width, banks, bankBytes), 1}
+			})
+			m.each(warps, func(v issue, weight int64) {
+				loads.wavefronts += v.wavefronts * weight
+				loads.issued += v.issued * weight
+			})
+		}
+		sf.LoadWavefronts = mult * float64(loads.wavefronts) / threads
+		sf.SharedLoads = mult * float64(loads.issued) / warpCount
+
+		// The copy, block by block.
+		tile, err := kernel.TileOf(src, l)
+		if err != nil {
+			return res, err
+		}
+		sf.TileBytes = tile.Bytes
+		var c copyCounts
+		for _, b := range sample {
+			if err := c.block(src, tile, l, d, r.ClipLanes, b, model, banks, bankBytes); err != nil {
+				return res, err
+			}
+		}
+		sf.L1Load = mult * float64(c.sectors*d.L1FetchBytes) / float64(len(sample))
+		sf.CopyLoads = mult * float64(c.loads) / warpCount
+		sf.SharedStores = mult * float64(c.stores) / warpCount
+		sf.StoreWavefronts = mult * float64(c.storeWavefronts) / threads
+		sf.L1 = l1Combine(r.SumInstructionMaxima, c.l1, mult, threads, float64(c.lines)/threads)
+		sf.L1.Name = f.Name
+		res.Fields = append(res.Fields, sf)
+	}
+	return res, nil
+}
+
+// distinctReads returns a staged field's Shared list with the instructions
+// that read the same shared element at every thread merged into one, its
+// points those of both. Every point of a thread lies in the thread's
+// block, so two of its reads differ by a constant number of bytes (their
+// loads' constants and point offsets apart) at every thread, yet their
+// Address expressions may differ in form: under a fold of 2 in x with
+// block extent 32, the tile origins ⌊(2x+1)/32⌋ and ⌊2x/32⌋ of points 1
+// and 0 are equal, but the canonical forms ⌊(2x+1)/32⌋ and ⌊x/16⌋ keep
+// A[x + 1] at point 0 and A[x] at point 1 apart. Reads that agree at
+// thread (0, 0, 0) therefore agree everywhere. The list is not changed.
+func distinctReads(list []Instruction) []Instruction {
+	at := map[int64]int{}
+	var out []Instruction
+	for _, in := range list {
+		a := in.Address.Eval(kernel.Point{})
+		n, seen := at[a]
+		if !seen {
+			at[a] = len(out)
+			out = append(out, in)
+			continue
+		}
+		m := &out[n]
+		m.Points = append(slices.Clip(m.Points), in.Points...)
+		m.Guarded = append(slices.Clip(m.Guarded), in.Guarded...)
+		slices.SortFunc(m.Points, func(p, q [3]int64) int {
+			return cmp.Or(cmp.Compare(p[2], q[2]), cmp.Compare(p[1], q[1]), cmp.Compare(p[0], q[0]))
+		})
+	}
+	return out
+}
+
+// copyCounts sums the copy's warp instructions over blocks.
+type copyCounts struct {
+	loads, stores   int64 // warp instructions issued
+	sectors         int64 // L1FetchBytes sectors requested by the loads
+	storeWavefronts int64
+	lines           int64 // distinct L1 allocation lines of each block's copy
+	l1              l1Sums
+}
+
+// block adds the copy of the tile of block b: the block's warps, in linear
+// thread order, step through the copy loop of the field's mapping; each
+// step is one warp load from global memory of the lanes whose element lies
+// in the (clipped) tile, and one shared store of the lanes whose element
+// lies in the full tile.
+func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d *device.Device, clip bool, b [3]int64, model cycleModel, banks, bankBytes int64) error {
+	var origin kernel.Point
+	for i := range 3 {
+		origin[i] = b[i] * t.Extent[i]
+	}
+	lo, hi := t.Box(origin, l.Domain, clip)
+	B := l.ThreadsPerBlock()
+	warp := int64(d.WarpSize)
+	steps, element := copySteps(f.Stage.Copy, t.Size, l.Block)
+	var global, shared []int64
+	lines := map[int64]bool{}
+	for s := range steps {
+		for first := int64(0); first < B; first += warp {
+			global, shared = global[:0], shared[:0]
+			for tid := first; tid < min(first+warp, B); tid++ {
+				e, ok := element(s, tid)
+				if !ok {
+					continue
+				}
+				shared = append(shared, f.Element*t.Shared(e, [3]int64{}))
+				inside := true
+				for j := range 3 {
+					e[j] += lo[j]
+					inside = inside && e[j] < hi[j]
+				}
+				if inside {
+					a := f.Element * f.ElementAt(e)
+					global = append(global, a)
+					for off := int64(0); off < f.Element; off += 4 {
+						lines[intmath.FloorDiv(a+off, d.L1AllocBytes)] = true
+					}
+				}
+			}
+			if len(shared) > 0 {
+				c.stores++
+				c.storeWavefronts += SharedWavefronts(shared, f.Element, banks, bankBytes)
+			}
+			if len(global) > 0 {
+				c.loads++
+				c.sectors += distinctGranules(global, f.Element, d.L1FetchBytes)
+				c.l1.add(model.terms(global, f.Element), 1)
+			}
+		}
+	}
+	c.lines += int64(len(lines))
+	return nil
+}
+
+// copySteps returns the steps of a block's copy loop in the given mapping
+// for a tile of the given size, and the tile element (relative to the
+// tile's first) that thread tid copies at step s, false where it copies
+// none.
+func copySteps(m kernel.CopyMapping, size, block [3]int64) (steps int64, element func(s, tid int64) ([3]int64, bool)) {
+	n := size[0] * size[1] * size[2]
+	B := block[0] * block[1] * block[2]
+	if m == kernel.CopyRows {
+		return intmath.CeilDiv(n, B), func(s, tid int64) ([3]int64, bool) {
+			i := s*B + tid
+			return [3]int64{i % size[0], i / size[0] % size[1], i / (size[0] * size[1])}, i < n
+		}
+	}
+	var per [3]int64
+	for i := range 3 {
+		per[i] = intmath.CeilDiv(size[i], block[i])
+	}
+	return per[0] * per[1] * per[2], func(s, tid int64) ([3]int64, bool) {
+		step := [3]int64{s % per[0], s / per[0] % per[1], s / (per[0] * per[1])}
+		thread := [3]int64{tid % block[0], tid / block[0] % block[1], tid / (block[0] * block[1])}
+		var e [3]int64
+		for i := range 3 {
+			e[i] = thread[i] + step[i]*block[i]
+			if e[i] >= size[i] {
+				return e, false
+			}
+		}
+		return e, true
+	}
+}
+
+// distinctGranules counts the distinct granules of gran bytes that the
+// lanes' width-byte accesses cover.
+func distinctGranules(lanes []int64, width, gran int64) int64 {
+	ids := make([]int64, 0, len(lanes)*2)
+	for _, a := range lanes {
+		for g := intmath.FloorDiv(a, gran); g <= intmath.FloorDiv(a+width-1, gran); g++ {
+			ids = append(ids, g)
+		}
+	}
+	return int64(len(distinct(ids)))
+}
