@@ -10,6 +10,7 @@ import (
 	"github.com/polyvol/polyvol/similar"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"runtime/pprof"
 	"sort"
@@ -161,6 +162,13 @@ func commands() []*ucli.Command {
 func onUsageError(c *ucli.Context, err error, _ bool) error {
 	const unknown = "flag provided but not defined: -"
 	msg := err.Error()
+	if m := badFlagValue.FindStringSubmatch(msg); m != nil {
+		reason := "not a valid value"
+		if m[1] != "" {
+			reason = "expected true or false"
+		}
+		return &UsageError{Err: fmt.Errorf("--%s %q: %s", m[3], m[2], reason)}
+	}
 	name, ok := strings.CutPrefix(msg, unknown)
 	if !ok {
 		return &UsageError{Err: err}
@@ -182,6 +190,10 @@ func onUsageError(c *ucli.Context, err error, _ bool) error {
 	}
 	return &UsageError{Err: err}
 }
+
+// badFlagValue matches the flag package's error for a value its flag
+// cannot parse, "invalid [boolean ]value "V" for [flag ]-NAME: …".
+var badFlagValue = regexp.MustCompile(`^invalid (boolean )?value "(.*)" for (?:flag )?-+([\w-]+): `)
 
 // typoEdits is the most edits a typo of name may have: none for one or two
 // letters (any letter is one edit from any other), one for three or four,

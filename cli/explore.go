@@ -39,6 +39,9 @@ type Exploration struct {
 	Folds [][3]int64 `json:"folds"`
 	// Tilings are the tilings tried with every fold and block shape.
 	Tilings []kernel.Tiling `json:"tilings"`
+	// Unstaged are the staging choices tried (explore --staging: on is
+	// false, off true); left out for the default, on only.
+	Unstaged []bool `json:"unstaged,omitempty"`
 	// AllShapes is set when the sweep kept the block shapes with threads
 	// along a dimension the domain lacks (explore --all-shapes).
 	AllShapes bool `json:"allShapes,omitempty"`
@@ -131,6 +134,7 @@ Examples:
 				&ucli.IntFlag{Name: "threads", Value: kernel.MaxThreadsPerBlock, Usage: "`N` threads per block, a power of two"},
 				&ucli.StringFlag{Name: "folds", Value: "1,1,1:1,2,1:1,1,2", Usage: "colon-separated thread foldings `X,Y,Z:...`"},
 				&ucli.StringFlag{Name: "tiles", Value: strings.Join(tilingNames, ","), Usage: "comma-separated `TILINGS` tried with every fold: consecutive (a thread's fold points are neighbours), strided (one block size apart)"},
+				&ucli.StringFlag{Name: "staging", Value: stagingOn, Usage: "comma-separated `CHOICES` tried with every configuration of a kernel with staged fields: on (as the spec stages them), off (read from global memory)"},
 				&ucli.BoolFlag{Name: "all-shapes", Usage: "keep the block shapes with threads along a dimension in which the domain has one point (left out by default: those threads are idle)"},
 				registersFlag(),
 				&ucli.StringFlag{Name: "registers-table", TakesFile: true, Usage: "registers per thread of compiled configurations from the CSV `FILE` (block,fold,tiling,registers)"},
@@ -237,6 +241,10 @@ func runExplore(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	unstaged, err := parseStaging(c.String("staging"))
+	if err != nil {
+		return err
+	}
 	var table *registersTable
 	if c.IsSet("registers-table") {
 		if table, err = readRegistersTable(c.String("registers-table")); err != nil {
@@ -267,7 +275,7 @@ func runExplore(c *ucli.Context) error {
 	}
 
 	cfg := explore.Config{
-		Kernel: k, Device: dev, Threads: threads, Folds: folds, Tilings: tilings, AllShapes: c.Bool("all-shapes"), Estimate: opt,
+		Kernel: k, Device: dev, Threads: threads, Folds: folds, Tilings: tilings, Unstaged: unstaged, AllShapes: c.Bool("all-shapes"), Estimate: opt,
 		NewCtx: func() (*isl.Ctx, error) { return newISLCtx(c) }, Workers: workers,
 	}
 	if table != nil {
@@ -306,7 +314,7 @@ func runExplore(c *ucli.Context) error {
 	}
 	e := &Exploration{
 		Kernel: k.Name, Device: dev.Name, Method: opt.Method.Name, Model: string(opt.Model),
-		Domain: k.Domain, Threads: int64(threads), Folds: folds, Tilings: tilings, AllShapes: c.Bool("all-shapes"), Registers: k.Registers,
+		Domain: k.Domain, Threads: int64(threads), Folds: folds, Tilings: tilings, Unstaged: unstaged, AllShapes: c.Bool("all-shapes"), Registers: k.Registers,
 		Configurations: res.Configurations, Skipped: res.Skipped, Rows: res.Reports, Shard: shard,
 	}
 	if table != nil {
@@ -331,6 +339,33 @@ func runExplore(c *ucli.Context) error {
 		noteRegisters(c.App.ErrWriter, e, dev, k.SharedBytes, top)
 	}
 	return nil
+}
+
+// The values of explore --staging.
+const (
+	stagingOn  = "on"
+	stagingOff = "off"
+)
+
+// parseStaging parses the --staging value, comma-separated on and off, into
+// explore.Config.Unstaged; on alone is nil.
+func parseStaging(s string) ([]bool, error) {
+	var unstaged []bool
+	for _, part := range strings.Split(s, ",") {
+		choice, err := parseChoice("staging", strings.TrimSpace(part), stagingOn, stagingOff)
+		if err != nil {
+			return nil, err
+		}
+		u := choice == stagingOff
+		if slices.Contains(unstaged, u) {
+			return nil, usageErrorf("--staging %q: %s appears twice", s, choice)
+		}
+		unstaged = append(unstaged, u)
+	}
+	if len(unstaged) == 1 && !unstaged[0] {
+		return nil, nil
+	}
+	return unstaged, nil
 }
 
 // parseTilings parses the --tiles value, comma-separated tiling names.
@@ -513,7 +548,7 @@ func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, t
 	for i, r := range e.Rows[:shown] {
 		d := r.Derived
 		rows = append(rows, []string{
-			strconv.Itoa(i + 1), triple(r.Launch.Block), triple(r.Launch.Fold), r.Launch.Tiling.String(), fixed(r.Prediction.GLups, 2), r.Prediction.Limiter,
+			strconv.Itoa(i + 1), triple(r.Launch.Block), triple(r.Launch.Fold), tilingCell(r.Launch), fixed(r.Prediction.GLups, 2), r.Prediction.Limiter,
 			strconv.FormatInt(r.Launch.BlocksPerSM, 10), fixed(d.L1CyclesPerLup, 3), fixed(d.L2TotalV2, 2), fixed(d.DRAMVolume(), 2),
 		})
 	}
@@ -622,4 +657,14 @@ func countNoun(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// tilingCell is the tiling column of a ranked configuration: its tiling,
+// followed by " unstaged" where it reads the staged fields from global
+// memory.
+func tilingCell(l model.LaunchInfo) string {
+	if l.Unstaged {
+		return l.Tiling.String() + " unstaged"
+	}
+	return l.Tiling.String()
 }

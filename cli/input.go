@@ -421,6 +421,7 @@ func configurationFromFlags(c *ucli.Context) (*kernel.Kernel, *device.Device, ke
 	if l.Tiling, err = parseTile(c); err != nil {
 		return nil, nil, kernel.Launch{}, err
 	}
+	l.Unstaged = c.Bool("unstaged")
 	if err := l.Validate(); err != nil {
 		return nil, nil, kernel.Launch{}, asUsage(err)
 	}
@@ -435,6 +436,9 @@ func tileFlag() ucli.Flag {
 	return &choiceFlag{&ucli.StringFlag{Name: "tile", Value: kernel.TileConsecutive.String(),
 		Usage: "where a thread's fold points lie: `TILING` consecutive (neighbours, thread folding) or strided (one block size apart, as hand-written CUDA tiles)"}, tilingNames}
 }
+
+// unstagedFlag is the --unstaged flag of the commands that take one launch.
+var unstagedFlag = &ucli.BoolFlag{Name: "unstaged", Usage: "read the fields that the spec stages in shared memory (stage) from global memory instead"}
 
 // parseTile returns the tiling of the --tile flag.
 func parseTile(c *ucli.Context) (kernel.Tiling, error) {

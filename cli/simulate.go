@@ -73,6 +73,7 @@ Examples:
 				&ucli.StringFlag{Name: "block", Aliases: []string{"b"}, Usage: "thread-block size `X,Y,Z` (default: by domain dimensions)"},
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
 				tileFlag(),
+				unstagedFlag,
 				&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
 				&ucli.BoolFlag{Name: "infinite", Usage: "unbounded caches: only compulsory traffic remains"},
 				&choiceFlag{&ucli.StringFlag{Name: "l1-policy", Value: sim.LRU.String(), Usage: "L1 replacement `POLICY`: lru or plru (tree pseudo-LRU)"}, policyChoices},
@@ -245,7 +246,7 @@ func simError(l kernel.Launch, err error) error {
 				where, tooMany.Threads, tooMany.Instructions, perBlock, tooMany.Limit)
 		}
 		d := fittingDomain(l, tooMany.Limit/perBlock)
-		fit := kernel.Launch{Block: l.Block, Fold: l.Fold, Domain: d, Tiling: l.Tiling}
+		fit := kernel.Launch{Block: l.Block, Fold: l.Fold, Domain: d, Tiling: l.Tiling, Unstaged: l.Unstaged}
 		return usageErrorf("%s: the simulation is too large: %s thread memory accesses, more than the --max-accesses bound of %d; simulate a smaller --domain, e.g. %s (%d accesses)",
 			where, total, tooMany.Limit, triple(d), launchBlocks(fit)*perBlock)
 	case errors.As(err, &tooWide):

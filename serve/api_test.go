@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -202,6 +203,7 @@ func TestDevicesAndExamples(t *testing.T) {
 			files = append(files, name)
 		}
 	}
+	sort.Strings(files) // by name: "a-b.yaml" sorts before "a.yaml" as a file
 	if len(list) != len(files) {
 		t.Fatalf("%d examples, examples/ holds %d specs", len(list), len(files))
 	}

@@ -52,6 +52,7 @@ class Launch:
     blocks_per_wave: int
     waves: float
     occupancy_limiter: Optional[str]
+    unstaged: bool = False  # the spec's staged fields read from global memory
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Launch":
@@ -66,6 +67,7 @@ class Launch:
             blocks_per_wave=int(d["blocksPerWave"]),
             waves=float(d["wavesInGrid"]),
             occupancy_limiter=d.get("occupancyLimiter"),
+            unstaged=bool(d.get("unstaged", False)),
         )
 
 
@@ -153,6 +155,7 @@ class Prediction:
             block="x".join(map(str, la.block)),
             fold="x".join(map(str, la.fold)),
             tiling=la.tiling,
+            unstaged=la.unstaged,
             blocks_per_sm=la.blocks_per_sm,
         )
         row.update(asdict(self.volumes))
@@ -271,6 +274,7 @@ def predict(
     domain: Optional[TripleLike] = None,
     registers: Optional[int] = None,
     defines: Optional[Dict[str, Any]] = None,
+    unstaged: bool = False,
     timeout: Optional[float] = None,
 ) -> Prediction:
     """Predicts one launch: ``polyvol predict SPEC --format json``.
@@ -278,7 +282,9 @@ def predict(
     ``spec`` is a dict, YAML text, an embedded example name or a path;
     ``block`` and ``fold`` are triples (a shorter sequence is padded with 1)
     or polyvol's own "x,y,z"; ``tile`` is ``"consecutive"`` (thread folding,
-    the default) or ``"strided"``. ``None`` leaves polyvol's default. Raises
+    the default) or ``"strided"``; ``unstaged`` reads the fields the spec
+    stages in shared memory from global memory (``--unstaged``). ``None``
+    leaves polyvol's default. Raises
     :class:`PolyvolError` when polyvol refuses the input.
     """
     arg, stdin = spec_argument(spec)
@@ -290,6 +296,8 @@ def predict(
         args += ["--fold", _triple(fold, "fold")]
     if tile is not None:
         args += ["--tile", tile]
+    if unstaged:
+        args += ["--unstaged"]
     r = run_json(args, stdin, timeout)
     return Prediction.from_json(r.data, r.notes)
 
@@ -309,6 +317,7 @@ def explore(
     defines: Optional[Dict[str, Any]] = None,
     workers: Optional[int] = None,
     all_shapes: bool = False,
+    staging: Optional[Sequence[str]] = None,
     timeout: Optional[float] = None,
 ) -> List[Ranked]:
     """Ranks block shapes of ``threads`` threads, folds and tilings:
@@ -316,7 +325,10 @@ def explore(
     (all when ``None``), best first. ``folds`` is a list of triples,
     ``tiles`` a list of ``"consecutive"``/``"strided"``; ``all_shapes``
     keeps the block shapes with threads along a dimension in which the
-    domain has one point (``--all-shapes``)."""
+    domain has one point (``--all-shapes``); ``staging`` a list of ``"on"``
+    (the spec's staged fields in shared memory, the default) and ``"off"``
+    (read from global memory), tried with every configuration
+    (``--staging``)."""
     arg, stdin = spec_argument(spec)
     args = ["explore", arg, "--format", "json"]
     args += _common_flags(device, model, method, domain, registers, defines)
@@ -330,6 +342,8 @@ def explore(
         args += ["--workers", str(int(workers))]
     if all_shapes:
         args += ["--all-shapes"]
+    if staging is not None:
+        args += ["--staging", ",".join(staging)]
     r = run_json(args, stdin, timeout)
     rows = r.data["rows"]
     if top is not None:

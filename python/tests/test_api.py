@@ -194,3 +194,19 @@ def test_explore_idle_shapes():
     assert all(r.block[2] == 1 for r in two_d)
     every = polyvol.explore("star2d-r1", device="A100-40GB", folds=[(1, 1, 1)], tiles=["consecutive"], workers=2, all_shapes=True)
     assert len(every) == 56
+
+
+def test_staging_on_and_off():
+    # The staged convolution: every configuration twice, staged and read
+    # from global memory; the two launches of one configuration differ in
+    # the shared-memory tile (occupancy) and L1 traffic, not in block and fold.
+    rows = polyvol.explore("convolution-15x15-staged", device="RTX-A4000", threads=256, folds=[(1, 1, 1)],
+                           tiles=["consecutive"], workers=2, staging=["on", "off"], domain=(512, 512))
+    staged = {r.block for r in rows if not r.prediction.launch.unstaged}
+    unstaged = {r.block for r in rows if r.prediction.launch.unstaged}
+    assert staged == unstaged and len(rows) == 2 * len(staged) > 0
+    on = polyvol.predict("convolution-15x15-staged", device="RTX-A4000", block=(32, 8), domain=(512, 512))
+    off = polyvol.predict("convolution-15x15-staged", device="RTX-A4000", block=(32, 8), domain=(512, 512), unstaged=True)
+    assert off.launch.unstaged and not on.launch.unstaged
+    assert on.raw["derived"]["perfShared"] > 0 and "perfShared" not in off.raw["derived"]
+    assert on.to_row()["unstaged"] is False

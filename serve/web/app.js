@@ -138,7 +138,9 @@ function show(sectionID) {
 // ---- predict
 
 async function predict() {
-  const resp = await call("/api/predict", request(["device", "block", "fold", "tile", "registers", "domain", "method", "model"]));
+  const req = request(["device", "block", "fold", "tile", "registers", "domain", "method", "model"]);
+  if ($("staging").value === "off") req.unstaged = true; // a prediction is of one launch: "both" predicts the staged one
+  const resp = await call("/api/predict", req);
   renderPrediction(await resp.json());
 }
 
@@ -147,7 +149,7 @@ function renderPrediction(r) {
   $("summary").replaceChildren(
     el("strong", { id: "glups" }, [fixed(p.GLups)]), " GLup/s, limited by ", el("strong", { id: "limiter" }, [p.limiter]),
     el("br"),
-    `${r.kernel} on ${r.device}, method ${r.method}, model ${p.model}; block ${triple(l.block)}, fold ${triple(l.fold)}${l.tiling ? " " + l.tiling : ""}, ` +
+    `${r.kernel} on ${r.device}, method ${r.method}, model ${p.model}; block ${triple(l.block)}, fold ${triple(l.fold)}${l.tiling ? " " + l.tiling : ""}${l.unstaged ? " unstaged" : ""}, ` +
     `domain ${triple(l.domain)}, ${l.blocksPerSM} blocks per SM, ${fixed(l.wavesInGrid)} waves`);
   // Every bound the model combines (the overlap model's flops, issue, L1,
   // L2, DRAM, latency and block launch), or the roofline's four limiters.
@@ -228,7 +230,7 @@ async function explore() {
   $("ranks").replaceChildren();
   $("progress").value = 0;
   $("progress-text").textContent = "starting…";
-  const resp = await call("/api/explore", request(["device", "threads", "folds", "registers", "domain", "method", "model"]));
+  const resp = await call("/api/explore", request(["device", "threads", "folds", "staging", "registers", "domain", "method", "model"]));
   const reader = resp.body.getReader();
   const decoder = new TextDecoder();
   let buf = "";
@@ -257,7 +259,7 @@ const rankColumns = [
   ["rank", (r, i) => i + 1],
   ["block", (r) => r.launch.block],
   ["fold", (r) => r.launch.fold],
-  ["tiling", (r) => r.launch.tiling || "consecutive"],
+  ["tiling", (r) => (r.launch.tiling || "consecutive") + (r.launch.unstaged ? " unstaged" : "")],
   ["GLup/s", (r) => r.prediction.GLups, 2],
   ["limiter", (r) => r.prediction.limiter],
   ["blocks/SM", (r) => r.launch.blocksPerSM],
