@@ -39,8 +39,9 @@ type Exploration struct {
 	Folds [][3]int64 `json:"folds"`
 	// Tilings are the tilings tried with every fold and block shape.
 	Tilings []kernel.Tiling `json:"tilings"`
-	// Unstaged are the staging choices tried (explore --staging: on is
-	// false, off true); left out for the default, on only.
+	// Unstaged are the staging choices tried with a kernel with staged
+	// fields (explore --staging: on is false, off true); left out for the
+	// default, on only, and for a kernel without staged fields.
 	Unstaged []bool `json:"unstaged,omitempty"`
 	// AllShapes is set when the sweep kept the block shapes with threads
 	// along a dimension the domain lacks (explore --all-shapes).
@@ -273,6 +274,9 @@ func runExplore(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	if !explore.Staged(k) {
+		unstaged = nil // nothing to stage: one choice, which the record leaves out
+	}
 
 	cfg := explore.Config{
 		Kernel: k, Device: dev, Threads: threads, Folds: folds, Tilings: tilings, Unstaged: unstaged, AllShapes: c.Bool("all-shapes"), Estimate: opt,
@@ -467,6 +471,9 @@ func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *Exploration, vers
 	fmt.Fprintf(h, "kernel %q %v %v %d %d %d\n", k.Name, k.Domain, k.Flops, k.Registers, k.SharedBytes, k.FPType)
 	for _, f := range k.Fields {
 		fmt.Fprintf(h, "field %q %d %v %d %d %v\n", f.Name, f.Element, f.Extent, f.Offset, f.Multiplicity, f.Scalar)
+		if f.Stage != nil {
+			fmt.Fprintf(h, "stage %v %d\n", f.Stage.Copy, f.Stage.Pad)
+		}
 		for _, a := range append(slices.Clone(f.Loads), f.Stores...) {
 			fmt.Fprintf(h, "access %q\n", a.Text)
 		}
@@ -476,6 +483,9 @@ func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *Exploration, vers
 	fmt.Fprintf(h, "device %s\n", devJSON)
 	fmt.Fprintf(h, "sweep %q %q %v %d %v %d %d %d %d\n", e.Method, e.Model, e.Domain, e.Threads, e.Folds, e.Shard.Count, maxOperations, opt.WorkBound, opt.MemoryBound)
 	fmt.Fprintf(h, "tilings %v registers %d\n", e.Tilings, e.Registers)
+	if e.Unstaged != nil {
+		fmt.Fprintf(h, "staging %v\n", e.Unstaged)
+	}
 	for _, r := range e.RegistersTable {
 		fmt.Fprintf(h, "registers %v %d\n", r.Configuration, r.Registers)
 	}
@@ -581,7 +591,7 @@ func tieNote(rows []*model.Report) string {
 // table, ", N strided tiles", or nothing when it has none (thread folding
 // alone, or folds that leave both tilings one launch).
 func tilingsText(e *Exploration) string {
-	all, err := explore.Configurations(int(min(e.Threads, math.MaxInt32)), e.Folds, e.Tilings, e.Domain, e.AllShapes)
+	all, err := sweepConfigurations(e)
 	if err != nil {
 		return ""
 	}
@@ -667,4 +677,15 @@ func tilingCell(l model.LaunchInfo) string {
 		return l.Tiling.String() + " unstaged"
 	}
 	return l.Tiling.String()
+}
+
+// sweepConfigurations returns the configurations of e's sweep in the order
+// explore enumerates them (explore.Configurations, each staging choice of
+// e.Unstaged where it has them).
+func sweepConfigurations(e *Exploration) ([]explore.Configuration, error) {
+	all, err := explore.Configurations(int(min(e.Threads, math.MaxInt32)), e.Folds, e.Tilings, e.Domain, e.AllShapes)
+	if err != nil || e.Unstaged == nil {
+		return all, err
+	}
+	return explore.WithStaging(all, e.Unstaged)
 }

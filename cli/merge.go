@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"unicode/utf8"
@@ -261,7 +260,7 @@ func checkShard(e *Exploration) error {
 	if len(e.Folds) == 0 {
 		return errors.New("folds: missing; expected the folds of explore --folds")
 	}
-	all, err := explore.Configurations(int(min(e.Threads, math.MaxInt32)), e.Folds, e.Tilings, e.Domain, e.AllShapes)
+	all, err := sweepConfigurations(e)
 	if err != nil {
 		return err
 	}
@@ -345,7 +344,7 @@ func checkRegisters(e *Exploration) error {
 func sameExploration(a, b *Exploration) bool {
 	return a.Kernel == b.Kernel && a.Device == b.Device && a.Method == b.Method && a.Model == b.Model &&
 		a.Domain == b.Domain && a.Threads == b.Threads && slices.Equal(a.Folds, b.Folds) &&
-		slices.Equal(a.Tilings, b.Tilings) && a.Registers == b.Registers && slices.Equal(a.RegistersTable, b.RegistersTable) &&
+		slices.Equal(a.Tilings, b.Tilings) && slices.Equal(a.Unstaged, b.Unstaged) && a.Registers == b.Registers && slices.Equal(a.RegistersTable, b.RegistersTable) &&
 		a.Configurations == b.Configurations &&
 		a.Shard.Count == b.Shard.Count && a.Shard.Format == b.Shard.Format && a.Shard.Top == b.Shard.Top
 }

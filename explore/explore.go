@@ -256,8 +256,10 @@ func (cfg Config) Launches() (launches []kernel.Launch, skipped []Skipped, confi
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	if all, err = withStaging(all, cfg.Unstaged, cfg.Kernel); err != nil {
-		return nil, nil, 0, err
+	if Staged(cfg.Kernel) {
+		if all, err = WithStaging(all, cfg.Unstaged); err != nil {
+			return nil, nil, 0, err
+		}
 	}
 	if s := cfg.Shard; s.Count != 0 && (s.Count < 0 || s.Index < 1 || s.Index > s.Count) {
 		return nil, nil, 0, fmt.Errorf("explore: shard %d/%d: expected 1 <= index <= count", s.Index, s.Count)
@@ -278,10 +280,16 @@ func (cfg Config) Launches() (launches []kernel.Launch, skipped []Skipped, confi
 	return launches, skipped, len(all), nil
 }
 
-// withStaging returns the configurations with each staging choice of
-// unstaged (Config.Unstaged), choice-minor; a kernel without staged fields
-// keeps them as they are.
-func withStaging(all []Configuration, unstaged []bool, k *kernel.Kernel) ([]Configuration, error) {
+// Staged reports whether k has a field staged in shared memory, whose
+// configurations Config.Unstaged multiplies.
+func Staged(k *kernel.Kernel) bool {
+	return slices.ContainsFunc(k.Fields, func(f *kernel.Field) bool { return f.Stage != nil })
+}
+
+// WithStaging returns the configurations with each staging choice of
+// unstaged (Config.Unstaged; nil: staged only), choice-minor, as Launches
+// enumerates those of a kernel with staged fields.
+func WithStaging(all []Configuration, unstaged []bool) ([]Configuration, error) {
 	if unstaged == nil {
 		unstaged = []bool{false}
 	}
@@ -289,10 +297,6 @@ func withStaging(all []Configuration, unstaged []bool, k *kernel.Kernel) ([]Conf
 		if slices.Contains(unstaged[:i], u) {
 			return nil, fmt.Errorf("explore: staging choice unstaged=%v appears twice", u)
 		}
-	}
-	staged := slices.ContainsFunc(k.Fields, func(f *kernel.Field) bool { return f.Stage != nil })
-	if !staged {
-		return all, nil
 	}
 	out := make([]Configuration, 0, len(all)*len(unstaged))
 	for _, c := range all {
