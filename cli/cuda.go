@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/polyvol/polyvol/cudagen"
+	"github.com/polyvol/polyvol/kernel"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -14,7 +15,7 @@ func init() {
 			Name:      "cuda",
 			Usage:     "write a CUDA program that runs a kernel spec, for measurements with hardware counters",
 			ArgsUsage: "SPEC",
-			UsageText: `polyvol cuda SPEC --block X,Y,Z [--fold X,Y,Z] [--tile TILING]
+			UsageText: `polyvol cuda SPEC --block X,Y,Z [--fold X,Y,Z] [--tile TILING] [--unstaged]
              [--domain X,Y,Z] [--device NAME] [-o FILE.cu]
 
 ` + specArgHelp + `
@@ -97,11 +98,15 @@ func runCuda(c *ucli.Context) error {
 		return err
 	}
 	l := k.NewLaunch(block, fold)
-	l.Tiling = tiling
+	l.Tiling, l.Unstaged = tiling, c.Bool("unstaged")
 	if err := l.Validate(); err != nil {
 		return asUsage(err)
 	}
-	occ, err := dev.Occupancy(int(l.ThreadsPerBlock()), k.Registers, k.SharedBytes)
+	shared, err := kernel.StagedSharedBytes(k, l)
+	if err != nil {
+		return usageErrorf("%s: %v", k.Source, err)
+	}
+	occ, err := dev.Occupancy(int(l.ThreadsPerBlock()), k.Registers, shared)
 	if err != nil {
 		return estimateError(l, err)
 	}

@@ -362,13 +362,16 @@ func estimateError(l kernel.Launch, err error) error {
 	if errors.Is(err, model.ErrNoAccessInWave) {
 		return usageErrorf("%s: no access reaches the grid's middle wave, which the volumes per lattice update come from: all apply only near the domain's edges (a reduction's first and last iterations); fold over the loops they skip, e.g. with the --block and --fold of the import's note", where)
 	}
+	if errors.Is(err, kernel.ErrTileTooLarge) {
+		return usageErrorf("%s: %v; choose a smaller block or fold, or --unstaged", where, err)
+	}
 	if errors.As(err, new(*kernel.SpecError)) { // a raw map's constraints on another domain
 		return usageErrorf("%s: %v", where, err)
 	}
 	if errors.As(err, new(*device.NoFitError)) {
 		var nf *device.NoFitError
 		if errors.As(err, &nf) && strings.HasPrefix(nf.Reason, "shared memory") {
-			return usageErrorf("block %s: %v; reduce the spec's shared_bytes or choose another device", triple(l.Block), err)
+			return usageErrorf("block %s: %v; reduce the spec's shared_bytes or its staged tiles (a smaller block or fold, or --unstaged), or choose another device", triple(l.Block), err)
 		}
 		if strings.HasPrefix(nf.Reason, "registers") {
 			return usageErrorf("block %s: %v; choose a smaller block or fewer registers", triple(l.Block), err)

@@ -11,6 +11,14 @@
 // multiply-adds whose result is stored to every store target, so that the
 // compiler keeps every load.
 //
+// A field that the spec stages in shared memory (kernel.Staging; not with
+// kernel.Launch.Unstaged) gets a __shared__ array of its tile per instance
+// (kernel.TileOf): each block copies its tile, clipped to what its points
+// in the domain read, in the field's copy mapping, passes a __syncthreads
+// that all its threads reach, and serves the field's loads from the tile.
+// The program's header states the shared memory per block
+// (kernel.StagedSharedBytes, also Program.SharedBytes).
+//
 // Index expressions are translated from their canonical kernel.Expr form
 // (kernel.Expr.Terms);
 // floor division and the non-negative modulo become the device functions

@@ -33,7 +33,10 @@ func cLiteral(c int64) string {
 // cExpr renders e as a C expression over the 64-bit variables x, y and z,
 // with floordiv(a, d) and posmod(a, d) for the floor-division and modulo
 // terms, in the order of e's canonical form (kernel.Expr.Terms).
-func cExpr(e kernel.Expr) string {
+func cExpr(e kernel.Expr) string { return cExprOver(e, coordinates) }
+
+// cExprOver renders e as cExpr does, with the C names vars for x, y and z.
+func cExprOver(e kernel.Expr, vars [3]string) string {
 	coef, konst, divs := e.Terms()
 	var b strings.Builder
 	term := func(c int64, operand string) {
@@ -55,7 +58,7 @@ func cExpr(e kernel.Expr) string {
 	}
 	for i, c := range coef {
 		if c != 0 {
-			term(c, coordinates[i])
+			term(c, vars[i])
 		}
 	}
 	for _, d := range divs {
@@ -63,7 +66,7 @@ func cExpr(e kernel.Expr) string {
 		if d.Mod {
 			fn = "posmod"
 		}
-		term(d.Coef, fmt.Sprintf("%s(%s, %s)", fn, cExpr(d.Arg), cLiteral(d.Divisor)))
+		term(d.Coef, fmt.Sprintf("%s(%s, %s)", fn, cExprOver(d.Arg, vars), cLiteral(d.Divisor)))
 	}
 	switch {
 	case b.Len() == 0:
@@ -76,8 +79,12 @@ func cExpr(e kernel.Expr) string {
 	return b.String()
 }
 
-// coordinates are the C names of x, y and z in the generated kernel.
-var coordinates = [3]string{"x", "y", "z"}
+// coordinates are the C names of x, y and z in the generated kernel, and
+// threadIndex those of the thread's index within its block.
+var (
+	coordinates = [3]string{"x", "y", "z"}
+	threadIndex = [3]string{"tx", "ty", "tz"}
+)
 
 // evalC evaluates e at p the way the generated C code does: 64-bit integer
 // arithmetic and the floordiv and posmod helpers built on C's truncating

@@ -21,6 +21,11 @@ const DefaultReps = 10
 // maxGridYZ is the CUDA limit on gridDim.y and gridDim.z.
 const maxGridYZ = 65535
 
+// MaxStaticShared is the most shared memory a block's static __shared__
+// arrays may take, in bytes: the CUDA limit without the opt-in to dynamic
+// shared memory. The staged tiles of a generated kernel must fit in it.
+const MaxStaticShared = 48 << 10
+
 // chainWeight is the constant factor of the FMA chain acc = acc·w + v. With
 // initial values in (0, 1] it keeps acc below 2, so no value overflows or
 // becomes denormal whatever the number of loads.
@@ -34,6 +39,10 @@ type Program struct {
 	Loads    int64   // load instructions per lattice update (distinct per thread, divided by λ)
 	Stores   int64   // store instructions per thread
 	Bytes    int64   // device memory allocated for all fields
+	// SharedBytes is the shared memory per block that the launch needs:
+	// the spec's shared_bytes plus the staged tiles, which the kernel
+	// declares as __shared__ arrays (kernel.StagedSharedBytes).
+	SharedBytes int64
 }
 
 // ctype is the C type that holds one element of a given size.
@@ -71,11 +80,17 @@ type fieldPlan struct {
 	pointUse  [][]int    // per point, per spec load: index into loads
 	storeIdx  [][]string // per point, per spec store: C index expression
 	storeCond [][]string // per point, per spec store: guard condition, "" if none
+	// tile is the field's shared-memory tile where the launch stages it
+	// (kernel.Launch.Staged), else nil.
+	tile *kernel.Tile
 }
 
 // distinct is one folded access, used by the points in mask.
 type distinct struct {
-	index string // C expression of the linear index (without α) in thread coordinates
+	// index is the C expression of the linear index (without α) in thread
+	// coordinates; for a staged field, the element offset in the shared
+	// tile in the thread's index within its block (tx, ty, tz).
+	index string
 	// cond is the C condition of a partial access's guards in thread
 	// coordinates, "" for an access that applies everywhere.
 	cond string
@@ -91,7 +106,7 @@ type Residency struct {
 	// program's build line: "sm_NN" (nvcc -arch) or "gfxNNN" (hipcc
 	// --offload-arch, after hipify-perl), as device.Device.Arch.
 	Arch        string
-	BlocksPerSM int // resident blocks per SM with the spec's registers and shared_bytes, at least 1
+	BlocksPerSM int // resident blocks per SM with the spec's registers and the launch's shared memory (kernel.StagedSharedBytes), at least 1
 }
 
 // Architecture names the build line accepts: NVIDIA compute capabilities
@@ -124,7 +139,8 @@ func (r Residency) compiler(fn string) (name, build string, err error) {
 // fails for raw ISL maps that have no index expressions, for launches that
 // break the hardware limits, for an architecture that is neither sm_NN nor
 // gfxNNN, for grids with more than 65535 blocks in y or
-// z, and when an index may not fit in 64 bits.
+// z, for staged tiles of more than MaxStaticShared bytes, and when an index
+// may not fit in 64 bits.
 //
 // Every thread (x, y, z) covers the lattice points j, 0 ≤ j_i < f_i, that
 // the launch's tiling places ((f0·x + j0, f1·y + j1, f2·z + j2) for thread
@@ -133,6 +149,16 @@ func (r Residency) compiler(fn string) (name, build string, err error) {
 // points that use it is valid, and stores each point's stores under that
 // point's guard; store addresses shared by several points of a thread are
 // therefore written once per point, unlike the model's de-duplicated stores.
+//
+// A field the launch stages (kernel.Launch.Staged) has a __shared__ array
+// of its tile (kernel.TileOf) per instance. Each block first copies its
+// tile, clipped to what its points in the domain read (kernel.Tile.Box),
+// in the field's copy mapping, then synchronises with __syncthreads, which
+// every thread of the block reaches: no thread returns early, the points
+// outside the domain are skipped by their guards. The field's loads then
+// read the shared tile at kernel.Tile.Shared of their index. A field the
+// spec stages is allocated to hold the tiles of all blocks, staged or not,
+// so that the programs with and without staging allocate alike.
 func Generate(k *kernel.Kernel, l kernel.Launch, r Residency) (*Program, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
@@ -159,6 +185,15 @@ func Generate(k *kernel.Kernel, l kernel.Launch, r Residency) (*Program, error) 
 	}
 	if err := g.planGuards(); err != nil {
 		return nil, err
+	}
+	var tiles int64
+	for _, fp := range g.fields {
+		if fp.tile != nil {
+			tiles += fp.tile.Bytes * fp.f.Multiplicity
+		}
+	}
+	if tiles > MaxStaticShared {
+		return nil, fmt.Errorf("the staged tiles take %d bytes of shared memory per block, more than the %d bytes static __shared__ arrays allow; use a smaller block or fold", tiles, MaxStaticShared)
 	}
 	return g.write()
 }
@@ -192,7 +227,10 @@ type gen struct {
 	fields    []*fieldPlan
 	floor     bool // a translated expression calls floordiv
 	mod       bool // ... or posmod
-	ids       map[string]bool
+	// tid says which of the thread indices tx, ty and tz a staged load's
+	// shared offset uses.
+	tid [3]bool
+	ids map[string]bool
 }
 
 // identifier replaces every character of name that may not appear in a C
@@ -237,6 +275,13 @@ func (g *gen) plan() error {
 			}
 			fp.inst = append(fp.inst, instance{field: fp, ident: id})
 		}
+		if g.l.Staged(f) {
+			t, err := kernel.TileOf(f, g.l)
+			if err != nil {
+				return err
+			}
+			fp.tile = &t
+		}
 		if err := g.size(fp); err != nil {
 			return err
 		}
@@ -272,6 +317,13 @@ func (g *gen) size(fp *fieldPlan) error {
 		}
 		minI, maxI = min(minI, mn), max(maxI, mx)
 	}
+	if f.Stage != nil {
+		mn, mx, err := g.tileBounds(f)
+		if err != nil {
+			return err
+		}
+		minI, maxI = min(minI, mn), max(maxI, mx)
+	}
 	unit := 256 / f.Element
 	pad := int64(0)
 	if minI < 0 {
@@ -283,6 +335,30 @@ func (g *gen) size(fp *fieldPlan) error {
 		return fmt.Errorf("field %q: %d elements of %d bytes do not fit in 64-bit sizes", f.Name, fp.elements, f.Element)
 	}
 	return nil
+}
+
+// tileBounds returns the least and greatest element index (α included) of
+// the tiles of staged field f over all blocks: per array dimension, from
+// the least constant offset to the domain's last point plus the greatest
+// one (the tiles are clipped to the domain, kernel.Tile.Box).
+func (g *gen) tileBounds(f *kernel.Field) (minI, maxI int64, err error) {
+	t, err := kernel.TileOf(f, g.l)
+	if err != nil {
+		return 0, 0, err
+	}
+	lo, hi := t.Box(kernel.Point{}, g.l.Domain, true)
+	for j, d := range t.Dims {
+		if d.Coord >= 0 {
+			hi[j] = g.l.Domain[d.Coord] + d.Hi
+		}
+	}
+	strides := [3]int64{1, f.Extent[0], f.Extent[0] * f.Extent[1]}
+	minI, maxI = f.Offset, f.Offset
+	for j := range 3 {
+		minI += strides[j] * lo[j]
+		maxI += strides[j] * (hi[j] - 1)
+	}
+	return minI, maxI, nil
 }
 
 // foldAccess returns access a of point j in thread coordinates, the
@@ -331,6 +407,9 @@ func (g *gen) planLoads(fp *fieldPlan) error {
 			}
 			if d < 0 {
 				idx, err := g.index(fp.f, fa)
+				if fp.tile != nil {
+					idx, err = g.sharedIndex(fp, fa)
+				}
 				if err != nil {
 					return err
 				}
@@ -344,6 +423,48 @@ func (g *gen) planLoads(fp *fieldPlan) error {
 		fp.pointUse = append(fp.pointUse, use)
 	}
 	return nil
+}
+
+// sharedIndex translates the shared-tile element offset of the folded load
+// fa of staged field fp (kernel.Tile.Shared of its index, relative to the
+// tile of the thread's block) into the thread's index within its block,
+// tx, ty and tz. A block's points lie at the same offsets from its first
+// point whatever the block (kernel.Launch.PointCoord), so the offset is
+// that of block 0, whose tile starts at the loads' least constants: on the
+// box of thread indices the tiling's floor and modulo terms are affine.
+func (g *gen) sharedIndex(fp *fieldPlan, fa kernel.Access) (string, error) {
+	e, err := sharedOffset(*fp.tile, fa, g.l.Block)
+	if err != nil {
+		return "", fmt.Errorf("field %q access %s: %w", fp.f.Name, fa, err)
+	}
+	coef, _, _ := e.Terms()
+	for i, c := range coef {
+		g.tid[i] = g.tid[i] || c != 0
+	}
+	fl, md := usesDiv(e)
+	g.floor, g.mod = g.floor || fl, g.mod || md
+	return cExprOver(e, threadIndex), nil
+}
+
+// sharedOffset returns Σ_j stride_j·(fa_j − Lo_j), the shared element
+// offset of the folded load fa in tile t, on the thread indices of a block
+// of the given size.
+func sharedOffset(t kernel.Tile, fa kernel.Access, block [3]int64) (kernel.Expr, error) {
+	strides := [3]int64{1, t.Pitch, t.Pitch * t.Size[1]}
+	sum := kernel.Const(0)
+	for j, e := range fa.Index {
+		d, err := e.Sub(kernel.Const(t.Dims[j].Lo))
+		if err == nil {
+			d, err = d.Scale(strides[j])
+		}
+		if err == nil {
+			sum, err = sum.Add(d)
+		}
+		if err != nil {
+			return kernel.Expr{}, err
+		}
+	}
+	return sum.OnBox(kernel.Point{}, kernel.Point{block[0] - 1, block[1] - 1, block[2] - 1})
 }
 
 // planStores translates the stores of every point of a thread.

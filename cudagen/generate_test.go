@@ -20,14 +20,18 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 var testResidency = Residency{Device: "A100-40GB", Arch: "sm_80", BlocksPerSM: 8}
 
 // goldenResidency is the occupancy device.Occupancy gives the launch on
-// A100-40GB, as the cuda command computes it.
+// A100-40GB with the launch's shared memory, staged tiles included.
 func goldenResidency(t *testing.T, k *kernel.Kernel, l kernel.Launch) Residency {
 	t.Helper()
 	dev, err := device.Lookup("A100-40GB")
 	if err != nil {
 		t.Fatal(err)
 	}
-	occ, err := dev.Occupancy(int(l.ThreadsPerBlock()), k.Registers, k.SharedBytes)
+	shared, err := kernel.StagedSharedBytes(k, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	occ, err := dev.Occupancy(int(l.ThreadsPerBlock()), k.Registers, shared)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,18 +45,20 @@ var goldenLaunch = map[string]struct {
 	block, fold [3]int64
 	tiling      kernel.Tiling
 }{
-	"allen-cahn-d3q15":  {[3]int64{32, 4, 4}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
-	"convolution-15x15": {[3]int64{32, 8, 1}, [3]int64{2, 2, 1}, kernel.TileStrided},
-	"box3d-r1":          {[3]int64{32, 4, 2}, [3]int64{1, 1, 2}, kernel.TileConsecutive},
-	"lbm-d3q19-pull":    {[3]int64{64, 1, 8}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
-	"lbm-d3q19-aos":     {[3]int64{64, 4, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
-	"lbm-d3q27-aos":     {[3]int64{128, 2, 1}, [3]int64{1, 1, 2}, kernel.TileConsecutive},
-	"star2d-r1":         {[3]int64{256, 2, 1}, [3]int64{1, 2, 1}, kernel.TileConsecutive},
-	"star3d-r1":         {[3]int64{32, 8, 4}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
-	"star3d-r4":         {[3]int64{64, 4, 4}, [3]int64{1, 1, 2}, kernel.TileConsecutive},
-	"transpose2d":       {[3]int64{32, 8, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
-	"vec-copy":          {[3]int64{1024, 1, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
-	"vec3-scale":        {[3]int64{1024, 1, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
+	"allen-cahn-d3q15":         {[3]int64{32, 4, 4}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
+	"convolution-15x15":        {[3]int64{32, 8, 1}, [3]int64{2, 2, 1}, kernel.TileStrided},
+	"convolution-15x15-staged": {[3]int64{32, 8, 1}, [3]int64{2, 2, 1}, kernel.TileStrided},
+	"box3d-r1":                 {[3]int64{32, 4, 2}, [3]int64{1, 1, 2}, kernel.TileConsecutive},
+	"lbm-d3q19-pull":           {[3]int64{64, 1, 8}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
+	"lbm-d3q19-aos":            {[3]int64{64, 4, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
+	"lbm-d3q27-aos":            {[3]int64{128, 2, 1}, [3]int64{1, 1, 2}, kernel.TileConsecutive},
+	"star2d-r1":                {[3]int64{256, 2, 1}, [3]int64{1, 2, 1}, kernel.TileConsecutive},
+	"star3d-r1":                {[3]int64{32, 8, 4}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
+	"star3d-r1-staged":         {[3]int64{32, 4, 4}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
+	"star3d-r4":                {[3]int64{64, 4, 4}, [3]int64{1, 1, 2}, kernel.TileConsecutive},
+	"transpose2d":              {[3]int64{32, 8, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
+	"vec-copy":                 {[3]int64{1024, 1, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
+	"vec3-scale":               {[3]int64{1024, 1, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
 }
 
 func loadExample(t *testing.T, name string) *kernel.Kernel {
@@ -94,6 +100,7 @@ func TestGolden(t *testing.T) {
 var syntheticLaunch = map[string]struct{ block, fold [3]int64 }{
 	"mixed":    {[3]int64{32, 4, 1}, [3]int64{2, 1, 1}},
 	"loadonly": {[3]int64{256, 1, 1}, [3]int64{1, 1, 1}},
+	"staged":   {[3]int64{16, 4, 2}, [3]int64{1, 1, 1}},
 }
 
 func loadSynthetic(t *testing.T, name string) *kernel.Kernel {
@@ -106,8 +113,8 @@ func loadSynthetic(t *testing.T, name string) *kernel.Kernel {
 }
 
 // TestGoldenSynthetic covers what the examples do not: all element sizes,
-// single precision, multiplicity, floor and modulo, padding, x folding and a
-// kernel without stores.
+// single precision, multiplicity, floor and modulo, padding, x folding, a
+// kernel without stores, and staged fields of several instances and types.
 func TestGoldenSynthetic(t *testing.T) {
 	for name, cfg := range syntheticLaunch {
 		t.Run(name, func(t *testing.T) {
@@ -162,6 +169,9 @@ func TestDistinctLoadsMatchFoldAccesses(t *testing.T) {
 				}
 				for i, a := range want {
 					idx, err := g.index(fp.f, a)
+					if fp.tile != nil { // a staged load reads the shared tile
+						idx, err = g.sharedIndex(fp, a)
+					}
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -247,6 +257,7 @@ fields:
 		t.Fatal(err)
 	}
 	star := loadExample(t, "star3d-r4")
+	staged := loadExample(t, "star3d-r1-staged")
 	for _, tc := range []struct {
 		k    *kernel.Kernel
 		l    kernel.Launch
@@ -257,6 +268,7 @@ fields:
 		{star, star.NewLaunch([3]int64{2048, 1, 1}, kernel.NoFold), testResidency, "block"},
 		{star, kernel.Launch{Block: [3]int64{1024, 1, 1}, Fold: kernel.NoFold, Domain: [3]int64{64, 70000, 1}}, testResidency, "65535"},
 		{star, star.NewLaunch([3]int64{4, 4, 4}, [3]int64{4, 4, 8}), testResidency, "at most 64 lattice points"},
+		{staged, staged.NewLaunch([3]int64{1024, 1, 1}, [3]int64{1, 1, 4}), testResidency, "147744 bytes of shared memory per block, more than the 49152 bytes static __shared__ arrays allow"},
 		{star, star.NewLaunch([3]int64{256, 1, 1}, kernel.NoFold), Residency{Device: "X"}, "resident blocks per SM on X = 0"},
 		{star, star.NewLaunch([3]int64{256, 1, 1}, kernel.NoFold), Residency{Device: "X", BlocksPerSM: 1}, `architecture "" of X: want sm_NN`},
 		{star, star.NewLaunch([3]int64{256, 1, 1}, kernel.NoFold), Residency{Device: "X", Arch: "ampere", BlocksPerSM: 1}, `architecture "ampere" of X`},

@@ -2,9 +2,12 @@ package cudagen
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/polyvol/polyvol/kernel"
 )
 
 // checkMacro wraps every CUDA runtime call of the host code.
@@ -51,6 +54,10 @@ func (g *gen) write() (*Program, error) {
 	}
 	flopsPerLup := float64(flops) / float64(lambda)
 	sink := stores == 0
+	shared, err := kernel.StagedSharedBytes(k, l)
+	if err != nil {
+		return nil, err
+	}
 
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
@@ -66,7 +73,17 @@ func (g *gen) write() (*Program, error) {
 	p(".\n// Launch: block %s, fold %s (%s tile), domain %s, grid %s.\n", triple(l.Block), triple(l.Fold), l.Tiling, triple(l.Domain), triple(grid))
 	p("// Per thread: lattice points %d, loads %d, stores %d.\n", lambda, loads, stores)
 	p("// Per lattice update: %s flops in the FMA chain (the spec states %s).\n", fmtFloat(flopsPerLup), fmtFloat(k.Flops))
-	p("// Device memory: %d bytes in %d arrays.\n//\n", bytes, arrays)
+	p("// Device memory: %d bytes in %d arrays.\n", bytes, arrays)
+	if l.StagedFields(k) {
+		for _, fp := range g.fields {
+			if t := fp.tile; t != nil {
+				p("// Staged in shared memory: %s, %d x %d x %d elements (row pitch %d) per block, %s.\n",
+					oneLine(fp.f.Name), t.Size[0], t.Size[1], t.Size[2], t.Pitch, copyWords[fp.f.Stage.Copy])
+			}
+		}
+		p("// Shared memory per block: %d bytes (shared_bytes %d plus the staged tiles).\n", shared, k.SharedBytes)
+	}
+	p("//\n")
 	compiler, build, err := g.residency.compiler(fn)
 	if err != nil {
 		return nil, err
@@ -81,7 +98,7 @@ func (g *gen) write() (*Program, error) {
 	p("constexpr long long D0 = %d, D1 = %d, D2 = %d; // domain in lattice points\n", l.Domain[0], l.Domain[1], l.Domain[2])
 	p("constexpr int BX = %d, BY = %d, BZ = %d; // block\n", l.Block[0], l.Block[1], l.Block[2])
 	p("// Resident blocks per SM that polyvol models on %s with %d registers per\n", oneLine(g.residency.Device), k.Registers)
-	p("// thread and %d bytes of shared memory per block; __launch_bounds__ asks %s\n", k.SharedBytes, compiler)
+	p("// thread and %d bytes of shared memory per block; __launch_bounds__ asks %s\n", shared, compiler)
 	p("// to fit them, and the result line reports the occupancy reached.\n")
 	p("constexpr int MIN_BLOCKS_PER_SM = %d;\n", g.residency.BlocksPerSM)
 	p("constexpr unsigned G0 = %d, G1 = %d, G2 = %d; // grid, ceil(D / (block * fold))\n", grid[0], grid[1], grid[2])
@@ -101,7 +118,7 @@ func (g *gen) write() (*Program, error) {
 	g.writeInit(&b)
 	g.writeKernel(&b, fn, real, fma, weight, sink)
 	g.writeMain(&b, fn, real, fmtFloat(flopsPerLup), sink)
-	return &Program{Source: b.String(), Function: fn, Flops: flopsPerLup, Bytes: bytes}, nil
+	return &Program{Source: b.String(), Function: fn, Flops: flopsPerLup, Bytes: bytes, SharedBytes: shared}, nil
 }
 
 // writeInit writes one init kernel per element type in use.
@@ -145,6 +162,23 @@ func (g *gen) writeKernel(b *strings.Builder, fn, real, fma, weight string, sink
 	for _, c := range []string{"x", "y", "z"} {
 		p("    const long long %s = (long long)blockIdx.%s * B%s + threadIdx.%s;\n", c, c, strings.ToUpper(c), c)
 	}
+	var tid []string
+	for i, used := range g.tid {
+		if used {
+			tid = append(tid, fmt.Sprintf("%s = threadIdx.%s", threadIndex[i], coordinates[i]))
+		}
+	}
+	if len(tid) > 0 {
+		p("    const int %s;\n", strings.Join(tid, ", "))
+	}
+	if g.l.StagedFields(g.k) {
+		for _, fp := range g.fields {
+			if fp.tile != nil {
+				g.writeStage(b, fp)
+			}
+		}
+		p("    __syncthreads(); // every thread of the block gets here: none returns early\n")
+	}
 	for k, guard := range g.guards {
 		p("    const bool in%d = %s;\n", k, guard)
 	}
@@ -172,10 +206,14 @@ func (g *gen) writeKernel(b *strings.Builder, fn, real, fma, weight string, sink
 		if decl {
 			lhs = fmt.Sprintf("const %s %s", v.fp.typ.name, v.name)
 		}
-		if v.d.cond != "" { // a partial access loads only where its guards hold
-			return fmt.Sprintf("%s = (%s) ? f_%s[%s] : %s{};", lhs, v.d.cond, v.in.ident, v.d.index, v.fp.typ.name)
+		array := "f_" + v.in.ident
+		if v.fp.tile != nil {
+			array = "s_" + v.in.ident
 		}
-		return fmt.Sprintf("%s = f_%s[%s];", lhs, v.in.ident, v.d.index)
+		if v.d.cond != "" { // a partial access loads only where its guards hold
+			return fmt.Sprintf("%s = (%s) ? %s[%s] : %s{};", lhs, v.d.cond, array, v.d.index, v.fp.typ.name)
+		}
+		return fmt.Sprintf("%s = %s[%s];", lhs, array, v.d.index)
 	}
 
 	// Values used by several points are loaded once, before the points,
@@ -241,6 +279,179 @@ func (g *gen) writeKernel(b *strings.Builder, fn, real, fma, weight string, sink
 		p("    }\n")
 	}
 	p("}\n\n")
+}
+
+// copyWords describes each copy mapping in the program's comments.
+var copyWords = map[kernel.CopyMapping]string{
+	kernel.CopyRows:  "copied row by row by the block's threads in their linear order",
+	kernel.CopyBlock: "copied by the block's thread box in strides of the block size",
+}
+
+// writeStage writes the __shared__ arrays of staged field fp, one per
+// instance, and the copy of the block's tile into them: the tile starts at
+// the block's first point plus the loads' least constants, and its elements
+// past what the block's points in the domain read (kernel.Tile.Box, clipped)
+// are not loaded.
+func (g *gen) writeStage(b *strings.Builder, fp *fieldPlan) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	t := *fp.tile
+	f := fp.f
+	for _, in := range fp.inst {
+		p("    __shared__ %s s_%s[%d];\n", fp.typ.name, in.ident, t.Pitch*t.Size[1]*t.Size[2])
+	}
+	p("    { // copy the tile of %s\n", oneLine(f.Name))
+	var used [3]bool
+	for _, d := range t.Dims {
+		if d.Coord >= 0 {
+			used[d.Coord] = true
+		}
+	}
+	origin := [3]string{"ox", "oy", "oz"} // the block's first point
+	var decl []string
+	for c, u := range used {
+		if u {
+			decl = append(decl, fmt.Sprintf("%s = (long long)blockIdx.%s * %d", origin[c], coordinates[c], t.Extent[c]))
+		}
+	}
+	if len(decl) > 0 {
+		p("        const long long %s; // the block's first point\n", strings.Join(decl, ", "))
+	}
+	// The global index of the tile's first element, without α.
+	strides := [3]int64{1, f.Extent[0], f.Extent[0] * f.Extent[1]}
+	var first []string
+	var konst int64
+	for j, d := range t.Dims {
+		if d.Coord >= 0 {
+			first = append(first, scaled(origin[d.Coord], strides[j], false))
+		}
+		konst += strides[j] * d.Lo
+	}
+	start := cLiteral(konst)
+	if len(first) > 0 {
+		start = strings.Join(first, " + ") + plusConst(konst)
+	}
+	p("        const long long g = %s; // the tile's first element\n", start)
+	// Per tile dimension: its C loop variable ("" where the tile is one
+	// element wide) and the elements to copy: n_j where the domain's end
+	// clips the tile of an edge block (the domain is no multiple of the
+	// block's extent in the coordinate that indexes the dimension).
+	var vars, count [3]string
+	var clip [3]bool
+	var clipped []string
+	for j, d := range t.Dims {
+		if t.Size[j] > 1 {
+			vars[j] = fmt.Sprintf("i%d", j)
+		}
+		count[j] = strconv.FormatInt(t.Size[j], 10)
+		if c := d.Coord; c >= 0 && g.l.Domain[c]%t.Extent[c] != 0 {
+			clip[j], count[j] = true, fmt.Sprintf("n%d", j)
+			clipped = append(clipped, fmt.Sprintf("n%d = (int)(D%d - %s < %d ? D%d - %s : %d)%s", j, c, origin[c], t.Extent[c], c, origin[c], t.Extent[c], plusConst(d.Hi-d.Lo)))
+		}
+	}
+	if len(clipped) > 0 {
+		p("        const int %s; // the clipped tile\n", strings.Join(clipped, ", "))
+	}
+	sharedStrides := [3]int64{1, t.Pitch, t.Pitch * t.Size[1]}
+	var sIdx, gIdx []string
+	for j := 2; j >= 0; j-- {
+		if vars[j] == "" {
+			continue
+		}
+		sIdx = append(sIdx, scaled(vars[j], sharedStrides[j], false))
+		gIdx = append(gIdx, scaled(vars[j], strides[j], (t.Size[j]-1)*strides[j] > math.MaxInt32))
+	}
+	if len(sIdx) == 0 {
+		sIdx = []string{"0"}
+	}
+	copyStmt := func(indent string) {
+		for _, in := range fp.inst {
+			p("%ss_%s[%s] = f_%s[%s];\n", indent, in.ident, strings.Join(sIdx, " + "), in.ident, strings.Join(append([]string{"g"}, gIdx...), " + "))
+		}
+	}
+	switch f.Stage.Copy {
+	case kernel.CopyRows:
+		elems := t.Size[0] * t.Size[1] * t.Size[2]
+		p("        for (int n = threadIdx.x + BX * (threadIdx.y + BY * threadIdx.z); n < %d; n += BX * BY * BZ) {\n", elems)
+		var idx, inside []string
+		last := -1
+		for j := range 3 {
+			if vars[j] != "" {
+				last = j
+			}
+		}
+		below := int64(1) // tile elements of the dimensions below j
+		for j := range 3 {
+			if vars[j] != "" {
+				e := "n"
+				if below > 1 {
+					e += fmt.Sprintf(" / %d", below)
+				}
+				if j != last {
+					e += fmt.Sprintf(" %% %d", t.Size[j])
+				}
+				idx = append(idx, fmt.Sprintf("%s = %s", vars[j], e))
+				if clip[j] {
+					inside = append(inside, fmt.Sprintf("%s < %s", vars[j], count[j]))
+				}
+			}
+			below *= t.Size[j]
+		}
+		if len(idx) > 0 {
+			p("            const int %s;\n", strings.Join(idx, ", "))
+		}
+		if len(inside) > 0 {
+			p("            if (%s) {\n", strings.Join(inside, " && "))
+			copyStmt("                ")
+			p("            }\n")
+		} else {
+			copyStmt("            ")
+		}
+		p("        }\n")
+	case kernel.CopyBlock:
+		indent := "        "
+		var open int
+		for j := 2; j >= 0; j-- {
+			if vars[j] == "" && g.l.Block[j] == 1 {
+				continue
+			}
+			v := vars[j]
+			if v == "" { // one element wide: the threads of index 0 copy it
+				v = fmt.Sprintf("i%d", j)
+			}
+			p("%sfor (int %s = threadIdx.%s; %s < %s; %s += B%s) {\n", indent, v, coordinates[j], v, count[j], v, strings.ToUpper(coordinates[j]))
+			indent += "    "
+			open++
+		}
+		copyStmt(indent)
+		for ; open > 0; open-- {
+			indent = indent[4:]
+			p("%s}\n", indent)
+		}
+	}
+	p("    }\n")
+}
+
+// plusConst renders " + c", " - c" or nothing for c = 0.
+func plusConst(c int64) string {
+	switch {
+	case c > 0:
+		return " + " + cLiteral(c)
+	case c < 0:
+		return " - " + cLiteral(-c)
+	}
+	return ""
+}
+
+// scaled renders v·c, v alone for c = 1, with v widened to 64 bits where
+// the product may not fit in an int.
+func scaled(v string, c int64, wide bool) string {
+	if wide {
+		v = "(long long)" + v
+	}
+	if c == 1 {
+		return v
+	}
+	return v + " * " + cLiteral(c)
 }
 
 // realOperands returns the real_t operands of the FMA chain for a loaded

@@ -362,7 +362,7 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 				skips[i] = fmt.Sprintf("exceeds the counting work bound --max-work (%v)", err)
 			case errors.Is(err, footprint.ErrMemoryBound):
 				skips[i] = fmt.Sprintf("exceeds the memory bound --max-memory (%v)", err)
-			case errors.As(err, new(*device.NoFitError)):
+			case errors.As(err, new(*device.NoFitError)) || errors.Is(err, kernel.ErrTileTooLarge):
 				skips[i] = err.Error()
 			case err != nil:
 				return &ConfigError{Launch: launches[i], Err: err}

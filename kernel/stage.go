@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -65,6 +66,20 @@ const PadBanks = -1
 // one 4-byte element each (the rule of the Kernel Tuner convolution's
 // use_padding, written for single precision).
 const BankRuleElements = 32
+
+// MaxTileBytes bounds a staged field's tile, far above the shared memory
+// of any GPU (228 KiB per block on the largest), so that a spec's halo
+// cannot make the counting of a copy run away; the device's own limit
+// rejects a launch whose tiles do not fit (device.NoFitError).
+const MaxTileBytes = 16 << 20
+
+// MaxCoverLoads bounds the loads of a staged field in GlobalView.
+const MaxCoverLoads = 1 << 16
+
+// ErrTileTooLarge is matched (errors.Is) by the error of a launch whose
+// staged tile exceeds MaxTileBytes or needs more than MaxCoverLoads loads
+// to cover: the launch (or the spec's halo) is at fault.
+var ErrTileTooLarge = errors.New("the shared tile is too large")
 
 // Staging is a staged field's copy mapping and row padding.
 type Staging struct {
@@ -182,11 +197,16 @@ func TileOf(f *Field, l Launch) (Tile, error) {
 	for i := range 3 {
 		t.Extent[i] = l.Block[i] * l.Fold[i]
 	}
+	elements := int64(1)
 	for j, d := range dims {
-		t.Size[j] = d.Hi - d.Lo + 1
+		t.Size[j] = d.Hi - d.Lo + 1 // offsets bounded by the addresses' 2^60: no overflow
 		if d.Coord >= 0 {
 			t.Size[j] += t.Extent[d.Coord] - 1
 		}
+		elements = min(elements*min(t.Size[j], MaxTileBytes+1), MaxTileBytes+1)
+	}
+	if elements > MaxTileBytes {
+		return Tile{}, fmt.Errorf("field %q: %w: block %v × fold %v spans %d × %d × %d elements, more than %d bytes", f.Name, ErrTileTooLarge, l.Block, l.Fold, t.Size[0], t.Size[1], t.Size[2], MaxTileBytes)
 	}
 	pad := f.Stage.Pad
 	if pad == PadBanks {
@@ -198,6 +218,9 @@ func TileOf(f *Field, l Launch) (Tile, error) {
 	}
 	t.Pitch = t.Size[0] + pad
 	t.Bytes = t.Pitch * t.Size[1] * t.Size[2] * f.Element
+	if t.Bytes > MaxTileBytes {
+		return Tile{}, fmt.Errorf("field %q: %w: block %v × fold %v takes %d bytes, more than %d", f.Name, ErrTileTooLarge, l.Block, l.Fold, t.Bytes, MaxTileBytes)
+	}
 	return t, nil
 }
 
@@ -247,16 +270,24 @@ func GlobalView(k *Kernel, l Launch) (*Kernel, error) {
 		if err != nil {
 			return nil, err
 		}
-		var offsets [3][]int64
+		var steps [3]int64
+		loads := int64(1)
 		for j, d := range t.Dims {
-			step := int64(1)
+			steps[j] = 1
 			if d.Coord >= 0 {
-				step = t.Extent[d.Coord]
-				if r := l.Domain[d.Coord] % step; r > 0 {
-					step = r
+				steps[j] = t.Extent[d.Coord]
+				if r := l.Domain[d.Coord] % steps[j]; r > 0 {
+					steps[j] = r
 				}
 			}
-			for c := d.Lo; c < d.Hi; c += step {
+			loads *= (d.Hi-d.Lo+steps[j]-1)/steps[j] + 1 // each ≤ the tile's size
+		}
+		if loads > MaxCoverLoads {
+			return nil, fmt.Errorf("field %q: %w: its halo under block %v × fold %v on domain %v needs %d loads to cover, more than %d: a wider block, or a domain that the block's points divide", f.Name, ErrTileTooLarge, l.Block, l.Fold, l.Domain, loads, MaxCoverLoads)
+		}
+		var offsets [3][]int64
+		for j, d := range t.Dims {
+			for c := d.Lo; c < d.Hi; c += steps[j] {
 				offsets[j] = append(offsets[j], c)
 			}
 			offsets[j] = append(offsets[j], d.Hi)

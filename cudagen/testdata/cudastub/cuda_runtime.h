@@ -10,6 +10,8 @@
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
+#define __shared__ static
+inline void __syncthreads() {}
 
 struct uint3 { unsigned x, y, z; };
 struct dim3 {
