@@ -107,7 +107,8 @@ type simulation struct {
 type simLaunch struct {
 	Block         [3]int64      `json:"block"`
 	Fold          [3]int64      `json:"fold"`
-	Tiling        kernel.Tiling `json:"tiling,omitempty"` // left out for thread folding
+	Tiling        kernel.Tiling `json:"tiling,omitempty"`   // left out for thread folding
+	Unstaged      bool          `json:"unstaged,omitempty"` // as predict's launch
 	Domain        [3]int64      `json:"domain"`
 	Grid          [3]int64      `json:"grid"`
 	BlocksPerSM   int           `json:"blocksPerSM"`
@@ -150,7 +151,7 @@ func runSimulate(c *ucli.Context) error {
 	}
 	out := simulation{
 		Kernel: k.Name, Device: dev.Name,
-		Launch: simLaunch{Block: r.Block, Fold: r.Fold, Tiling: l.Tiling, Domain: r.Domain, Grid: r.Grid,
+		Launch: simLaunch{Block: r.Block, Fold: r.Fold, Tiling: l.Tiling, Unstaged: l.Unstaged && l.StagedFields(k), Domain: r.Domain, Grid: r.Grid,
 			BlocksPerSM: r.BlocksPerSM, BlocksPerWave: r.BlocksPerWave, Waves: r.Waves, LupCount: r.Lups},
 		Config:    sc,
 		Derived:   accuracy.SimulatedFields(k, r),
@@ -358,6 +359,10 @@ func writeSimulation(w io.Writer, s simulation, dev *device.Device) error {
 	}
 	if _, err := fmt.Fprintf(w, "\nDRAM load includes %s B/Lup read for partially written chunks (memStoreEvicts).\n", fixed(d.MemStoreEvicts, 2)); err != nil {
 		return err
+	}
+	if t := s.Simulated.Total; t.SharedLoadInstructions+t.SharedStoreInstructions > 0 {
+		fmt.Fprintf(w, "shared memory (staged fields): %d warp loads in %d wavefronts, the copies' %d warp stores in %d wavefronts, %d warp loads from global memory\n",
+			t.SharedLoadInstructions, t.SharedLoadWavefronts, t.SharedStoreInstructions, t.SharedStoreWavefronts, t.CopyLoadInstructions)
 	}
 	if s.Predicted == nil {
 		return nil

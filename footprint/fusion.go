@@ -82,7 +82,7 @@ func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule Fusi
 				if err != nil {
 					return nil, fmt.Errorf("footprint: field %q in shared memory: %w", f.Name, err)
 				}
-				out = append(out, FieldInstructions{Field: view, Instructions: list, Shared: true})
+				out = append(out, FieldInstructions{Field: view, Instructions: distinctReads(list), Shared: true})
 				continue
 			}
 			list, err := foldInstructions(f, f.Accesses(store), l)

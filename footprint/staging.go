@@ -132,23 +132,10 @@ func StagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d 
 		sf := StagedField{Name: f.Name}
 
 		// The reads of the tile, warp by warp.
-		type issue struct{ wavefronts, issued int64 }
-		var loads issue
 		modulus := intmath.LCM(banks*bankBytes, f.Element)
-		for _, in := range distinctReads(fi.Instructions) {
-			reps, weights := blockClasses([]FieldInstructions{{Field: f, Instructions: []Instruction{in}}}, l, modulus, sample)
-			warps := newWarpSet(hardwareWarps(l.Block, d.WarpSize, reps, weights), guard)
-			m := newWarpMeasure([]Instruction{in}, guard, modulus, true, func(lanes [][]int64) issue {
-				if len(lanes[0]) == 0 {
-					return issue{}
-				}
-				return issue{SharedWavefronts(lanes[0], in.Width, banks, bankBytes), 1}
-			})
-			m.each(warps, func(v issue, weight int64) {
-				loads.wavefronts += v.wavefronts * weight
-				loads.issued += v.issued * weight
-			})
-		}
+		reps, weights := blockClasses([]FieldInstructions{fi}, l, modulus, sample)
+		warps := hardwareWarps(l.Block, d.WarpSize, reps, weights)
+		loads := sharedReads(fi.Instructions, warps, guard, modulus, banks, bankBytes)
 		sf.LoadWavefronts = mult * float64(loads.wavefronts) / threads
 		sf.SharedLoads = mult * float64(loads.issued) / warpCount
 
@@ -178,13 +165,14 @@ func StagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d 
 // distinctReads returns a staged field's Shared list with the instructions
 // that read the same shared element at every thread merged into one, its
 // points those of both. Every point of a thread lies in the thread's
-// block, so two of its reads differ by a constant number of bytes (their
+// block, so two of its reads differ by the same number of bytes (their
 // loads' constants and point offsets apart) at every thread, yet their
-// Address expressions may differ in form: under a fold of 2 in x with
-// block extent 32, the tile origins ⌊(2x+1)/32⌋ and ⌊2x/32⌋ of points 1
-// and 0 are equal, but the canonical forms ⌊(2x+1)/32⌋ and ⌊x/16⌋ keep
-// A[x + 1] at point 0 and A[x] at point 1 apart. Reads that agree at
-// thread (0, 0, 0) therefore agree everywhere. The list is not changed.
+// Address expressions may differ in form: under a fold of 2 in x and 16
+// threads in x per block, thread x's points 2x and 2x + 1 lie in the tile
+// ⌊2x/32⌋ = ⌊(2x+1)/32⌋, but the canonical forms ⌊x/16⌋ and ⌊(2x+1)/32⌋
+// differ and keep A[x + 1] at point 0 and A[x] at point 1 apart. Reads
+// that agree at thread (0, 0, 0) therefore agree at every thread. The list
+// is not changed.
 func distinctReads(list []Instruction) []Instruction {
 	at := map[int64]int{}
 	var out []Instruction
@@ -204,6 +192,70 @@ func distinctReads(list []Instruction) []Instruction {
 		})
 	}
 	return out
+}
+
+// readCounts sums the shared-memory reads of a staged field.
+type readCounts struct{ wavefronts, issued int64 }
+
+// sharedReads counts the wavefronts and the issued warp instructions of a
+// staged field's reads over the given warps. Two reads of one thread lie a
+// fixed distance apart in the tile, whatever the thread (distinctReads), so
+// on each warp the reads whose lanes execute alike (the same points) are
+// one lane pattern of addresses shifted by each read's distance: the
+// pattern is evaluated once per warp, and the wavefronts once per distinct
+// shift modulo the banks' period.
+func sharedReads(reads []Instruction, warps []warpTile, guard *pointGuard, modulus, banks, bankBytes int64) readCounts {
+	type group struct {
+		first  int     // the read whose lanes are evaluated
+		shifts []int64 // each read's distance from the first
+	}
+	var groups []group
+	index := map[string]int{}
+	for i, in := range reads {
+		key := fmt.Sprint(in.Points, in.Guarded)
+		g, ok := index[key]
+		if !ok {
+			g = len(groups)
+			index[key] = g
+			groups = append(groups, group{first: i})
+		}
+		shift := in.Address.Eval(kernel.Point{}) - reads[groups[g].first].Address.Eval(kernel.Point{})
+		groups[g].shifts = append(groups[g].shifts, shift)
+	}
+	var c readCounts
+	var lanes, shifted []int64
+	for _, w := range warps {
+		for _, g := range groups {
+			first := &reads[g.first]
+			addr := newLaneAddress(first.Address)
+			lanes = lanes[:0]
+			for _, o := range w.lanes.offsets {
+				p := kernel.Point{w.base[0] + o[0], w.base[1] + o[1], w.base[2] + o[2]}
+				if guard == nil || guard.executes(p, first) {
+					lanes = append(lanes, addr.at(p))
+				}
+			}
+			if len(lanes) == 0 {
+				continue
+			}
+			byResidue := map[int64]int64{}
+			for _, d := range g.shifts {
+				r := intmath.FloorMod(d, modulus)
+				n, ok := byResidue[r]
+				if !ok {
+					shifted = shifted[:0]
+					for _, a := range lanes {
+						shifted = append(shifted, a+r)
+					}
+					n = SharedWavefronts(shifted, first.Width, banks, bankBytes)
+					byResidue[r] = n
+				}
+				c.wavefronts += n * w.weight
+				c.issued += w.weight
+			}
+		}
+	}
+	return c
 }
 
 // copyCounts sums the copy's warp instructions over blocks.

@@ -19,7 +19,11 @@
 // blocks of one SM included, so it matches the per-block L2LoadV1 only when
 // every SM runs one block), and memLoad and memStore count every DRAM chunk
 // of the whole run once (memLoad includes dramStoreReadBytes, the reads of
-// partially written chunks).
+// partially written chunks). A field staged in shared memory
+// (kernel.Staging) counts its tile copies' global loads in those volumes,
+// and its shared-memory warp instructions and their bank wavefronts in
+// copyLoadInstructions, sharedStoreInstructions, sharedLoadInstructions,
+// sharedStoreWavefronts and sharedLoadWavefronts.
 //
 // The package must not import isl, sets, footprint or waves: it takes
 // caches, granularities and occupancy from package device only.

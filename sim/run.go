@@ -42,6 +42,21 @@ type Volumes struct {
 	L2Hits   int64 `json:"l2Hits"`   // 32 B sectors L1 fetched that were present in the SM's L2 partition
 	L2Misses int64 `json:"l2Misses"` // 32 B sectors L1 fetched that were not
 
+	// The shared memory of staged fields (kernel.Staging), left out for
+	// the others. CopyLoadInstructions is the warp loads of global memory
+	// that copy the tiles (their bytes count in the volumes above);
+	// SharedStoreInstructions the copy's warp stores to shared memory, and
+	// SharedLoadInstructions the warp loads that read the tiles.
+	// SharedStoreWavefronts and SharedLoadWavefronts are their bank
+	// wavefronts: per warp instruction, for each group of lanes that one
+	// wavefront's bank width serves, the most distinct bank units that the
+	// group addresses in one bank.
+	SharedLoadWavefronts    int64 `json:"sharedLoadWavefronts,omitempty"`
+	SharedStoreWavefronts   int64 `json:"sharedStoreWavefronts,omitempty"`
+	SharedLoadInstructions  int64 `json:"sharedLoadInstructions,omitempty"`
+	SharedStoreInstructions int64 `json:"sharedStoreInstructions,omitempty"`
+	CopyLoadInstructions    int64 `json:"copyLoadInstructions,omitempty"`
+
 	L1Load   float64 `json:"L1Load"`   // L1LoadBytes per Lup
 	L2Load   float64 `json:"L2Load"`   // L2LoadBytes per Lup
 	L2Store  float64 `json:"L2Store"`  // L2StoreBytes per Lup
@@ -61,6 +76,11 @@ func (v *Volumes) add(o *Volumes) {
 	v.L1Misses += o.L1Misses
 	v.L2Hits += o.L2Hits
 	v.L2Misses += o.L2Misses
+	v.SharedLoadWavefronts += o.SharedLoadWavefronts
+	v.SharedStoreWavefronts += o.SharedStoreWavefronts
+	v.SharedLoadInstructions += o.SharedLoadInstructions
+	v.SharedStoreInstructions += o.SharedStoreInstructions
+	v.CopyLoadInstructions += o.CopyLoadInstructions
 }
 
 func (v *Volumes) normalise(lups int64) {
@@ -84,7 +104,7 @@ type Result struct {
 	BlocksPerWave int64    `json:"blocksPerWave"` // W = BlocksPerSM · SMs
 	Waves         int64    `json:"waves"`
 	Lups          int64    `json:"lups"`     // lattice points of the domain
-	Accesses      int64    `json:"accesses"` // active lanes summed over all warp instructions
+	Accesses      int64    `json:"accesses"` // active lanes summed over all warp instructions, shared ones included
 	Infinite      bool     `json:"infinite"`
 	// Fields holds one entry per kernel field, in Kernel.Fields order (all
 	// instances of a field with multiplicity together); Total is their sum.
@@ -116,8 +136,10 @@ type machine struct {
 	waveSM     []int      // SM per block of the current wave
 
 	addrs  []uint64
+	shared []int64 // shared byte offsets of a warp instruction's lanes
 	gran   []uint64
 	writes []sectorWrite
+	banks  bankCounter
 }
 
 // Run simulates the kernel under the launch on cfg.Device and returns the
@@ -137,6 +159,16 @@ type machine struct {
 // different points are not merged, so under folding an address two points
 // share is requested twice (L1LoadBytes), unlike the deduplicated folded
 // access list of kernel.FoldAccesses.
+//
+// Staging: each block first copies the tile of every field staged under l
+// (kernel.TileOf; clipped to the domain, whose lanes outside are inactive)
+// step by step in the field's copy mapping, each step one warp load of
+// global memory of the lanes whose element lies in the clipped tile and one
+// warp store to shared memory of the lanes whose element lies in the full
+// tile; the field's loads then read the tile. Shared memory holds no state:
+// its instructions count only their bank wavefronts (SharedBankLayout).
+// The tiles add to the shared memory that limits the blocks per SM
+// (kernel.StagedSharedBytes).
 //
 // Memory path: a warp instruction touches the distinct sectors covered by
 // the byte ranges [A, A+element) of its active lanes. Loads look each
@@ -178,7 +210,11 @@ func RunContext(ctx context.Context, k *kernel.Kernel, l kernel.Launch, cfg Conf
 	}
 	blocksPerSM := cfg.BlocksPerSM
 	if blocksPerSM <= 0 {
-		occ, err := d.Occupancy(tr.threads, k.Registers, k.SharedBytes)
+		sharedBytes, err := kernel.StagedSharedBytes(k, l)
+		if err != nil {
+			return Result{}, fmt.Errorf("sim: %w", err)
+		}
+		occ, err := d.Occupancy(tr.threads, k.Registers, sharedBytes)
 		if err != nil {
 			return Result{}, fmt.Errorf("sim: %w", err)
 		}
@@ -288,6 +324,7 @@ func newMachine(tr *tracer, geo geometry, cfg Config) (*machine, error) {
 		parts = d.L2Partitions
 	}
 	m := &machine{tr: tr, geo: geo, counts: make([]Volumes, len(tr.k.Fields))}
+	m.banks.banks, m.banks.bankBytes = d.SharedBankLayout()
 	m.l1 = make([]*tagStore, d.SMs)
 	for i := range m.l1 {
 		m.l1[i] = newTagStore(l1Lines, cfg.L1Assoc, cfg.L1Policy)
@@ -317,6 +354,21 @@ func (m *machine) trackedLines() int64 {
 // issue executes instruction instr of warp w of block b of the current wave.
 func (m *machine) issue(b, w, instr int) {
 	in := &m.tr.program[instr]
+	switch in.kind {
+	case copyStep:
+		m.issueCopy(b, w, in)
+		return
+	case sharedLoad:
+		m.shared = m.tr.sharedAddresses(m.shared[:0], m.waveOrigin[b], w, in)
+		if len(m.shared) > 0 {
+			m.accesses += int64(len(m.shared))
+			c := &m.counts[in.field]
+			c.SharedLoadInstructions++
+			c.SharedLoadWavefronts += m.banks.wavefronts(m.shared, in.width)
+		}
+		return
+	case globalAccess: // below
+	}
 	var width int64
 	var lanes int
 	m.addrs, width, lanes = m.tr.byteRanges(m.addrs[:0], m.waveOrigin[b], w, in)
@@ -340,6 +392,30 @@ func (m *machine) issue(b, w, instr int) {
 		}
 		return
 	}
+	m.load(sm, width, c)
+}
+
+// issueCopy executes the copy step in of warp w of block b: the shared
+// store of the lanes that copy an element, and the global load of those
+// whose element lies in the clipped tile.
+func (m *machine) issueCopy(b, w int, in *instruction) {
+	m.addrs, m.shared = m.tr.copyLanes(m.addrs[:0], m.shared[:0], m.waveOrigin[b], w, in)
+	c := &m.counts[in.field]
+	if len(m.shared) > 0 {
+		m.accesses += int64(len(m.shared))
+		c.SharedStoreInstructions++
+		c.SharedStoreWavefronts += m.banks.wavefronts(m.shared, in.width)
+	}
+	if len(m.addrs) > 0 {
+		m.accesses += int64(len(m.addrs))
+		c.CopyLoadInstructions++
+		m.load(m.waveSM[b], in.width, c)
+	}
+}
+
+// load requests from SM sm's L1 the sectors that the byte ranges
+// [a, a+width) of m.addrs cover, counting them in c.
+func (m *machine) load(sm int, width int64, c *Volumes) {
 	m.gran = granules(m.gran[:0], m.addrs, width, m.geo.l1Fetch)
 	c.L1LoadBytes += int64(len(m.gran)) << m.geo.l1Fetch
 	for _, s := range m.gran {

@@ -25,11 +25,13 @@ func regionOf(addr uint64) int { return int(addr>>regionBits) - 1 }
 
 // instruction is one warp-wide memory instruction of the kernel's program.
 type instruction struct {
-	field  int      // index into Kernel.Fields
-	region int      // field instance
-	store  bool     // store (else load)
-	width  int64    // bytes per lane: the field's element size
-	point  [3]int64 // the fold offset j whose lattice point gives the address
+	kind   instrKind // a global access, a copy step or a shared load (stage.go)
+	field  int       // index into Kernel.Fields
+	region int       // field instance
+	store  bool      // store (else load)
+	width  int64     // bytes per lane: the field's element size
+	step   int64     // the copy loop's step of a copyStep
+	point  [3]int64  // the fold offset j whose lattice point gives the address
 	// uses are the fold offsets of all of a thread's lattice points that
 	// need this instruction, each with its access's guards: a folded access
 	// that coincides for several points is issued once (folding removes
@@ -38,7 +40,8 @@ type instruction struct {
 	uses []use
 	// The byte address of the lane at lane index q of the block whose
 	// first thread is at o is base + originCoef·o + laneCoef·q when linear,
-	// else regionBase + ByteAddress(access, tracer.point(o, q, point)).
+	// else regionBase + ByteAddress(access, tracer.point(o, q, point)); a
+	// shared load's is the tile's (tracer.sharedAddresses).
 	linear     bool
 	base       int64
 	originCoef [3]int64
@@ -83,7 +86,8 @@ type tracer struct {
 	laneStep, pointStep [3]int64
 	rowWarp             []bool // per warp: its lanes share y and z, so x runs consecutively
 	program             []instruction
-	regionField         []int // field index of each region
+	regionField         []int    // field index of each region
+	stages              []*stage // per field: its shared tile if staged, else nil
 	lups                int64
 }
 
@@ -166,11 +170,14 @@ func foldPoints(fold [3]int64) [][3]int64 {
 	return js
 }
 
-// buildProgram lays out the program of every thread: for each folded point
-// (x fastest) the loads of all fields, then for each point the stores of all
-// fields; within a field, instance by instance, accesses in spec order. An
-// access whose thread-coordinate tuple equals one issued for an earlier point
-// is not issued again; the earlier instruction covers both points.
+// buildProgram lays out the program of every thread: the steps of the copy
+// of each staged field's tile (field by field, instance by instance), then
+// for each folded point (x fastest) the loads of all fields, then for each
+// point the stores of all fields; within a field, instance by instance,
+// accesses in spec order. An access whose thread-coordinate tuple equals
+// one issued for an earlier point is not issued again; the earlier
+// instruction covers both points. The loads of a staged field read its
+// shared tile.
 func (tr *tracer) buildProgram(allInstances bool) error {
 	lo := kernel.Point{}
 	hi := kernel.Point{tr.launch.Domain[0] - 1, tr.launch.Domain[1] - 1, tr.launch.Domain[2] - 1}
@@ -195,6 +202,17 @@ func (tr *tracer) buildProgram(allInstances bool) error {
 	if len(tr.regionField) > maxRegions {
 		return fmt.Errorf("sim: %d field instances; at most %d can be simulated", len(tr.regionField), maxRegions)
 	}
+	var err error
+	if tr.stages, err = newStages(tr.k, tr.launch); err != nil {
+		return err
+	}
+	for r, fi := range tr.regionField {
+		if s := tr.stages[fi]; s != nil {
+			for step := range s.steps {
+				tr.program = append(tr.program, instruction{kind: copyStep, field: fi, region: r, width: tr.k.Fields[fi].Element, step: step})
+			}
+		}
+	}
 	points := foldPoints(tr.launch.Fold)
 	for _, store := range []bool{false, true} {
 		issued := map[string]int{} // folded tuple per region → program index
@@ -211,9 +229,11 @@ func (tr *tracer) buildProgram(allInstances bool) error {
 						tr.program[at].uses = append(tr.program[at].uses, use{j, a.Guards})
 						continue
 					}
-					in, err := tr.instruction(f, a, j)
-					if err != nil {
-						return err
+					in := instruction{kind: sharedLoad, width: f.Element, point: j, access: a}
+					if tr.stages[fi] == nil {
+						if in, err = tr.instruction(f, a, j); err != nil {
+							return err
+						}
 					}
 					in.field, in.region, in.store = fi, r, store
 					in.base += regionBase(r)
@@ -304,7 +324,16 @@ func (tr *tracer) blockOrigin(b int64) [3]int64 {
 // addresses appends to buf the global start addresses of the active lanes of
 // warp w of the block at origin executing in. A lane is active if its thread
 // exists and one of its points j (j in in.points) lies inside the domain.
+// A copy step's lanes are those that load an element of the clipped tile;
+// a shared load has none.
 func (tr *tracer) addresses(buf []uint64, origin [3]int64, w int, in *instruction) []uint64 {
+	switch in.kind {
+	case copyStep:
+		buf, _ = tr.copyLanes(buf, nil, origin, w, in)
+		return buf
+	case sharedLoad:
+		return buf
+	}
 	first := w * tr.warpSize
 	last := min(first+tr.warpSize, tr.threads)
 	for _, lane := range tr.lanes[first:last] {
