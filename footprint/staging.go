@@ -47,6 +47,10 @@ type StagedField struct {
 	// SharedStores and SharedLoads are the shared-memory store (the copy)
 	// and load instructions per thread.
 	SharedStores, SharedLoads float64
+	// StoreCycles and LoadCycles are the shared-memory cycles of those per
+	// thread: each warp instruction takes the larger of its wavefronts and
+	// the issue cycles of the load/store units (SharedIssueCycles).
+	StoreCycles, LoadCycles float64
 	// StoreWavefronts and LoadWavefronts are the shared-memory wavefronts
 	// (cycles of the banks) of those per thread: per warp instruction the
 	// worst bank's distinct words of each group of lanes one wavefront
@@ -92,6 +96,19 @@ func SharedWavefronts(lanes []int64, width, banks, bankBytes int64) int64 {
 	return n
 }
 
+// SharedIssueCycles returns the cycles in which an SM's load/store units
+// take one warp instruction of width bytes per lane on d: on NVIDIA, whose
+// shared-memory instructions pass the same units as its L1 loads, the L1
+// model's issue term, sub-warp size × width / (LSUs × 4) (docs/metrics.md
+// §3.8.5: 2 cycles for a 4-byte load on a GA10x SM of 16 LSUs, 1 on an
+// A100's 32); elsewhere 0, the banks alone (AMD's LDS has its own pipe).
+func SharedIssueCycles(d *device.Device, width int64) float64 {
+	if d.L1Model != device.L1NV || d.LSUs < 1 {
+		return 0
+	}
+	return float64(int64(d.SubWarpSize)*width) / float64(int64(d.LSUs)*4)
+}
+
 // StagingOf counts the staging of k's staged fields under l on d: the
 // Shared lists' bank wavefronts over every warp of the sample blocks, and
 // each sample block's copy of its tile, warp instruction by warp
@@ -135,8 +152,9 @@ func StagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d 
 		modulus := intmath.LCM(banks*bankBytes, f.Element)
 		reps, weights := blockClasses([]FieldInstructions{fi}, l, modulus, sample)
 		warps := hardwareWarps(l.Block, d.WarpSize, reps, weights)
-		loads := sharedReads(fi.Instructions, warps, guard, modulus, banks, bankBytes)
+		loads := sharedReads(fi.Instructions, warps, guard, modulus, banks, bankBytes, SharedIssueCycles(d, f.Element))
 		sf.LoadWavefronts = mult * float64(loads.wavefronts) / threads
+		sf.LoadCycles = mult * loads.cycles / threads
 		sf.SharedLoads = mult * float64(loads.issued) / warpCount
 
 		// The copy, block by block.
@@ -155,6 +173,7 @@ func StagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d 
 		sf.CopyLoads = mult * float64(c.loads) / warpCount
 		sf.SharedStores = mult * float64(c.stores) / warpCount
 		sf.StoreWavefronts = mult * float64(c.storeWavefronts) / threads
+		sf.StoreCycles = mult * c.storeCycles / threads
 		sf.L1 = l1Combine(r.SumInstructionMaxima, c.l1, mult, threads, float64(c.lines)/threads)
 		sf.L1.Name = f.Name
 		res.Fields = append(res.Fields, sf)
@@ -195,7 +214,10 @@ func distinctReads(list []Instruction) []Instruction {
 }
 
 // readCounts sums the shared-memory reads of a staged field.
-type readCounts struct{ wavefronts, issued int64 }
+type readCounts struct {
+	wavefronts, issued int64
+	cycles             float64 // Σ max(issue, wavefronts)
+}
 
 // sharedReads counts the wavefronts and the issued warp instructions of a
 // staged field's reads over the given warps. Two reads of one thread lie a
@@ -204,7 +226,7 @@ type readCounts struct{ wavefronts, issued int64 }
 // one lane pattern of addresses shifted by each read's distance: the
 // pattern is evaluated once per warp, and the wavefronts once per distinct
 // shift modulo the banks' period.
-func sharedReads(reads []Instruction, warps []warpTile, guard *pointGuard, modulus, banks, bankBytes int64) readCounts {
+func sharedReads(reads []Instruction, warps []warpTile, guard *pointGuard, modulus, banks, bankBytes int64, issue float64) readCounts {
 	type group struct {
 		first  int     // the read whose lanes are evaluated
 		shifts []int64 // each read's distance from the first
@@ -252,6 +274,7 @@ func sharedReads(reads []Instruction, warps []warpTile, guard *pointGuard, modul
 				}
 				c.wavefronts += n * w.weight
 				c.issued += w.weight
+				c.cycles += max(issue, float64(n)) * float64(w.weight)
 			}
 		}
 	}
@@ -263,6 +286,7 @@ type copyCounts struct {
 	loads, stores   int64 // warp instructions issued
 	sectors         int64 // L1FetchBytes sectors requested by the loads
 	storeWavefronts int64
+	storeCycles     float64 // Σ max(issue, wavefronts)
 	lines           int64 // distinct L1 allocation lines of each block's copy
 	l1              l1Sums
 }
@@ -307,7 +331,9 @@ func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d *d
 			}
 			if len(shared) > 0 {
 				c.stores++
-				c.storeWavefronts += SharedWavefronts(shared, f.Element, banks, bankBytes)
+				n := SharedWavefronts(shared, f.Element, banks, bankBytes)
+				c.storeWavefronts += n
+				c.storeCycles += max(SharedIssueCycles(d, f.Element), float64(n))
 			}
 			if len(global) > 0 {
 				c.loads++

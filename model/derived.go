@@ -37,8 +37,9 @@ type Basic struct {
 	L1DataPipeCycles float64 `json:"L1DataPipeCycles"` // includes L1AllocCycles
 	L1TagCycles      float64 `json:"L1TagCycles"`
 	L1AllocCycles    float64 `json:"L1AllocCycles"` // the allocation term: allocated L1 lines per thread
-	// SharedCycles is the shared-memory wavefronts of the staged fields
-	// per thread: the copy's stores and the reads (footprint.StagingOf).
+	// SharedCycles is the shared-memory cycles of the staged fields per
+	// thread: the copy's stores and the reads (footprint.StagedField's
+	// StoreCycles and LoadCycles).
 	SharedCycles float64 `json:"sharedCycles,omitempty"`
 
 	WaveMemLoadNew     float64    `json:"waveMemLoadNew"`
@@ -64,7 +65,7 @@ type FieldBasic struct {
 	L1TagCycles      float64 `json:"L1TagCycles,omitempty"`
 	L1AllocCycles    float64 `json:"L1AllocCycles,omitempty"`
 	// SharedCycles and SharedTileBytes are a staged field's shared-memory
-	// wavefronts per thread and its tile's bytes per block.
+	// cycles per thread and its tile's bytes per block.
 	SharedCycles       float64 `json:"sharedCycles,omitempty"`
 	SharedTileBytes    int64   `json:"sharedTileBytes,omitempty"`
 	BlockL1Load        float64 `json:"blockL1Load,omitempty"`
@@ -112,8 +113,8 @@ type Derived struct {
 	L1TagCyclesPerLup      float64 `json:"L1TagCycles"`
 	L1AllocCyclesPerLup    float64 `json:"L1AllocCycles"` // the allocation term
 	L1TLBPages             float64 `json:"L1TLBPages"`    // 512 KiB pages of the β blocks on one SM
-	// SharedCyclesPerLup is the staged fields' shared-memory wavefronts
-	// per Lup (Basic.SharedCycles / λ), which set PerfShared.
+	// SharedCyclesPerLup is the staged fields' shared-memory cycles per
+	// Lup (Basic.SharedCycles / λ), which set PerfShared.
 	SharedCyclesPerLup float64 `json:"sharedCycles,omitempty"`
 
 	L1Load        float64 `json:"L1Load"`

@@ -454,7 +454,7 @@ func blockBasic(eng *footprint.Engine, instructions *footprint.InstructionCache,
 		b.L1DataPipeCycles += sf.L1.DataPipe
 		b.L1TagCycles += sf.L1.Tag
 		b.L1AllocCycles += sf.L1.Alloc
-		cycles := sf.StoreWavefronts + sf.LoadWavefronts
+		cycles := sf.StoreCycles + sf.LoadCycles
 		b.SharedCycles += cycles
 		for i := range loadFields {
 			if f := &loadFields[i]; f.Name == sf.Name {

@@ -40,8 +40,10 @@ type Limiters struct {
 	// roofline's V1–V4 are the paper's and leave it out; the overlap and
 	// latency models combine it with the others.
 	PerfIssue *float64 `json:"perfIssue,omitempty"`
-	// PerfShared is the shared-memory bound of staged fields: one
-	// wavefront (banks × bank bytes) per cycle and SM; nil without one.
+	// PerfShared is the shared-memory bound of staged fields: their
+	// shared-memory cycles (each instruction the larger of its wavefronts
+	// of banks × bank bytes and its issue cycles) one at a time per SM;
+	// nil without staged fields.
 	PerfShared *float64 `json:"perfShared,omitempty"`
 	PerfL1     float64  `json:"perfL1"`
 	PerfL2V1   float64  `json:"perfL2V1"`
