@@ -287,7 +287,7 @@ type copyCounts struct {
 	sectors         int64 // L1FetchBytes sectors requested by the loads
 	storeWavefronts int64
 	storeCycles     float64 // Σ max(issue, wavefronts)
-	lines           int64 // distinct L1 allocation lines of each block's copy
+	lines           int64   // distinct L1 allocation lines of each block's copy
 	l1              l1Sums
 }
 
