@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
@@ -45,5 +46,31 @@ func BenchmarkEstimate(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkStagedGrids estimates the staged 7-point stencil on A100-40GB
+// with block (32,4,4) on grids of 64³ to 6400³ points: the tile copies and
+// the bank conflicts are counted on the sample blocks, so the cost should
+// not grow with the grid.
+func BenchmarkStagedGrids(b *testing.B) {
+	d, err := device.Lookup("A100-40GB")
+	if err != nil {
+		b.Fatal(err)
+	}
+	k, err := kernel.ParseExample("star3d-r1-staged")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int64{64, 640, 6400} {
+		kn := k.WithDomain([3]int64{n, n, n})
+		b.Run(fmt.Sprintf("%d^3", n), func(b *testing.B) {
+			l := kn.NewLaunch([3]int64{32, 4, 4}, kernel.NoFold)
+			for b.Loop() {
+				if _, err := Estimate(kn, l, d, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
