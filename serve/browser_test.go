@@ -3,6 +3,7 @@ package serve_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -399,4 +400,392 @@ func mustFloat(t *testing.T, s string) float64 {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// setField sets the value of the form field of the given id, empty values
+// included.
+func setField(id, value string) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](`(document.getElementById(` + strconv.Quote(id) + `).value = ` + strconv.Quote(value) + `, {})`)
+}
+
+// bodyLog records the bodies of the POST requests a handler answers.
+type bodyLog struct {
+	mu     sync.Mutex
+	bodies map[string][]string // path -> bodies, in order
+}
+
+// handler returns h recording into the log.
+func (b *bodyLog) handler(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			data, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(data))
+			b.mu.Lock()
+			if b.bodies == nil {
+				b.bodies = map[string][]string{}
+			}
+			b.bodies[r.URL.Path] = append(b.bodies[r.URL.Path], string(data))
+			b.mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// last returns the last body posted to path, "" for none.
+func (b *bodyLog) last(path string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n := len(b.bodies[path]); n > 0 {
+		return b.bodies[path][n-1]
+	}
+	return ""
+}
+
+// saveElementScreenshot writes a PNG of the element sel selects, as
+// saveScreenshot does the page's.
+func saveElementScreenshot(t *testing.T, ctx context.Context, sel, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("screenshot %s of %s: %v", name, sel, err)
+	}
+	dirs := []string{t.TempDir()}
+	if d := os.Getenv(screenshotDirEnv); d != "" {
+		dirs = append(dirs, d)
+	}
+	for _, d := range dirs {
+		path := filepath.Join(d, name)
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", path)
+	}
+}
+
+// waitForPage polls a JavaScript condition until it holds, failing the test
+// after a minute.
+func waitForPage(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if evaluate[bool](t, ctx, expr) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s (%s)", what, expr)
+		}
+	}
+}
+
+// chartReport is what the chart test reads of polyvol predict's JSON.
+type chartReport struct {
+	Launch struct {
+		ThreadsPerBlock  int    `json:"threadsPerBlock"`
+		BlocksPerSM      int    `json:"blocksPerSM"`
+		OccupancyLimiter string `json:"occupancyLimiter"`
+	} `json:"launch"`
+	Derived struct {
+		L1Load     float64 `json:"L1Load"`
+		L2totalV2  float64 `json:"L2totalV2"`
+		MemLoadV3  float64 `json:"memLoadV3"`
+		MemStoreV2 float64 `json:"memStoreV2"`
+	} `json:"derived"`
+	Prediction struct {
+		Limiter string `json:"limiter"`
+	} `json:"prediction"`
+}
+
+// chartLaunch is a configuration of an exploration, as the chart test reads
+// it: rows' launch and skipped entries alike.
+type chartLaunch struct {
+	Block    [3]int `json:"block"`
+	Fold     [3]int `json:"fold"`
+	Tiling   string `json:"tiling"`
+	Unstaged bool   `json:"unstaged"`
+}
+
+// variant is the fold and tiling of the heat map's panels that hold l.
+func (l chartLaunch) variant() string {
+	tiling := l.Tiling
+	if tiling == "" {
+		tiling = "consecutive"
+	}
+	if l.Unstaged {
+		tiling += " unstaged"
+	}
+	return fmt.Sprintf("fold %d,%d,%d %s", l.Fold[0], l.Fold[1], l.Fold[2], tiling)
+}
+
+// chartExploration is what the chart test reads of polyvol explore's JSON.
+type chartExploration struct {
+	Threads int `json:"threads"`
+	Rows    []struct {
+		Launch chartLaunch `json:"launch"`
+	} `json:"rows"`
+	Skipped []chartLaunch `json:"skipped"`
+}
+
+// pageRoofline is what the page's roofline shows: its level points (in
+// drawing order, with their x positions), the bounds of its highlighted
+// ceilings, and whether the chart is labelled for assistive technology.
+type pageRoofline struct {
+	Levels   []string  `json:"levels"`
+	X        []float64 `json:"x"`
+	Y        []float64 `json:"y"`
+	Limiters []string  `json:"limiters"`
+	Labelled bool      `json:"labelled"`
+}
+
+const rooflineJS = `(() => {
+  const svg = document.querySelector("#roofline svg");
+  const pts = [...svg.querySelectorAll("g.point")];
+  return {
+    levels: pts.map(g => g.dataset.level),
+    x: pts.map(g => Number(g.querySelector("circle").getAttribute("cx"))),
+    y: pts.map(g => Number(g.querySelector("circle").getAttribute("cy"))),
+    limiters: [...svg.querySelectorAll("g.ceiling.limiter")].map(g => g.dataset.bound),
+    labelled: svg.getAttribute("role") === "img" && svg.getAttribute("aria-labelledby").split(" ").every(id => document.getElementById(id) && document.getElementById(id).textContent !== ""),
+  };
+})()`
+
+// pageOccupancy is what the page's occupancy view shows: its resources and
+// the highlighted ones with the blocks they admit.
+type pageOccupancy struct {
+	Resources []string `json:"resources"`
+	Limiters  []string `json:"limiters"`
+	Blocks    []string `json:"blocks"`
+	Labelled  bool     `json:"labelled"`
+}
+
+const occupancyJS = `(() => {
+  const svg = document.querySelector("#occupancy svg");
+  const lims = [...svg.querySelectorAll("g.resource.limiter")];
+  return {
+    resources: [...svg.querySelectorAll("g.resource")].map(g => g.dataset.resource),
+    limiters: lims.map(g => g.dataset.resource),
+    blocks: lims.map(g => g.dataset.blocks),
+    labelled: svg.getAttribute("role") === "img" && svg.getAttribute("aria-labelledby") !== null,
+  };
+})()`
+
+// pageHeat is what the page's heat map shows: the variant chosen, the block
+// z of each panel, its ranked and skipped cells (block, fold, tiling) and
+// the best cells.
+type pageHeat struct {
+	Variant  string     `json:"variant"`
+	Options  []string   `json:"options"`
+	Panels   []int      `json:"panels"`
+	Cells    [][]string `json:"cells"`
+	Skipped  int        `json:"skipped"`
+	Best     [][]string `json:"best"`
+	FirstRow []string   `json:"firstRow"`
+	Labelled bool       `json:"labelled"`
+}
+
+const heatJS = `(() => {
+  const cell = c => [c.dataset.block, c.dataset.fold, c.dataset.tiling];
+  const panels = [...document.querySelectorAll("#heatmap svg.heat-panel")];
+  return {
+    variant: document.getElementById("heat-variant").value,
+    options: [...document.getElementById("heat-variant").options].map(o => o.value),
+    panels: panels.map(p => Number(p.dataset.z)),
+    cells: [...document.querySelectorAll("#heatmap rect.cell:not(.skipped)")].map(cell),
+    skipped: document.querySelectorAll("#heatmap rect.cell.skipped").length,
+    best: [...document.querySelectorAll("#heatmap rect.cell.best")].map(cell),
+    firstRow: [...document.querySelectorAll("#ranks tbody tr:first-child td")].slice(1, 4).map(td => td.textContent),
+    labelled: panels.every(p => p.getAttribute("role") === "img" && p.getAttribute("aria-label") !== "") &&
+      document.querySelector("#heat-legend svg").getAttribute("role") === "img",
+  };
+})()`
+
+// noOverflowJS holds when the page needs no horizontal scrolling.
+const noOverflowJS = `document.documentElement.scrollWidth <= window.innerWidth`
+
+// TestBrowserCharts checks the pictures of the page at 1024×700 and
+// 1400×1000: after a prediction, the hierarchical roofline has the points
+// of L1, L2 and DRAM ordered by their intensity, at the same performance,
+// and highlights the ceiling of polyvol predict's limiter; the occupancy
+// view highlights the report's occupancy limiter with its blocks per SM
+// (warps, registers with --registers 64, shared memory with a staged
+// tile). After a ranking, the heat map has one cell per ranked
+// configuration of its fold and tiling, the best cell marked is the first
+// row of the ranking table, and the threads and folds fields reach the
+// explore request and its rows. At 1400×1000 it saves the screenshots
+// docs/serve-roofline.png and docs/serve-heatmap.png (screenshotDirEnv).
+func TestBrowserCharts(t *testing.T) {
+	runner := &countingRunner{}
+	var bodies bodyLog
+	srv := httptest.NewServer(bodies.handler(serve.New(serve.Config{Run: runner.run})))
+	defer srv.Close()
+	ctx := browser(t)
+
+	unmarshal := func(out string, v any) {
+		t.Helper()
+		if err := json.Unmarshal([]byte(out), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var exploration chartExploration
+	unmarshal(cliOutput(t, "explore", "star3d-r4", "--device", "H100-SXM", "--format", "json"), &exploration)
+
+	// predict runs a prediction on the page and returns polyvol predict's
+	// report for the same flags.
+	predict := func(example, block, fold, registers string) chartReport {
+		t.Helper()
+		args := []string{"predict", example, "--device", "H100-SXM", "--block", block, "--format", "json"}
+		if fold != "" {
+			args = append(args, "--fold", fold)
+		}
+		if registers != "" {
+			args = append(args, "--registers", registers)
+		}
+		var r chartReport
+		unmarshal(cliOutput(t, args...), &r)
+		do(t, ctx,
+			chromedp.SetValue("#example", example),
+			dispatch("example", "change"),
+			chromedp.SetValue("#device", "H100-SXM"),
+			setField("block", block),
+			setField("fold", fold),
+			setField("registers", registers),
+			chromedp.Evaluate[chromedp.Void](`(document.getElementById("occupancy").replaceChildren(), {})`),
+			chromedp.Click("#predict"),
+			chromedp.WaitVisible("#occupancy svg"),
+		)
+		return r
+	}
+	// checkOccupancy compares the occupancy view with the report.
+	checkOccupancy := func(what string, r chartReport) {
+		t.Helper()
+		occ := evaluate[pageOccupancy](t, ctx, occupancyJS)
+		want := []string{"warps", "threads", "blocks", "registers", "shared memory"}
+		if !slices.Equal(occ.Resources, want) || !occ.Labelled {
+			t.Errorf("%s: occupancy resources %q (labelled %v), want %q with role and label", what, occ.Resources, occ.Labelled, want)
+		}
+		if len(occ.Limiters) != 1 || occ.Limiters[0] != r.Launch.OccupancyLimiter || occ.Blocks[0] != strconv.Itoa(r.Launch.BlocksPerSM) {
+			t.Errorf("%s: occupancy view highlights %q with %q blocks, polyvol predict's limiter is %s with %d blocks per SM",
+				what, occ.Limiters, occ.Blocks, r.Launch.OccupancyLimiter, r.Launch.BlocksPerSM)
+		}
+	}
+
+	for _, size := range [][2]int64{{1024, 700}, {1400, 1000}} {
+		name := fmt.Sprintf("%dx%d", size[0], size[1])
+		do(t, ctx,
+			chromedp.EmulateViewport(size[0], size[1]),
+			chromedp.Navigate(srv.URL),
+			chromedp.WaitVisible(`body[data-ready="true"]`),
+		)
+
+		// The roofline and the occupancy of star3d-r4, block 256,1,4.
+		r := predict("star3d-r4", "256,1,4", "", "")
+		roof := evaluate[pageRoofline](t, ctx, rooflineJS)
+		if !slices.Equal(roof.Levels, []string{"L1", "L2", "DRAM"}) || !roof.Labelled {
+			t.Errorf("%s: roofline points %q (labelled %v), want L1, L2 and DRAM with role and label", name, roof.Levels, roof.Labelled)
+		} else {
+			// Intensity is flops per byte: the level that moves the most
+			// bytes lies leftmost. All points have the predicted performance.
+			volumes := []float64{r.Derived.L1Load, r.Derived.L2totalV2, r.Derived.MemLoadV3 + r.Derived.MemStoreV2}
+			for i := 1; i < 3; i++ {
+				if (volumes[i] < volumes[i-1]) != (roof.X[i] > roof.X[i-1]) || roof.Y[i] != roof.Y[0] {
+					t.Errorf("%s: roofline points at x %v, y %v for volumes %v B/Lup: want x ordered inversely to the volumes, one y", name, roof.X, roof.Y, volumes)
+					break
+				}
+			}
+		}
+		if len(roof.Limiters) != 1 || roof.Limiters[0] != r.Prediction.Limiter {
+			t.Errorf("%s: roofline highlights the ceilings %q, polyvol predict's limiter is %s", name, roof.Limiters, r.Prediction.Limiter)
+		}
+		checkOccupancy(name+" star3d-r4 256,1,4", r)
+		if !evaluate[bool](t, ctx, noOverflowJS) {
+			t.Errorf("%s: the page scrolls sideways after a prediction", name)
+		}
+		if size[0] == 1400 {
+			saveElementScreenshot(t, ctx, "#prediction .charts", "serve-roofline.png")
+			// Occupancy limited by registers, then by shared memory.
+			checkOccupancy(name+" --registers 64", predict("star3d-r4", "256,1,4", "", "64"))
+			checkOccupancy(name+" staged tile", predict("convolution-15x15-staged", "32,4", "4,8", ""))
+			do(t, ctx, setField("registers", ""), setField("fold", ""))
+		}
+
+		// The heat map of the ranking of star3d-r4 (1024 threads, the
+		// default folds).
+		do(t, ctx,
+			chromedp.SetValue("#example", "star3d-r4"),
+			dispatch("example", "change"),
+			chromedp.Click("#explore"),
+			chromedp.WaitVisible("#heatmap svg"),
+		)
+		heat := evaluate[pageHeat](t, ctx, heatJS)
+		if len(exploration.Rows) == 0 || heat.Variant != exploration.Rows[0].Launch.variant() {
+			t.Fatalf("%s: the heat map shows %q, want the best's %q", name, heat.Variant, exploration.Rows[0].Launch.variant())
+		}
+		var want, got []string
+		zs := map[int]bool{}
+		for _, z := range heat.Panels {
+			zs[z] = true
+		}
+		for _, row := range exploration.Rows {
+			if l := row.Launch; l.variant() == heat.Variant && zs[l.Block[2]] {
+				want = append(want, fmt.Sprintf("%d,%d,%d", l.Block[0], l.Block[1], l.Block[2]))
+			}
+		}
+		for _, c := range heat.Cells {
+			if len(c) != 3 || "fold "+c[1]+" "+c[2] != heat.Variant {
+				t.Errorf("%s: heat map cell %q is not of the variant %q shown", name, c, heat.Variant)
+			}
+			got = append(got, c[0])
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if len(heat.Panels) == 0 || !slices.Equal(got, want) {
+			t.Errorf("%s: heat map panels z = %v hold the cells %q, polyvol explore ranks %q there", name, heat.Panels, got, want)
+		}
+		if len(heat.Best) != 1 || !slices.Equal(heat.Best[0], heat.FirstRow) {
+			t.Errorf("%s: heat map marks %q as best, the ranking's first row is %q", name, heat.Best, heat.FirstRow)
+		}
+		if !heat.Labelled {
+			t.Errorf("%s: heat map panels or legend lack role and label", name)
+		}
+		if !evaluate[bool](t, ctx, noOverflowJS) {
+			t.Errorf("%s: the page scrolls sideways after a ranking", name)
+		}
+		if size[0] == 1400 {
+			saveElementScreenshot(t, ctx, "#heat", "serve-heatmap.png")
+		}
+	}
+
+	// The threads and folds fields feed the explore request: every row
+	// ranked has 256 threads, and the folds give the heat map's choices.
+	var small chartExploration
+	unmarshal(cliOutput(t, "explore", "star3d-r4", "--device", "H100-SXM", "--threads", "256", "--folds", "1,1,1:2,1,1", "--format", "json"), &small)
+	do(t, ctx,
+		chromedp.SetValue("#threads", "256"),
+		chromedp.SetValue("#folds", "1,1,1:2,1,1"),
+		chromedp.Click("#explore"),
+	)
+	waitForPage(t, ctx, "the ranking of 256 threads", `/ of 256 threads ranked/.test(document.getElementById("progress-text").textContent)`)
+	var sent map[string]any
+	unmarshal(bodies.last("/api/explore"), &sent)
+	if sent["threads"] != "256" || sent["folds"] != "1,1,1:2,1,1" {
+		t.Errorf("explore request %v, want threads 256 and folds 1,1,1:2,1,1", sent)
+	}
+	blocks := evaluate[[]string](t, ctx, `[...document.querySelectorAll("#ranks tbody tr")].map(tr => tr.cells[1].textContent)`)
+	if len(blocks) != len(small.Rows) || small.Threads != 256 {
+		t.Errorf("the page ranks %d configurations, polyvol explore --threads 256 --folds 1,1,1:2,1,1 %d of %d threads", len(blocks), len(small.Rows), small.Threads)
+	}
+	for _, b := range blocks {
+		n := 1
+		for _, s := range strings.Split(b, ",") {
+			n *= int(mustFloat(t, s))
+		}
+		if n != 256 {
+			t.Errorf("ranked block %s has %d threads, want 256", b, n)
+		}
+	}
+	heat := evaluate[pageHeat](t, ctx, heatJS)
+	if !slices.Equal(heat.Options, []string{"fold 1,1,1 consecutive", "fold 2,1,1 consecutive", "fold 2,1,1 strided"}) {
+		t.Errorf("heat map choices %q, want the folds 1,1,1 and 2,1,1 (consecutive and strided)", heat.Options)
+	}
+	if len(heat.Best) != 1 || !slices.Equal(heat.Best[0], heat.FirstRow) || heat.Variant != small.Rows[0].Launch.variant() {
+		t.Errorf("heat map shows %q and marks %q as best, the ranking's first row is %q", heat.Variant, heat.Best, heat.FirstRow)
+	}
 }
