@@ -31,17 +31,21 @@ func init() {
 	register(func() *ucli.Command {
 		return &ucli.Command{
 			Name:      "layercond",
-			Usage:     "sweep the domain size and find where y- and z-layer reuse stops fitting in L2",
+			Usage:     "sweep the domain size and find where y- and z-layer reuse stops fitting in L2, and the blocks in L1",
 			ArgsUsage: "[SPEC]",
 			UsageText: `polyvol layercond [SPEC] [--device NAME] [--block X,Y,Z ...] [--fold X,Y,Z] [--sweep SIZES] [options]
 
-Sweeps square XY planes of s×s points with z = TOTAL/s² layers (the paper's
-§5.7 series, TOTAL = 512·1024·1024) and reports per plane size the DRAM load
-volumes per lattice update, the x+y and z overlaps and the footprints of the
-y and z layer sets against the L2. The transition of a layer is the largest s
-at which its reuse fits (layer set present and O_ov ≤ 1), found by bisection
-on s. For comparison it prints the sequential layer condition (Kerncraft's
-form) for --cache-fraction of the L2. See docs/layercond.md.
+Sweeps square XY planes of s×s points with z = TOTAL/s² layers (the
+paper's §5.7 series, TOTAL = 512·1024·1024) and reports per plane size
+the DRAM and L2→L1 load volumes per lattice update, whether the y and z
+layers' reuse fits in the L2 (layer set present and O_ov ≤ 1) and whether
+the L1 lines of the blocks on one SM fit in its L1 (O_L1 ≤ 1), and below
+the table why each "no" is one. --wide adds every column: the x+y and z
+overlaps, the footprints of the layer sets against the L2, and the L1
+volumes. The transition of a layer, and of L1, is the largest s at which it
+fits, found by bisection on s. For comparison it prints the sequential
+layer condition (Kerncraft's form) for --cache-fraction of the L2. See
+docs/layercond.md.
 
 ` + specArgHelp + ` Without SPEC: star3d-r4.
 
@@ -55,6 +59,7 @@ draws one curve per block.
 
 Examples:
    polyvol layercond star3d-r4 --device A100-40GB --block 1024,1,1
+   polyvol layercond star3d-r4 --block 256,1,2 --wide
    polyvol layercond star3d-r4 --block 1024,1,1:256,1,4:32,1,32 \
        --plot layers.png
    polyvol layercond star3d-r4 --block 512,2,1 --sweep 256:1024:+64 \
@@ -70,6 +75,7 @@ Examples:
 				&ucli.Float64Flag{Name: "cache-fraction", Value: layercond.DefaultCacheFraction, Usage: "share `F` of the L2 the sequential layer condition may use"},
 				&ucli.StringFlag{Name: "plot", Usage: "draw memLoadV3 against s, one curve per block, to `FILE` (.svg or .png)", TakesFile: true},
 				&ucli.StringFlag{Name: "plot-size", Value: defaultPlotSize, Usage: "size of the --plot image, `WxH` in inches"},
+				&ucli.BoolFlag{Name: "wide", Usage: "print every column of the table: all DRAM volumes, layer footprints and oversubscriptions, and the L1 ones"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "`N` plane sizes estimated in parallel"},
 				&ucli.IntFlag{Name: "max-points", Value: layercond.MaxSweepSizes, Usage: "bound `N` on the plane sizes of a sweep, checked before any is estimated"},
 				formatFlag(formatTable, formatJSON, formatCSV),
@@ -161,14 +167,7 @@ func runLayercond(c *ucli.Context) error {
 	if !(fraction > 0 && fraction <= 1) {
 		return usageErrorf("--cache-fraction %v: expected a share in (0, 1]", fraction)
 	}
-	plotPath := c.String("plot")
-	if ext := strings.ToLower(filepath.Ext(plotPath)); plotPath != "" && ext != ".svg" && ext != ".png" {
-		return usageErrorf("--plot %q: expected a file name ending in .svg or .png", plotPath)
-	}
-	if err := checkOutputFlag(c, "plot"); err != nil {
-		return err
-	}
-	size, err := parsePlotSize(c.String("plot-size"))
+	plotPath, size, err := plotFlags(c)
 	if err != nil {
 		return err
 	}
@@ -202,17 +201,9 @@ func runLayercond(c *ucli.Context) error {
 			return asUsage(err)
 		}
 	}
-
-	rep := &LayercondReport{Kernel: k.Name, Device: dev.Name, Method: method.Name, Total: total, L2Bytes: dev.L2Bytes}
-	if rep.Sequential, err = layercond.Sequential(k, int64(fraction*float64(dev.L2Bytes))); err != nil {
-		rep.SequentialNote = err.Error()
-	}
-	for _, cfg := range configs {
-		r, err := layercond.SweepContext(c.Context, cfg)
-		if err != nil {
-			return estimateError(k.NewLaunch(cfg.Block, cfg.Fold), err)
-		}
-		rep.Sweeps = append(rep.Sweeps, r)
+	rep, err := sweepLayercond(c, configs, fraction)
+	if err != nil {
+		return err
 	}
 	if plotPath != "" {
 		if err := plotLayercond(rep, plotPath, size); err != nil {
@@ -229,10 +220,43 @@ func runLayercond(c *ucli.Context) error {
 	case formatCSV:
 		return writeCSV(w, layercondCSV(rep))
 	}
-	return writeLayercond(w, rep, dev, fraction)
+	return writeLayercond(w, rep, dev, fraction, c.Bool("wide"))
 }
 
-// yesNo renders whether a layer's reuse fits.
+// plotFlags returns the --plot file, "" for none, and the --plot-size.
+func plotFlags(c *ucli.Context) (string, plotSize, error) {
+	path := c.String("plot")
+	if ext := strings.ToLower(filepath.Ext(path)); path != "" && ext != ".svg" && ext != ".png" {
+		return "", plotSize{}, usageErrorf("--plot %q: expected a file name ending in .svg or .png", path)
+	}
+	if err := checkOutputFlag(c, "plot"); err != nil {
+		return "", plotSize{}, err
+	}
+	size, err := parsePlotSize(c.String("plot-size"))
+	return path, size, err
+}
+
+// sweepLayercond runs the sweep of every configuration (one per block, of
+// the same kernel, device and method) and the sequential layer condition
+// for the share fraction of the L2.
+func sweepLayercond(c *ucli.Context, configs []layercond.Config, fraction float64) (*LayercondReport, error) {
+	k, dev, method := configs[0].Kernel, configs[0].Device, configs[0].Method
+	rep := &LayercondReport{Kernel: k.Name, Device: dev.Name, Method: method.Name, Total: configs[0].Total, L2Bytes: dev.L2Bytes}
+	var err error
+	if rep.Sequential, err = layercond.Sequential(k, int64(fraction*float64(dev.L2Bytes))); err != nil {
+		rep.SequentialNote = err.Error()
+	}
+	for _, cfg := range configs {
+		r, err := layercond.SweepContext(c.Context, cfg)
+		if err != nil {
+			return nil, estimateError(k.NewLaunch(cfg.Block, cfg.Fold), err)
+		}
+		rep.Sweeps = append(rep.Sweeps, r)
+	}
+	return rep, nil
+}
+
+// yesNo renders whether a condition holds.
 func yesNo(b bool) string {
 	if b {
 		return "yes"
@@ -243,8 +267,22 @@ func yesNo(b bool) string {
 // mib formats a byte count in MiB.
 func mib(v float64) string { return fixed(v/(1<<20), 2) }
 
-// layercondLegend explains the columns of the layercond table.
+// kib formats a byte count in KiB.
+func kib(v float64) string { return fixed(v/(1<<10), 2) }
+
+// layercondLegend explains the columns of the default layercond table.
 const layercondLegend = `
+columns: s, z     the domain s x s x z
+         DRAM     DRAM load memLoadV3 with the L2 capacity effects (B/Lup)
+         L2->L1   L2 to L1 load L2LoadV2 with the L1 capacity effects (B/Lup)
+         y layer  yes: the reuse of the block row before the wave fits in L2
+         z layer  yes: the reuse of the block layer before the wave fits in L2
+         L1       yes: the L1 lines of the blocks on one SM fit in L1
+         every "no" is explained below its table; --wide shows all columns
+`
+
+// layercondWideLegend explains the columns of the --wide table.
+const layercondWideLegend = `
 columns: s, z       the domain s x s x z
          memLoadV1  compulsory DRAM load of a wave, no reuse from earlier waves
          V2, V3     DRAM load with the L2 capacity effects; V3 adds evicted partial stores
@@ -253,46 +291,44 @@ columns: s, z       the domain s x s x z
          Old y, z   footprint of the y and z layer sets (the wave's block row and layer before it)
          /L2        that footprint over the L2 one SM sees
          O_ov       oversubscription of the layer's reuse: layer set (and, for method reference, new data) over the L2
-         fits       the layer set is present and O_ov <= 1
+         fits       y, z: the layer set is present and O_ov <= 1; L1: O_L1 <= 1
+         L1 KiB     L1 lines the method counts on one SM (smL1Alloc): its blocks', one block's for method reference
+         O_L1       smL1Alloc over the L1 (for method reference over sqrt(L1 x 128 KiB))
+         L1Load     volume the warps request from L1
+         L2->L1 V1  compulsory L2 to L1 load of the blocks (L2LoadV1)
+         evicts     L1 capacity misses (L1LoadEvicts)
+         V2         L2 to L1 load with the L1 capacity effects (L2LoadV2)
 `
 
-// writeLayercond prints the sweeps as tables, then the transitions and the
-// sequential layer condition.
-func writeLayercond(w io.Writer, rep *LayercondReport, dev *device.Device, fraction float64) error {
-	fmt.Fprintf(w, "%s on %s (%s), L2 %s MiB, method %s\n", rep.Kernel, dev.Name, dev.DisplayName, mib(float64(rep.L2Bytes)), rep.Method)
-	fmt.Fprintf(w, "domains s x s x z with z = %s/s^2; volumes in B/Lup, footprints in MiB;\n", powerText(rep.Total))
-	fmt.Fprintf(w, "a layer's reuse fits when its layer set is present and O_ov <= 1\n")
-	fmt.Fprint(w, layercondLegend)
+// writeLayercond prints the sweeps as tables, each with the reasons of its
+// "no"s and its transitions, then the sequential layer condition. The
+// default table has a few columns; wide adds every volume and footprint.
+func writeLayercond(w io.Writer, rep *LayercondReport, dev *device.Device, fraction float64, wide bool) error {
+	m, err := model.MethodByName(rep.Method)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s on %s (%s), method %s\n", rep.Kernel, dev.Name, dev.DisplayName, rep.Method)
+	fmt.Fprintf(w, "L2 %s MiB, L1 %s KiB per SM; domains s x s x z with z = %s/s^2\n", mib(float64(rep.L2Bytes)), kib(float64(dev.L1Bytes)), powerText(rep.Total))
+	legend := layercondLegend
+	if wide {
+		fmt.Fprintln(w, "volumes in B/Lup, footprints in MiB (L1: KiB)")
+		legend = layercondWideLegend
+	}
+	fmt.Fprint(w, legend)
 	for _, r := range rep.Sweeps {
 		fmt.Fprintf(w, "\nblock %s  fold %s\n", triple(r.Block), triple(r.Fold))
-		rows := [][]string{{"s", "z", "memLoadV1", "V2", "V3", "ovl xy", "ovl z", "no z reuse",
-			"Old y", "/L2", "O_ov y", "fits", "Old z", "/L2", "O_ov z", "fits"}}
-		for _, p := range r.Points {
-			rows = append(rows, []string{
-				strconv.FormatInt(p.S, 10), strconv.FormatInt(p.Domain[2], 10),
-				fixed(p.MemLoadV1, 2), fixed(p.MemLoadV2, 2), fixed(p.MemLoadV3, 2),
-				fixed(p.MemLoadOverlap[0], 2), fixed(p.MemLoadOverlap[1], 2), fixed(p.NoZReuse, 2),
-				mib(p.WaveMemOld[0]), fixed(p.OldOverL2[0], 3), fixed(p.Oversubscription[0], 3), yesNo(p.Fits[0]),
-				mib(p.WaveMemOld[1]), fixed(p.OldOverL2[1], 3), fixed(p.Oversubscription[1], 3), yesNo(p.Fits[1]),
-			})
+		rows := layercondRows(r)
+		if wide {
+			rows = layercondWideRows(r)
 		}
-		if err := writeTable(w, rows); err != nil {
+		if err := writeColumns(w, rows, 0); err != nil {
 			return err
 		}
-		fmt.Fprintln(w, "transitions (largest s at which the layer's reuse fits, by bisection on s):")
-		for k, t := range r.Transitions {
-			switch t.Kind {
-			case layercond.TransitionFound:
-				fmt.Fprintf(w, "  %s layer: s = %d  (O_ov %s at s = %d, %s at s = %d; %d bisection estimates)\n", t.Layer, t.S,
-					fixed(t.Last.Oversubscription[k], 3), t.Last.S, fixed(t.First.Oversubscription[k], 3), t.First.S, t.Estimates)
-			case layercond.FitsThroughout:
-				fmt.Fprintf(w, "  %s layer: fits throughout the sweep (s <= %d)\n", t.Layer, t.S)
-			default:
-				fmt.Fprintf(w, "  %s layer: fits at no size of the sweep\n", t.Layer)
-			}
-		}
+		writeWhyNo(w, r, m)
+		writeTransitions(w, r)
 	}
-	fmt.Fprintf(w, "\nsequential layer condition (Kerncraft form, loaded fields, %s x L2 = %s MiB):\n", num(fraction), mib(fraction*float64(rep.L2Bytes)))
+	fmt.Fprintf(w, "\nsequential layer condition (Kerncraft, loaded fields, %s x L2 = %s MiB):\n", num(fraction), mib(fraction*float64(rep.L2Bytes)))
 	if rep.Sequential == nil {
 		_, err := fmt.Fprintf(w, "  not available: %s\n", rep.SequentialNote)
 		return err
@@ -306,12 +342,249 @@ func writeLayercond(w io.Writer, rep *LayercondReport, dev *device.Device, fract
 	return nil
 }
 
+// layercondRows is the default table of a sweep: the domain, the DRAM and
+// L2→L1 volumes and whether each layer's reuse and the L1 allocation fit.
+func layercondRows(r *layercond.Result) [][]string {
+	rows := [][]string{{"s", "z", "DRAM", "L2->L1", "y layer", "z layer", "L1"}}
+	for _, p := range r.Points {
+		rows = append(rows, []string{
+			strconv.FormatInt(p.S, 10), strconv.FormatInt(p.Domain[2], 10),
+			fixed(p.MemLoadV3, 2), fixed(p.L2LoadV2, 2),
+			yesNo(p.Fits[0]), yesNo(p.Fits[1]), yesNo(p.L1Fits),
+		})
+	}
+	return rows
+}
+
+// layercondWideRows is the --wide table of a sweep: every DRAM volume,
+// layer footprint and oversubscription, then the L1 columns.
+func layercondWideRows(r *layercond.Result) [][]string {
+	rows := [][]string{{"s", "z", "memLoadV1", "V2", "V3", "ovl xy", "ovl z", "no z reuse",
+		"Old y", "/L2", "O_ov y", "fits", "Old z", "/L2", "O_ov z", "fits",
+		"L1 KiB", "O_L1", "fits", "L1Load", "L2->L1 V1", "evicts", "V2"}}
+	for _, p := range r.Points {
+		rows = append(rows, []string{
+			strconv.FormatInt(p.S, 10), strconv.FormatInt(p.Domain[2], 10),
+			fixed(p.MemLoadV1, 2), fixed(p.MemLoadV2, 2), fixed(p.MemLoadV3, 2),
+			fixed(p.MemLoadOverlap[0], 2), fixed(p.MemLoadOverlap[1], 2), fixed(p.NoZReuse, 2),
+			mib(p.WaveMemOld[0]), fixed(p.OldOverL2[0], 3), fixed(p.Oversubscription[0], 3), yesNo(p.Fits[0]),
+			mib(p.WaveMemOld[1]), fixed(p.OldOverL2[1], 3), fixed(p.Oversubscription[1], 3), yesNo(p.Fits[1]),
+			kib(p.SmL1Alloc), fixed(p.L1Oversubscription, 3), yesNo(p.L1Fits),
+			fixed(p.L1Load, 2), fixed(p.L2LoadV1, 2), fixed(p.L1LoadEvicts, 2), fixed(p.L2LoadV2, 2),
+		})
+	}
+	return rows
+}
+
+// noCause is why a yes/no column of the tables says no at one point.
+type noCause int
+
+const (
+	causeFits        noCause = iota // the column says yes
+	causeOverFull                   // the oversubscription is above 1
+	causeSingleBlock                // no layer set: the grid has one block row (y) or one block layer (z)
+	causeWaveCovers                 // no layer set: the wave covers every block row (y) or block layer (z)
+)
+
+// noColumns names the yes/no columns: the y layer, the z layer and L1.
+var noColumns = [3]string{"y layer", "z layer", "L1"}
+
+// causeOf returns why column c of noColumns says no at p, or causeFits.
+func causeOf(p layercond.Point, c int) noCause {
+	switch {
+	case c == 2 && p.L1Fits, c < 2 && p.Fits[c]:
+		return causeFits
+	case c == 2 || p.WaveMemOld[c] > 0:
+		return causeOverFull
+	case p.Grid[c+1] == 1:
+		return causeSingleBlock
+	}
+	return causeWaveCovers
+}
+
+// writeWhyNo explains every "no" of r's table: one paragraph per column
+// and cause, with the plane sizes where it occurs.
+func writeWhyNo(w io.Writer, r *layercond.Result, m model.Method) {
+	header := false
+	for c, column := range noColumns {
+		var causes []noCause
+		at := map[noCause][]int{}
+		for i, p := range r.Points {
+			if k := causeOf(p, c); k != causeFits {
+				if at[k] == nil {
+					causes = append(causes, k)
+				}
+				at[k] = append(at[k], i)
+			}
+		}
+		for _, k := range causes {
+			if !header {
+				fmt.Fprintln(w, `why "no":`)
+				header = true
+			}
+			pts := make([]layercond.Point, len(at[k]))
+			for j, i := range at[k] {
+				pts[j] = r.Points[i]
+			}
+			writeWrapped(w, fmt.Sprintf("%s at s = %s: %s", column, sizeRuns(r.Points, at[k]), whyNo(r, m, c, k, pts)), "  ", "    ")
+		}
+	}
+}
+
+// whyNo explains why column c says no, for cause k, at the points pts.
+func whyNo(r *layercond.Result, m model.Method, c int, k noCause, pts []layercond.Point) string {
+	switch {
+	case c == 2:
+		return l1WhyNo(r, m, pts)
+	case k == causeOverFull:
+		return layerOverFull(r, m, c, pts)
+	}
+	name, unit := layercond.Layers[c], [2]string{"block row", "block layer"}[c]
+	why := fmt.Sprintf("the method places the wave (%s blocks of %d threads) across every %s of the %s",
+		span(pts, func(p layercond.Point) float64 { return float64(p.BlocksPerWave) }, 0), r.Block[0]*r.Block[1]*r.Block[2],
+		unit, [2]string{"plane", "grid"}[c])
+	if k == causeSingleBlock {
+		why = fmt.Sprintf("the grid has a single %s (%s = %s <= block %s x fold %s = %d)", unit,
+			name, span(pts, func(p layercond.Point) float64 { return float64(p.Domain[c+1]) }, 0), name, name, r.Block[c+1]*r.Fold[c+1])
+	}
+	text := fmt.Sprintf("no %s layer set: %s, so no %s runs before it: Old %s = 0", name, why, unit, name)
+	if c == 0 {
+		return text + " and ovl xy holds the x part only"
+	}
+	text += " and ovl z = 0.00"
+	for _, p := range pts {
+		if p.Domain[2] >= 3*r.Block[2]*r.Fold[2] {
+			return text
+		}
+	}
+	return text + `; the plot marks these points with a cross as "` + boundaryLabel + `"`
+}
+
+// boundaryLabel is the plot's legend entry of the points with fewer than
+// three block layers in z, where the representative wave may sit in a
+// partial block layer (docs/layercond.md).
+const boundaryLabel = "boundary case: fewer than 3 block layers in z"
+
+// layerOverFull explains a layer whose reuse does not fit in the L2.
+func layerOverFull(r *layercond.Result, m model.Method, c int, pts []layercond.Point) string {
+	name := layercond.Layers[c]
+	set := fmt.Sprintf("the %s layer set (Old %s = %s MiB)", name, name,
+		span(pts, func(p layercond.Point) float64 { return p.WaveMemOld[c] / (1 << 20) }, 2))
+	if m.LayerReuseDistance {
+		set += ", what passes through the L2 between a use and its reuse, exceeds"
+	} else {
+		set += " and the wave's new data exceed"
+	}
+	lost := "its y reuse (part of ovl xy)"
+	if c == 1 {
+		lost = "its z reuse (ovl z) and DRAM rises towards the plateau without z reuse"
+	}
+	return fmt.Sprintf("O_ov %s = %s > 1: %s the %s MiB L2, so the wave misses %s", name,
+		span(pts, func(p layercond.Point) float64 { return p.Oversubscription[c] }, 3), set, mib(float64(r.L2Bytes)), lost)
+}
+
+// l1WhyNo explains blocks whose L1 lines do not fit in L1.
+func l1WhyNo(r *layercond.Result, m model.Method, pts []layercond.Point) string {
+	alloc := span(pts, func(p layercond.Point) float64 { return p.SmL1Alloc / (1 << 10) }, 2) + " KiB"
+	who := fmt.Sprintf("the %s blocks of an SM allocate %s of L1 lines (smL1Alloc), more than its %s KiB L1",
+		span(pts, func(p layercond.Point) float64 { return float64(p.BlocksPerSM) }, 0), alloc, kib(float64(r.L1Bytes)))
+	if m.Oversubscription == model.ReferenceForms {
+		who = fmt.Sprintf("one block allocates %s of L1 lines (smL1Alloc), more than the %s KiB = sqrt(L1 x 128 KiB) that method reference compares it with",
+			alloc, kib(math.Sqrt(float64(r.L1Bytes)*(128<<10))))
+	}
+	return fmt.Sprintf("O_L1 = %s > 1: %s, so lines are evicted before the warps reuse them: L1LoadEvicts = %s B/Lup of L2->L1",
+		span(pts, func(p layercond.Point) float64 { return p.L1Oversubscription }, 3), who,
+		span(pts, func(p layercond.Point) float64 { return p.L1LoadEvicts }, 2))
+}
+
+// span formats the range of f over pts with prec decimals: "a..b", or "a"
+// when both ends print alike.
+func span(pts []layercond.Point, f func(layercond.Point) float64, prec int) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range pts {
+		lo, hi = min(lo, f(p)), max(hi, f(p))
+	}
+	if a, b := fixed(lo, prec), fixed(hi, prec); a != b {
+		return a + ".." + b
+	}
+	return fixed(lo, prec)
+}
+
+// sizeRuns lists the plane sizes of points[idx], idx ascending: runs of
+// neighbouring sweep points as "a..b", separated by commas.
+func sizeRuns(points []layercond.Point, idx []int) string {
+	var runs []string
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && idx[j+1] == idx[j]+1 {
+			j++
+		}
+		run := strconv.FormatInt(points[idx[i]].S, 10)
+		if j > i {
+			run += ".." + strconv.FormatInt(points[idx[j]].S, 10)
+		}
+		runs = append(runs, run)
+		i = j + 1
+	}
+	return strings.Join(runs, ", ")
+}
+
+// layercondWidth is the width of the text layercond wraps.
+const layercondWidth = 80
+
+// writeWrapped writes text wrapped to layercondWidth columns, its first
+// line indented by first, the others by rest.
+func writeWrapped(w io.Writer, text, first, rest string) {
+	for i, line := range strings.Split(wrapWords(text, layercondWidth-max(len(first), len(rest))), "\n") {
+		indent := rest
+		if i == 0 {
+			indent = first
+		}
+		fmt.Fprintln(w, indent+line)
+	}
+}
+
+// writeTransitions prints the y, z and L1 transitions of r, and the range
+// of O_L1 when the L1 condition does not change within the sweep.
+func writeTransitions(w io.Writer, r *layercond.Result) {
+	fmt.Fprintln(w, "transitions (the largest s at which each still fits, by bisection on s):")
+	for k, t := range r.Transitions {
+		writeTransition(w, t.Layer+" layer", "O_ov", t, func(p layercond.Point) float64 { return p.Oversubscription[k] })
+	}
+	ol1 := func(p layercond.Point) float64 { return p.L1Oversubscription }
+	writeTransition(w, "L1", "O_L1", r.L1Transition, ol1)
+	if r.L1Transition.Kind == layercond.TransitionFound {
+		return
+	}
+	note := "O_L1 = " + span(r.Points, ol1, 3) + " across the sweep"
+	if o := span(r.Points, ol1, 3); !strings.Contains(o, "..") {
+		note = "O_L1 = " + o + " at every size: the blocks' L1 allocation depends on the block, not on the plane"
+	}
+	writeWrapped(w, note, "      ", "      ")
+}
+
+// writeTransition prints one transition; o names the oversubscription that
+// of returns.
+func writeTransition(w io.Writer, name, o string, t layercond.Transition, of func(layercond.Point) float64) {
+	switch t.Kind {
+	case layercond.TransitionFound:
+		fmt.Fprintf(w, "  %s: s = %d  (%s %s at %d, %s at %d; %d estimates)\n", name, t.S,
+			o, fixed(of(*t.Last), 3), t.Last.S, fixed(of(*t.First), 3), t.First.S, t.Estimates)
+	case layercond.FitsThroughout:
+		fmt.Fprintf(w, "  %s: fits throughout the sweep (s <= %d)\n", name, t.S)
+	default:
+		fmt.Fprintf(w, "  %s: fits at no size of the sweep\n", name)
+	}
+}
+
 // layercondCSV returns one record per block and plane size; transitions and
 // the sequential condition are in the table and JSON outputs.
 func layercondCSV(rep *LayercondReport) [][]string {
 	recs := [][]string{{"kernel", "device", "method", "block", "fold", "s", "domain",
 		"memLoadV1", "memLoadV2", "memLoadV3", "memLoadOverlapXY", "memLoadOverlapZ", "noZReuse", "fullReuse",
-		"waveMemLoadNew", "waveMemOldY", "waveMemOldZ", "oldOverL2Y", "oldOverL2Z", "OovY", "OovZ", "fitsY", "fitsZ"}}
+		"waveMemLoadNew", "waveMemOldY", "waveMemOldZ", "oldOverL2Y", "oldOverL2Z", "OovY", "OovZ", "fitsY", "fitsZ",
+		"grid", "blocksPerWave", "blocksPerSM", "blockL1LoadAlloc", "smL1Alloc", "L1Oversubscription",
+		"L1Load", "L2LoadV1", "L1LoadEvicts", "L2LoadV2", "L1Fits"}}
 	for _, r := range rep.Sweeps {
 		for _, p := range r.Points {
 			recs = append(recs, []string{r.Kernel, r.Device, r.Method, dims(r.Block), dims(r.Fold),
@@ -319,7 +592,10 @@ func layercondCSV(rep *LayercondReport) [][]string {
 				num(p.MemLoadV1), num(p.MemLoadV2), num(p.MemLoadV3), num(p.MemLoadOverlap[0]), num(p.MemLoadOverlap[1]),
 				num(p.NoZReuse), num(p.FullReuse), num(p.WaveMemLoadNew), num(p.WaveMemOld[0]), num(p.WaveMemOld[1]),
 				num(p.OldOverL2[0]), num(p.OldOverL2[1]), num(p.Oversubscription[0]), num(p.Oversubscription[1]),
-				strconv.FormatBool(p.Fits[0]), strconv.FormatBool(p.Fits[1])})
+				strconv.FormatBool(p.Fits[0]), strconv.FormatBool(p.Fits[1]),
+				dims(p.Grid), strconv.FormatInt(p.BlocksPerWave, 10), strconv.FormatInt(p.BlocksPerSM, 10),
+				num(p.BlockL1LoadAlloc), num(p.SmL1Alloc), num(p.L1Oversubscription),
+				num(p.L1Load), num(p.L2LoadV1), num(p.L1LoadEvicts), num(p.L2LoadV2), strconv.FormatBool(p.L1Fits)})
 		}
 	}
 	return recs
@@ -395,7 +671,7 @@ func plotLayercond(rep *LayercondReport, path string, size plotSize) error {
 		label string
 	}{
 		{transitions, draw.RingGlyph{}, "z transition (O_ov = 1, bisection)"},
-		{boundary, draw.CrossGlyph{}, "boundary case: fewer than 3 block layers in z"},
+		{boundary, draw.CrossGlyph{}, boundaryLabel},
 	} {
 		if len(m.xys) == 0 {
 			continue

@@ -26,6 +26,19 @@
 // overlap below 1 and almost none above 2 (the paper's capacity curves). Index 0 of every pair
 // is the y layer (its overlap includes the x part), index 1 the z layer, as
 // in the model.
+//
+// # When the blocks fit in L1
+//
+// Beside the L2 layer conditions every point carries the block level's L1
+// condition: the L1 lines that the blocks sharing an SM allocate
+// (model.Derived.SmL1Alloc, from Basic.BlockL1LoadAlloc) against the L1, as
+// the method's L1 oversubscription O_L1 (model.Derived.OL1). They fit when
+// O_L1 ≤ 1; above it the fitted L1 curve turns a growing share of the
+// block's redundant L1 loads into L2→L1 traffic (L1LoadEvicts, part of
+// L2LoadV2). A block's allocation depends on the block and the kernel's
+// accesses, hardly on the plane size, so for most kernels the L1 condition
+// holds throughout a sweep or nowhere; where it changes, its transition is
+// found like the layers' (L1Transition).
 package layercond
 
 import (
@@ -44,6 +57,9 @@ import (
 
 // Layers names the two layers of every pair in this package, y then z.
 var Layers = [2]string{"y", "z"}
+
+// L1 is the Layer of the L1 transition (Result.L1Transition).
+const L1 = "L1"
 
 // Config is one sweep: a kernel, a launch shape and a device, the plane
 // sizes to visit and how domains are formed from them.
@@ -101,14 +117,41 @@ type Point struct {
 	Oversubscription [2]float64 `json:"waveOverlapOversubscription"`
 	// Fits says whether each layer's reuse fits (see the package doc).
 	Fits [2]bool `json:"fits"`
+
+	// Grid is the launch grid in blocks and BlocksPerWave the blocks that
+	// run together (W), which tell why a layer set may be empty: a grid of
+	// a single block layer, for one, has no z layer set.
+	Grid          [3]int64 `json:"grid"`
+	BlocksPerWave int64    `json:"blocksPerWave"`
+
+	// BlocksPerSM is the number of blocks that share an SM's L1 (β),
+	// BlockL1LoadAlloc the L1 lines, in bytes, that one block allocates and
+	// SmL1Alloc what the method counts against one SM's L1 (β blocks for
+	// method exact, one block for method reference).
+	BlocksPerSM      int64   `json:"blocksPerSM"`
+	BlockL1LoadAlloc float64 `json:"blockL1LoadAlloc"`
+	SmL1Alloc        float64 `json:"smL1Alloc"`
+	// L1Oversubscription is the method's O_L1: SmL1Alloc over the L1 (over
+	// √(L1·128 KiB) for method reference).
+	L1Oversubscription float64 `json:"L1Oversubscription"`
+	// L1Load is the volume the warps request from L1, L2LoadV1 the blocks'
+	// compulsory L2→L1 load, L1LoadEvicts the L1 capacity misses and
+	// L2LoadV2 the L2→L1 load with them (B/Lup, predict's derived keys).
+	L1Load       float64 `json:"L1Load"`
+	L2LoadV1     float64 `json:"L2LoadV1"`
+	L1LoadEvicts float64 `json:"L1LoadEvicts"`
+	L2LoadV2     float64 `json:"L2LoadV2"`
+	// L1Fits says whether the blocks' allocation fits in L1: O_L1 ≤ 1.
+	L1Fits bool `json:"L1Fits"`
 }
 
 // Transition is where one layer's reuse stops fitting as the plane grows.
 type Transition struct {
-	Layer string `json:"layer"` // "y" or "z"
+	Layer string `json:"layer"` // "y", "z" or "L1"
 	// Kind is TransitionFound, FitsThroughout or NeverFits.
 	Kind string `json:"kind"`
-	// S is the largest plane size at which the layer's reuse fits: the exact
+	// S is the largest plane size at which the layer's reuse (for L1: the
+	// blocks' allocation) fits: the exact
 	// transition for TransitionFound, the largest size of the sweep for
 	// FitsThroughout, 0 for NeverFits.
 	S int64 `json:"s,omitempty"`
@@ -143,9 +186,14 @@ type Result struct {
 	Points  []Point  `json:"points"`
 	// Transitions are the y and z transitions, in that order.
 	Transitions [2]Transition `json:"transitions"`
+	// L1Bytes is the L1 capacity of one SM and L1Transition where the
+	// blocks' allocation stops fitting in it (Point.L1Fits).
+	L1Bytes      int64      `json:"L1Bytes"`
+	L1Transition Transition `json:"L1Transition"`
 }
 
-// Sweep estimates every plane size of c and locates the y and z transitions.
+// Sweep estimates every plane size of c and locates the y, z and L1
+// transitions.
 func Sweep(c Config) (*Result, error) { return SweepContext(context.Background(), c) }
 
 // SweepContext is Sweep stopping when ctx ends: it starts no estimate after
@@ -162,14 +210,21 @@ func SweepContext(ctx context.Context, c Config) (*Result, error) {
 	res := &Result{
 		Kernel: c.Kernel.Name, Device: c.Device.Name, Method: c.Method.Name,
 		Block: c.Block, Fold: c.Fold, Total: c.Total, L2Bytes: c.Device.L2Bytes,
-		Points: points,
+		Points: points, L1Bytes: c.Device.L1Bytes,
 	}
-	// The two bisections are independent; each gets its own context.
+	// The three bisections are independent; each gets its own context.
+	targets := []*Transition{&res.Transitions[0], &res.Transitions[1], &res.L1Transition}
+	conditions := []func(Point) bool{
+		func(p Point) bool { return p.Fits[0] },
+		func(p Point) bool { return p.Fits[1] },
+		func(p Point) bool { return p.L1Fits },
+	}
+	names := []string{Layers[0], Layers[1], L1}
 	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	for k := range 2 {
+	errs := make([]error, len(targets))
+	for i := range targets {
 		wg.Go(func() {
-			res.Transitions[k], errs[k] = c.transition(ctx, k, points)
+			*targets[i], errs[i] = c.transition(ctx, names[i], conditions[i], points)
 		})
 	}
 	wg.Wait()
@@ -295,14 +350,15 @@ func (c Config) points(stop context.Context) ([]Point, error) {
 	return points, err
 }
 
-// transition locates layer k's transition: the last sweep point at which the
-// reuse fits and the next one bracket it, and integer bisection on s between
-// them finds the largest s at which it fits; it stops when stop ends.
-func (c Config) transition(stop context.Context, k int, points []Point) (Transition, error) {
-	t := Transition{Layer: Layers[k], Kind: NeverFits}
+// transition locates the transition of the condition fits, named layer:
+// the last sweep point at which it holds and the next one bracket it, and
+// integer bisection on s between them finds the largest s at which it
+// holds; it stops when stop ends.
+func (c Config) transition(stop context.Context, layer string, fits func(Point) bool, points []Point) (Transition, error) {
+	t := Transition{Layer: layer, Kind: NeverFits}
 	last := -1
 	for i, p := range points {
-		if p.Fits[k] {
+		if fits(p) {
 			last = i
 		}
 	}
@@ -329,7 +385,7 @@ func (c Config) transition(stop context.Context, k int, points []Point) (Transit
 				return t, err
 			}
 			t.Estimates++
-			if p.Fits[k] {
+			if fits(p) {
 				lo = p
 			} else {
 				hi = p
@@ -361,6 +417,12 @@ func (c Config) evaluate(ctx *isl.Ctx, s int64) (Point, error) {
 		WaveMemLoadNew:   b.WaveMemLoadNew,
 		WaveMemOld:       b.WaveMemOld,
 		Oversubscription: dv.OOv,
+
+		Grid: r.Launch.Grid, BlocksPerWave: r.Launch.BlocksPerWave,
+		BlocksPerSM: r.Launch.BlocksPerSM, BlockL1LoadAlloc: b.BlockL1LoadAlloc, SmL1Alloc: dv.SmL1Alloc,
+		L1Oversubscription: dv.OL1,
+		L1Load:             dv.L1Load, L2LoadV1: dv.L2LoadV1, L1LoadEvicts: dv.L1LoadEvicts, L2LoadV2: dv.L2LoadV2,
+		L1Fits: dv.OL1 <= 1,
 	}
 	for i := range 2 {
 		p.OldOverL2[i] = b.WaveMemOld[i] / float64(c.Device.L2Bytes)

@@ -1,6 +1,7 @@
 package layercond
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 )
 
@@ -230,5 +232,108 @@ func TestWithDomainKeepsPadding(t *testing.T) {
 	}
 	if k.Fields[0].Extent != [3]int64{514, 514, 514} {
 		t.Errorf("the spec's extent changed to %v", k.Fields[0].Extent)
+	}
+}
+
+// yStack is a 3-D kernel that loads n rows y … y+n−1 of A at every point
+// and stores B, so that the L1 lines a block allocates can be counted by
+// hand (TestL1HandCases, TestL1TransitionReference). A's extent keeps n−1
+// rows of padding in y; rows of s doubles start on 128-byte lines when s is
+// a multiple of 16.
+func yStack(t *testing.T, n int) *kernel.Kernel {
+	t.Helper()
+	loads := make([]string, n)
+	for i := range loads {
+		loads[i] = fmt.Sprintf("[x, y + %d, z]", i)
+	}
+	return parseSpec(t, fmt.Sprintf(`name: ystack%d
+domain: [64, 64, 64]
+fields:
+  - {name: A, element: 8, extent: [64, %d, 64], load: [%s]}
+  - {name: B, element: 8, store: [[x, y, z]]}
+`, n, 64+n-1, strings.Join(loads, ", ")))
+}
+
+// TestL1HandCases checks the L1 condition of method exact against a hand
+// count. A block (1024,1,1) on planes of s = 1024 points is one row; its
+// warps read the n rows y … y+n−1 of 1024 doubles, 64 lines of 128 bytes
+// each: blockL1LoadAlloc = n·64·128 = 8192·n bytes. Two such blocks share
+// an SM of the A100 (2048 threads), whose L1 holds 192 KiB = 196608 bytes,
+// so O_L1 = 2·8192·n/196608 = n/12: 0.5 for n = 6 (fits), 2 for n = 24
+// (does not). Every load is a warp-wide row segment of 32 doubles, 8
+// sectors of 32 bytes, and no sector is requested twice: L1Load = L2LoadV1
+// = 8·n B/Lup. Method exact scales the blocks of narrower planes (s = 256,
+// 512: one row of s valid threads) to full blocks, so the allocation, and
+// with it the condition, is the same at every plane size of the sweep
+// (multiples of 16, whose rows start on a line): fits throughout or never.
+func TestL1HandCases(t *testing.T) {
+	dev := a100(t)
+	for _, c := range []struct {
+		n    int
+		o    float64
+		fits bool
+		kind string
+	}{{6, 0.5, true, FitsThroughout}, {24, 2, false, NeverFits}} {
+		r, err := Sweep(Config{Kernel: yStack(t, c.n), Device: dev, Block: [3]int64{1024, 1, 1},
+			Sizes: []int64{256, 512, 1024, 2048}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := r.Points[2] // s = 1024
+		alloc, vol := 8192*float64(c.n), 8*float64(c.n)
+		if p.S != 1024 || p.BlocksPerSM != 2 || p.BlockL1LoadAlloc != alloc || p.SmL1Alloc != 2*alloc ||
+			p.L1Oversubscription != c.o || p.L1Fits != c.fits {
+			t.Errorf("n=%d s=1024: β %d, alloc %v, SM %v, O_L1 %v, fits %v; want 2, %v, %v, %v, %v",
+				c.n, p.BlocksPerSM, p.BlockL1LoadAlloc, p.SmL1Alloc, p.L1Oversubscription, p.L1Fits, alloc, 2*alloc, c.o, c.fits)
+		}
+		if math.Abs(p.L1Load-vol) > 1e-9 || math.Abs(p.L2LoadV1-vol) > 1e-9 {
+			t.Errorf("n=%d: L1Load %v, L2LoadV1 %v, want %v B/Lup", c.n, p.L1Load, p.L2LoadV1, vol)
+		}
+		for _, q := range r.Points {
+			if q.L1Oversubscription != c.o || q.L1Fits != c.fits {
+				t.Errorf("n=%d s=%d: O_L1 %v fits %v, want %v at every size", c.n, q.S, q.L1Oversubscription, q.L1Fits, c.o)
+			}
+		}
+		if l1 := r.L1Transition; l1.Layer != L1 || l1.Kind != c.kind || l1.Estimates != 0 || r.L1Bytes != 196608 {
+			t.Errorf("n=%d: L1 transition %+v, L1 %d bytes; want %s without estimates, 196608", c.n, l1, r.L1Bytes, c.kind)
+		}
+	}
+}
+
+// TestL1TransitionReference locates an L1 transition by bisection. Method
+// reference counts the block's threads beyond a narrow plane at their
+// linear addresses, which run on into the next rows, and its O_L1 is one
+// block's allocation over √(L1·128 KiB) = √(196608·131072) = 160529.6 bytes.
+// A block (1024,1,1) on a plane of s < 1024 points thus reads, through
+// yStack's 24 accesses, the contiguous 1024 + 23·s doubles from its first
+// row on: L = 8·(1024 + 23·s) bytes, which touch at least L/128 and fewer
+// than L/128 + 2 lines of 128 bytes. So 8·(1024 + 23·s) ≤ blockL1LoadAlloc
+// < 8·(1024 + 23·s) + 256, with equality on the left for s = 256 and 512
+// (rows start on a line): O_L1 ≤ 1 up to s = 826 (8·(1024 + 23·826) + 256 =
+// 160432) and above 1 from s = 828 on (8·(1024 + 23·828) = 160544), so the
+// transition is s = 826 or 827. From s = 1024 on a block reads 24 rows of
+// 1024 doubles, 196608 bytes: O_L1 = 1.22.
+func TestL1TransitionReference(t *testing.T) {
+	r, err := Sweep(Config{Kernel: yStack(t, 24), Device: a100(t), Block: [3]int64{1024, 1, 1},
+		Method: model.MethodReference, Sizes: []int64{256, 512, 1024, 2048}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.Points {
+		want := float64(8 * (1024 + 23*p.S))
+		if p.S > 512 {
+			want = 196608
+		}
+		if p.BlockL1LoadAlloc != want || p.L1Fits != (p.S <= 512) {
+			t.Errorf("s=%d: alloc %v, O_L1 %v, fits %v; want %v bytes and fits %v", p.S, p.BlockL1LoadAlloc, p.L1Oversubscription, p.L1Fits, want, p.S <= 512)
+		}
+	}
+	l1 := r.L1Transition
+	if l1.Kind != TransitionFound || l1.S < 826 || l1.S > 827 || l1.Last.S != l1.S || l1.First.S != l1.S+1 ||
+		!l1.Last.L1Fits || l1.First.L1Fits || l1.Last.L1Oversubscription > 1 || l1.First.L1Oversubscription <= 1 {
+		t.Errorf("L1 transition %+v, want one at s = 826 or 827 that fits at s and not at s+1", l1)
+	}
+	if l1.Estimates == 0 || l1.Estimates > 9 { // bisection of (512, 1024)
+		t.Errorf("L1 transition took %d estimates, want 1 … 9", l1.Estimates)
 	}
 }
