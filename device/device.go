@@ -38,19 +38,19 @@ type Device struct {
 	L2Bytes      int64 `yaml:"l2_bytes"`      // effective L2 capacity seen by one SM
 	L2Partitions int   `yaml:"l2_partitions"` // L2 halves that duplicate lines (2 on A100/H100), else 1
 
-	L1BankWidth    int64 `yaml:"l1_bank_width"`     // bytes per cycle over all L1 banks
+	L1BankWidth int64 `yaml:"l1_bank_width"` // bytes per cycle over all L1 banks
 	// SharedBanks and SharedBankBytes are the banks of shared memory (LDS
 	// on AMD) and the bytes each serves per cycle; 0 means the defaults,
 	// DefaultSharedBanks of DefaultSharedBankBytes (SharedBankLayout).
 	SharedBanks     int64 `yaml:"shared_banks"`
 	SharedBankBytes int64 `yaml:"shared_bank_bytes"`
-	L1AllocBytes   int64 `yaml:"l1_alloc_bytes"`    // L1 allocation line (CLAllocationSize)
-	L1FetchBytes   int64 `yaml:"l1_fetch_bytes"`    // L2→L1 transfer granularity (CLFetchSize)
-	L1WriteBytes   int64 `yaml:"l1_write_bytes"`    // L1→L2 store granularity (CLWriteSize)
-	DRAMFetchBytes int64 `yaml:"dram_fetch_bytes"`  // DRAM→L2 load granularity
-	DRAMWriteBytes int64 `yaml:"dram_write_bytes"`  // L2→DRAM store granularity
-	TLBPageBytes   int64 `yaml:"tlb_page_bytes"`    // wave-level TLB page (2 MiB)
-	L1TLBPageBytes int64 `yaml:"l1_tlb_page_bytes"` // block-level TLB page (512 KiB)
+	L1AllocBytes    int64 `yaml:"l1_alloc_bytes"`    // L1 allocation line (CLAllocationSize)
+	L1FetchBytes    int64 `yaml:"l1_fetch_bytes"`    // L2→L1 transfer granularity (CLFetchSize)
+	L1WriteBytes    int64 `yaml:"l1_write_bytes"`    // L1→L2 store granularity (CLWriteSize)
+	DRAMFetchBytes  int64 `yaml:"dram_fetch_bytes"`  // DRAM→L2 load granularity
+	DRAMWriteBytes  int64 `yaml:"dram_write_bytes"`  // L2→DRAM store granularity
+	TLBPageBytes    int64 `yaml:"tlb_page_bytes"`    // wave-level TLB page (2 MiB)
+	L1TLBPageBytes  int64 `yaml:"l1_tlb_page_bytes"` // block-level TLB page (512 KiB)
 	// L1TLBReachBytes is the memory an SM's L1 TLB covers, where it is
 	// measured; 0: unknown. A block whose accesses span more pages than
 	// that misses in the L1 TLB (model.TLBNote).
