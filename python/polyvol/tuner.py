@@ -20,7 +20,8 @@ Typical use: rank the space before tuning, then let Kernel Tuner measure
 only the predicted best::
 
     space = Space(tune_params, restrictions, block=("block_size_x", "block_size_y", None),
-                  fold=("tile_size_x", "tile_size_y", None), tiling="strided")
+                  fold=("tile_size_x", "tile_size_y", None), tiling="strided",
+                  staging="use_shmem")
     ranking = rank(space, lambda config: "conv.yaml", "RTX-A4000")
     tune_kernel(..., tune_params=tune_params,
                 restrictions=top_k_restriction(ranking, k=20))
@@ -76,6 +77,7 @@ class LaunchOf:
     block: Tuple[int, int, int]
     fold: Tuple[int, int, int]
     tiling: str  # "consecutive" or "strided"
+    unstaged: bool = False  # the spec's staged fields read from global memory
 
 
 def _compile(restrictions: Union[None, Restriction, Sequence[Restriction]]) -> List[Callable[[Config], bool]]:
@@ -106,6 +108,10 @@ class Space:
     ``tiling`` is ``"strided"`` (a thread's tile points lie one block size
     apart, the usual hand-written tile), ``"consecutive"`` (neighbours,
     thread folding) or a callable from the configuration to one of them.
+    ``staging`` is the tune_params name of a switch such as ``use_shmem``
+    (a true value stages the fields the spec stages in shared memory, a
+    false one reads them from global memory, ``--unstaged``), or a callable
+    from the configuration to a bool; None stages as the spec says.
     """
 
     def __init__(
@@ -116,6 +122,7 @@ class Space:
         block: Optional[Sequence[Entry]] = None,
         fold: Sequence[Entry] = (None, None, None),
         tiling: Union[str, Callable[[Config], str]] = "consecutive",
+        staging: Union[None, str, Callable[[Config], bool]] = None,
     ) -> None:
         self.tune_params: Dict[str, List[Any]] = {k: list(v) for k, v in tune_params.items()}
         self._restrictions = _compile(restrictions)
@@ -126,6 +133,9 @@ class Space:
         if isinstance(tiling, str) and tiling not in ("consecutive", "strided"):
             raise ValueError(f'tiling must be "consecutive", "strided" or a callable, not {tiling!r}')
         self.tiling = tiling
+        if isinstance(staging, str) and staging not in self.tune_params:
+            raise ValueError(f"staging: {staging!r} is not a tune_params name")
+        self.staging = staging
 
     def _entries(self, entries: Sequence[Entry], what: str) -> Tuple[Entry, Entry, Entry]:
         e = list(entries)
@@ -170,7 +180,12 @@ class Space:
             raise ValueError(f"tiling of {dict(config)}: {t!r}")
         b = tuple(self._value(e, config) for e in self.block)
         f = tuple(self._value(e, config) for e in self.fold)
-        return LaunchOf(block=b, fold=f, tiling=t)  # type: ignore[arg-type]
+        staged = True
+        if callable(self.staging):
+            staged = bool(self.staging(dict(config)))
+        elif isinstance(self.staging, str):
+            staged = bool(config[self.staging])
+        return LaunchOf(block=b, fold=f, tiling=t, unstaged=not staged)  # type: ignore[arg-type]
 
 
 def _spec_key(spec: Spec) -> str:
@@ -222,7 +237,7 @@ def rank(
     def one(key: Tuple[str, LaunchOf]) -> Union[float, PolyvolError]:
         sk, la = key
         try:
-            p = predict(specs[sk], device=device, block=la.block, fold=la.fold, tile=la.tiling, model=model, method=method)
+            p = predict(specs[sk], device=device, block=la.block, fold=la.fold, tile=la.tiling, model=model, method=method, unstaged=la.unstaged)
         except PolyvolError as e:
             return e
         return p.glups

@@ -148,3 +148,22 @@ def test_read_cache(tmp_path):
     q = tmp_path / "c.json"
     q.write_text(unfinished)
     assert read_cache(q) == doc
+
+
+def test_staging_switch():
+    # use_shmem as the staging switch: 0 reads the input from global memory,
+    # which predicts exactly what the spec without the stage key predicts.
+    tune = {"block_size_x": [32, 64], "block_size_y": [4], "use_shmem": [0, 1]}
+    sp = Space(tune, staging="use_shmem")
+    assert [sp.launch(c).unstaged for c in sp] == [True, False, True, False]
+    assert not Space(tune).launch({"block_size_x": 32, "block_size_y": 4, "use_shmem": 0}).unstaged
+    with pytest.raises(ValueError):
+        Space(tune, staging="use_smem")
+    ranking = dict(
+        ((c["block_size_x"], c["use_shmem"]), g)
+        for c, g in rank(sp, "convolution-15x15-staged", "RTX-A4000", workers=2)
+    )
+    for bx in (32, 64):
+        plain = polyvol.predict("convolution-15x15", device="RTX-A4000", block=(bx, 4)).glups
+        assert ranking[(bx, 0)] == plain
+        assert ranking[(bx, 1)] != plain
