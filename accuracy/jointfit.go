@@ -140,10 +140,10 @@ func convolutionFitPoints(dir string, progress io.Writer) ([]fitPoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	lups := float64(kernels[false].Lups())
+	lups := float64(kernels[convolutionSpecKey{InputGlobal, false}].Lups())
 	var pts []fitPoint
 	for _, g := range ConvolutionGPUs {
-		rows, _, _, err := readConvolution(filepath.Join(dir, g.File))
+		rows, err := readConvolution(filepath.Join(dir, g.File))
 		if err != nil {
 			return nil, err
 		}
@@ -151,15 +151,15 @@ func convolutionFitPoints(dir string, progress io.Writer) ([]fitPoint, error) {
 		if err != nil {
 			return nil, err
 		}
-		var launches []ConvolutionConfig
+		var launches []convolutionLaunch
 		var ms []float64
 		n := 0
 		for _, r := range rows {
-			if r.readOnly || r.cfg.BoundsChecks() {
+			if r.variant() != (ConvolutionVariant{}) { // use_shmem=0, no bounds checks, read_only=0
 				continue
 			}
 			if n%FitConvolutionEvery == 0 {
-				launches, ms = append(launches, r.cfg), append(ms, r.ms)
+				launches, ms = append(launches, r.launch()), append(ms, r.ms)
 			}
 			n++
 		}
@@ -170,7 +170,7 @@ func convolutionFitPoints(dir string, progress io.Writer) ([]fitPoint, error) {
 		}
 		for i, r := range reports {
 			if errs[i] != nil {
-				return nil, fmt.Errorf("%s, block %s: %w", g.File, launches[i], errs[i])
+				return nil, fmt.Errorf("%s, block %s: %w", g.File, launches[i].cfg, errs[i])
 			}
 			pts = append(pts, newFitPoint(datasetConvolution, ConvolutionExample, "", lups/(ms[i]*1e6), r, dev))
 		}

@@ -4,5 +4,6 @@ package accuracy
 
 // convolutionTestSample is the sample of the convolution sweeps that the
 // tests estimate: under the race detector, whose estimates run several
-// times slower, every 48th distinct launch of each file, about 20 per GPU.
-const convolutionTestSample = 48
+// times slower, every 96th configuration of each class and the last, 18
+// to 30 configurations and 39 to 61 launches per GPU.
+const convolutionTestSample = 96
