@@ -144,6 +144,8 @@ Examples:
 				&ucli.IntFlag{Name: "max-configurations", Value: defaultMaxConfigurations, Usage: "bound `N` on the configurations of a sweep (of a shard, with --shard), checked before any is estimated"},
 				&ucli.StringFlag{Name: "shard", Usage: "evaluate slice `K/N` only (1 <= K <= N, or slurm: the Slurm array task) and write JSON for merge"},
 				formatFlag(formatTable, formatJSON, formatCSV),
+				plotFlag("draw the ranking as heat maps of block x and y,"),
+				plotSizeFlag(),
 			}, estimateFlags()...),
 			Action:       runExplore,
 			BashComplete: completeSpecs,
@@ -260,6 +262,13 @@ func runExplore(c *ucli.Context) error {
 		}
 		shard = &Shard{Index: k, Count: n, Format: format, Top: top}
 	}
+	plotPath, size, err := plotFlags(c)
+	if err != nil {
+		return err
+	}
+	if plotPath != "" && shard != nil {
+		return usageErrorf("--plot %s: draws the whole ranking, but --shard evaluates a slice; plot it with 'polyvol merge' output instead", plotPath)
+	}
 	k, err := loadKernel(c, c.Args().First())
 	if err != nil {
 		return err
@@ -327,6 +336,11 @@ func runExplore(c *ucli.Context) error {
 	if shard == nil {
 		if err := checkSomeRanked(e); err != nil {
 			return err
+		}
+	}
+	if plotPath != "" {
+		if err := plotHeatMap(heatMapOf(e), e, plotPath, size); err != nil {
+			return plotError(plotPath, err)
 		}
 	}
 	if shard != nil {

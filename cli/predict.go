@@ -80,6 +80,8 @@ Examples:
 				&choiceFlag{&ucli.StringFlag{Name: "fields", Value: fieldsAuto, Usage: "per-field `LAYOUT` of the table: auto (columns while the table fits in 100 characters, else rows), columns, rows or none"}, []string{fieldsAuto, fieldsColumns, fieldsRows, fieldsNone}},
 				&ucli.BoolFlag{Name: "explain", Usage: "add a legend of the table's rows"},
 				&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print the prediction line only, without notes (table format)"},
+				plotFlag("draw the hierarchical roofline (L1, L2, DRAM)"),
+				plotSizeFlag(),
 			}, estimateFlags()...),
 			Action:       runPredict,
 			BashComplete: completeSpecs,
@@ -104,7 +106,14 @@ func runPredict(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	plotPath, size, err := plotFlags(c)
+	if err != nil {
+		return err
+	}
 	if wholeRegion(c) {
+		if plotPath != "" {
+			return usageErrorf("--plot %s: draws one configuration, but --statement all predicts each statement; choose one with --statement NAME", plotPath)
+		}
 		return runPredictRegion(c, format, quiet, opt)
 	}
 	k, dev, l, err := configurationFromFlags(c)
@@ -128,6 +137,11 @@ func runPredict(c *ucli.Context) error {
 	if !quiet {
 		for _, n := range r.Notes {
 			fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", n.Text)
+		}
+	}
+	if plotPath != "" {
+		if err := plotRoofline(rooflineOf(r, dev), r, plotPath, size); err != nil {
+			return plotError(plotPath, err)
 		}
 	}
 	w := c.App.Writer
