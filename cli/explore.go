@@ -114,6 +114,11 @@ tilings. For example:
    64x4x4,1x2x1,72
 The other configurations have the spec's registers, or --registers.
 
+--plot FILE.svg or FILE.png draws the ranking as the web calculator's heat
+maps: a row of panels per fold and tiling (the best's first), a panel per
+block z, block x across and y up, coloured by GLup/s, the best ringed and
+skipped configurations hatched. It comes with any --format, not --shard.
+
 With --shard K/N it evaluates the configurations i with i mod N = K-1 and
 writes JSON for 'polyvol merge'; --shard slurm takes K and N from the
 variables of a Slurm array job (SLURM_ARRAY_TASK_ID, _MIN, _STEP and
@@ -126,6 +131,7 @@ Examples:
        --format csv > sweep.csv
    polyvol explore star3d-r4 --tiles consecutive --registers 64
    polyvol explore star3d-r4 --registers-table compiled.csv
+   polyvol explore star3d-r4 --plot ranking.png --plot-size 12x9
    polyvol explore star3d-r4 --shard 2/8 > shard-2.json
    polyvol explore star3d-r4 \
        --shard slurm > shard-$SLURM_ARRAY_TASK_ID.json`,
@@ -267,7 +273,7 @@ func runExplore(c *ucli.Context) error {
 		return err
 	}
 	if plotPath != "" && shard != nil {
-		return usageErrorf("--plot %s: draws the whole ranking, but --shard evaluates a slice; plot it with 'polyvol merge' output instead", plotPath)
+		return usageErrorf("--plot %s: draws the whole ranking, but --shard evaluates a slice of it; plot the sweep without --shard", plotPath)
 	}
 	k, err := loadKernel(c, c.Args().First())
 	if err != nil {

@@ -52,6 +52,12 @@ reach the device's maximum, where the compiler spills. --explain adds a
 legend of the table's rows; --quiet prints the prediction line only, and no
 notes.
 
+--plot FILE.svg or FILE.png draws the hierarchical roofline as the web
+calculator does: the L1, L2 and DRAM points (flop/B, predicted GFlop/s)
+against each level's bandwidth roof and the flat roofs (flops, issue,
+latency), log-log, the limiter's roof highlighted. It comes with any
+--format, but not with --statement all.
+
 With a JSCoP SPEC, --statement all predicts every statement of the region
 as its own kernel, one after another, with the same flags: each
 prediction under its statement's name, then per kernel and in total the
@@ -66,6 +72,7 @@ Examples:
    polyvol predict my-kernel.yaml --block 64,4,4 --fold 1,1,2 --format json
    polyvol predict star2d-r1 --block 32,8 --fold 2,1 --tile strided
    polyvol predict lbm-d3q19-pull --block 256,1,1 --registers 96
+   polyvol predict star3d-r4 --plot roofline.svg
    polyvol predict star3d-r4 --domain 256,256,256 --method reference \
        --format csv`,
 			Flags: append([]ucli.Flag{
