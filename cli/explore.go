@@ -114,6 +114,11 @@ tilings. For example:
    64x4x4,1x2x1,72
 The other configurations have the spec's registers, or --registers.
 
+--plot FILE.svg or FILE.png draws the ranking as the web calculator's heat
+maps: a row of panels per fold and tiling (the best's first), a panel per
+block z, block x across and y up, coloured by GLup/s, the best ringed and
+skipped configurations hatched. It comes with any --format, not --shard.
+
 With --shard K/N it evaluates the configurations i with i mod N = K-1 and
 writes JSON for 'polyvol merge'; --shard slurm takes K and N from the
 variables of a Slurm array job (SLURM_ARRAY_TASK_ID, _MIN, _STEP and
@@ -126,6 +131,7 @@ Examples:
        --format csv > sweep.csv
    polyvol explore star3d-r4 --tiles consecutive --registers 64
    polyvol explore star3d-r4 --registers-table compiled.csv
+   polyvol explore star3d-r4 --plot ranking.png --plot-size 12x9
    polyvol explore star3d-r4 --shard 2/8 > shard-2.json
    polyvol explore star3d-r4 \
        --shard slurm > shard-$SLURM_ARRAY_TASK_ID.json`,
@@ -144,6 +150,8 @@ Examples:
 				&ucli.IntFlag{Name: "max-configurations", Value: defaultMaxConfigurations, Usage: "bound `N` on the configurations of a sweep (of a shard, with --shard), checked before any is estimated"},
 				&ucli.StringFlag{Name: "shard", Usage: "evaluate slice `K/N` only (1 <= K <= N, or slurm: the Slurm array task) and write JSON for merge"},
 				formatFlag(formatTable, formatJSON, formatCSV),
+				plotFlag("draw the ranking as heat maps of block x and y,"),
+				plotSizeFlag(),
 			}, estimateFlags()...),
 			Action:       runExplore,
 			BashComplete: completeSpecs,
@@ -260,6 +268,13 @@ func runExplore(c *ucli.Context) error {
 		}
 		shard = &Shard{Index: k, Count: n, Format: format, Top: top}
 	}
+	plotPath, size, err := plotFlags(c)
+	if err != nil {
+		return err
+	}
+	if plotPath != "" && shard != nil {
+		return usageErrorf("--plot %s: draws the whole ranking, but --shard evaluates a slice of it; plot the sweep without --shard", plotPath)
+	}
 	k, err := loadKernel(c, c.Args().First())
 	if err != nil {
 		return err
@@ -327,6 +342,11 @@ func runExplore(c *ucli.Context) error {
 	if shard == nil {
 		if err := checkSomeRanked(e); err != nil {
 			return err
+		}
+	}
+	if plotPath != "" {
+		if err := plotHeatMap(heatMapOf(e), e, plotPath, size); err != nil {
+			return plotError(plotPath, err)
 		}
 	}
 	if shard != nil {

@@ -73,8 +73,8 @@ Examples:
 				&ucli.Int64Flag{Name: "total", Value: layercond.PaperTotal, Usage: "lattice points X·Y·Z kept constant by the series, z = `N`/s²"},
 				&choiceFlag{&ucli.StringFlag{Name: "method", Value: "exact", Usage: "estimation `METHOD`: exact or reference (docs/method.md)"}, methodChoices},
 				&ucli.Float64Flag{Name: "cache-fraction", Value: layercond.DefaultCacheFraction, Usage: "share `F` of the L2 the sequential layer condition may use"},
-				&ucli.StringFlag{Name: "plot", Usage: "draw memLoadV3 against s, one curve per block, to `FILE` (.svg or .png)", TakesFile: true},
-				&ucli.StringFlag{Name: "plot-size", Value: defaultPlotSize, Usage: "size of the --plot image, `WxH` in inches"},
+				plotFlag("draw memLoadV3 against s, one curve per block,"),
+				plotSizeFlag(),
 				&ucli.BoolFlag{Name: "wide", Usage: "print every column of the table: all DRAM volumes, layer footprints and oversubscriptions, and the L1 ones"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "`N` plane sizes estimated in parallel"},
 				&ucli.IntFlag{Name: "max-points", Value: layercond.MaxSweepSizes, Usage: "bound `N` on the plane sizes of a sweep, checked before any is estimated"},
@@ -207,10 +207,7 @@ func runLayercond(c *ucli.Context) error {
 	}
 	if plotPath != "" {
 		if err := plotLayercond(rep, plotPath, size); err != nil {
-			if errors.As(err, new(*fs.PathError)) { // a missing directory, a directory, no permission
-				return usageErrorf("--plot %s: %v", plotPath, err)
-			}
-			return fmt.Errorf("--plot %s: %w", plotPath, err)
+			return plotError(plotPath, err)
 		}
 	}
 	w := c.App.Writer
@@ -707,11 +704,19 @@ func plotLayercond(rep *LayercondReport, path string, size plotSize) error {
 // savePlot writes p to path in the format of its extension, with a margin
 // above the title, which gonum/plot draws flush with the top edge.
 func savePlot(p *plot.Plot, path string, width, height vg.Length) error {
+	return saveCanvas(path, width, height, func(dc draw.Canvas) {
+		p.Draw(draw.Crop(dc, 0, 0, 0, -vg.Points(8)))
+	})
+}
+
+// saveCanvas writes what paint draws on a canvas of width × height to path,
+// in the format of its extension.
+func saveCanvas(path string, width, height vg.Length, paint func(draw.Canvas)) error {
 	c, err := draw.NewFormattedCanvas(width, height, strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), "."))
 	if err != nil {
 		return err
 	}
-	p.Draw(draw.Crop(draw.New(c), 0, 0, 0, -vg.Points(8)))
+	paint(draw.New(c))
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -721,6 +726,26 @@ func savePlot(p *plot.Plot, path string, width, height vg.Length) error {
 		return err
 	}
 	return f.Close()
+}
+
+// plotError is the error of a --plot file that could not be written: a
+// usage error where the path is at fault (a missing directory, a
+// directory, no permission).
+func plotError(path string, err error) error {
+	if errors.As(err, new(*fs.PathError)) {
+		return usageErrorf("--plot %s: %v", path, err)
+	}
+	return fmt.Errorf("--plot %s: %w", path, err)
+}
+
+// plotFlag is the --plot flag of a command whose plot does what.
+func plotFlag(what string) ucli.Flag {
+	return &ucli.StringFlag{Name: "plot", Usage: what + " to `FILE` (.svg or .png)", TakesFile: true}
+}
+
+// plotSizeFlag returns the --plot-size flag of the commands with --plot.
+func plotSizeFlag() ucli.Flag {
+	return &ucli.StringFlag{Name: "plot-size", Value: defaultPlotSize, Usage: "size of the --plot image, `WxH` in inches"}
 }
 
 // powerText writes n as 2^k when it is a power of two, else in decimal.

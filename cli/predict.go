@@ -52,6 +52,12 @@ reach the device's maximum, where the compiler spills. --explain adds a
 legend of the table's rows; --quiet prints the prediction line only, and no
 notes.
 
+--plot FILE.svg or FILE.png draws the hierarchical roofline as the web
+calculator does: the L1, L2 and DRAM points (flop/B, predicted GFlop/s)
+against each level's bandwidth roof and the flat roofs (flops, issue,
+latency), log-log, the limiter's roof highlighted. It comes with any
+--format, but not with --statement all.
+
 With a JSCoP SPEC, --statement all predicts every statement of the region
 as its own kernel, one after another, with the same flags: each
 prediction under its statement's name, then per kernel and in total the
@@ -66,6 +72,7 @@ Examples:
    polyvol predict my-kernel.yaml --block 64,4,4 --fold 1,1,2 --format json
    polyvol predict star2d-r1 --block 32,8 --fold 2,1 --tile strided
    polyvol predict lbm-d3q19-pull --block 256,1,1 --registers 96
+   polyvol predict star3d-r4 --plot roofline.svg
    polyvol predict star3d-r4 --domain 256,256,256 --method reference \
        --format csv`,
 			Flags: append([]ucli.Flag{
@@ -80,6 +87,8 @@ Examples:
 				&choiceFlag{&ucli.StringFlag{Name: "fields", Value: fieldsAuto, Usage: "per-field `LAYOUT` of the table: auto (columns while the table fits in 100 characters, else rows), columns, rows or none"}, []string{fieldsAuto, fieldsColumns, fieldsRows, fieldsNone}},
 				&ucli.BoolFlag{Name: "explain", Usage: "add a legend of the table's rows"},
 				&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print the prediction line only, without notes (table format)"},
+				plotFlag("draw the hierarchical roofline (L1, L2, DRAM)"),
+				plotSizeFlag(),
 			}, estimateFlags()...),
 			Action:       runPredict,
 			BashComplete: completeSpecs,
@@ -104,7 +113,14 @@ func runPredict(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	plotPath, size, err := plotFlags(c)
+	if err != nil {
+		return err
+	}
 	if wholeRegion(c) {
+		if plotPath != "" {
+			return usageErrorf("--plot %s: draws one configuration, but --statement all predicts each statement; choose one with --statement NAME", plotPath)
+		}
 		return runPredictRegion(c, format, quiet, opt)
 	}
 	k, dev, l, err := configurationFromFlags(c)
@@ -128,6 +144,11 @@ func runPredict(c *ucli.Context) error {
 	if !quiet {
 		for _, n := range r.Notes {
 			fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", n.Text)
+		}
+	}
+	if plotPath != "" {
+		if err := plotRoofline(rooflineOf(r, dev), r, plotPath, size); err != nil {
+			return plotError(plotPath, err)
 		}
 	}
 	w := c.App.Writer
