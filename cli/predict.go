@@ -98,7 +98,7 @@ func runPredict(c *ucli.Context) error {
 	}
 	quiet := c.Bool("quiet")
 	if quiet && format != formatTable {
-		return usageErrorf("--quiet shortens the table; --format %s has no table", format)
+		return flagErrorf("quiet", "--quiet shortens the table; --format %s has no table", format)
 	}
 	opt, err := estimateOptions(c)
 	if err != nil {
