@@ -289,7 +289,8 @@ const (
 )
 
 // estimateOptions returns the model options of the --method, --model,
-// --max-work and --max-memory flags.
+// --max-work and --max-memory flags, under the command's context (which
+// polyvol serve ends with a request's budget).
 func estimateOptions(c *ucli.Context) (model.Options, error) {
 	m, err := parseMethod(c)
 	if err != nil {
@@ -305,7 +306,7 @@ func estimateOptions(c *ucli.Context) (model.Options, error) {
 	if mb := c.Int64("max-memory"); mb < 1 || mb > maxMaxMemoryMB {
 		return model.Options{}, flagErrorf("max-memory", "--max-memory %d: expected 1 to %d (MB)", mb, maxMaxMemoryMB)
 	}
-	return model.Options{Method: m, Model: mn, WorkBound: c.Int64("max-work"), MemoryBound: c.Int64("max-memory") << 20}, nil
+	return model.Options{Method: m, Model: mn, WorkBound: c.Int64("max-work"), MemoryBound: c.Int64("max-memory") << 20, Context: c.Context}, nil
 }
 
 // parseMethod returns the estimation method of the --method flag.

@@ -190,7 +190,7 @@ func predictedVolumes(c *ucli.Context, k *kernel.Kernel, l kernel.Launch, dev *d
 		return nil, err
 	}
 	defer ctx.Close()
-	r, err := model.Estimate(k, l, dev, model.Options{Method: model.MethodExact, Ctx: ctx})
+	r, err := model.Estimate(k, l, dev, model.Options{Method: model.MethodExact, Ctx: ctx, Context: c.Context})
 	if err != nil {
 		return nil, estimateError(l, err)
 	}
