@@ -67,7 +67,7 @@ func runAccuracy(c *ucli.Context) error {
 		return err
 	}
 	if c.Int("workers") < 1 {
-		return usageErrorf("--workers %d: expected a positive number", c.Int("workers"))
+		return flagErrorf("workers", "--workers %d: expected a positive number", c.Int("workers"))
 	}
 	cases, err := accuracyCases(c.String("kernels"))
 	if err != nil {
@@ -140,7 +140,7 @@ func runAccuracy(c *ucli.Context) error {
 		return err
 	}
 	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
-		return usageErrorf("--output: %v", err)
+		return flagErrorf("output", "--output: %v", err)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", out)
 	return nil
@@ -167,7 +167,7 @@ func accuracyCases(list string) ([]accuracy.Case, error) {
 			}
 		}
 		if !found {
-			return nil, usageErrorf("--kernels: %q is not a kernel of the accuracy sweeps (%s)", name, strings.Join(known, ", "))
+			return nil, flagErrorf("kernels", "--kernels: %q is not a kernel of the accuracy sweeps (%s)", name, strings.Join(known, ", "))
 		}
 	}
 	return out, nil

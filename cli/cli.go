@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/polyvol/polyvol/similar"
 	"io"
 	"os"
 	"regexp"
@@ -16,6 +15,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/polyvol/polyvol/request"
+	"github.com/polyvol/polyvol/similar"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -51,11 +52,10 @@ const (
 	ExitUsage    = 2 // a user error: bad flag, bad spec, unknown device
 )
 
-// UsageError marks an error the user caused, so Run exits with ExitUsage.
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
+// UsageError marks an error the user caused, so Run exits with ExitUsage:
+// a request.Error, whose Kind says more (an input, a bound or a
+// configuration that does not fit) and whose Field names the flag at fault.
+type UsageError = request.Error
 
 // newApp builds the urfave/cli application with all commands.
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
@@ -167,7 +167,7 @@ func onUsageError(c *ucli.Context, err error, _ bool) error {
 		if m[1] != "" {
 			reason = "expected true or false"
 		}
-		return &UsageError{Err: fmt.Errorf("--%s %q: %s", m[3], m[2], reason)}
+		return &UsageError{Field: m[3], Err: fmt.Errorf("--%s %q: %s", m[3], m[2], reason)}
 	}
 	name, ok := strings.CutPrefix(msg, unknown)
 	if !ok {
@@ -286,6 +286,9 @@ func executeContext(ctx context.Context, args []string, stdin io.Reader, stdout,
 	notes := repeatedFlagNotes(app, args[1:])
 	app.Metadata = map[string]any{notesKey: &notes}
 	if err := app.RunContext(ctx, flagsFirst(app, args)); err != nil {
+		if errors.As(err, new(ucli.ExitCoder)) { // urfave/cli's own: the help of an unknown topic
+			return &UsageError{Err: err}
+		}
 		return err
 	}
 	for _, n := range notes {
@@ -294,11 +297,11 @@ func executeContext(ctx context.Context, args []string, stdin io.Reader, stdout,
 	return nil
 }
 
-// isUsageError reports whether err is the user's: a *UsageError or a flag
-// parsing error of urfave/cli.
+// isUsageError reports whether err is the user's: one whose kind
+// (request.KindOf) is not KindInternal. Flag parsing errors of urfave/cli
+// are *UsageErrors (onUsageError, executeContext).
 func isUsageError(err error) bool {
-	var ue *UsageError
-	return errors.As(err, &ue) || isFlagError(err)
+	return request.KindOf(err) != request.KindInternal
 }
 
 // flagsFirst moves the flags of a command line "polyvol [global flags] CMD

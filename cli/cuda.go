@@ -52,7 +52,7 @@ Examples:
        --device H100-SXM -o h100.cu   # nvcc -arch=sm_90
    polyvol cuda star3d-r4 --block 512,2,1 --domain 1024,1024,512 -o lc.cu`,
 			Flags: []ucli.Flag{
-				&ucli.StringFlag{Name: "block", Aliases: []string{"b"}, Required: true, Usage: "thread-block size `X,Y,Z`"},
+				&ucli.StringFlag{Name: "block", Aliases: []string{"b"}, Usage: "thread-block size `X,Y,Z`"},
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
 				tileFlag(),
 				unstagedFlag,
@@ -68,6 +68,9 @@ Examples:
 
 // runCuda is the action of the cuda command.
 func runCuda(c *ucli.Context) error {
+	if !c.IsSet("block") {
+		return flagErrorf("block", "Required flag %q not set", "block")
+	}
 	if c.NArg() != 1 {
 		return usageErrorf("cuda takes one SPEC, got %d arguments", c.NArg())
 	}
@@ -120,7 +123,7 @@ func runCuda(c *ucli.Context) error {
 		return err
 	}
 	if err := os.WriteFile(out, []byte(prog.Source), 0o644); err != nil {
-		return usageErrorf("--output: %v", err)
+		return flagErrorf("output", "--output: %v", err)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "wrote %s: kernel %s, %s flops per lattice update in the FMA chain (the spec states %s), %d bytes of device memory\n",
 		out, prog.Function, num(prog.Flops), num(k.Flops), prog.Bytes)

@@ -1,22 +1,6 @@
 package cli
 
-import (
-	"strings"
-
-	"github.com/polyvol/polyvol/printable"
-)
-
-// isFlagError reports whether err comes from urfave/cli's own argument
-// parsing (unknown flag, missing value, unknown command), which is a user error.
-func isFlagError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"flag provided but not defined", "flag needs an argument", "invalid value", "No help topic", "Required flag"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
-}
+import "github.com/polyvol/polyvol/printable"
 
 // maxErrorLine bounds the length of the error line Run prints, "polyvol: "
 // included.

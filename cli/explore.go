@@ -233,14 +233,14 @@ func runExplore(c *ucli.Context) error {
 	}
 	top, workers := c.Int("top"), c.Int("workers")
 	if err := checkTop(top); err != nil {
-		return usageErrorf("--top %d: %v", top, err)
+		return flagErrorf("top", "--top %d: %v", top, err)
 	}
 	if workers < 1 {
-		return usageErrorf("--workers %d: must be at least 1", workers)
+		return flagErrorf("workers", "--workers %d: must be at least 1", workers)
 	}
 	threads := c.Int("threads")
 	if _, err := explore.BlockShapes(threads); err != nil {
-		return usageErrorf("--%v", err)
+		return flagErrorf("threads", "--%v", err)
 	}
 	folds, err := parseFolds(c.String("folds"))
 	if err != nil {
@@ -273,7 +273,7 @@ func runExplore(c *ucli.Context) error {
 		return err
 	}
 	if plotPath != "" && shard != nil {
-		return usageErrorf("--plot %s: draws the whole ranking, but --shard evaluates a slice of it; plot the sweep without --shard", plotPath)
+		return flagErrorf("plot", "--plot %s: draws the whole ranking, but --shard evaluates a slice of it; plot the sweep without --shard", plotPath)
 	}
 	k, err := loadKernel(c, c.Args().First())
 	if err != nil {
@@ -308,7 +308,7 @@ func runExplore(c *ucli.Context) error {
 		return err
 	}
 	if maxConfigs := c.Int("max-configurations"); len(launches) > maxConfigs {
-		return usageErrorf("--max-configurations %d: the sweep has %d configurations (%s, %s); sweep fewer --folds, --tiles or --threads, split it with --shard, or raise --max-configurations",
+		return flagErrorf("max-configurations", "--max-configurations %d: the sweep has %d configurations (%s, %s); sweep fewer --folds, --tiles or --threads, split it with --shard, or raise --max-configurations",
 			maxConfigs, len(launches), countNoun(len(folds), "fold"), countNoun(len(tilings), "tiling"))
 	}
 	if table != nil {
@@ -382,7 +382,7 @@ func parseStaging(s string) ([]bool, error) {
 		}
 		u := choice == stagingOff
 		if slices.Contains(unstaged, u) {
-			return nil, usageErrorf("--staging %q: %s appears twice", s, choice)
+			return nil, flagErrorf("staging", "--staging %q: %s appears twice", s, choice)
 		}
 		unstaged = append(unstaged, u)
 	}
@@ -398,10 +398,10 @@ func parseTilings(s string) ([]kernel.Tiling, error) {
 	for _, part := range strings.Split(s, ",") {
 		t, err := kernel.ParseTiling(strings.TrimSpace(part))
 		if err != nil {
-			return nil, usageErrorf("--tiles %q: %v", s, err)
+			return nil, flagErrorf("tiles", "--tiles %q: %v", s, err)
 		}
 		if slices.Contains(tilings, t) {
-			return nil, usageErrorf("--tiles %q: tiling %s appears twice", s, t)
+			return nil, flagErrorf("tiles", "--tiles %q: tiling %s appears twice", s, t)
 		}
 		tilings = append(tilings, t)
 	}
@@ -417,7 +417,7 @@ func parseFolds(s string) ([][3]int64, error) {
 			return nil, err
 		}
 		if slices.Contains(folds, f) {
-			return nil, usageErrorf("--folds %q: fold %s appears twice", s, triple(f))
+			return nil, flagErrorf("folds", "--folds %q: fold %s appears twice", s, triple(f))
 		}
 		folds = append(folds, f)
 	}
@@ -439,7 +439,7 @@ func parseShard(s string, getenv func(string) string) (k, n int, err error) {
 	k, errK := strconv.Atoi(ks)
 	n, errN := strconv.Atoi(ns)
 	if !ok || errK != nil || errN != nil || n < 1 || k < 1 || k > n {
-		return 0, 0, usageErrorf("--shard %q: expected K/N with integers 1 <= K <= N, e.g. 3/8, or %s", s, slurmShard)
+		return 0, 0, flagErrorf("shard", "--shard %q: expected K/N with integers 1 <= K <= N, e.g. 3/8, or %s", s, slurmShard)
 	}
 	return k, n, nil
 }
@@ -457,13 +457,13 @@ func slurmArrayShard(getenv func(string) string) (k, n int, err error) {
 		}
 		i, err := strconv.Atoi(v)
 		if err != nil || i < 0 {
-			return 0, 0, usageErrorf("--shard %s: %s=%q: expected a non-negative integer (run as a task of sbatch --array)", slurmShard, name, v)
+			return 0, 0, flagErrorf("shard", "--shard %s: %s=%q: expected a non-negative integer (run as a task of sbatch --array)", slurmShard, name, v)
 		}
 		vars[name] = i
 	}
 	id, lo, count, step := vars["SLURM_ARRAY_TASK_ID"], vars["SLURM_ARRAY_TASK_MIN"], vars["SLURM_ARRAY_TASK_COUNT"], vars["SLURM_ARRAY_TASK_STEP"]
 	if step < 1 || id < lo || (id-lo)%step != 0 || (id-lo)/step >= count {
-		return 0, 0, usageErrorf("--shard %s: task %d is not one of the %d tasks from %d in steps of %d; use an array of evenly spaced task ids such as --array=0-7",
+		return 0, 0, flagErrorf("shard", "--shard %s: task %d is not one of the %d tasks from %d in steps of %d; use an array of evenly spaced task ids such as --array=0-7",
 			slurmShard, id, count, lo, step)
 	}
 	return (id-lo)/step + 1, count, nil

@@ -132,22 +132,22 @@ func runImport(c *ucli.Context) error {
 	}
 	if c.IsSet("name") {
 		if opt.Name = strings.TrimSpace(c.String("name")); opt.Name == "" {
-			return usageErrorf("--name: must not be empty")
+			return flagErrorf("name", "--name: must not be empty")
 		}
 		if err := printable.Check(opt.Name); err != nil {
-			return usageErrorf("--name: %v", err)
+			return flagErrorf("name", "--name: %v", err)
 		}
 	}
 	if c.IsSet("flops") {
 		f := c.Float64("flops")
 		if !(f >= 0 && f <= 1e9) {
-			return usageErrorf("--flops %g: expected 0 to 10^9 operations per lattice update", f)
+			return flagErrorf("flops", "--flops %g: expected 0 to 10^9 operations per lattice update", f)
 		}
 		opt.Flops = &f
 	}
 	if c.IsSet("registers") {
 		if opt.Registers = c.Int("registers"); opt.Registers < 1 || opt.Registers > 255 {
-			return usageErrorf("--registers %d: expected 1 to 255", opt.Registers)
+			return flagErrorf("registers", "--registers %d: expected 1 to 255", opt.Registers)
 		}
 	}
 	path := c.Args().Get(1)
@@ -157,7 +157,7 @@ func runImport(c *ucli.Context) error {
 	}
 	if opt.Statement == importer.AllStatements {
 		if kind != importJSCoP {
-			return usageErrorf("--statement all: a Kerncraft description has one statement; --statement applies to a JSCoP")
+			return flagErrorf("statement", "--statement all: a Kerncraft description has one statement; --statement applies to a JSCoP")
 		}
 		reg, err := importRegion(c, data, name, opt)
 		if err != nil {
@@ -233,7 +233,7 @@ func importOptions(c *ucli.Context) (importer.Options, error) {
 	}
 	if c.IsSet("element") {
 		if opt.Element = c.Int64("element"); !slices.Contains([]int64{1, 2, 4, 8, 16}, opt.Element) {
-			return opt, usageErrorf("--element %d: expected 1, 2, 4, 8 or 16 bytes per element", opt.Element)
+			return opt, flagErrorf("element", "--element %d: expected 1, 2, 4, 8 or 16 bytes per element", opt.Element)
 		}
 	}
 	return opt, nil

@@ -30,6 +30,12 @@ func usageErrorf(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
 }
 
+// flagErrorf returns a *UsageError that names flag (without dashes) as
+// the one at fault, with a formatted message, which names it too.
+func flagErrorf(flag, format string, args ...any) error {
+	return &UsageError{Field: flag, Err: fmt.Errorf(format, args...)}
+}
+
 // asUsage wraps a non-nil err as a *UsageError.
 func asUsage(err error) error {
 	if err == nil {
@@ -182,7 +188,9 @@ func loadDeviceFiles(c *ucli.Context) ([]*device.Device, error) {
 // device.CheckName refuses.
 func resolveDevice(c *ucli.Context, source, name string) (*device.Device, error) {
 	if err := device.CheckName(name); err != nil {
-		return nil, usageErrorf("%s: %v", source, err)
+		ue := &UsageError{Err: fmt.Errorf("%s: %v", source, err)}
+		ue.Field, _ = strings.CutPrefix(source, "--")
+		return nil, ue
 	}
 	files, err := loadDeviceFiles(c)
 	if err != nil {
@@ -225,7 +233,7 @@ func joinLines(err error) string {
 func parseTriple(flag, value string) ([3]int64, error) {
 	t, err := kernel.ParseTriple(value)
 	if err != nil {
-		return t, usageErrorf("--%s %v", flag, err)
+		return t, flagErrorf(flag, "--%s %v", flag, err)
 	}
 	return t, nil
 }
@@ -237,7 +245,7 @@ func parseChoice(flag, value string, allowed ...string) (string, error) {
 			return value, nil
 		}
 	}
-	return "", usageErrorf("--%s %q: expected one of %s", flag, value, strings.Join(allowed, ", "))
+	return "", flagErrorf(flag, "--%s %q: expected one of %s", flag, value, strings.Join(allowed, ", "))
 }
 
 // estimateFlags are the flags that select how a configuration is estimated,
@@ -281,7 +289,8 @@ const (
 )
 
 // estimateOptions returns the model options of the --method, --model,
-// --max-work and --max-memory flags.
+// --max-work and --max-memory flags, under the command's context (which
+// polyvol serve ends with a request's budget).
 func estimateOptions(c *ucli.Context) (model.Options, error) {
 	m, err := parseMethod(c)
 	if err != nil {
@@ -289,22 +298,22 @@ func estimateOptions(c *ucli.Context) (model.Options, error) {
 	}
 	mn, err := model.ParseModelName(c.String("model"))
 	if err != nil {
-		return model.Options{}, usageErrorf("--model: %v", err)
+		return model.Options{}, flagErrorf("model", "--model: %v", err)
 	}
 	if c.Int64("max-work") < 1 {
-		return model.Options{}, usageErrorf("--max-work %d: expected a positive number", c.Int64("max-work"))
+		return model.Options{}, flagErrorf("max-work", "--max-work %d: expected a positive number", c.Int64("max-work"))
 	}
 	if mb := c.Int64("max-memory"); mb < 1 || mb > maxMaxMemoryMB {
-		return model.Options{}, usageErrorf("--max-memory %d: expected 1 to %d (MB)", mb, maxMaxMemoryMB)
+		return model.Options{}, flagErrorf("max-memory", "--max-memory %d: expected 1 to %d (MB)", mb, maxMaxMemoryMB)
 	}
-	return model.Options{Method: m, Model: mn, WorkBound: c.Int64("max-work"), MemoryBound: c.Int64("max-memory") << 20}, nil
+	return model.Options{Method: m, Model: mn, WorkBound: c.Int64("max-work"), MemoryBound: c.Int64("max-memory") << 20, Context: c.Context}, nil
 }
 
 // parseMethod returns the estimation method of the --method flag.
 func parseMethod(c *ucli.Context) (model.Method, error) {
 	m, err := model.MethodByName(c.String("method"))
 	if err != nil {
-		return m, usageErrorf("--method: %v", err)
+		return m, flagErrorf("method", "--method: %v", err)
 	}
 	return m, nil
 }
@@ -326,13 +335,13 @@ func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 	}
 	out := k.WithDomain(d)
 	if err := out.ExpressionsError(); err != nil {
-		return nil, usageErrorf("--domain %s: %v", triple(d), err)
+		return nil, flagErrorf("domain", "--domain %s: %v", triple(d), err)
 	}
 	for _, f := range out.Fields {
 		for _, store := range []bool{false, true} {
 			for _, a := range f.Accesses(store) {
 				if _, _, ok := f.AddressBounds(a, kernel.Point{}, kernel.Point{d[0] - 1, d[1] - 1, d[2] - 1}); !ok {
-					return nil, usageErrorf("--domain %s: the byte addresses of field %q access %s do not fit in 64 bits", triple(d), f.Name, a.Text)
+					return nil, flagErrorf("domain", "--domain %s: the byte addresses of field %q access %s do not fit in 64 bits", triple(d), f.Name, a.Text)
 				}
 			}
 		}
@@ -348,35 +357,35 @@ func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 func estimateError(l kernel.Launch, err error) error {
 	where := launchName(l)
 	if errors.Is(err, isl.ErrQuota) {
-		return usageErrorf("%s: the estimate exceeds the ISL operation bound; raise --max-operations, or try --method reference or a smaller --domain (%v)",
+		return usageErrorf("%s: the estimate exceeds the ISL operation bound; raise --max-operations, or try --method reference or a smaller --domain (%w)",
 			where, err)
 	}
 	if errors.Is(err, footprint.ErrMemoryBound) {
-		return usageErrorf("%s: counting the footprints needs more memory than --max-memory allows (%v); raise --max-memory, or simplify the accesses (coupled wrapped terms such as (x + y) %% N hold memory in proportion to N)",
+		return usageErrorf("%s: counting the footprints needs more memory than --max-memory allows (%w); raise --max-memory, or simplify the accesses (coupled wrapped terms such as (x + y) %% N hold memory in proportion to N)",
 			where, err)
 	}
 	if errors.Is(err, footprint.ErrWorkBound) {
-		return usageErrorf("%s: counting the footprints needs more work than --max-work allows (%v); raise --max-work, or simplify the accesses (floor and modulo terms with large divisors and strides that interleave rows cost the most)",
+		return usageErrorf("%s: counting the footprints needs more work than --max-work allows (%w); raise --max-work, or simplify the accesses (floor and modulo terms with large divisors and strides that interleave rows cost the most)",
 			where, err)
 	}
 	if errors.Is(err, model.ErrNoAccessInWave) {
 		return usageErrorf("%s: no access reaches the grid's middle wave, which the volumes per lattice update come from: all apply only near the domain's edges (a reduction's first and last iterations); fold over the loops they skip, e.g. with the --block and --fold of the import's note", where)
 	}
 	if errors.Is(err, kernel.ErrTileTooLarge) {
-		return usageErrorf("%s: %v; choose a smaller block or fold, or --unstaged", where, err)
+		return usageErrorf("%s: %w; choose a smaller block or fold, or --unstaged", where, err)
 	}
 	if errors.As(err, new(*kernel.SpecError)) { // a raw map's constraints on another domain
-		return usageErrorf("%s: %v", where, err)
+		return usageErrorf("%s: %w", where, err)
 	}
 	if errors.As(err, new(*device.NoFitError)) {
 		var nf *device.NoFitError
 		if errors.As(err, &nf) && strings.HasPrefix(nf.Reason, "shared memory") {
-			return usageErrorf("block %s: %v; reduce the spec's shared_bytes or its staged tiles (a smaller block or fold, or --unstaged), or choose another device", triple(l.Block), err)
+			return usageErrorf("block %s: %w; reduce the spec's shared_bytes or its staged tiles (a smaller block or fold, or --unstaged), or choose another device", triple(l.Block), err)
 		}
 		if strings.HasPrefix(nf.Reason, "registers") {
-			return usageErrorf("block %s: %v; choose a smaller block or fewer registers", triple(l.Block), err)
+			return usageErrorf("block %s: %w; choose a smaller block or fewer registers", triple(l.Block), err)
 		}
-		return usageErrorf("block %s: %v; choose a smaller block", triple(l.Block), err)
+		return usageErrorf("block %s: %w; choose a smaller block", triple(l.Block), err)
 	}
 	return fmt.Errorf("%s: %w", where, err)
 }

@@ -128,7 +128,7 @@ func parseBlocks(values []string) ([][3]int64, error) {
 				return nil, err
 			}
 			if slices.Contains(blocks, b) {
-				return nil, usageErrorf("--block %s appears twice", triple(b))
+				return nil, flagErrorf("block", "--block %s appears twice", triple(b))
 			}
 			blocks = append(blocks, b)
 		}
@@ -147,25 +147,25 @@ func runLayercond(c *ucli.Context) error {
 	}
 	method, err := model.MethodByName(c.String("method"))
 	if err != nil {
-		return usageErrorf("--method: %v", err)
+		return flagErrorf("method", "--method: %v", err)
 	}
 	maxPoints := c.Int("max-points")
 	if maxPoints < 1 {
-		return usageErrorf("--max-points %d: must be at least 1", maxPoints)
+		return flagErrorf("max-points", "--max-points %d: must be at least 1", maxPoints)
 	}
 	sizes, err := layercond.ParseSweep(c.String("sweep"), maxPoints)
 	if err != nil {
-		return usageErrorf("--sweep: %v (--max-points); take a coarser step, or raise --max-points", err)
+		return flagErrorf("sweep", "--sweep: %v (--max-points); take a coarser step, or raise --max-points", err)
 	}
 	total, workers, fraction := c.Int64("total"), c.Int("workers"), c.Float64("cache-fraction")
 	if total < 1 {
-		return usageErrorf("--total %d: expected a positive number of lattice points", total)
+		return flagErrorf("total", "--total %d: expected a positive number of lattice points", total)
 	}
 	if workers < 1 {
-		return usageErrorf("--workers %d: must be at least 1", workers)
+		return flagErrorf("workers", "--workers %d: must be at least 1", workers)
 	}
 	if !(fraction > 0 && fraction <= 1) {
-		return usageErrorf("--cache-fraction %v: expected a share in (0, 1]", fraction)
+		return flagErrorf("cache-fraction", "--cache-fraction %v: expected a share in (0, 1]", fraction)
 	}
 	plotPath, size, err := plotFlags(c)
 	if err != nil {
@@ -224,7 +224,7 @@ func runLayercond(c *ucli.Context) error {
 func plotFlags(c *ucli.Context) (string, plotSize, error) {
 	path := c.String("plot")
 	if ext := strings.ToLower(filepath.Ext(path)); path != "" && ext != ".svg" && ext != ".png" {
-		return "", plotSize{}, usageErrorf("--plot %q: expected a file name ending in .svg or .png", path)
+		return "", plotSize{}, flagErrorf("plot", "--plot %q: expected a file name ending in .svg or .png", path)
 	}
 	if err := checkOutputFlag(c, "plot"); err != nil {
 		return "", plotSize{}, err
@@ -610,7 +610,7 @@ func parsePlotSize(v string) (plotSize, error) {
 	width, errW := strconv.ParseFloat(w, 64)
 	height, errH := strconv.ParseFloat(h, 64)
 	if !ok || errW != nil || errH != nil || !(width >= 2 && width <= 100 && height >= 2 && height <= 100) {
-		return plotSize{}, usageErrorf("--plot-size %q: expected WIDTHxHEIGHT in inches, each from 2 to 100, e.g. %s", v, defaultPlotSize)
+		return plotSize{}, flagErrorf("plot-size", "--plot-size %q: expected WIDTHxHEIGHT in inches, each from 2 to 100, e.g. %s", v, defaultPlotSize)
 	}
 	return plotSize{width, height}, nil
 }
@@ -732,8 +732,8 @@ func saveCanvas(path string, width, height vg.Length, paint func(draw.Canvas)) e
 // usage error where the path is at fault (a missing directory, a
 // directory, no permission).
 func plotError(path string, err error) error {
-	if errors.As(err, new(*fs.PathError)) {
-		return usageErrorf("--plot %s: %v", path, err)
+	if errors.As(err, new(*fs.PathError)) { // a missing directory, a directory, no permission
+		return flagErrorf("plot", "--plot %s: %v", path, err)
 	}
 	return fmt.Errorf("--plot %s: %w", path, err)
 }

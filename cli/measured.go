@@ -83,7 +83,7 @@ func runMeasured(c *ucli.Context) error {
 	for _, name := range strings.Split(c.String("methods"), ",") {
 		m, err := model.MethodByName(strings.TrimSpace(name))
 		if err != nil {
-			return usageErrorf("--methods: %v", err)
+			return flagErrorf("methods", "--methods: %v", err)
 		}
 		methods = append(methods, m)
 	}
@@ -101,7 +101,7 @@ func runMeasured(c *ucli.Context) error {
 		var b strings.Builder
 		writeMeasuredReport(&b, dir, dev, cmp)
 		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
-			return usageErrorf("--output: %v", err)
+			return flagErrorf("output", "--output: %v", err)
 		}
 		fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", out)
 		return nil
@@ -117,13 +117,13 @@ func runHardware(c *ucli.Context, dir string) error {
 	files := append(slices.Clone(accuracy.HardwareFiles), accuracy.ConvolutionFiles()...)
 	for _, f := range files {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			return usageErrorf("--hardware: %v (DIR must hold %s)", err, strings.Join(files, ", "))
+			return flagErrorf("hardware", "--hardware: %v (DIR must hold %s)", err, strings.Join(files, ", "))
 		}
 	}
 	h, err := accuracy.HardwareReport(dir, 1, c.App.ErrWriter)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return usageErrorf("--hardware: %v (DIR must hold %s)", err, strings.Join(files, ", "))
+			return flagErrorf("hardware", "--hardware: %v (DIR must hold %s)", err, strings.Join(files, ", "))
 		}
 		return err
 	}
@@ -131,7 +131,7 @@ func runHardware(c *ucli.Context, dir string) error {
 	h.WriteMarkdown(&b)
 	if out := c.String("output"); out != "" {
 		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
-			return usageErrorf("--output: %v", err)
+			return flagErrorf("output", "--output: %v", err)
 		}
 		fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", out)
 		return nil

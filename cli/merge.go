@@ -61,7 +61,7 @@ func runMerge(c *ucli.Context) error {
 	if c.IsSet("top") {
 		top = c.Int("top")
 		if err := checkTop(top); err != nil {
-			return usageErrorf("--top %d: %v", top, err)
+			return flagErrorf("top", "--top %d: %v", top, err)
 		}
 	}
 	e.Shard = nil

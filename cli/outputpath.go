@@ -17,13 +17,13 @@ func checkOutputFlag(c *ucli.Context, flag string) error {
 		return nil
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return usageErrorf("--%s %s: is a directory; expected a file name", flag, path)
+		return flagErrorf(flag, "--%s %s: is a directory; expected a file name", flag, path)
 	}
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); err != nil {
-		return usageErrorf("--%s %s: %v", flag, path, err)
+		return flagErrorf(flag, "--%s %s: %v", flag, path, err)
 	} else if !fi.IsDir() {
-		return usageErrorf("--%s %s: %s is not a directory", flag, path, dir)
+		return flagErrorf(flag, "--%s %s: %s is not a directory", flag, path, dir)
 	}
 	return nil
 }

@@ -107,7 +107,7 @@ func runPredict(c *ucli.Context) error {
 	}
 	quiet := c.Bool("quiet")
 	if quiet && format != formatTable {
-		return usageErrorf("--quiet shortens the table; --format %s has no table", format)
+		return flagErrorf("quiet", "--quiet shortens the table; --format %s has no table", format)
 	}
 	opt, err := estimateOptions(c)
 	if err != nil {
@@ -119,7 +119,7 @@ func runPredict(c *ucli.Context) error {
 	}
 	if wholeRegion(c) {
 		if plotPath != "" {
-			return usageErrorf("--plot %s: draws one configuration, but --statement all predicts each statement; choose one with --statement NAME", plotPath)
+			return flagErrorf("plot", "--plot %s: draws one configuration, but --statement all predicts each statement; choose one with --statement NAME", plotPath)
 		}
 		return runPredictRegion(c, format, quiet, opt)
 	}

@@ -82,9 +82,9 @@ func checkProfileFile(path string) error {
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return usageErrorf("--profile: %v", err)
+		return flagErrorf("profile", "--profile: %v", err)
 	case !fi.Mode().IsRegular():
-		return usageErrorf("--profile %s: not a regular file; a profile is a small JSON file", path)
+		return flagErrorf("profile", "--profile %s: not a regular file; a profile is a small JSON file", path)
 	}
 	return nil
 }
@@ -96,7 +96,7 @@ func runProject(c *ucli.Context) error {
 	}
 	for _, f := range []string{"profile", "from", "to"} {
 		if !c.IsSet(f) {
-			return usageErrorf("--%s is required", f)
+			return flagErrorf(f, "--%s is required", f)
 		}
 	}
 	format, err := outputFormat(c, formatTable, formatJSON)
@@ -133,13 +133,13 @@ func runProject(c *ucli.Context) error {
 	} else {
 		for _, f := range []string{"block", "fold", "domain", "method"} {
 			if c.IsSet(f) {
-				return usageErrorf("--%s needs --spec", f)
+				return flagErrorf(f, "--%s needs --spec", f)
 			}
 		}
 	}
 	if c.IsSet("fp-type") {
 		if fpType = c.Int("fp-type"); fpType != 4 && fpType != 8 {
-			return usageErrorf("--fp-type %d: expected 4 or 8", fpType)
+			return flagErrorf("fp-type", "--fp-type %d: expected 4 or 8", fpType)
 		}
 	}
 	src, err := model.CeilingsFor(*from, fpType)

@@ -91,7 +91,7 @@ func writeRegionSpecs(reg *importer.Region, format string) []byte {
 func loadRegionSpec(c *ucli.Context, arg string) (*importer.Region, error) {
 	if arg != stdinSpec {
 		if _, err := os.Stat(arg); err != nil {
-			return nil, usageErrorf("--statement all: %s: %v; --statement all reads a JSCoP file", arg, err)
+			return nil, flagErrorf("statement", "--statement all: %s: %v; --statement all reads a JSCoP file", arg, err)
 		}
 	}
 	data, name, err := readImportFile(c, arg)
@@ -170,10 +170,10 @@ func (b volumeBytes) MarshalJSON() ([]byte, error) {
 // the launch a single statement gets, then the sums.
 func runPredictRegion(c *ucli.Context, format string, quiet bool, opt model.Options) error {
 	if c.NArg() != 1 {
-		return usageErrorf("--statement all needs a JSCoP SPEC")
+		return flagErrorf("statement", "--statement all needs a JSCoP SPEC")
 	}
 	if c.IsSet("domain") {
-		return usageErrorf("--domain replaces one kernel's domain; with --statement all each statement keeps its own: size the region with -D")
+		return flagErrorf("domain", "--domain replaces one kernel's domain; with --statement all each statement keeps its own: size the region with -D")
 	}
 	reg, err := loadRegionSpec(c, c.Args().First())
 	if err != nil {

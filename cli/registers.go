@@ -34,7 +34,7 @@ func applyRegisters(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 	}
 	n := c.Int("registers")
 	if n < 1 || n > explore.MaxRegisters {
-		return nil, usageErrorf("--registers %d: expected 1 to %d registers per thread", n, explore.MaxRegisters)
+		return nil, flagErrorf("registers", "--registers %d: expected 1 to %d registers per thread", n, explore.MaxRegisters)
 	}
 	out := *k
 	out.Registers = n
@@ -90,18 +90,18 @@ func readRegistersTable(path string) (*registersTable, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return nil, usageErrorf("--registers-table: %v", err)
+		return nil, flagErrorf("registers-table", "--registers-table: %v", err)
 	case !fi.Mode().IsRegular():
-		return nil, usageErrorf("--registers-table %s: not a regular file; the table is a CSV file with the header %s", path, strings.Join(registersTableHeader, ","))
+		return nil, flagErrorf("registers-table", "--registers-table %s: not a regular file; the table is a CSV file with the header %s", path, strings.Join(registersTableHeader, ","))
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usageErrorf("--registers-table: %v", err)
+		return nil, flagErrorf("registers-table", "--registers-table: %v", err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxRegistersTableBytes+1))
 	if err != nil {
-		return nil, usageErrorf("--registers-table %s: %v", path, err)
+		return nil, flagErrorf("registers-table", "--registers-table %s: %v", path, err)
 	}
 	return parseRegistersTable(path, data)
 }
@@ -116,7 +116,7 @@ func readRegistersTable(path string) (*registersTable, error) {
 // an error. Errors are usage errors that name the file and line.
 func parseRegistersTable(path string, data []byte) (*registersTable, error) {
 	if len(data) > maxRegistersTableBytes {
-		return nil, usageErrorf("--registers-table %s: larger than %d KiB; a table holds one short line per configuration", path, maxRegistersTableBytes>>10)
+		return nil, flagErrorf("registers-table", "--registers-table %s: larger than %d KiB; a table holds one short line per configuration", path, maxRegistersTableBytes>>10)
 	}
 	data = bytes.TrimPrefix(data, []byte("\uFEFF")) // a spreadsheet's byte order mark
 	r := csv.NewReader(bytes.NewReader(data))

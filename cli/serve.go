@@ -85,25 +85,25 @@ func runServe(c *ucli.Context) error {
 	token := c.String("token")
 	if token != "" {
 		if err := serve.CheckToken(token); err != nil {
-			return usageErrorf("--token: %v", err)
+			return flagErrorf("token", "--token: %v", err)
 		}
 	}
 	hosts := c.StringSlice("allow-host")
 	for _, h := range hosts {
 		if h == "" || strings.ContainsAny(h, "/ \t@") {
-			return usageErrorf("--allow-host %q: expected a host name or address", h)
+			return flagErrorf("allow-host", "--allow-host %q: expected a host name or address", h)
 		}
 	}
 	listen := c.String("listen")
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return usageErrorf("--listen %s: %v", listen, err)
+		return flagErrorf("listen", "--listen %s: %v", listen, err)
 	}
 	addr := ln.Addr().(*net.TCPAddr)
 	remote := !addr.IP.IsLoopback()
 	if remote && !c.Bool("allow-remote") {
 		ln.Close()
-		return usageErrorf("--listen %s is not a loopback address and would make the API reachable from the network; add --allow-remote to serve there on purpose", listen)
+		return flagErrorf("listen", "--listen %s is not a loopback address and would make the API reachable from the network; add --allow-remote to serve there on purpose", listen)
 	}
 	ips := servedIPs(addr.IP)
 	if host, _, err := net.SplitHostPort(listen); err == nil && host != "" && net.ParseIP(strings.Trim(host, "[]")) == nil {
@@ -176,17 +176,14 @@ func servedIPs(ip net.IP) []net.IP {
 // RunForServer is the serve.Runner of polyvol serve: it runs one polyvol
 // command line in-process under ctx, which the commands that estimate many
 // configurations or simulate check as they go, and returns its error with
-// the message Run prints (errorLine), a user error as *serve.UserError.
+// the message Run prints (errorLine); its kind (request.KindOf) tells a
+// user error from a failure.
 func RunForServer(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	ctx = context.WithValue(ctx, forServerKey{}, true)
-	err := executeContext(ctx, append([]string{"polyvol"}, args...), stdin, stdout, stderr)
-	switch {
-	case err == nil:
-		return nil
-	case isUsageError(err):
-		return &serve.UserError{Err: printedError{err}}
+	if err := executeContext(ctx, append([]string{"polyvol"}, args...), stdin, stdout, stderr); err != nil {
+		return printedError{err}
 	}
-	return printedError{err}
+	return nil
 }
 
 // forServerKey marks the context of a command line that polyvol serve

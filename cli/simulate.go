@@ -159,7 +159,7 @@ func runSimulate(c *ucli.Context) error {
 	}
 	if c.Bool("compare") {
 		if format == formatCSV {
-			return usageErrorf("--compare: the CSV has no place for the predicted volumes; use --format table or json")
+			return flagErrorf("compare", "--compare: the CSV has no place for the predicted volumes; use --format table or json")
 		}
 		if out.Predicted, err = predictedVolumes(c, k, l, dev, cfg.Infinite); err != nil {
 			return err
@@ -190,7 +190,7 @@ func predictedVolumes(c *ucli.Context, k *kernel.Kernel, l kernel.Launch, dev *d
 		return nil, err
 	}
 	defer ctx.Close()
-	r, err := model.Estimate(k, l, dev, model.Options{Method: model.MethodExact, Ctx: ctx})
+	r, err := model.Estimate(k, l, dev, model.Options{Method: model.MethodExact, Ctx: ctx, Context: c.Context})
 	if err != nil {
 		return nil, estimateError(l, err)
 	}
@@ -208,7 +208,7 @@ func simConfigFlags(c *ucli.Context, dev *device.Device) (sim.Config, simConfig,
 	for i, flag := range []string{"l1-policy", "l2-policy"} {
 		p, err := sim.ParsePolicy(c.String(flag))
 		if err != nil {
-			return sim.Config{}, simConfig{}, usageErrorf("--%s: %v", flag, err)
+			return sim.Config{}, simConfig{}, flagErrorf(flag, "--%s: %v", flag, err)
 		}
 		policies[i] = p
 	}
@@ -217,7 +217,7 @@ func simConfigFlags(c *ucli.Context, dev *device.Device) (sim.Config, simConfig,
 		return sim.Config{}, simConfig{}, err
 	}
 	if c.Int64("max-accesses") < 1 {
-		return sim.Config{}, simConfig{}, usageErrorf("--max-accesses %d: expected a positive number", c.Int64("max-accesses"))
+		return sim.Config{}, simConfig{}, flagErrorf("max-accesses", "--max-accesses %d: expected a positive number", c.Int64("max-accesses"))
 	}
 	cfg := sim.Config{
 		Device: dev, Infinite: c.Bool("infinite"), SplitL2: c.Bool("split-l2"),

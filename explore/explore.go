@@ -344,6 +344,7 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 	if estimate.Instructions == nil { // the configurations share the kernel's instructions
 		estimate.Instructions = footprint.NewInstructionCache()
 	}
+	estimate.Context = c // an estimate in progress stops with the exploration
 	reports := make([]*model.Report, len(launches))
 	skips := make([]string, len(launches)) // why launch i was skipped
 	err = pool.Run(c, len(launches), pool.Options{Workers: cfg.Workers, NewCtx: newCtx, StopOnError: true, Progress: cfg.Progress},
@@ -356,6 +357,8 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 			}
 			r, err := model.Estimate(k, launches[i], cfg.Device, opt)
 			switch {
+			case err != nil && c.Err() != nil:
+				return c.Err()
 			case errors.Is(err, isl.ErrQuota):
 				skips[i] = fmt.Sprintf("exceeds the ISL operation bound (%v)", err)
 			case errors.Is(err, footprint.ErrWorkBound):

@@ -2,6 +2,7 @@ package footprint
 
 import (
 	"cmp"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -47,8 +48,11 @@ type Budget struct {
 	// memoryCheckInterval units and before every large allocation
 	// (reserve); 0 means none.
 	MemoryLimit int64
-	used        int64
-	nextCheck   int64 // used at the next reading of the memory
+	// Context stops the counting when it ends: spend then fails with its
+	// error. nil means none.
+	Context   context.Context
+	used      int64
+	nextCheck int64 // used at the next reading of the memory
 }
 
 // spend charges n units; it fails with ErrWorkBound once the limit is
@@ -56,6 +60,13 @@ type Budget struct {
 func (b *Budget) spend(n int64) error {
 	if b == nil {
 		return nil
+	}
+	if b.Context != nil {
+		select {
+		case <-b.Context.Done():
+			return fmt.Errorf("counting stopped: %w", b.Context.Err())
+		default:
+		}
 	}
 	b.used += n
 	limit := b.Limit

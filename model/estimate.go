@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -48,6 +49,10 @@ type Options struct {
 	// estimates of a sweep (explore); Estimate makes one of its own when it
 	// is nil, which its own steps share.
 	Instructions *footprint.InstructionCache
+	// Context stops the estimate when it ends: Estimate then returns an
+	// error wrapping the context's error, at once when it has ended before,
+	// else at the next step of counting. nil means none.
+	Context context.Context
 }
 
 // LaunchInfo describes the launch as the engine saw it.
@@ -118,6 +123,9 @@ type Report struct {
 // Estimate predicts the data volumes, L1 cycles, limiters and performance of
 // kernel k (lattice-point accesses, as loaded) under launch l on dev.
 func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options) (*Report, error) {
+	if opt.Context != nil && opt.Context.Err() != nil {
+		return nil, fmt.Errorf("estimate not started: %w", opt.Context.Err())
+	}
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
@@ -169,7 +177,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 			Reason: fmt.Sprintf("%d threads × %d registers exceed the 65536 registers of the reference's rule", B, k.Registers)}
 	}
 	W := beta * int64(dev.SMs)
-	budget := &footprint.Budget{Limit: opt.WorkBound, MemoryLimit: opt.MemoryBound}
+	budget := &footprint.Budget{Limit: opt.WorkBound, MemoryLimit: opt.MemoryBound, Context: opt.Context}
 	defer budget.Track()()
 	eng := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: global, Geom: g, PointGuard: method.ClipToDomain}, Budget: budget}
 

@@ -19,17 +19,29 @@ import (
 
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/request"
 )
 
-// errorBody is the JSON of an error answer. File, Line and Column locate an
-// error in the spec (1-based; the spec text of a request is the file
-// "<stdin>"); Field names the spec field or the request key at fault.
+// errorBody is the JSON of an error answer. Kind is the kind of a
+// request's error (request.Kind: input, work-bound, no-fit), left out for
+// the server's own errors. File, Line and Column locate an error in the
+// spec (1-based; the spec text of a request is the file "<stdin>"); Field
+// names the spec field or the request key at fault.
 type errorBody struct {
 	Error  string `json:"error"`
+	Kind   string `json:"kind,omitempty"`
 	File   string `json:"file,omitempty"`
 	Line   int    `json:"line,omitempty"`
 	Column int    `json:"column,omitempty"`
 	Field  string `json:"field,omitempty"`
+}
+
+// kindStatus is the HTTP status of each kind of a request's error; the
+// kinds missing here (request.KindInternal) are the server's failures, 500.
+var kindStatus = map[request.Kind]int{
+	request.KindInput:     http.StatusBadRequest,
+	request.KindWorkBound: http.StatusBadRequest,
+	request.KindNoFit:     http.StatusBadRequest,
 }
 
 // errTimeout is the error of a request that ran past its time budget.
@@ -38,9 +50,10 @@ var errTimeout = errors.New("the request ran past the server's time budget; ask 
 // errGone is the error of a request whose client closed its connection.
 var errGone = errors.New("the client closed the connection before the answer")
 
-// errorOf describes err for the client with its HTTP status: 400 for a user
-// error, 408 when the body did not arrive in time, 503 when the server is
-// busy, the time budget ran out or the server shuts down, 500 for the rest.
+// errorOf describes err for the client with its HTTP status: 503 when the
+// server is busy, the time budget ran out or the server shuts down, 408
+// when the body did not arrive in time, else the status of err's kind
+// (kindStatus: 400 for a request's error, 500 for the rest).
 func errorOf(err error) (int, errorBody) {
 	body := errorBody{Error: err.Error()}
 	switch {
@@ -49,19 +62,19 @@ func errorOf(err error) (int, errorBody) {
 	case errors.Is(err, os.ErrDeadlineExceeded): // the read timeout passed while the body was read
 		return http.StatusRequestTimeout, body
 	}
-	var ue *UserError
-	if !errors.As(err, &ue) {
+	kind := request.KindOf(err)
+	status, ok := kindStatus[kind]
+	if !ok {
 		return http.StatusInternalServerError, body
 	}
+	body.Kind = kind.String()
+	body.Field = request.FieldOf(err)
 	var se *kernel.SpecError
 	if errors.As(err, &se) {
 		body.File, body.Line, body.Column = se.File, se.Line, se.Col
 		body.Field = specField(se.Msg)
-	} else if name, ok := strings.CutPrefix(err.Error(), "--"); ok {
-		body.Field, _, _ = strings.Cut(name, " ")
-		body.Field, _, _ = strings.Cut(body.Field, ":")
 	}
-	return http.StatusBadRequest, body
+	return status, body
 }
 
 // specField returns the spec field a kernel.SpecError message starts with,

@@ -472,3 +472,20 @@ func TestPredictNotes(t *testing.T) {
 		t.Errorf("notes %q, polyvol predict prints %q", got, want)
 	}
 }
+
+// TestErrorKinds checks the "kind" of the 400 answers: a bad key value is
+// the input's fault, and a launch whose registers leave no block room on an
+// SM does not fit (request's own tests cover the bounds' kind).
+func TestErrorKinds(t *testing.T) {
+	srv := newServer(t, serve.Config{})
+	for _, c := range []struct{ body, kind string }{
+		{`{"block": "0,1,1"}`, "input"},
+		{`{"example": "star3d-r4", "block": "1024,1,1", "registers": "255"}`, "no-fit"},
+	} {
+		status, body := post(t, srv.URL+"/api/predict", c.body)
+		var got struct{ Kind, Error string }
+		if err := json.Unmarshal(body, &got); err != nil || status != http.StatusBadRequest || got.Kind != c.kind {
+			t.Errorf("%.60s: status %d, body %s; want 400 of kind %s", c.body, status, body, c.kind)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/request"
 )
 
 // Request keys that select the kernel spec instead of naming a flag.
@@ -71,14 +72,14 @@ func decodeRequest(r *http.Request, ep endpoint) (commandLine, error) {
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return commandLine{}, &UserError{Err: fmt.Errorf("request body larger than %d bytes", tooLarge.Limit)}
+			return commandLine{}, &request.Error{Err: fmt.Errorf("request body larger than %d bytes", tooLarge.Limit)}
 		}
-		return commandLine{}, &UserError{Err: fmt.Errorf("reading the request body: %w", err)}
+		return commandLine{}, &request.Error{Err: fmt.Errorf("reading the request body: %w", err)}
 	}
 	values := map[string]string{}
 	if len(bytes.TrimSpace(data)) > 0 {
 		if values, err = decodeObject(data); err != nil {
-			return commandLine{}, &UserError{Err: fmt.Errorf("request body: %w", err)}
+			return commandLine{}, &request.Error{Err: fmt.Errorf("request body: %w", err)}
 		}
 	}
 	return ep.commandLine(values)
@@ -202,7 +203,7 @@ func (ep endpoint) commandLine(values map[string]string) (commandLine, error) {
 		switch {
 		case k == keySpec || k == keyExample:
 			if cl.stdin != nil {
-				return commandLine{}, &UserError{Err: errors.New(`give either "spec" or "example", not both`)}
+				return commandLine{}, &request.Error{Err: errors.New(`give either "spec" or "example", not both`)}
 			}
 			text, err := specText(k, v)
 			if err != nil {
@@ -211,11 +212,11 @@ func (ep endpoint) commandLine(values map[string]string) (commandLine, error) {
 			cl.stdin = text
 		case slices.Contains(ep.flags, k):
 			if n, ok := ep.lists[k]; ok && strings.Count(v, ":")+1 > n {
-				return commandLine{}, &UserError{Err: fmt.Errorf("--%s %q: at most %d entries per request", k, v, n)}
+				return commandLine{}, &request.Error{Field: k, Err: fmt.Errorf("--%s %q: at most %d entries per request", k, v, n)}
 			}
 			cl.args = append(cl.args, "--"+k+"="+v)
 		default:
-			return commandLine{}, &UserError{Err: fmt.Errorf("unknown key %q for %s; expected %s, %s or one of %s", k, ep.command, keySpec, keyExample, strings.Join(ep.flags, ", "))}
+			return commandLine{}, &request.Error{Err: fmt.Errorf("unknown key %q for %s; expected %s, %s or one of %s", k, ep.command, keySpec, keyExample, strings.Join(ep.flags, ", "))}
 		}
 	}
 	cl.args = append(cl.args, "--format=json")
@@ -231,7 +232,7 @@ func specText(key, value string) ([]byte, error) {
 		return []byte(value), nil
 	}
 	if !slices.Contains(examples.Names(), value) {
-		return nil, &UserError{Err: fmt.Errorf("example %q: no embedded example of that name (examples: %s)", value, strings.Join(examples.Names(), ", "))}
+		return nil, &request.Error{Err: fmt.Errorf("example %q: no embedded example of that name (examples: %s)", value, strings.Join(examples.Names(), ", "))}
 	}
 	return examples.Read(value)
 }

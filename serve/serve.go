@@ -39,18 +39,11 @@ import (
 
 // Runner runs one polyvol command line in-process: args are the command and
 // its arguments without the program name, stdin is what a SPEC of "-" reads.
-// It returns nil on success, a *UserError when the command line (and so the
-// request) is at fault, or another error for a failure of the server. When
-// ctx ends, the command should stop soon and return; its error is then
-// ignored.
+// It returns nil on success, an error whose kind (request.KindOf) is not
+// request.KindInternal when the command line (and so the request) is at
+// fault, or another error for a failure of the server. When ctx ends, the
+// command should stop soon and return; its error is then ignored.
 type Runner func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
-
-// UserError marks an error of a request: the server answers it with status
-// 400 and its message.
-type UserError struct{ Err error }
-
-func (e *UserError) Error() string { return e.Err.Error() }
-func (e *UserError) Unwrap() error { return e.Err }
 
 // Defaults of Config.
 const (

@@ -1,0 +1,96 @@
+// Package request is the typed layer between polyvol's front ends (the
+// command line and the HTTP server) and the packages that estimate: it
+// says what kind of failure an error is, so that each front end answers it
+// in its own terms (an exit code, an HTTP status) without reading the
+// message.
+package request
+
+import (
+	"errors"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/model"
+)
+
+// Kind is the kind of a failure of a request.
+type Kind int
+
+// The kinds of failures. KindInput is the zero value, so that an Error
+// without a kind is the request's input at fault.
+const (
+	// KindInput: the request's input is at fault (a spec, a flag value, an
+	// unknown device or example).
+	KindInput Kind = iota
+	// KindWorkBound: the configuration needs more work or memory than the
+	// estimate's bounds allow.
+	KindWorkBound
+	// KindNoFit: the configuration does not fit on the device (no block
+	// fits on an SM, or a staged tile is too large).
+	KindNoFit
+	// KindInternal: a failure of polyvol itself or of its environment.
+	KindInternal
+)
+
+// String names the kind as the HTTP API's "kind" key does.
+func (k Kind) String() string {
+	switch k {
+	case KindInput:
+		return "input"
+	case KindWorkBound:
+		return "work-bound"
+	case KindNoFit:
+		return "no-fit"
+	}
+	return "internal"
+}
+
+// Error is an error that a request caused: its kind and, where one flag
+// or request key is at fault, its name (without dashes). Its message is
+// Err's, which names the flag itself.
+type Error struct {
+	Kind  Kind
+	Field string
+	Err   error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// KindOf returns the kind of err: the bound or fit failure it wraps
+// (footprint.ErrWorkBound, footprint.ErrMemoryBound, isl.ErrQuota;
+// *device.NoFitError, kernel.ErrTileTooLarge) first, whichever error
+// carries it, else the kind of the *Error it wraps, KindInput for a
+// *kernel.SpecError or model.ErrNoAccessInWave, and KindInternal for the
+// rest.
+func KindOf(err error) Kind {
+	switch {
+	case errors.Is(err, footprint.ErrWorkBound) || errors.Is(err, footprint.ErrMemoryBound) || errors.Is(err, isl.ErrQuota):
+		return KindWorkBound
+	case errors.As(err, new(*device.NoFitError)) || errors.Is(err, kernel.ErrTileTooLarge):
+		return KindNoFit
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	if errors.As(err, new(*kernel.SpecError)) || errors.Is(err, model.ErrNoAccessInWave) {
+		return KindInput
+	}
+	return KindInternal
+}
+
+// FieldOf returns the flag or request key at fault in err (the Field of
+// the outermost *Error it wraps that names one), or "" when it names none.
+func FieldOf(err error) string {
+	var e *Error
+	for errors.As(err, &e) {
+		if e.Field != "" {
+			return e.Field
+		}
+		err = e.Err
+	}
+	return ""
+}
