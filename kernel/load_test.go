@@ -191,7 +191,7 @@ func TestMapReader(t *testing.T) {
 		return nil, &UnmodelledMapError{Reason: "a range of varying width"}
 	})
 	_, err = Parse([]byte(starSpec), "star.yaml", unmodelled)
-	wantError(t, err, "star.yaml:29:9:", `field "M" load_isl[0]: the map cannot be turned into index expressions, which polyvol counts: a range of varying width`)
+	wantError(t, err, "star.yaml:28:9:", `field "M" load_isl[0]: the map cannot be turned into index expressions, which polyvol counts: a range of varying width`)
 	_, err = Parse([]byte(starSpec), "star.yaml")
 	wantError(t, err, "star.yaml:28:9:", "raw ISL maps need a map reader")
 }
