@@ -40,8 +40,7 @@ type SequentialLC struct {
 	// Conditions are the y and z layer conditions, in that order.
 	Conditions [2]Condition `json:"conditions"`
 	// Skipped names the loaded fields left out because an access is not a
-	// constant offset from the lattice point (x+a, y+b, z+c), or is a raw ISL
-	// map.
+	// constant offset from the lattice point (x+a, y+b, z+c).
 	Skipped []string `json:"skipped,omitempty"`
 }
 

@@ -449,9 +449,7 @@ func blockBasic(eng *footprint.Engine, instructions *footprint.InstructionCache,
 // ResidentL2Load (and their sum) and, where the L1 cycles add the allocation
 // term (addedAlloc: footprint.WarpRules.SumInstructionMaxima), lowers each
 // load field's allocation term and the cycles that include it to SMs × the
-// field's grid lines per thread. Kernels with raw ISL load maps are left
-// alone: their grid footprint would be counted by ISL, at a cost that grows
-// with the grid.
+// field's grid lines per thread.
 func residentGrid(eng *footprint.Engine, k *kernel.Kernel, dev *device.Device, g geometry.Geometry, addedAlloc bool, b *Basic) error {
 	domain := g.ThreadDomain()
 	threads := float64(domain.Size())
