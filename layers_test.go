@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,11 +16,11 @@ import (
 // layer or above. The folder of a file tells its layer.
 var layers = [][]string{
 	{"intmath", "lattice", "isl", "yamldoc", "examples", "supervise", "printable", "procmem", "similar"}, // leaves: arithmetic, boxes, the ISL binding, YAML positions, embedded data, the crash supervisor, printable names and lines, process memory, name suggestions
-	{"kernel", "device", "measured"},    // what is estimated, on what, and what hardware measured
-	{"sets", "sim", "pool", "relation"}, // ISL sets of threads and addresses; the independent simulator; the worker pool; the reader of ISL maps into accesses
-	{"footprint"},                       // counting
-	{"waves"},                           // wave shapes and wave-level counts
-	{"model"},                           // orchestration of one estimate and the performance models
+	{"kernel", "device", "measured"},        // what is estimated, on what, and what hardware measured
+	{"geometry", "sim", "pool", "relation"}, // the launch's threads and points; the independent simulator; the worker pool; the reader of ISL maps into accesses
+	{"sets", "footprint"},                   // ISL sets of threads and addresses, the tests' oracle; counting in plain Go
+	{"waves"},                               // wave shapes and wave-level counts
+	{"model"},                               // orchestration of one estimate and the performance models
 	{"explore", "layercond", "accuracy", "cudagen", "importer", "importer/jscop", "importer/kerncraft"}, // applications of estimates
 	{"request"},      // requests of the front ends: kinds of errors
 	{"serve", "cli"}, // front ends
@@ -90,5 +91,72 @@ func TestImportLayers(t *testing.T) {
 	}
 	if files < 50 {
 		t.Fatalf("parsed only %d files; run the test from the repository root", files)
+	}
+}
+
+// estimators are the packages a library user imports to estimate kernels.
+var estimators = []string{"geometry", "footprint", "waves", "model", "explore", "layercond", "pool"}
+
+// TestEstimatorsNeedNoISL checks that no estimator imports the ISL binding
+// (package isl, which needs cgo and libisl), directly or through other
+// polyvol packages: estimates are plain Go, and ISL reads raw maps when a
+// spec is loaded (package relation) and checks the counters in tests
+// (package sets).
+func TestEstimatorsNeedNoISL(t *testing.T) {
+	const module = "github.com/polyvol/polyvol"
+	imports := map[string][]string{} // polyvol imports of each package's non-test files
+	fset := token.NewFileSet()
+	for _, pkg := range append(slices.Concat(layers...), "isl") {
+		files, err := filepath.Glob(filepath.Join(pkg, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if p == "C" {
+					imports[pkg] = append(imports[pkg], "C")
+				}
+				if dep, ok := strings.CutPrefix(p, module+"/"); ok {
+					imports[pkg] = append(imports[pkg], dep)
+				}
+			}
+		}
+	}
+	if !slices.Contains(imports["isl"], "C") {
+		t.Fatal("package isl imports no C; run the test from the repository root")
+	}
+	for _, root := range estimators {
+		// A breadth-first walk that remembers how it reached each package.
+		via := map[string]string{root: ""}
+		queue := []string{root}
+		for len(queue) > 0 {
+			pkg := queue[0]
+			queue = queue[1:]
+			for _, dep := range imports[pkg] {
+				if _, seen := via[dep]; seen {
+					continue
+				}
+				via[dep] = pkg
+				queue = append(queue, dep)
+			}
+		}
+		for _, banned := range []string{"isl", "C"} {
+			if _, ok := via[banned]; !ok {
+				continue
+			}
+			chain := []string{banned}
+			for p := via[banned]; p != ""; p = via[p] {
+				chain = append([]string{p}, chain...)
+			}
+			t.Errorf("package %s depends on %s: %s", root, banned, strings.Join(chain, " → "))
+		}
 	}
 }

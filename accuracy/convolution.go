@@ -13,7 +13,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
-	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/measured"
 	"github.com/polyvol/polyvol/model"
@@ -588,12 +587,10 @@ func stagingPays(g ConvolutionGPU, rows []convolutionRow, glups map[convolutionL
 func estimateConvolution(launches []convolutionLaunch, kernels map[convolutionSpecKey]*kernel.Kernel, dev *device.Device) (reports []*model.Report, errs []error, err error) {
 	reports = make([]*model.Report, len(launches))
 	errs = make([]error, len(launches))
-	err = pool.Run(context.Background(), len(launches), pool.Options{
-		NewCtx: func() (*isl.Ctx, error) { return isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations)) },
-	}, func(ctx *isl.Ctx, i int) error {
+	err = pool.Run(context.Background(), len(launches), pool.Options{}, func(i int) error {
 		cfg := launches[i].cfg
 		k := kernels[convolutionSpecKey{launches[i].input, cfg.BoundsChecks()}]
-		r, err := model.Estimate(k, cfg.Launch(k), dev, model.Options{Method: model.MethodExact, Model: model.DefaultModel, Ctx: ctx})
+		r, err := model.Estimate(k, cfg.Launch(k), dev, model.Options{Method: model.MethodExact, Model: model.DefaultModel})
 		if err == nil && !(r.Prediction.GLups > 0) {
 			err = fmt.Errorf("predicted %g GLup/s", r.Prediction.GLups)
 		}

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/measured"
 	"github.com/polyvol/polyvol/model"
@@ -235,7 +234,6 @@ type Hardware struct {
 
 // estimator caches estimates by kernel text, launch, method and model.
 type estimator struct {
-	ctx   *isl.Ctx
 	dev   *device.Device
 	specs map[string]*kernel.Kernel
 	cache map[string]*model.Report
@@ -255,8 +253,7 @@ func (e *estimator) estimate(spec string, block, fold [3]int64, m model.Method, 
 		e.specs[spec] = k
 	}
 	l := k.NewLaunch(block, fold)
-	e.ctx.ResetOperations()
-	r, err := model.Estimate(k, l, e.dev, model.Options{Method: m, Model: mn, Ctx: e.ctx})
+	r, err := model.Estimate(k, l, e.dev, model.Options{Method: m, Model: mn})
 	if err != nil {
 		return nil, fmt.Errorf("block %v fold %v: %w", block, fold, err)
 	}
@@ -288,12 +285,7 @@ func HardwareReport(dir string, convolutionEvery int, progress io.Writer) (*Hard
 	if err != nil {
 		return nil, err
 	}
-	ctx, err := isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations))
-	if err != nil {
-		return nil, err
-	}
-	defer ctx.Close()
-	e := &estimator{ctx: ctx, dev: dev, specs: map[string]*kernel.Kernel{}, cache: map[string]*model.Report{}}
+	e := &estimator{dev: dev, specs: map[string]*kernel.Kernel{}, cache: map[string]*model.Report{}}
 	h := &Hardware{}
 	if err := h.star3D(e, filepath.Join(dir, FileStar3D), progress); err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
-	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/measured"
 	"github.com/polyvol/polyvol/model"
@@ -196,11 +195,6 @@ type Perf struct {
 // database that the file measures, and the paper's A100 points of
 // FilePaperPoints, with every model of PerfModels (method exact).
 func PerfReport(dir string, progress io.Writer) (*Perf, []string, error) {
-	ctx, err := isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer ctx.Close()
 	pf := &Perf{}
 	var skipped []string
 	fit := map[string]bool{}
@@ -216,7 +210,7 @@ func PerfReport(dir string, progress io.Writer) (*Perf, []string, error) {
 		if err != nil {
 			return nil, err
 		}
-		e := &estimator{ctx: ctx, dev: dev, specs: map[string]*kernel.Kernel{}, cache: map[string]*model.Report{}}
+		e := &estimator{dev: dev, specs: map[string]*kernel.Kernel{}, cache: map[string]*model.Report{}}
 		ests[name] = e
 		return e, nil
 	}

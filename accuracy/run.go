@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/pool"
@@ -64,7 +63,7 @@ type Config struct {
 	Load func(spec string, domain [3]int64) (*kernel.Kernel, error)
 	// Sim is the simulator configuration; Device is set per device.
 	Sim sim.Config
-	// Workers is the number of goroutines (each with its own ISL context);
+	// Workers is the number of goroutines;
 	// 0 means GOMAXPROCS. The results do not depend on it.
 	Workers int
 	// Progress, when set, is called after every finished job with the
@@ -126,8 +125,7 @@ func Run(cfg Config) ([]*Sweep, error) {
 	}
 	err := pool.Run(context.Background(), len(jobs), pool.Options{
 		Workers: cfg.Workers, Progress: cfg.Progress,
-		NewCtx: func() (*isl.Ctx, error) { return isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations)) },
-	}, func(ctx *isl.Ctx, j int) error {
+	}, func(j int) error {
 		jb := jobs[j]
 		s := sweeps[jb.s]
 		p := &s.Points[jb.p]
@@ -141,7 +139,7 @@ func Run(cfg Config) ([]*Sweep, error) {
 			p.Sim = Simulated(r.Total)
 			return nil
 		}
-		r, err := model.Estimate(s.Kernel, p.Launch, s.Device, model.Options{Method: Methods[jb.m], Ctx: ctx})
+		r, err := model.Estimate(s.Kernel, p.Launch, s.Device, model.Options{Method: Methods[jb.m]})
 		if err != nil {
 			return fmt.Errorf("estimate %s block %v fold %v on %s with method %s: %w", s.Kernel.Name, p.Launch.Block, p.Launch.Fold, s.Device.Name, Methods[jb.m].Name, err)
 		}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/explore"
-	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 	ucli "github.com/urfave/cli/v2"
@@ -295,7 +294,7 @@ func runExplore(c *ucli.Context) error {
 
 	cfg := explore.Config{
 		Kernel: k, Device: dev, Threads: threads, Folds: folds, Tilings: tilings, Unstaged: unstaged, AllShapes: c.Bool("all-shapes"), Estimate: opt,
-		NewCtx: func() (*isl.Ctx, error) { return newISLCtx(c) }, Workers: workers,
+		Workers: workers,
 	}
 	if table != nil {
 		cfg.Registers = table.lookup
@@ -351,7 +350,7 @@ func runExplore(c *ucli.Context) error {
 	}
 	if shard != nil {
 		format = formatJSON
-		shard.Sweep = sweepFingerprint(k, dev, e, fullVersion(), c.Uint64("max-operations"), opt)
+		shard.Sweep = sweepFingerprint(k, dev, e, fullVersion(), opt)
 		if shard.Digest, err = shardDigest(e); err != nil {
 			return err
 		}
@@ -485,7 +484,7 @@ func checkSomeRanked(e *Exploration) error {
 // --registers-table), shard count and the estimation bounds.
 // The shards of one sweep share it; merge refuses shards whose fingerprints
 // differ.
-func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *Exploration, version string, maxOperations uint64, opt model.Options) string {
+func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *Exploration, version string, opt model.Options) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "polyvol %q\n", version)
 	fmt.Fprintf(h, "kernel %q %v %v %d %d %d\n", k.Name, k.Domain, k.Flops, k.Registers, k.SharedBytes, k.FPType)
@@ -497,11 +496,10 @@ func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *Exploration, vers
 		for _, a := range append(slices.Clone(f.Loads), f.Stores...) {
 			fmt.Fprintf(h, "access %q\n", a.Text)
 		}
-		fmt.Fprintf(h, "maps %q %q\n", f.LoadMaps, f.StoreMaps)
 	}
 	devJSON, _ := json.Marshal(dev) // a device has no values JSON cannot encode
 	fmt.Fprintf(h, "device %s\n", devJSON)
-	fmt.Fprintf(h, "sweep %q %q %v %d %v %d %d %d %d\n", e.Method, e.Model, e.Domain, e.Threads, e.Folds, e.Shard.Count, maxOperations, opt.WorkBound, opt.MemoryBound)
+	fmt.Fprintf(h, "sweep %q %q %v %d %v %d %d %d\n", e.Method, e.Model, e.Domain, e.Threads, e.Folds, e.Shard.Count, opt.WorkBound, opt.MemoryBound)
 	fmt.Fprintf(h, "tilings %v registers %d\n", e.Tilings, e.Registers)
 	if e.Unstaged != nil {
 		fmt.Fprintf(h, "staging %v\n", e.Unstaged)

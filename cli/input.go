@@ -18,7 +18,6 @@ import (
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/importer"
-	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/relation"
@@ -255,7 +254,6 @@ func estimateFlags() []ucli.Flag {
 		&choiceFlag{&ucli.StringFlag{Name: "method", Value: "exact", Usage: "estimation `METHOD`: exact (exact counts) or reference (the rules of the paper's reference implementation; docs/method.md)"}, methodChoices},
 		&choiceFlag{&ucli.StringFlag{Name: "model", Value: string(model.DefaultModel), Usage: "performance `MODEL`: overlap (limiters that overlap imperfectly, and warps in flight; the most accurate on hardware), roofline (the paper's minimum of the limiters), latency (Volkov) or su2015"}, modelNames()},
 		&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
-		&ucli.Uint64Flag{Name: "max-operations", Value: model.DefaultMaxOperations, Usage: "bound `N` on the ISL operations of one configuration (0: none)"},
 		&ucli.Int64Flag{Name: "max-work", Value: footprint.DefaultWorkBound, Usage: "bound `N` on the counting work of one configuration, in progressions handled (about 0.3 µs and up to 100 bytes each; at the default the worst inputs found take 2 s)"},
 		&ucli.Int64Flag{Name: "max-memory", Value: defaultMaxMemoryMB, Usage: "bound `MB` on the memory one configuration's estimate adds to the process: counting stops once the estimates running hold more than this each"},
 	}, importSpecFlags()...)
@@ -268,12 +266,6 @@ func modelNames() []string {
 		names = append(names, string(m))
 	}
 	return names
-}
-
-// newISLCtx returns an ISL context bounded by the --max-operations flag of
-// estimateFlags; the bound counts operations since the last ResetOperations.
-func newISLCtx(c *ucli.Context) (*isl.Ctx, error) {
-	return isl.NewCtx(isl.WithMaxOperations(c.Uint64("max-operations")))
 }
 
 // The --max-memory default and largest value, in MB. The bound is on the
@@ -350,16 +342,12 @@ func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 	return out, nil
 }
 
-// estimateError classifies an error of model.Estimate: exceeding the ISL
-// operation bound is a usage error (the configuration is too complex for the
-// bound, which the user can raise with --max-operations or avoid),
-// everything else is internal.
+// estimateError classifies an error of model.Estimate: exceeding the
+// memory or work bound is a usage error (the configuration is too complex
+// for the bound, which the user can raise or avoid), everything else is
+// internal.
 func estimateError(l kernel.Launch, err error) error {
 	where := launchName(l)
-	if errors.Is(err, isl.ErrQuota) {
-		return usageErrorf("%s: the estimate exceeds the ISL operation bound; raise --max-operations, or try --method reference or a smaller --domain (%w)",
-			where, err)
-	}
 	if errors.Is(err, footprint.ErrMemoryBound) {
 		return usageErrorf("%s: counting the footprints needs more memory than --max-memory allows (%w); raise --max-memory, or simplify the accesses (coupled wrapped terms such as (x + y) %% N hold memory in proportion to N)",
 			where, err)

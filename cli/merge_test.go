@@ -197,12 +197,12 @@ func TestMergeVersions(t *testing.T) {
 	}
 	e := &Exploration{Method: "exact", Model: "overlap", Domain: k.Domain, Threads: 256, Folds: [][3]int64{{1, 1, 1}}, Shard: &Shard{Count: 2}}
 	opt := model.Options{WorkBound: 1, MemoryBound: 1 << 20}
-	a, b := sweepFingerprint(k, dev, e, "0.1.0 (commit a)", 1, opt), sweepFingerprint(k, dev, e, "0.1.0 (commit b)", 1, opt)
-	if a == b || a != sweepFingerprint(k, dev, e, "0.1.0 (commit a)", 1, opt) {
+	a, b := sweepFingerprint(k, dev, e, "0.1.0 (commit a)", opt), sweepFingerprint(k, dev, e, "0.1.0 (commit b)", opt)
+	if a == b || a != sweepFingerprint(k, dev, e, "0.1.0 (commit a)", opt) {
 		t.Errorf("sweep fingerprints of versions a and b: %s and %s; want them to differ, and each to be reproducible", a, b)
 	}
 	opt.MemoryBound *= 2
-	if c := sweepFingerprint(k, dev, e, "0.1.0 (commit a)", 1, opt); c == a {
+	if c := sweepFingerprint(k, dev, e, "0.1.0 (commit a)", opt); c == a {
 		t.Errorf("sweep fingerprints under memory bounds of 1 and 2 MB are both %s; want them to differ", a)
 	}
 }

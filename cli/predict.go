@@ -130,12 +130,6 @@ func runPredict(c *ucli.Context) error {
 	if k, err = applyRegisters(c, k); err != nil {
 		return err
 	}
-	ctx, err := newISLCtx(c)
-	if err != nil {
-		return err
-	}
-	defer ctx.Close()
-	opt.Ctx = ctx
 	r, err := model.Estimate(k, l, dev, opt)
 	if err != nil {
 		return estimateError(l, err)

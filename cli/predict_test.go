@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/examples"
-	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 )
@@ -293,15 +293,15 @@ func TestRawMapParametersEqualGuardedTwin(t *testing.T) {
 	}
 }
 
-// TestEstimateErrorClasses checks that an estimate exceeding the ISL
-// operation bound is a usage error naming the configuration and the flag
-// that raises the bound, and that other engine failures are internal.
+// TestEstimateErrorClasses checks that an estimate exceeding the counting
+// work bound is a usage error naming the configuration and the flag that
+// raises the bound, and that other engine failures are internal.
 func TestEstimateErrorClasses(t *testing.T) {
 	l := kernel.Launch{Block: [3]int64{32, 4, 2}, Fold: [3]int64{1, 1, 2}}
-	err := estimateError(l, fmt.Errorf("counting: %w", isl.ErrQuota))
+	err := estimateError(l, fmt.Errorf("counting: %w", footprint.ErrWorkBound))
 	var ue *UsageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "block 32,4,2 fold 1,1,2") || !strings.Contains(err.Error(), "--max-operations") {
-		t.Errorf("quota: %v (usage error: %v)", err, errors.As(err, &ue))
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "block 32,4,2 fold 1,1,2") || !strings.Contains(err.Error(), "--max-work") {
+		t.Errorf("work bound: %v (usage error: %v)", err, errors.As(err, &ue))
 	}
 	if err := estimateError(l, errors.New("boom")); errors.As(err, &ue) {
 		t.Errorf("internal failure classified as usage error: %v", err)

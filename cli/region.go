@@ -183,12 +183,6 @@ func runPredictRegion(c *ucli.Context, format string, quiet bool, opt model.Opti
 	if err != nil {
 		return err
 	}
-	ctx, err := newISLCtx(c)
-	if err != nil {
-		return err
-	}
-	defer ctx.Close()
-	opt.Ctx = ctx
 	out := regionReport{File: reg.File, Region: reg.Name, Skipped: []regionSkipped{}}
 	out.Total.Bytes = make(volumeBytes, len(volumeDefs))
 	for _, s := range reg.Statements {

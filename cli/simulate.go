@@ -185,12 +185,7 @@ func runSimulate(c *ucli.Context) error {
 // returns the volumes the simulator counts: with infinite caches the
 // compulsory ones (V1), whose reuse no capacity limits.
 func predictedVolumes(c *ucli.Context, k *kernel.Kernel, l kernel.Launch, dev *device.Device, infinite bool) (*accuracy.Volumes, error) {
-	ctx, err := newISLCtx(c)
-	if err != nil {
-		return nil, err
-	}
-	defer ctx.Close()
-	r, err := model.Estimate(k, l, dev, model.Options{Method: model.MethodExact, Ctx: ctx, Context: c.Context})
+	r, err := model.Estimate(k, l, dev, model.Options{Method: model.MethodExact, Context: c.Context})
 	if err != nil {
 		return nil, estimateError(l, err)
 	}

@@ -4,7 +4,7 @@
 // block shape of a thread count times a list of thread foldings times a
 // list of tilings (kernel.Tiling); Run
 // estimates the configurations in parallel on the project's worker pool
-// (package pool, one ISL context per worker), optionally one shard of them,
+// (package pool), optionally one shard of them,
 // and returns the reports ranked by a deterministic rule (Rank) with the
 // configurations it skipped and why.
 package explore
@@ -18,7 +18,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
-	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/pool"
@@ -104,11 +103,8 @@ type Config struct {
 	// MaxRegisters. The registers set the configuration's occupancy.
 	Registers func(Configuration) int
 	// Estimate selects the method and performance model and bounds the
-	// counting work of each configuration; its Ctx is ignored.
+	// counting work of each configuration.
 	Estimate model.Options
-	// NewCtx makes each worker's ISL context; nil means contexts bounded
-	// by model.DefaultMaxOperations.
-	NewCtx func() (*isl.Ctx, error)
 	// Workers is the number of configurations estimated in parallel; 0
 	// means GOMAXPROCS.
 	Workers int
@@ -125,8 +121,8 @@ type Shard struct{ Index, Count int }
 
 // Skipped is a configuration left out because kernel.Launch.Validate
 // rejects it (e.g. a fold larger than the domain), because its block does
-// not fit on an SM of the device, or because its estimate exceeds the ISL
-// operation bound or the counting work bound.
+// not fit on an SM of the device, or because its estimate exceeds the
+// counting work or memory bound.
 type Skipped struct {
 	Block    [3]int64      `json:"block"`
 	Fold     [3]int64      `json:"fold"`
@@ -336,10 +332,6 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Configurations: configurations, Skipped: skipped}
-	newCtx := cfg.NewCtx
-	if newCtx == nil {
-		newCtx = func() (*isl.Ctx, error) { return isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations)) }
-	}
 	estimate := cfg.Estimate
 	if estimate.Instructions == nil { // the configurations share the kernel's instructions
 		estimate.Instructions = footprint.NewInstructionCache()
@@ -347,20 +339,16 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 	estimate.Context = c // an estimate in progress stops with the exploration
 	reports := make([]*model.Report, len(launches))
 	skips := make([]string, len(launches)) // why launch i was skipped
-	err = pool.Run(c, len(launches), pool.Options{Workers: cfg.Workers, NewCtx: newCtx, StopOnError: true, Progress: cfg.Progress},
-		func(ctx *isl.Ctx, i int) error {
-			opt := estimate
-			opt.Ctx = ctx
+	err = pool.Run(c, len(launches), pool.Options{Workers: cfg.Workers, StopOnError: true, Progress: cfg.Progress},
+		func(i int) error {
 			k, err := cfg.kernelFor(launches[i])
 			if err != nil {
 				return &ConfigError{Launch: launches[i], Err: err}
 			}
-			r, err := model.Estimate(k, launches[i], cfg.Device, opt)
+			r, err := model.Estimate(k, launches[i], cfg.Device, estimate)
 			switch {
 			case err != nil && c.Err() != nil:
 				return c.Err()
-			case errors.Is(err, isl.ErrQuota):
-				skips[i] = fmt.Sprintf("exceeds the ISL operation bound (%v)", err)
 			case errors.Is(err, footprint.ErrWorkBound):
 				skips[i] = fmt.Sprintf("exceeds the counting work bound --max-work (%v)", err)
 			case errors.Is(err, footprint.ErrMemoryBound):

@@ -17,18 +17,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/lattice"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // advEngine returns an engine with a fresh default budget for spec.
 func advEngine(t testing.TB, spec string, block, fold [3]int64, guard bool) *Engine {
 	t.Helper()
 	k := parseKernel(t, spec)
-	g := sets.NewGeometry(k.NewLaunch(block, fold))
-	return &Engine{Budget: &Budget{}, Mapper: &sets.AccessMapper{Kernel: k, Geom: g, PointGuard: guard}}
+	g := geometry.NewGeometry(k.NewLaunch(block, fold))
+	return &Engine{Budget: &Budget{}, Mapper: &geometry.AccessMapper{Kernel: k, Geom: g, PointGuard: guard}}
 }
 
 // Regression 1: Access.Period is all-or-nothing: when one coordinate's
@@ -50,7 +50,7 @@ func TestAdversarialLargePeriodRejected(t *testing.T) {
 	for _, l := range small {
 		spec := "name: a\ndomain: [16, 16, 16]\nfields:\n  - name: F\n    element: 4\n    extent: [1048600, 16, 16]\n    load:\n      - " + l + "\n"
 		e := advEngine(t, spec, [3]int64{32, 4, 1}, [3]int64{1, 1, 1}, true)
-		q := Request{Gran: 32, Space: sets.LinearSpace}
+		q := Request{Gran: 32, Space: geometry.LinearSpace}
 		th := []lattice.Box{{Hi: [3]int64{16, 16, 16}}}
 		want := int64(len(enumerate(e, q, th)))
 		if got, err := e.CountGranules(q, th); err != nil || got != want {
@@ -62,7 +62,7 @@ func TestAdversarialLargePeriodRejected(t *testing.T) {
 	const nx, ny = 2048, 1024
 	spec := fmt.Sprintf("name: a\ndomain: [%d, %d]\nfields:\n  - name: F\n    element: 8\n    extent: [%d, 1]\n    load:\n      - (x + %d*y + 1) %% %d\n      - x + %d*y\n", nx, ny, nx*ny, nx, nx*ny, nx)
 	e := advEngine(t, spec, [3]int64{32, 4, 1}, [3]int64{1, 1, 1}, true)
-	got, err := e.CountGranules(Request{Gran: 32, Space: sets.LinearSpace}, []lattice.Box{{Hi: [3]int64{nx, ny, 1}}})
+	got, err := e.CountGranules(Request{Gran: 32, Space: geometry.LinearSpace}, []lattice.Box{{Hi: [3]int64{nx, ny, 1}}})
 	if want := int64(nx * ny * 8 / 32); err != nil || got != want {
 		t.Errorf("flat periodic neighbour on %d×%d: Count %d (%v), want %d", nx, ny, got, err, want)
 	}
@@ -89,7 +89,7 @@ func TestAdversarialBudgetDoesNotBoundMemory(t *testing.T) {
 	runtime.GC()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	got, err := e.CountGranules(Request{Gran: 32, Space: sets.LinearSpace}, []lattice.Box{{Hi: [3]int64{nx, ny, 1}}})
+	got, err := e.CountGranules(Request{Gran: 32, Space: geometry.LinearSpace}, []lattice.Box{{Hi: [3]int64{nx, ny, 1}}})
 	runtime.ReadMemStats(&m1)
 	if want := int64(nx * ny * 8 / 32); err != nil || got != want {
 		t.Fatalf("Count %d (%v), want %d", got, err, want)
@@ -117,7 +117,7 @@ func TestAdversarialWorkGrowsWithGrid(t *testing.T) {
 			spec += "      - " + l + "\n"
 		}
 		e := advEngine(t, spec, [3]int64{32, 4, 2}, [3]int64{1, 1, 1}, true)
-		_, err := e.CountGranules(Request{Gran: 32, Space: sets.LinearSpace}, []lattice.Box{{Hi: [3]int64{int64(D), int64(D), int64(D)}}})
+		_, err := e.CountGranules(Request{Gran: 32, Space: geometry.LinearSpace}, []lattice.Box{{Hi: [3]int64{int64(D), int64(D), int64(D)}}})
 		return e.Budget.Used(), err
 	}
 	for _, loads := range [][]string{{"[x, 2*y, z]", "[x, y, 2*z]"}, {"[x, y, z]", "[x, y, 2*z]"}} {
@@ -411,8 +411,8 @@ func advRandomEngine(r *rand.Rand, k *kernel.Kernel) *Engine {
 		block[d] = int64(1 + r.IntN(limit))
 		fold[d] = min(k.Domain[d], int64(1+r.IntN(3)))
 	}
-	g := sets.NewGeometry(k.NewLaunch(block, fold))
-	return &Engine{Budget: &Budget{Limit: 1 << 50}, Mapper: &sets.AccessMapper{Kernel: k, Geom: g, PointGuard: r.IntN(2) == 0}}
+	g := geometry.NewGeometry(k.NewLaunch(block, fold))
+	return &Engine{Budget: &Budget{Limit: 1 << 50}, Mapper: &geometry.AccessMapper{Kernel: k, Geom: g, PointGuard: r.IntN(2) == 0}}
 }
 
 // TestAdversarialEngineNasty: Engine.CountGranules and CountCommonGranules equal
@@ -437,9 +437,9 @@ func TestAdversarialEngineNasty(t *testing.T) {
 				if len(f.Accesses(store)) == 0 {
 					continue
 				}
-				space, gran := sets.LinearSpace, grans[r.IntN(len(grans))]
+				space, gran := geometry.LinearSpace, grans[r.IntN(len(grans))]
 				if r.IntN(3) == 0 {
-					space = sets.MultiDimSpace
+					space = geometry.MultiDimSpace
 					gran = f.Element*int64(1+r.IntN(8)) + int64(r.IntN(int(f.Element)))
 				}
 				q := Request{Field: fi, Store: store, Gran: gran, Space: space}
@@ -501,7 +501,7 @@ func TestAdversarialSumOverBlocksNasty(t *testing.T) {
 					continue
 				}
 				gran := []int64{4, 12, 24, 32, 100, 128, 4096, 512 << 10}[r.IntN(8)]
-				q := Request{Field: fi, Store: store, Gran: gran, Space: sets.LinearSpace}
+				q := Request{Field: fi, Store: store, Gran: gran, Space: geometry.LinearSpace}
 				got, err := e.SumOverBlocks(q, blocks)
 				if errors.Is(err, ErrWorkBound) {
 					continue

@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/lattice"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // AllocLines returns the L1 cycle model's allocation term counted from e's
@@ -30,7 +30,7 @@ func (e *Engine) AllocLines(l kernel.Launch, dev *device.Device, r WarpRules) Al
 		if idx < 0 {
 			return 0, fmt.Errorf("allocation lines: unknown field %q", fi.Field.Name)
 		}
-		eng, q := e, Request{Field: idx, Store: fi.Store, Gran: dev.L1AllocBytes, Space: sets.LinearSpace}
+		eng, q := e, Request{Field: idx, Store: fi.Store, Gran: dev.L1AllocBytes, Space: geometry.LinearSpace}
 		if !r.FusedByteRange && fused(fi) {
 			// The reference counts a fused vector access by its start address
 			// only (spec §3.9, §8 item 10): count the footprint of exactly the
@@ -100,5 +100,5 @@ func startAddressEngine(eng *Engine, k *kernel.Kernel, l kernel.Launch, fi Field
 	g := eng.Mapper.Geom
 	g.Fold = kernel.NoFold
 	q.Field = 0
-	return &Engine{Ctx: eng.Ctx, Mapper: &sets.AccessMapper{Kernel: &one, Geom: g}}, q, nil
+	return &Engine{Mapper: &geometry.AccessMapper{Kernel: &one, Geom: g}}, q, nil
 }

@@ -2,8 +2,8 @@ package footprint
 
 import (
 	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/lattice"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // FieldBlockVolumes are one field's block-level footprints (spec §3.2, §3.3,
@@ -26,7 +26,7 @@ func (e *Engine) BlockVolumes(dev *device.Device, sample []lattice.Box) ([]Field
 	n := float64(len(sample))
 	for _, store := range []bool{false, true} {
 		for fi, f := range e.Mapper.Kernel.Fields {
-			if len(f.Accesses(store)) == 0 && !hasRaw(f.LoadMaps, f.StoreMaps, store) {
+			if len(f.Accesses(store)) == 0 {
 				continue
 			}
 			sectorGran := dev.L1FetchBytes
@@ -38,7 +38,7 @@ func (e *Engine) BlockVolumes(dev *device.Device, sample []lattice.Box) ([]Field
 				gran int64
 				dst  *float64
 			}{{sectorGran, &v.Sectors}, {dev.L1AllocBytes, &v.AllocLines}, {dev.L1TLBPageBytes, &v.Pages}} {
-				sum, err := e.SumOverBlocks(Request{Field: fi, Store: store, Gran: c.gran, Space: sets.LinearSpace}, sample)
+				sum, err := e.SumOverBlocks(Request{Field: fi, Store: store, Gran: c.gran, Space: geometry.LinearSpace}, sample)
 				if err != nil {
 					return nil, err
 				}
@@ -48,14 +48,6 @@ func (e *Engine) BlockVolumes(dev *device.Device, sample []lattice.Box) ([]Field
 		}
 	}
 	return out, nil
-}
-
-// hasRaw reports whether the field has raw ISL maps of the given kind.
-func hasRaw(loads, stores []string, store bool) bool {
-	if store {
-		return len(stores) > 0
-	}
-	return len(loads) > 0
 }
 
 // WarpThreadBoxes returns the hardware warps of a block of the given shape
@@ -98,10 +90,10 @@ func (e *Engine) WarpSectors(dev *device.Device, sample []lattice.Box) (sectors 
 	}
 	sectors = map[int]float64{}
 	for fi, f := range e.Mapper.Kernel.Fields {
-		if len(f.Accesses(false)) == 0 && !hasRaw(f.LoadMaps, f.StoreMaps, false) {
+		if len(f.Accesses(false)) == 0 {
 			continue
 		}
-		sum, err := e.SumOverBlocks(Request{Field: fi, Gran: dev.L1FetchBytes, Space: sets.LinearSpace}, boxes)
+		sum, err := e.SumOverBlocks(Request{Field: fi, Gran: dev.L1FetchBytes, Space: geometry.LinearSpace}, boxes)
 		if err != nil {
 			return nil, false, err
 		}

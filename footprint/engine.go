@@ -4,19 +4,16 @@ import (
 	"encoding/binary"
 	"slices"
 
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/intmath"
-	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/lattice"
-	"github.com/polyvol/polyvol/sets"
 )
 
-// Engine counts footprints of one kernel under one launch. It owns no ISL
-// context: Ctx belongs to the caller and, like every ISL context, to one
-// goroutine at a time, and so does the Engine.
+// Engine counts footprints of one kernel under one launch, in plain Go.
+// Like its counters' memories, it belongs to one goroutine at a time.
 type Engine struct {
-	Ctx    *isl.Ctx
-	Mapper *sets.AccessMapper
+	Mapper *geometry.AccessMapper
 	// Budget bounds the engine's counting work; a nil Budget is replaced by
 	// one with the default bound on first use.
 	Budget *Budget
@@ -31,7 +28,7 @@ type Request struct {
 	Field int // index into the kernel's fields
 	Store bool
 	Gran  int64 // bytes per granule
-	Space sets.AddressSpace
+	Space geometry.AddressSpace
 }
 
 // budget returns the engine's work budget.
@@ -55,34 +52,11 @@ func (e *Engine) counter(gran int64) *counter {
 	return c
 }
 
-// Footprint returns the set of granules that the threads in boxes touch for
-// request q, made in scope sc.
-func (e *Engine) Footprint(sc *isl.Scope, q Request, threads []lattice.Box) (*isl.Set, error) {
-	return e.Mapper.Footprint(sc, q.Field, q.Store, q.Gran, q.Space, threads)
-}
-
-// Raw reports whether request q's accesses include raw ISL maps, which only
-// ISL can count.
-func (e *Engine) Raw(q Request) bool {
-	f := e.field(q)
-	return q.Store && len(f.StoreMaps) > 0 || !q.Store && len(f.LoadMaps) > 0
-}
-
 // CountGranules returns the number of granules that the threads in boxes touch for
 // request q. The footprint is a union of progressions (one per access and
 // residue class of its floor and modulo terms, see progressions), counted
 // exactly at a cost independent of the boxes' size (counter.count).
-// Raw ISL maps are counted as ISL sets.
 func (e *Engine) CountGranules(q Request, threads []lattice.Box) (int64, error) {
-	if e.Raw(q) {
-		sc := e.Ctx.NewScope()
-		defer sc.Free()
-		s, err := e.Footprint(sc, q, threads)
-		if err != nil {
-			return 0, err
-		}
-		return CountPoints(s)
-	}
 	ps, gran, err := e.progressions(q, threads)
 	if err != nil {
 		return 0, err
@@ -126,7 +100,7 @@ func (e *Engine) field(q Request) *kernel.Field { return e.Mapper.Kernel.Fields[
 // address shifted by one amount, the shift of the first (a_j(o′+q) −
 // a_j(o+q) = a_j(o′) − a_j(o) for o′ ≡ o mod L).
 type blockClassifier struct {
-	mapper *sets.AccessMapper
+	mapper *geometry.AccessMapper
 	addrs  []laneAddress // each access's byte address
 	// guards are the distinct boxes of the accesses that apply on part of
 	// the domain only (kernel.Access.Partial).
@@ -153,11 +127,11 @@ type blockClassifier struct {
 const maxClassifierPeriod = 1 << 30
 
 // newBlockClassifier returns the classifier of request q; ok is false when
-// there is none (raw accesses, the multi-dimensional space, or periods
+// there is none (the multi-dimensional space, or periods
 // above maxClassifierPeriod), and blocks must be counted one by one.
 func newBlockClassifier(e *Engine, q Request) (c *blockClassifier, ok bool) {
 	f := e.field(q)
-	if q.Space != sets.LinearSpace || len(f.LoadMaps) > 0 && !q.Store || len(f.StoreMaps) > 0 && q.Store {
+	if q.Space != geometry.LinearSpace {
 		return nil, false
 	}
 	c = &blockClassifier{mapper: e.Mapper, period: [3]int64{1, 1, 1}, rigid: true, affine: true, shapes: map[string]*blockClass{}}
@@ -296,8 +270,8 @@ type blockClass struct {
 // classes are by phase modulo the addresses' period, and the classes of
 // blocks on which no term wraps share one representative per affine shape
 // (blockClassifier.affineShape), so the work depends on the periods and
-// the block shape, not on the number of blocks. Blocks with raw maps, or
-// periods above maxClassifierPeriod, are counted one by one.
+// the block shape, not on the number of blocks. Blocks with periods above
+// maxClassifierPeriod are counted one by one.
 func (e *Engine) SumOverBlocks(q Request, blocks []lattice.Box) (int64, error) {
 	classifier, ok := newBlockClassifier(e, q)
 	classes := map[string]*blockClass{}

@@ -5,11 +5,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/intmath"
-	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/lattice"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // separableSpec returns a random stencil-like kernel spec whose loads are
@@ -57,18 +56,17 @@ func separableSpec(r *rand.Rand, domain [3]int64, quasi bool) string {
 	return spec
 }
 
-// randomEngine returns an engine with context ctx (nil when the test
-// needs no ISL) for a random launch of k: blocks of up to 16×4×2 threads,
+// randomEngine returns an engine for a random launch of k: blocks of up to 16×4×2 threads,
 // folds of up to 2 per dimension within the domain, the point guard on or
 // off.
-func randomEngine(r *rand.Rand, ctx *isl.Ctx, k *kernel.Kernel) *Engine {
+func randomEngine(r *rand.Rand, k *kernel.Kernel) *Engine {
 	var block, fold [3]int64
 	for d, limit := range [3]int{16, 4, 2} {
 		block[d] = int64(1 + r.IntN(limit))
 		fold[d] = min(k.Domain[d], int64(1+r.IntN(2)))
 	}
-	g := sets.NewGeometry(k.NewLaunch(block, fold))
-	return &Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: k, Geom: g, PointGuard: r.IntN(2) == 0}}
+	g := geometry.NewGeometry(k.NewLaunch(block, fold))
+	return &Engine{Mapper: &geometry.AccessMapper{Kernel: k, Geom: g, PointGuard: r.IntN(2) == 0}}
 }
 
 // guardSome makes about a third of k's loads partial: each gets a bound
@@ -114,7 +112,7 @@ func TestSumOverBlocksEqualsEnumeration(t *testing.T) {
 		domain := [3]int64{int64(8 + r.IntN(40)), int64(1 + r.IntN(12)), int64(1 + r.IntN(6))}
 		k := parseKernel(t, separableSpec(r, domain, false))
 		guardSome(r, k)
-		e := randomEngine(r, nil, k)
+		e := randomEngine(r, k)
 		g, block, fold := e.Mapper.Geom, e.Mapper.Geom.Block, e.Mapper.Geom.Fold
 		var blocks []lattice.Box
 		for z := range g.Grid[2] {
@@ -126,7 +124,7 @@ func TestSumOverBlocksEqualsEnumeration(t *testing.T) {
 		}
 		for fi, f := range k.Fields {
 			for _, gran := range []int64{32, 128, 4096, 512 << 10} {
-				got, err := e.SumOverBlocks(Request{Field: fi, Gran: gran, Space: sets.LinearSpace}, blocks)
+				got, err := e.SumOverBlocks(Request{Field: fi, Gran: gran, Space: geometry.LinearSpace}, blocks)
 				if err != nil {
 					t.Fatal(err)
 				}

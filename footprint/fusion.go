@@ -66,13 +66,6 @@ func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule Fusi
 	var out []FieldInstructions
 	for _, store := range []bool{false, true} {
 		for _, f := range k.Fields {
-			maps := f.LoadMaps
-			if store {
-				maps = f.StoreMaps
-			}
-			if len(maps) > 0 {
-				return nil, fmt.Errorf("footprint: field %q: raw ISL access maps cannot be evaluated per warp lane", f.Name)
-			}
 			if !store && l.Staged(f) {
 				view, _, err := kernel.SharedView(f, l)
 				if err != nil {

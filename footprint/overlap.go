@@ -1,8 +1,8 @@
 package footprint
 
 import (
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/lattice"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // PreviousBlocks returns the reference's predecessors of the current block
@@ -10,7 +10,7 @@ import (
 // p_k = max(0, ℓ − stride·k) for k = 1, 2, …, stopping after limit
 // predecessors or right after the first p_k = 0. The reference uses stride
 // 108 (the A100's SM count, hard-wired) and limit 40.
-func PreviousBlocks(g sets.Geometry, stride, limit int64) (current [3]int64, preds [][3]int64) {
+func PreviousBlocks(g geometry.Geometry, stride, limit int64) (current [3]int64, preds [][3]int64) {
 	current = [3]int64{g.Grid[0] / 2, g.Grid[1] / 2, g.Grid[2] / 2}
 	id := g.LinearBlockID(current)
 	if id == 0 {
@@ -72,9 +72,6 @@ func (e *Engine) PreviousBlockOverlap(q Request, current [3]int64, preds [][3]in
 // touch for request q; ok is false when no bound is available.
 func (e *Engine) addressRange(q Request, t lattice.Box) (lo, hi int64, ok bool) {
 	f := e.field(q)
-	if len(f.LoadMaps) > 0 || len(f.StoreMaps) > 0 {
-		return 0, 0, false
-	}
 	p := e.Mapper.PointBox(t)
 	if p.Empty() {
 		return 0, -1, true

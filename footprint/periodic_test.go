@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/lattice"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // wrappedSpec returns a random kernel whose accesses wrap periodically, as
@@ -84,7 +84,7 @@ func TestSumOverBlocksWrappedEqualsEnumeration(t *testing.T) {
 		domain := [3]int64{int64(20 + r.IntN(120)), int64(4 + r.IntN(40)), int64(1 + r.IntN(3))}
 		k := parseKernel(t, wrappedSpec(r, domain))
 		l := wrappedLaunch(r, k)
-		e := &Engine{Mapper: &sets.AccessMapper{Kernel: k, Geom: sets.NewGeometry(l), PointGuard: r.IntN(2) == 0}}
+		e := &Engine{Mapper: &geometry.AccessMapper{Kernel: k, Geom: geometry.NewGeometry(l), PointGuard: r.IntN(2) == 0}}
 		g := e.Mapper.Geom
 		var blocks, warps []lattice.Box
 		wb, warpBoxes := WarpThreadBoxes(l.Block, 32)
@@ -103,7 +103,7 @@ func TestSumOverBlocksWrappedEqualsEnumeration(t *testing.T) {
 					continue
 				}
 				gran := []int64{4, 8, 32, 128, 4096}[r.IntN(5)]
-				q := Request{Field: fi, Store: store, Gran: gran, Space: sets.LinearSpace}
+				q := Request{Field: fi, Store: store, Gran: gran, Space: geometry.LinearSpace}
 				if _, ok := newBlockClassifier(e, q); !ok {
 					t.Fatalf("case %d field %s: no block classifier for wrapped accesses\n%s", c, f.Name, generalSpecOf(k))
 				}
@@ -143,7 +143,7 @@ func TestAllocLinesWrappedEqualsBrute(t *testing.T) {
 		d := lookupDevice(t, []string{"V100", "A100-40GB", "MI210"}[r.IntN(3)])
 		blocks := gridBlocks(l)
 		for _, mr := range methodRules {
-			e := &Engine{Mapper: &sets.AccessMapper{Kernel: k, Geom: sets.NewGeometry(l), PointGuard: mr.rules.ClipLanes}}
+			e := &Engine{Mapper: &geometry.AccessMapper{Kernel: k, Geom: geometry.NewGeometry(l), PointGuard: mr.rules.ClipLanes}}
 			lists, err := Instructions(k, l, d, mr.rules.Fusion)
 			if err != nil {
 				t.Fatal(err)
@@ -211,7 +211,7 @@ func BenchmarkWrappedSumOverBlocks(b *testing.B) {
 	k := parseKernel(b, l1onlySpec())
 	d := lookupDevice(b, "V100")
 	l := k.NewLaunch([3]int64{32, 8, 1}, kernel.NoFold)
-	g := sets.NewGeometry(l)
+	g := geometry.NewGeometry(l)
 	var boxes []lattice.Box
 	wb, _ := WarpThreadBoxes(l.Block, int64(d.WarpSize))
 	for _, blk := range interiorWave(b, k, l, d) {
@@ -219,9 +219,9 @@ func BenchmarkWrappedSumOverBlocks(b *testing.B) {
 			boxes = append(boxes, w.Shift(g.BlockThreads(blk).Lo))
 		}
 	}
-	q := Request{Gran: d.L1FetchBytes, Space: sets.LinearSpace}
+	q := Request{Gran: d.L1FetchBytes, Space: geometry.LinearSpace}
 	engine := func() *Engine {
-		return &Engine{Budget: &Budget{Limit: 1 << 40}, Mapper: &sets.AccessMapper{Kernel: k, Geom: g, PointGuard: true}}
+		return &Engine{Budget: &Budget{Limit: 1 << 40}, Mapper: &geometry.AccessMapper{Kernel: k, Geom: g, PointGuard: true}}
 	}
 	var sums [2]int64
 	b.Run("classes", func(b *testing.B) {

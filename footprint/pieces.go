@@ -5,10 +5,10 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/lattice"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // indexProgression is one access over one piece of a box of lattice points
@@ -306,10 +306,10 @@ func (e *Engine) progressions(q Request, threads []lattice.Box) ([]progression, 
 	var origin [3]int64
 	width, gran := f.Element, q.Gran
 	switch q.Space {
-	case sets.LinearSpace:
+	case geometry.LinearSpace:
 		weights = [3]int64{f.Element, f.Element * f.Extent[0], f.Element * f.Extent[0] * f.Extent[1]}
 		origin = [3]int64{-f.Offset, 0, 0}
-	case sets.MultiDimSpace:
+	case geometry.MultiDimSpace:
 		kappa := q.Gran / f.Element
 		if kappa < 1 {
 			return nil, 0, fmt.Errorf("field %q: element size %d B exceeds the granularity %d B of the multi-dimensional address space", f.Name, f.Element, q.Gran)

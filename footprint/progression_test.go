@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/lattice"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // granulesOf enumerates the granules of gran bytes that the union of ps
@@ -208,7 +208,7 @@ func enumerate(e *Engine, q Request, threads []lattice.Box) map[[3]int64]bool {
 				for z := pb.Lo[2]; z < pb.Hi[2]; z++ {
 					p := kernel.Point{x, y, z}
 					for _, a := range f.Accesses(q.Store) {
-						if q.Space == sets.MultiDimSpace {
+						if q.Space == geometry.MultiDimSpace {
 							kappa := q.Gran / f.Element
 							seen[[3]int64{intmath.FloorDiv(a.Index[0].Eval(p), kappa), a.Index[1].Eval(p), a.Index[2].Eval(p)}] = true
 							continue
@@ -255,16 +255,16 @@ func TestEngineCountEqualsEnumeration(t *testing.T) {
 	for c := range 300 {
 		domain := [3]int64{int64(3 + r.IntN(30)), int64(1 + r.IntN(9)), int64(1 + r.IntN(5))}
 		k := parseKernel(t, generalSpec(r, domain))
-		e := randomEngine(r, nil, k)
+		e := randomEngine(r, k)
 		for fi, f := range k.Fields {
 			for _, store := range []bool{false, true} {
 				if len(f.Accesses(store)) == 0 {
 					continue
 				}
-				space := sets.LinearSpace
+				space := geometry.LinearSpace
 				gran := grans[r.IntN(len(grans))]
 				if r.IntN(3) == 0 {
-					space = sets.MultiDimSpace
+					space = geometry.MultiDimSpace
 					gran = f.Element * int64(1+r.IntN(8))
 				}
 				q := Request{Field: fi, Store: store, Gran: gran, Space: space}
@@ -318,7 +318,7 @@ func TestSumOverBlocksGeneralEqualsEnumeration(t *testing.T) {
 	for c := range 80 {
 		domain := [3]int64{int64(8 + r.IntN(40)), int64(1 + r.IntN(8)), int64(1 + r.IntN(4))}
 		k := parseKernel(t, generalSpec(r, domain))
-		e := randomEngine(r, nil, k)
+		e := randomEngine(r, k)
 		g := e.Mapper.Geom
 		var blocks []lattice.Box
 		for z := range g.Grid[2] {
@@ -330,7 +330,7 @@ func TestSumOverBlocksGeneralEqualsEnumeration(t *testing.T) {
 		}
 		for fi, f := range k.Fields {
 			gran := []int64{4, 24, 32, 128, 4096}[r.IntN(5)]
-			q := Request{Field: fi, Store: len(f.Loads) == 0, Gran: gran, Space: sets.LinearSpace}
+			q := Request{Field: fi, Store: len(f.Loads) == 0, Gran: gran, Space: geometry.LinearSpace}
 			got, err := e.SumOverBlocks(q, blocks)
 			if err != nil {
 				t.Fatal(err)
@@ -356,8 +356,8 @@ func TestWrappedCoordinatesAreTiles(t *testing.T) {
 	}
 	work := func(d [2]int64, check bool) int64 {
 		k := parseKernel(t, spec(d))
-		e := &Engine{Budget: &Budget{}, Mapper: &sets.AccessMapper{Kernel: k, Geom: sets.NewGeometry(k.NewLaunch([3]int64{32, 8, 1}, kernel.NoFold)), PointGuard: true}}
-		q := Request{Gran: 32, Space: sets.LinearSpace}
+		e := &Engine{Budget: &Budget{}, Mapper: &geometry.AccessMapper{Kernel: k, Geom: geometry.NewGeometry(k.NewLaunch([3]int64{32, 8, 1}, kernel.NoFold)), PointGuard: true}}
+		q := Request{Gran: 32, Space: geometry.LinearSpace}
 		box := []lattice.Box{{Lo: [3]int64{3, 5, 0}, Hi: [3]int64{d[0], d[1], 1}}}
 		got, err := e.CountGranules(q, box)
 		if err != nil {

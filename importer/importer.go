@@ -467,15 +467,6 @@ func (b *builder) build() (*Result, error) {
 		}
 		return nil, b.errf(Pos{}, b.stmt.Where, "the imported spec is not valid: %v", err)
 	}
-	for _, f := range k.Fields {
-		for _, err := range f.MapErrors {
-			var se *kernel.SpecError
-			if errors.As(err, &se) {
-				err = errors.New(se.Msg)
-			}
-			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; commands that count it need raw-map counting", b.stmt.Where, err))
-		}
-	}
 	res.Kernel = k
 	if hint != nil {
 		l := k.NewLaunch(hint.block, hint.fold)

@@ -80,13 +80,6 @@ type Field struct {
 	Scalar       bool     // access is uniform across a warp (CDNA scalar unit)
 	Loads        []Access // distinct load index tuples in canonical form
 	Stores       []Access // distinct store index tuples in canonical form
-	// LoadMaps and StoreMaps are the raw ISL relations { [x, y, z] -> F[...] }
-	// of load_isl and store_isl, parameters bound, that the MapReader could
-	// not turn into accesses; those it could are in Loads and Stores.
-	// MapErrors says why, one positioned *SpecError per map.
-	LoadMaps  []string
-	StoreMaps []string
-	MapErrors []error
 	// Stage, when set, stages the field's loads in shared memory
 	// (Staging, TileOf); nil reads them from global memory.
 	Stage *Staging
@@ -207,17 +200,12 @@ func (a Access) key() string {
 	return a.String() + " if " + strings.Join(slices.Compact(gs), ", ")
 }
 
-// ExpressionsError returns the first raw map of the kernel that could not be
-// turned into index expressions, or whose constraints on the lattice point
-// do not hold on the whole domain (a *SpecError naming the file, field and
-// map), or nil. Commands that evaluate accesses per lane or per thread need
-// every access as expressions.
+// ExpressionsError returns the first access of the kernel whose constraints
+// on the lattice point do not hold on the whole domain, as a domain
+// changed by WithDomain may make them (a *SpecError naming the file, field
+// and access), or nil. Commands that evaluate accesses per lane or per
+// thread need every access's guards to bound one coordinate each.
 func (k *Kernel) ExpressionsError() error {
-	for _, f := range k.Fields {
-		if len(f.MapErrors) > 0 {
-			return f.MapErrors[0]
-		}
-	}
 	for _, f := range k.Fields {
 		for _, a := range append(slices.Clip(f.Loads), f.Stores...) {
 			if _, _, err := a.Partial(k.Domain); err != nil {
@@ -289,10 +277,10 @@ func (k *Kernel) WithDomain(d [3]int64) *Kernel {
 // extentGrowth returns how much array dimension j of f grows when the
 // domain changes from from to to: Σ_i max |c_i| · (to_i − from_i) over the
 // coefficients c_i of domain coordinate i in the index expressions of
-// dimension j. It is false when f has raw ISL maps or no accesses, or an
+// dimension j. It is false when f has no accesses, or an
 // index of dimension j is not affine.
 func (f *Field) extentGrowth(j int, from, to [3]int64) (int64, bool) {
-	if len(f.LoadMaps)+len(f.StoreMaps) > 0 || len(f.Loads)+len(f.Stores) == 0 {
+	if len(f.Loads)+len(f.Stores) == 0 {
 		return 0, false
 	}
 	var coef [3]int64
@@ -386,15 +374,4 @@ func (a Access) OnBox(lo, hi Point) (Access, error) {
 		}
 	}
 	return out, nil
-}
-
-// HasRawMaps reports whether a field keeps raw ISL access maps that have no
-// index expressions, which nothing evaluates per thread or lane.
-func (k *Kernel) HasRawMaps() bool {
-	for _, f := range k.Fields {
-		if len(f.LoadMaps) > 0 || len(f.StoreMaps) > 0 {
-			return true
-		}
-	}
-	return false
 }

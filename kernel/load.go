@@ -61,15 +61,15 @@ type MapSite struct {
 // into the accesses it stands for: index tuples of one to three entries,
 // with the conditions under which each applies as Guards. A map that is
 // valid but stands for no such accesses is reported with an
-// *UnmodelledMapError; any other error means the map is not valid.
+// *UnmodelledMapError; any other error means the map is not valid. Either
+// way the loader refuses the spec.
 type MapReader func(src string, site MapSite) ([]Access, error)
 
 // UnmodelledMapError is a valid raw map that is no union of index tuples
 // polyvol evaluates, such as one whose points touch a range of elements
-// whose width varies. The commands that count through ISL still take it in
-// Bound, the map with its parameters bound; the others report Reason.
+// whose width varies; Reason says why. The loader refuses it, since
+// polyvol counts index tuples only.
 type UnmodelledMapError struct {
-	Bound  string
 	Reason string
 }
 
@@ -602,7 +602,7 @@ func (l *loader) field(n *yaml.Node, index int, k *Kernel) (*Field, *yaml.Node, 
 			}
 		}
 	}
-	if len(f.Loads)+len(f.Stores)+len(f.LoadMaps)+len(f.StoreMaps) == 0 {
+	if len(f.Loads)+len(f.Stores) == 0 {
 		return nil, nil, l.errf(nameEntry.value, "%s: no accesses; expected at least one entry in load, store, load_isl or store_isl", what)
 	}
 	if e, ok := m["stage"]; ok {
@@ -777,8 +777,7 @@ func excerpt(src string) string {
 
 // convertMaps turns the raw maps of one key into accesses with the
 // loader's MapReader, checking their addresses as for index expressions.
-// A map the reader cannot model stays raw, bound to the spec's parameters,
-// with the reason in the field's MapErrors.
+// A map the reader cannot model is an error at its position.
 func (l *loader) convertMaps(f *Field, maps []string, store bool, what string, n *yaml.Node, k *Kernel) error {
 	items, _ := l.sequence(n, what) // rawMaps checked the sequence
 	if l.opts.readMap == nil {
@@ -791,13 +790,7 @@ func (l *loader) convertMaps(f *Field, maps []string, store bool, what string, n
 		accs, err := l.opts.readMap(src, site)
 		var um *UnmodelledMapError
 		if errors.As(err, &um) {
-			if store {
-				f.StoreMaps = append(f.StoreMaps, um.Bound)
-			} else {
-				f.LoadMaps = append(f.LoadMaps, um.Bound)
-			}
-			f.MapErrors = append(f.MapErrors, l.errf(items[i], "%s: the map cannot be turned into index expressions, which this command needs: %v (in %q)", where, um.Reason, excerpt(src)))
-			continue
+			return l.errf(items[i], "%s: the map cannot be turned into index expressions, which polyvol counts: %v (in %q)", where, um.Reason, excerpt(src))
 		}
 		if err != nil {
 			return l.errf(items[i], "%s: %v (in %q)", where, err, excerpt(src))

@@ -152,11 +152,8 @@ func checkStaging(f *Field) error {
 	if len(f.Loads) == 0 {
 		return fmt.Errorf("a staged field needs loads")
 	}
-	if len(f.Stores) > 0 || len(f.StoreMaps) > 0 {
+	if len(f.Stores) > 0 {
 		return fmt.Errorf("a staged field is read only; its stores would bypass the shared tile")
-	}
-	if len(f.LoadMaps) > 0 {
-		return fmt.Errorf("raw map %q has no index expressions to stage", f.LoadMaps[0])
 	}
 	if f.Scalar {
 		return fmt.Errorf("a scalar field is not staged")

@@ -49,7 +49,6 @@ import (
 	"sync"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/pool"
@@ -74,7 +73,7 @@ type Config struct {
 	// Total is X·Y·Z of the domain series (SeriesDomain); 0 means PaperTotal.
 	Total int64
 	// Workers is the number of sweep points estimated in parallel, each
-	// worker with its own ISL context; 0 means GOMAXPROCS. The y and z
+	// on its own goroutine; 0 means GOMAXPROCS. The y and z
 	// bisections that follow run side by side. The result does not depend
 	// on it.
 	Workers int
@@ -212,7 +211,7 @@ func SweepContext(ctx context.Context, c Config) (*Result, error) {
 		Block: c.Block, Fold: c.Fold, Total: c.Total, L2Bytes: c.Device.L2Bytes,
 		Points: points, L1Bytes: c.Device.L1Bytes,
 	}
-	// The three bisections are independent; each gets its own context.
+	// The three bisections are independent; each runs on its own goroutine.
 	targets := []*Transition{&res.Transitions[0], &res.Transitions[1], &res.L1Transition}
 	conditions := []func(Point) bool{
 		func(p Point) bool { return p.Fits[0] },
@@ -235,8 +234,8 @@ func SweepContext(ctx context.Context, c Config) (*Result, error) {
 }
 
 // Evaluate estimates the single plane size s of c's series (c.Sizes is not
-// used) with ctx, or with a context of its own when ctx is nil.
-func Evaluate(c Config, s int64, ctx *isl.Ctx) (Point, error) {
+// used).
+func Evaluate(c Config, s int64) (Point, error) {
 	c = c.withDefaults()
 	if err := c.check(); err != nil {
 		return Point{}, err
@@ -244,14 +243,7 @@ func Evaluate(c Config, s int64, ctx *isl.Ctx) (Point, error) {
 	if err := c.checkSize(s); err != nil {
 		return Point{}, err
 	}
-	if ctx == nil {
-		var err error
-		if ctx, err = newCtx(); err != nil {
-			return Point{}, err
-		}
-		defer ctx.Close()
-	}
-	return c.evaluate(ctx, s)
+	return c.evaluate(s)
 }
 
 // Validate reports whether c can be swept: a kernel with a 3-D domain and a
@@ -329,22 +321,17 @@ func (c Config) checkSize(s int64) error {
 	return nil
 }
 
-// newCtx makes an ISL context with the model's operation bound.
-func newCtx() (*isl.Ctx, error) {
-	return isl.NewCtx(isl.WithMaxOperations(model.DefaultMaxOperations))
-}
-
 // points estimates every size of the sweep on c.Workers workers of the
-// project's pool, each with its own ISL context, until stop ends.
+// project's pool until stop ends.
 func (c Config) points(stop context.Context) ([]Point, error) {
 	points := make([]Point, len(c.Sizes))
 	var progress func(done, total int)
 	if c.Progress != nil {
 		progress = func(int, int) { c.Progress() }
 	}
-	err := pool.Run(stop, len(c.Sizes), pool.Options{Workers: c.Workers, NewCtx: newCtx, Progress: progress},
-		func(ctx *isl.Ctx, i int) (err error) {
-			points[i], err = c.evaluate(ctx, c.Sizes[i])
+	err := pool.Run(stop, len(c.Sizes), pool.Options{Workers: c.Workers, Progress: progress},
+		func(i int) (err error) {
+			points[i], err = c.evaluate(c.Sizes[i])
 			return err
 		})
 	return points, err
@@ -370,40 +357,31 @@ func (c Config) transition(stop context.Context, layer string, fits func(Point) 
 		return t, nil
 	}
 	lo, hi := points[last], points[last+1]
-	if hi.S-lo.S > 1 {
-		ctx, err := newCtx()
+	for hi.S-lo.S > 1 {
+		if err := stop.Err(); err != nil {
+			return t, err
+		}
+		p, err := c.evaluate(lo.S + (hi.S-lo.S)/2)
 		if err != nil {
 			return t, err
 		}
-		defer ctx.Close()
-		for hi.S-lo.S > 1 {
-			if err := stop.Err(); err != nil {
-				return t, err
-			}
-			p, err := c.evaluate(ctx, lo.S+(hi.S-lo.S)/2)
-			if err != nil {
-				return t, err
-			}
-			t.Estimates++
-			if fits(p) {
-				lo = p
-			} else {
-				hi = p
-			}
+		t.Estimates++
+		if fits(p) {
+			lo = p
+		} else {
+			hi = p
 		}
 	}
 	t.Kind, t.S, t.Last, t.First = TransitionFound, lo.S, &lo, &hi
 	return t, nil
 }
 
-// evaluate estimates plane size s with ctx.
-func (c Config) evaluate(ctx *isl.Ctx, s int64) (Point, error) {
+// evaluate estimates plane size s.
+func (c Config) evaluate(s int64) (Point, error) {
 	d := SeriesDomain(s, c.Total)
 	k := c.Kernel.WithDomain(d)
 	l := k.NewLaunch(c.Block, c.Fold)
-	// The operation bound applies to each estimate, not to the whole sweep.
-	ctx.ResetOperations()
-	r, err := model.Estimate(k, l, c.Device, model.Options{Method: c.Method, Ctx: ctx})
+	r, err := model.Estimate(k, l, c.Device, model.Options{Method: c.Method})
 	if err != nil {
 		return Point{}, fmt.Errorf("layercond: plane size %d (domain %d,%d,%d): %w", s, d[0], d[1], d[2], err)
 	}

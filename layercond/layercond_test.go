@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 )
@@ -55,16 +54,11 @@ func a100(t testing.TB) *device.Device {
 func TestPlateausStar3dR4(t *testing.T) {
 	k := loadExample(t, "star3d-r4")
 	dev := a100(t)
-	ctx, err := isl.NewCtx()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
 	const s = 1664
 	for _, m := range []model.Method{model.MethodReference, model.MethodExact} {
 		for _, d := range []int64{1, 2, 4, 8, 16, 32} {
 			c := Config{Kernel: k, Device: dev, Block: [3]int64{1024 / d, 1, d}, Method: m}
-			p, err := Evaluate(c, s, ctx)
+			p, err := Evaluate(c, s)
 			if err != nil {
 				t.Fatalf("%v d=%d: %v", m, d, err)
 			}
@@ -108,7 +102,7 @@ func TestLowPlateauStar3dR4(t *testing.T) {
 	dev := a100(t)
 	for _, m := range []model.Method{model.MethodReference, model.MethodExact} {
 		for _, d := range []int64{1, 4, 32} {
-			p, err := Evaluate(Config{Kernel: k, Device: dev, Block: [3]int64{1024 / d, 1, d}, Method: m}, 128, nil)
+			p, err := Evaluate(Config{Kernel: k, Device: dev, Block: [3]int64{1024 / d, 1, d}, Method: m}, 128)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +211,7 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := Evaluate(Config{Kernel: k, Device: dev, Block: [3]int64{0, 1, 1}}, 64, nil); err == nil {
+	if _, err := Evaluate(Config{Kernel: k, Device: dev, Block: [3]int64{0, 1, 1}}, 64); err == nil {
 		t.Error("Evaluate with block x = 0: no error")
 	}
 }

@@ -40,8 +40,7 @@ type SequentialLC struct {
 	// Conditions are the y and z layer conditions, in that order.
 	Conditions [2]Condition `json:"conditions"`
 	// Skipped names the loaded fields left out because an access is not a
-	// constant offset from the lattice point (x+a, y+b, z+c), or is a raw ISL
-	// map.
+	// constant offset from the lattice point (x+a, y+b, z+c).
 	Skipped []string `json:"skipped,omitempty"`
 }
 
@@ -77,7 +76,7 @@ func Sequential(k *kernel.Kernel, cacheBytes int64) (*SequentialLC, error) {
 	thresholds := [2]poly{{0, 1, 0}, {0, 0, 1}} // one row, one layer
 	var need [2]poly
 	for _, f := range k.Fields {
-		if len(f.Loads) == 0 && len(f.LoadMaps) == 0 {
+		if len(f.Loads) == 0 {
 			continue
 		}
 		offs, ok := offsets(f, k.Dims)
@@ -100,12 +99,9 @@ func Sequential(k *kernel.Kernel, cacheBytes int64) (*SequentialLC, error) {
 
 // offsets returns the sorted distinct linear offsets of f's loads relative
 // to the lattice point, or false when an access is not of the form
-// (x+a, y+b, z+c) or f has raw ISL loads. In the dimensions a kernel of
+// (x+a, y+b, z+c). In the dimensions a kernel of
 // fewer than three dimensions lacks, the index must be a constant.
 func offsets(f *kernel.Field, dims int) ([]poly, bool) {
-	if len(f.LoadMaps) > 0 {
-		return nil, false
-	}
 	var out []poly
 	for _, a := range f.Loads {
 		var o [3]int64

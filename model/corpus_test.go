@@ -8,10 +8,9 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/relation"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // corpusKernel is one kernel of the general-counting corpus: accesses off
@@ -197,11 +196,6 @@ func TestCorpusRawTwinsEqualExpressions(t *testing.T) {
 // store and the wave's DRAM footprint (the capacity-free volumes) are
 // equal, field by field.
 func TestCorpusEqualsSimulator(t *testing.T) {
-	ctx, err := isl.NewCtx()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
 	for _, c := range generalCorpus {
 		for _, cfg := range []struct {
 			dom, block, fold [3]int64
@@ -217,13 +211,10 @@ func TestCorpusEqualsSimulator(t *testing.T) {
 				t.Fatal(err)
 			}
 			l := k.NewLaunch(cfg.block, cfg.fold)
-			if msg := compareCompulsory(t, ctx, k, l, d, min(sets.NewGeometry(l).Blocks(), 7)); msg != "" {
+			if msg := compareCompulsory(t, k, l, d, min(geometry.NewGeometry(l).Blocks(), 7)); msg != "" {
 				t.Errorf("%s on %s, domain %v block %v fold %v: %s", c.name, cfg.dev, cfg.dom, cfg.block, cfg.fold, msg)
 			}
 		}
-	}
-	if n := ctx.LiveObjects(); n != 0 {
-		t.Fatalf("%d ISL objects leaked", n)
 	}
 }
 
@@ -244,17 +235,11 @@ func BenchmarkCorpus(b *testing.B) {
 			k := corpusKernelAt(b, c, d)
 			for _, m := range []Method{MethodExact, MethodReference} {
 				b.Run(fmt.Sprintf("%s/%d/%s", c.name, d[0], m), func(b *testing.B) {
-					ctx, err := isl.NewCtx(isl.WithMaxOperations(DefaultMaxOperations))
-					if err != nil {
-						b.Fatal(err)
-					}
-					defer ctx.Close()
 					b.ReportAllocs()
 					var before, after runtime.MemStats
 					runtime.ReadMemStats(&before)
 					for range b.N {
-						ctx.ResetOperations()
-						if _, err := Estimate(k, k.NewLaunch([3]int64{64, 4, 2}, kernel.NoFold), dev, Options{Method: m, Ctx: ctx}); err != nil {
+						if _, err := Estimate(k, k.NewLaunch([3]int64{64, 4, 2}, kernel.NoFold), dev, Options{Method: m}); err != nil {
 							b.Fatal(err)
 						}
 					}

@@ -8,9 +8,8 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
-	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 	"github.com/polyvol/polyvol/sim"
 	"github.com/polyvol/polyvol/waves"
 )
@@ -73,11 +72,6 @@ func crossKernel(t *testing.T, r *rand.Rand) *kernel.Kernel {
 // difference is a bug in one of them.
 func TestEngineEqualsSimulatorCompulsory(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	ctx, err := isl.NewCtx()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
 	devs := []string{"A100-40GB", "V100", "H100-SXM"}
 	cases := 1000
 	if testing.Short() {
@@ -94,19 +88,16 @@ func TestEngineEqualsSimulatorCompulsory(t *testing.T) {
 		if l.Validate() != nil {
 			continue
 		}
-		g := sets.NewGeometry(l)
+		g := geometry.NewGeometry(l)
 		W := int64(1 + r.IntN(int(min(g.Blocks(), 12))))
 		l.Tiling = kernel.Tiling(c % 2)
 		where := fmt.Sprintf("case %d: %s block %v fold %v %s tile domain %v", c, d.Name, l.Block, l.Fold, l.Tiling, l.Domain)
 		if testing.Verbose() {
 			t.Log(where)
 		}
-		if msg := compareCompulsory(t, ctx, k, l, d, W); msg != "" {
+		if msg := compareCompulsory(t, k, l, d, W); msg != "" {
 			t.Fatalf("%s: %s", where, msg)
 		}
-	}
-	if n := ctx.LiveObjects(); n != 0 {
-		t.Fatalf("%d ISL objects leaked", n)
 	}
 }
 
@@ -115,10 +106,10 @@ func TestEngineEqualsSimulatorCompulsory(t *testing.T) {
 // L2→L1 load and the wave's DRAM footprint per field, and the L2 store of
 // the write-through store instructions. It returns the first difference,
 // or "".
-func compareCompulsory(t *testing.T, ctx *isl.Ctx, k *kernel.Kernel, l kernel.Launch, d *device.Device, W int64) string {
+func compareCompulsory(t *testing.T, k *kernel.Kernel, l kernel.Launch, d *device.Device, W int64) string {
 	t.Helper()
-	g := sets.NewGeometry(l)
-	e := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: k, Geom: g, PointGuard: true}}
+	g := geometry.NewGeometry(l)
+	e := &footprint.Engine{Mapper: &geometry.AccessMapper{Kernel: k, Geom: g, PointGuard: true}}
 	shape := waves.ExactShape(g, W)
 	var ids []int64
 	var idx [][3]int64
@@ -165,7 +156,7 @@ func compareCompulsory(t *testing.T, ctx *isl.Ctx, k *kernel.Kernel, l kernel.La
 		}
 		return d.DRAMFetchBytes
 	}
-	wv, err := waves.CountVolumes(e, shape, sets.LinearSpace, gran)
+	wv, err := waves.CountVolumes(e, shape, geometry.LinearSpace, gran)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,5 +19,7 @@
 //
 // The orchestration half, Estimate(kernel, launch, device, options), drives
 // the footprint and waves engines and feeds their volumes into the functions
-// above; it lives in estimate*.go.
+// above; it lives in estimate*.go. Like those engines it is plain Go: an
+// estimate needs no ISL (and no cgo), since the spec loader has already
+// turned raw ISL maps into index expressions (package relation).
 package model

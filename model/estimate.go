@@ -9,10 +9,9 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
-	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/lattice"
-	"github.com/polyvol/polyvol/sets"
 	"github.com/polyvol/polyvol/waves"
 )
 
@@ -23,18 +22,10 @@ import (
 // reduced loops, say. The launch is to change.
 var ErrNoAccessInWave = errors.New("model: no access of the kernel reaches the representative wave")
 
-// DefaultMaxOperations bounds the ISL work of one Estimate; a configuration
-// that exceeds it fails with an error wrapping isl.ErrQuota instead of
-// running away.
-const DefaultMaxOperations = 200_000_000
-
 // Options select how Estimate works.
 type Options struct {
 	Method Method    // MethodExact when its Name is empty
 	Model  ModelName // overlap (default), roofline, latency or su2015
-	// Ctx is the ISL context to use; Estimate makes (and closes) one when it
-	// is nil. A context belongs to one goroutine at a time.
-	Ctx *isl.Ctx
 	// WorkBound bounds the counting work of the estimate, in the units of
 	// footprint.Budget; 0 means footprint.DefaultWorkBound. An estimate that
 	// needs more fails with an error wrapping footprint.ErrWorkBound.
@@ -144,17 +135,6 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	if method.Name == "" {
 		method = MethodExact
 	}
-	ctx := opt.Ctx
-	if ctx == nil {
-		c, err := isl.NewCtx(isl.WithMaxOperations(DefaultMaxOperations))
-		if err != nil {
-			return nil, err
-		}
-		defer c.Close()
-		ctx = c
-	}
-	ctx.ResetOperations() // the operations bound applies to each estimate
-
 	// Global memory sees a staged field's tile copies (kernel.GlobalView);
 	// its tiles take shared memory.
 	global, err := kernel.GlobalView(k, l)
@@ -165,7 +145,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	if err != nil {
 		return nil, err
 	}
-	g := sets.NewGeometry(l)
+	g := geometry.NewGeometry(l)
 	B := g.ThreadsPerBlock()
 	lambda := l.LupsPerThread()
 	beta, limiter, err := waves.BlocksPerSM(method.Occupancy, dev, B, k.Registers, sharedBytes)
@@ -179,7 +159,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	W := beta * int64(dev.SMs)
 	budget := &footprint.Budget{Limit: opt.WorkBound, MemoryLimit: opt.MemoryBound, Context: opt.Context}
 	defer budget.Track()()
-	eng := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: global, Geom: g, PointGuard: method.ClipToDomain}, Budget: budget}
+	eng := &footprint.Engine{Mapper: &geometry.AccessMapper{Kernel: global, Geom: g, PointGuard: method.ClipToDomain}, Budget: budget}
 
 	var shape waves.Shape
 	var sampleBoxes []lattice.Box
@@ -257,12 +237,8 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 }
 
 // addIssueBound counts the instruction mix of k under l and sets the
-// report's issue bound with the active lanes of its warps. Kernels with raw
-// ISL maps have no per-lane instructions and get none.
+// report's issue bound with the active lanes of its warps.
 func addIssueBound(rep *Report, instructions *footprint.InstructionCache, staging footprint.StagingResult, k *kernel.Kernel, l kernel.Launch, dev *device.Device, method Method) error {
-	if k.HasRawMaps() {
-		return nil
-	}
 	lists, err := instructions.Instructions(k, l, dev, method.Warp.Fusion)
 	if err != nil {
 		return err
@@ -425,7 +401,7 @@ func blockBasic(eng *footprint.Engine, instructions *footprint.InstructionCache,
 				continue
 			}
 			f := k.Fields[v.Field]
-			ov, err := eng.PreviousBlockOverlap(footprint.Request{Field: v.Field, Gran: dev.L1FetchBytes, Space: sets.LinearSpace}, cur, preds)
+			ov, err := eng.PreviousBlockOverlap(footprint.Request{Field: v.Field, Gran: dev.L1FetchBytes, Space: geometry.LinearSpace}, cur, preds)
 			if err != nil {
 				return b, staging, err
 			}
@@ -481,10 +457,8 @@ func blockBasic(eng *footprint.Engine, instructions *footprint.InstructionCache,
 // ResidentL2Load (and their sum) and, where the L1 cycles add the allocation
 // term (addedAlloc: footprint.WarpRules.SumInstructionMaxima), lowers each
 // load field's allocation term and the cycles that include it to SMs × the
-// field's grid lines per thread. Kernels with raw ISL load maps are left
-// alone: their grid footprint would be counted by ISL, at a cost that grows
-// with the grid.
-func residentGrid(eng *footprint.Engine, k *kernel.Kernel, dev *device.Device, g sets.Geometry, addedAlloc bool, b *Basic) error {
+// field's grid lines per thread.
+func residentGrid(eng *footprint.Engine, k *kernel.Kernel, dev *device.Device, g geometry.Geometry, addedAlloc bool, b *Basic) error {
 	domain := g.ThreadDomain()
 	threads := float64(domain.Size())
 	if threads == 0 {
@@ -508,7 +482,7 @@ func residentGrid(eng *footprint.Engine, k *kernel.Kernel, dev *device.Device, g
 	fields := make([]int, len(b.LoadFields))
 	lines, sectors := make([]float64, len(b.LoadFields)), make([]float64, len(b.LoadFields))
 	count := func(field int, gran int64) (float64, error) {
-		n, err := eng.CountGranules(footprint.Request{Field: field, Gran: gran, Space: sets.LinearSpace}, []lattice.Box{domain})
+		n, err := eng.CountGranules(footprint.Request{Field: field, Gran: gran, Space: geometry.LinearSpace}, []lattice.Box{domain})
 		return float64(k.Fields[field].Multiplicity) * float64(n), err
 	}
 	var lineBytes float64
@@ -516,9 +490,6 @@ func residentGrid(eng *footprint.Engine, k *kernel.Kernel, dev *device.Device, g
 		fields[i] = slices.IndexFunc(k.Fields, func(f *kernel.Field) bool { return f.Name == fb.Name })
 		if fields[i] < 0 {
 			return fmt.Errorf("model: load field %q is not a field of kernel %q", fb.Name, k.Name)
-		}
-		if eng.Raw(footprint.Request{Field: fields[i]}) {
-			return nil // a raw map's whole grid would be counted by ISL: left out
 		}
 		var err error
 		if lines[i], err = count(fields[i], dev.L1AllocBytes); err != nil {
@@ -566,7 +537,7 @@ func ResidentNote(r *Report) string {
 }
 
 // waveBasic fills in the wave-level metrics of spec §4 and the TLB pages.
-func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m Method, shape waves.Shape, W, B, lambda int64, g sets.Geometry) error {
+func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m Method, shape waves.Shape, W, B, lambda int64, g geometry.Geometry) error {
 	gran := func(store bool) int64 {
 		if store && m.StoresAtWriteGranularity {
 			return dev.DRAMWriteBytes

@@ -6,7 +6,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
-	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 )
 
@@ -33,14 +32,9 @@ func BenchmarkEstimate(b *testing.B) {
 		}
 		for _, m := range []Method{MethodReference, MethodExact} {
 			b.Run(name+"/"+m.String(), func(b *testing.B) {
-				ctx, err := isl.NewCtx(isl.WithMaxOperations(DefaultMaxOperations))
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer ctx.Close()
 				l := k.NewLaunch(block, kernel.NoFold)
 				for b.Loop() {
-					if _, err := Estimate(k, l, d, Options{Method: m, Ctx: ctx}); err != nil {
+					if _, err := Estimate(k, l, d, Options{Method: m}); err != nil {
 						b.Fatal(err)
 					}
 				}

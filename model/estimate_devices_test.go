@@ -6,7 +6,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
-	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 )
 
@@ -18,11 +17,6 @@ func TestEstimateEveryExampleOnEveryDevice(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every example on every device")
 	}
-	ctx, err := isl.NewCtx(isl.WithMaxOperations(DefaultMaxOperations))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
 	for _, name := range examples.Names() {
 		k := loadExample(t, name)
 		block := [3]int64{128, 2, 2}
@@ -43,7 +37,7 @@ func TestEstimateEveryExampleOnEveryDevice(t *testing.T) {
 		for i, d := range device.All() {
 			for _, m := range []Method{[]Method{MethodExact, MethodReference}[i%2]} {
 				l := kernel.Launch{Block: block, Fold: kernel.NoFold, Domain: dom}
-				r, err := Estimate(k, l, d, Options{Method: m, Ctx: ctx})
+				r, err := Estimate(k, l, d, Options{Method: m})
 				if err != nil {
 					t.Errorf("%s on %s (%s): %v", name, d.Name, m, err)
 					continue

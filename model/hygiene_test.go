@@ -3,13 +3,11 @@ package model
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/footprint"
-	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/procmem"
 )
@@ -26,10 +24,9 @@ type hygieneEstimate struct {
 
 // hygieneEstimates lists the configurations the hygiene runs cycle
 // through: every example with both methods, blocks of two shapes and two
-// folds, on a context of its own (Ctx nil) or on the shared ctx, and every
-// example once with a work bound it exceeds, so that the error paths are
-// exercised too.
-func hygieneEstimates(t testing.TB, ctx *isl.Ctx) []hygieneEstimate {
+// folds, and every example once with a work bound it exceeds, so that the
+// error paths are exercised too.
+func hygieneEstimates(t testing.TB) []hygieneEstimate {
 	t.Helper()
 	var out []hygieneEstimate
 	for _, name := range examples.Names() {
@@ -52,12 +49,11 @@ func hygieneEstimates(t testing.TB, ctx *isl.Ctx) []hygieneEstimate {
 				l := k.NewLaunch(block, fold)
 				for _, m := range []Method{MethodExact, MethodReference} {
 					out = append(out, hygieneEstimate{fmt.Sprintf("%s block %v fold %v %s", name, block, fold, m), k, l, Options{Method: m}, false})
-					out = append(out, hygieneEstimate{fmt.Sprintf("%s block %v fold %v %s, shared context", name, block, fold, m), k, l, Options{Method: m, Ctx: ctx}, false})
 				}
 			}
 		}
 		l := k.NewLaunch(blocks[0], kernel.NoFold)
-		out = append(out, hygieneEstimate{name + " past its work bound", k, l, Options{Method: MethodExact, Ctx: ctx, WorkBound: 1}, true})
+		out = append(out, hygieneEstimate{name + " past its work bound", k, l, Options{Method: MethodExact, WorkBound: 1}, true})
 	}
 	return out
 }
@@ -65,30 +61,16 @@ func hygieneEstimates(t testing.TB, ctx *isl.Ctx) []hygieneEstimate {
 // hygieneFigures are the measurements of a hygiene run.
 type hygieneFigures = procmem.Run
 
-// runHygiene runs n estimates, cycling through the configurations, and
-// checks after each that no ISL object is left live; it measures the
-// resident set at the start, after the first half and after the second.
+// runHygiene runs n estimates, cycling through the configurations; it
+// measures the resident set at the start, after the first half and after
+// the second.
 func runHygiene(t testing.TB, n int) hygieneFigures {
 	t.Helper()
-	// One OS thread makes every C allocation of the run come from one
-	// malloc arena: otherwise the arenas of the threads cgo calls happen
-	// to run on grow the resident set for thousands of runs before it
-	// levels off, which would hide a leak or feign one.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	ctx, err := isl.NewCtx(isl.WithMaxOperations(DefaultMaxOperations))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Close()
 	dev, err := device.Lookup("A100-40GB")
 	if err != nil {
 		t.Fatal(err)
 	}
-	confs := hygieneEstimates(t, ctx)
-	if live := isl.LiveObjects(); live != 0 {
-		t.Fatalf("%d ISL objects live before the first estimate", live)
-	}
+	confs := hygieneEstimates(t)
 	var fig hygieneFigures
 	fig.Start = procmem.Settled()
 	for i := range n {
@@ -100,9 +82,6 @@ func runHygiene(t testing.TB, n int) hygieneFigures {
 		case !c.fail && (err != nil || rep == nil):
 			t.Fatalf("estimate %d, %s: %v", i, c.name, err)
 		}
-		if live := isl.LiveObjects(); live != 0 {
-			t.Fatalf("estimate %d, %s: %d ISL objects live after it, want 0", i, c.name, live)
-		}
 		if i == max(n/2, 1)-1 {
 			fig.Middle = procmem.Settled()
 		}
@@ -112,9 +91,7 @@ func runHygiene(t testing.TB, n int) hygieneFigures {
 }
 
 // TestEstimateHygiene runs 500 estimates of every example, with both
-// methods, on fresh and on shared ISL contexts, some failing at the work
-// bound: no ISL object may outlive its estimate, and the resident set may
-// not grow by more than 10 % from the first half to the second.
+// methods, some failing at the work bound: the resident set may not grow by more than 10 % from the first half to the second.
 func TestEstimateHygiene(t *testing.T) {
 	fig := runHygiene(t, 500)
 	t.Logf("VmRSS %d KiB at the start, %d KiB after 250 estimates, %d KiB after 500", fig.Start>>10, fig.Middle>>10, fig.End>>10)
@@ -131,8 +108,7 @@ func BenchmarkEstimateHygiene(b *testing.B) {
 	b.ReportMetric(float64(fig.Start>>10), "rss-start-KiB")
 	b.ReportMetric(float64(fig.Middle>>10), "rss-middle-KiB")
 	b.ReportMetric(float64(fig.End>>10), "rss-end-KiB")
-	b.ReportMetric(float64(isl.LiveObjects()), "isl-live-end")
-	b.Logf("%d estimates: VmRSS %d KiB at the start, %d KiB after the first half, %d KiB at the end; %d ISL objects live", b.N, fig.Start>>10, fig.Middle>>10, fig.End>>10, isl.LiveObjects())
+	b.Logf("%d estimates: VmRSS %d KiB at the start, %d KiB after the first half, %d KiB at the end", b.N, fig.Start>>10, fig.Middle>>10, fig.End>>10)
 	if b.N >= 1000 {
 		if err := fig.CheckFlat(0.1); err != nil {
 			b.Error(err)

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/polyvol/polyvol/footprint"
-	"github.com/polyvol/polyvol/sets"
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/waves"
 )
 
@@ -57,7 +57,7 @@ type Method struct {
 	// WaveSpace is the address space of the wave footprints: linear byte
 	// addresses, or the reference's multi-dimensional index space (§8
 	// item 13).
-	WaveSpace sets.AddressSpace `json:"waveSpace"`
+	WaveSpace geometry.AddressSpace `json:"waveSpace"`
 	// StoresAtWriteGranularity counts DRAM store footprints in DRAM write
 	// granules instead of fetch granules (§8 item 14).
 	StoresAtWriteGranularity bool `json:"storesAtWriteGranularity"`
@@ -151,7 +151,7 @@ var (
 		Name:                 "reference",
 		Occupancy:            waves.RegisterOnly,
 		Warp:                 footprint.ReferenceWarpRules,
-		WaveSpace:            sets.MultiDimSpace,
+		WaveSpace:            geometry.MultiDimSpace,
 		PreviousBlockOverlap: true,
 		ClampOneByte:         true,
 		TLBPseudoBlock:       true,
@@ -174,7 +174,7 @@ var (
 		ClipToDomain:             true,
 		Occupancy:                waves.OccupancyCalculator,
 		Warp:                     footprint.ExactWarpRules,
-		WaveSpace:                sets.LinearSpace,
+		WaveSpace:                geometry.LinearSpace,
 		StoresAtWriteGranularity: true,
 		OldIncludesX:             true,
 		WarpReuseStays:           true,

@@ -11,8 +11,8 @@ const (
 	// for per update: one, its loads issued together.
 	latencyRoundTrips = 1
 	// overheadInstructionsPerLup are the instructions of an update besides
-	// its floating-point ones where the kernel has no counted instruction
-	// mix (raw ISL maps): an address computation and a branch.
+	// its floating-point ones where the report has no counted instruction
+	// mix: an address computation and a branch.
 	overheadInstructionsPerLup = 2
 )
 

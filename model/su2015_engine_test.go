@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/lattice"
@@ -52,8 +53,8 @@ func TestSu2015CountsThroughEngine(t *testing.T) {
 	}
 	defer ctx.Close()
 	l := k.NewLaunch([3]int64{32, 4, 1}, kernel.NoFold)
-	g := sets.NewGeometry(l)
-	e := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: k, Geom: g}}
+	g := geometry.NewGeometry(l)
+	e := &footprint.Engine{Mapper: &geometry.AccessMapper{Kernel: k, Geom: g}}
 	block := []lattice.Box{g.BlockThreads([3]int64{3, 20, 100})}
 
 	// The y/z part counts per element: drop the x±1 accesses.
@@ -61,18 +62,18 @@ func TestSu2015CountsThroughEngine(t *testing.T) {
 	yz.Loads = append([]kernel.Access{yz.Loads[0]}, yz.Loads[3:]...)
 	centre := *k.Fields[0]
 	centre.Loads = yz.Loads[:1]
-	count := func(f *kernel.Field, gran int64, space sets.AddressSpace, threads []lattice.Box) int64 {
+	count := func(f *kernel.Field, gran int64, space geometry.AddressSpace, threads []lattice.Box) int64 {
 		one := *k
 		one.Fields = []*kernel.Field{f}
-		e1 := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: &one, Geom: g}}
+		e1 := &footprint.Engine{Mapper: &geometry.AccessMapper{Kernel: &one, Geom: g}}
 		n, err := e1.CountGranules(footprint.Request{Gran: gran, Space: space, Store: len(f.Stores) > 0}, threads)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return n
 	}
-	perElement := count(&yz, 8, sets.LinearSpace, block)
-	xChunks := count(k.Fields[0], 256, sets.MultiDimSpace, block) - count(&yz, 256, sets.MultiDimSpace, block)
+	perElement := count(&yz, 8, geometry.LinearSpace, block)
+	xChunks := count(k.Fields[0], 256, geometry.MultiDimSpace, block) - count(&yz, 256, geometry.MultiDimSpace, block)
 	if net := perElement + 32*xChunks; net != 704 {
 		t.Errorf("net per block = %d + 32·%d = %d, Table 2 gives 704", perElement, xChunks, net)
 	}
@@ -82,12 +83,12 @@ func TestSu2015CountsThroughEngine(t *testing.T) {
 	for _, b := range group {
 		threads = append(threads, g.ThreadBox(b))
 	}
-	if n := 4 * count(k.Fields[0], 32, sets.MultiDimSpace, threads); n != 4*(66*104+2*64+2*64*104) {
+	if n := 4 * count(k.Fields[0], 32, geometry.MultiDimSpace, threads); n != 4*(66*104+2*64+2*64*104) {
 		t.Errorf("exact group load footprint = %d elements, want %d", n, 4*(66*104+2*64+2*64*104))
 	}
 	sc := ctx.NewScope()
 	defer sc.Free()
-	fp, err := e.Footprint(sc, footprint.Request{Gran: 32, Space: sets.MultiDimSpace}, threads)
+	fp, err := sets.Footprint(sc, e.Mapper, 0, false, 32, geometry.MultiDimSpace, threads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,14 +96,14 @@ func TestSu2015CountsThroughEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	boxed, err := footprint.CountPoints(hull)
+	boxed, err := sets.CountPoints(hull)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := 4 * boxed; n != 83952 {
 		t.Errorf("n_ld_GM net per group (bounding box) = %d, Table 2 gives 83952", n)
 	}
-	if n := count(k.Fields[1], 8, sets.MultiDimSpace, threads); n != 26624 {
+	if n := count(k.Fields[1], 8, geometry.MultiDimSpace, threads); n != 26624 {
 		t.Errorf("n_st_GM per group = %d, Table 2 gives 26624", n)
 	}
 }

@@ -16,7 +16,8 @@
 // gist), so that only conditions that leave points of the domain out
 // remain; the kernel then checks that each bounds one coordinate. A map
 // whose offsets depend on the point (a range of varying width) is valid
-// but unmodelled: the commands that count through ISL still take it.
+// but unmodelled: no finite union of quasi-affine accesses stands for it,
+// and the loader refuses it.
 package relation
 
 import (
@@ -75,7 +76,6 @@ func Read(src string, site kernel.MapSite) (accs []kernel.Access, err error) {
 	if nout < 1 || nout > 3 {
 		return nil, fmt.Errorf("the map's output tuple has %d entries; a field index has 1 to 3", nout)
 	}
-	bound := m.String()
 	if m, err = m.ResetTupleIds(); err != nil {
 		return nil, err
 	}
@@ -104,7 +104,6 @@ func Read(src string, site kernel.MapSite) (accs []kernel.Access, err error) {
 		}
 		var um *kernel.UnmodelledMapError
 		if errors.As(err, &um) {
-			um.Bound = bound
 			if len(pieces) > 1 {
 				um.Reason = fmt.Sprintf("piece %d of %d: %s", i+1, len(pieces), um.Reason)
 			}
@@ -114,7 +113,7 @@ func Read(src string, site kernel.MapSite) (accs []kernel.Access, err error) {
 		}
 		accs = append(accs, got...)
 		if len(accs) > MaxAccesses {
-			return nil, &kernel.UnmodelledMapError{Bound: bound, Reason: fmt.Sprintf("the map stands for more than %d accesses", MaxAccesses)}
+			return nil, &kernel.UnmodelledMapError{Reason: fmt.Sprintf("the map stands for more than %d accesses", MaxAccesses)}
 		}
 	}
 	for i := range accs {
@@ -188,7 +187,7 @@ const unboundedCoordinate = int64(1) << 62
 
 // accesses turns one basic map b into the accesses L(p) + d (see the
 // package comment) on the lattice points of dom, or an
-// *UnmodelledMapError without Bound.
+// *UnmodelledMapError.
 func accesses(b *isl.Map, dom *isl.Set, nout int) ([]kernel.Access, error) {
 	// The points where the map states an access: its guards.
 	own, err := b.Domain()

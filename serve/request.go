@@ -42,7 +42,7 @@ type endpoint struct {
 
 // The command endpoints. Flags that name files (--device-file, --plot,
 // --registers-table, --cpuprofile), choose the output (--format, --top, --shard) or move the
-// server's bounds (--max-work, --max-operations, --max-accesses, --workers)
+// server's bounds (--max-work, --max-memory, --max-accesses, --workers)
 // are not request keys: the server sets what it needs itself.
 var (
 	predictEndpoint = endpoint{command: "predict",

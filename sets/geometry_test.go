@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/lattice"
 )
@@ -21,7 +22,7 @@ func TestBlockRangeEqualsEnumeration(t *testing.T) {
 	}
 	defer ctx.Close()
 	for c := range 200 {
-		g := Geometry{Block: [3]int64{1 + int64(r.IntN(3)), 1 + int64(r.IntN(3)), 1 + int64(r.IntN(2))}, Fold: [3]int64{1, 1, 1}}
+		g := geometry.Geometry{Block: [3]int64{1 + int64(r.IntN(3)), 1 + int64(r.IntN(3)), 1 + int64(r.IntN(2))}, Fold: [3]int64{1, 1, 1}}
 		g.Grid = [3]int64{1 + int64(r.IntN(6)), 1 + int64(r.IntN(5)), 1 + int64(r.IntN(4))}
 		g.Domain = [3]int64{g.Grid[0] * g.Block[0], g.Grid[1] * g.Block[1], g.Grid[2] * g.Block[2]}
 		a := int64(r.IntN(int(g.Blocks())))
@@ -57,7 +58,7 @@ func TestBlockRangeEqualsEnumeration(t *testing.T) {
 			t.Fatalf("case %d: boxes hold %d blocks, want %d", c, n, b-a)
 		}
 		sc := ctx.NewScope()
-		viaISL, err := sc.ReadSet(g.BlockRangeISL(a, b))
+		viaISL, err := sc.ReadSet(BlockRangeISL(g, a, b))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,10 +93,10 @@ func TestWarpMapEqualsEnumeration(t *testing.T) {
 	}
 	defer ctx.Close()
 	for _, blk := range [][3]int64{{32, 1, 1}, {24, 3, 2}, {5, 7, 3}, {64, 2, 1}} {
-		g := Geometry{Block: blk, Fold: [3]int64{1, 1, 1}, Grid: [3]int64{3, 2, 2}}
+		g := geometry.Geometry{Block: blk, Fold: [3]int64{1, 1, 1}, Grid: [3]int64{3, 2, 2}}
 		at := [3]int64{1, 1, 1}
 		sc := ctx.NewScope()
-		got, err := sc.ReadMap(g.WarpMapISL(at, 32))
+		got, err := sc.ReadMap(WarpMapISL(g, at, 32))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
@@ -60,12 +61,12 @@ func randomKernel(t *testing.T, r *rand.Rand) *kernel.Kernel {
 
 // visitAccesses calls visit for every load of field fi at every lattice
 // point of the threads in boxes (inside the domain when m guards points).
-func visitAccesses(m *AccessMapper, fi int, boxes []lattice.Box, visit func(a kernel.Access, p kernel.Point)) {
+func visitAccesses(m *geometry.AccessMapper, fi int, boxes []lattice.Box, visit func(a kernel.Access, p kernel.Point)) {
 	for _, box := range boxes {
 		for x := box.Lo[0]; x < box.Hi[0]; x++ {
 			for y := box.Lo[1]; y < box.Hi[1]; y++ {
 				for z := box.Lo[2]; z < box.Hi[2]; z++ {
-					for _, j := range m.foldOffsets() {
+					for _, j := range kernel.FoldOffsets(m.Geom.Fold) {
 						p := kernel.Point{m.Geom.Fold[0]*x + j[0], m.Geom.Fold[1]*y + j[1], m.Geom.Fold[2]*z + j[2]}
 						if m.PointGuard && (p[0] >= m.Geom.Domain[0] || p[1] >= m.Geom.Domain[1] || p[2] >= m.Geom.Domain[2]) {
 							continue
@@ -80,13 +81,13 @@ func visitAccesses(m *AccessMapper, fi int, boxes []lattice.Box, visit func(a ke
 	}
 }
 
-// randomThreads returns a AccessMapper for a random launch of k (blocks up to
+// randomThreads returns an AccessMapper for a random launch of k (blocks up to
 // 8×4×maxZ threads, folds up to 2×2×1, the point guard on or off) and one or
 // two random boxes of its threads.
-func randomThreads(r *rand.Rand, k *kernel.Kernel, maxZ int) (*AccessMapper, []lattice.Box) {
+func randomThreads(r *rand.Rand, k *kernel.Kernel, maxZ int) (*geometry.AccessMapper, []lattice.Box) {
 	l := k.NewLaunch([3]int64{1 + int64(r.IntN(8)), 1 + int64(r.IntN(4)), 1 + int64(r.IntN(maxZ))},
 		[3]int64{1 + int64(r.IntN(2)), 1 + int64(r.IntN(2)), 1})
-	m := &AccessMapper{Kernel: k, Geom: NewGeometry(l), PointGuard: r.IntN(2) == 0}
+	m := &geometry.AccessMapper{Kernel: k, Geom: geometry.NewGeometry(l), PointGuard: r.IntN(2) == 0}
 	grid := m.Geom.GridThreads()
 	var boxes []lattice.Box
 	for range 1 + r.IntN(2) {
@@ -101,13 +102,13 @@ func randomThreads(r *rand.Rand, k *kernel.Kernel, maxZ int) (*AccessMapper, []l
 }
 
 // enumeratedFootprint evaluates the accesses point by point: the oracle.
-func enumeratedFootprint(m *AccessMapper, fi int, gran int64, space AddressSpace, boxes []lattice.Box) []string {
+func enumeratedFootprint(m *geometry.AccessMapper, fi int, gran int64, space geometry.AddressSpace, boxes []lattice.Box) []string {
 	f := m.Kernel.Fields[fi]
 	tuple := TupleName(m.Kernel, fi, false)
 	seen := map[string]bool{}
 	visitAccesses(m, fi, boxes, func(a kernel.Access, p kernel.Point) {
 		var key string
-		if space == MultiDimSpace {
+		if space == geometry.MultiDimSpace {
 			key = fmt.Sprintf("%s[%d, %d, %d]", tuple, intmath.FloorDiv(a.Index[0].Eval(p), gran/f.Element), a.Index[1].Eval(p), a.Index[2].Eval(p))
 		} else {
 			addr := f.ByteAddress(a, p)
@@ -145,15 +146,15 @@ func TestFootprintEqualsEnumeration(t *testing.T) {
 		k := randomKernel(t, r)
 		m, boxes := randomThreads(r, k, 2)
 		gran := []int64{4, 12, 32, 64, 128}[r.IntN(5)]
-		space := AddressSpace(r.IntN(2))
-		if space == MultiDimSpace {
+		space := geometry.AddressSpace(r.IntN(2))
+		if space == geometry.MultiDimSpace {
 			gran = 32 << r.IntN(3)
 		}
 		for fi := range k.Fields {
 			func() {
 				sc := ctx.NewScope()
 				defer sc.Free()
-				got, err := m.Footprint(sc, fi, false, gran, space, boxes)
+				got, err := Footprint(sc, m, fi, false, gran, space, boxes)
 				if err != nil {
 					t.Fatalf("case %d: %v", c, err)
 				}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/relation"
 	"github.com/polyvol/polyvol/sim"
 )
 
@@ -384,20 +383,12 @@ func TestWavesAndSMs(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	c := oracleCases(t)[0]
-	// A point touches a range of elements whose width varies: no index
-	// expressions stand for the map.
-	raw, err := kernel.Parse([]byte("name: raw\ndomain: [8]\nfields:\n  - name: M\n    element: 8\n    load_isl: [\"{ [x] -> M[o] : x <= o <= 2x }\"]\n"), "raw.yaml", relation.Option())
-	if err != nil {
-		t.Fatal(err)
-	}
-	small := c.launch
 	cases := []struct {
 		name string
 		k    *kernel.Kernel
 		cfg  sim.Config
 		want string
 	}{
-		{"raw ISL map", raw, sim.Config{Device: c.dev}, `field "M" load_isl[0]: the map cannot be turned into index expressions`},
 		{"no device", c.k, sim.Config{}, "no device"},
 		{"trace limit", c.k, sim.Config{Device: c.dev, MaxAccesses: 1000}, "Config.MaxAccesses"},
 		{"line limit", c.k, sim.Config{Device: c.dev, Infinite: true, MaxTrackedLines: 10}, "Config.MaxTrackedLines"},
@@ -405,17 +396,10 @@ func TestErrors(t *testing.T) {
 		{"associativity", c.k, sim.Config{Device: c.dev, L1Bytes: 1280, L1Assoc: 3}, "L1 associativity 3"},
 	}
 	for _, tc := range cases {
-		l := small
-		if tc.k == raw {
-			l = kernel.Launch{Block: [3]int64{8, 1, 1}, Fold: kernel.NoFold, Domain: raw.Domain}
-		}
-		_, err := sim.Run(tc.k, l, tc.cfg)
+		_, err := sim.Run(tc.k, c.launch, tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to mention %q", tc.name, err, tc.want)
 		}
-	}
-	if _, err := sim.BlockL2Load(raw, kernel.Launch{Block: [3]int64{8, 1, 1}, Fold: kernel.NoFold, Domain: raw.Domain}, c.dev, []int64{0}); err == nil || !strings.Contains(err.Error(), `field "M"`) {
-		t.Errorf("BlockL2Load on raw maps: %v", err)
 	}
 	if _, err := sim.BlockL2Store(c.k, c.launch, c.dev, []int64{99}); err == nil || !strings.Contains(err.Error(), "block 99 outside") {
 		t.Errorf("block outside the grid: %v", err)

@@ -10,9 +10,8 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
-	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/lattice"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // Shape is the thread geometry of one representative wave and its layer
@@ -34,7 +33,7 @@ type Shape struct {
 // §4.3–4.5): a ceiling-rule box ŵ of blocks at the high-x, high-y corner of
 // the middle z layer, with shiftY, and the layer sets T_x, T_y, T_z, all
 // clipped to the valid domain V = [0, D) in thread coordinates.
-func ReferenceShape(g sets.Geometry, blocksPerWave int64) Shape {
+func ReferenceShape(g geometry.Geometry, blocksPerWave int64) Shape {
 	W := float64(blocksPerWave)
 	b, D, gr := g.Block, g.Domain, g.Grid
 	w0 := min(gr[0], blocksPerWave)
@@ -74,7 +73,7 @@ func ReferenceShape(g sets.Geometry, blocksPerWave int64) Shape {
 // the volume that passes through the cache between the two uses, which is
 // what competes for capacity (a stack distance). Thread sets are not
 // clipped: the exact Mapper clips every lattice point (PointGuard).
-func ExactShape(g sets.Geometry, blocksPerWave int64) Shape {
+func ExactShape(g geometry.Geometry, blocksPerWave int64) Shape {
 	nb := g.Blocks()
 	W := min(blocksPerWave, nb)
 	// Centre the wave on the middle of the middle block layer, so that a
@@ -131,14 +130,14 @@ type FieldVolumes struct {
 // stores over the shape: New, then the x, y and z overlaps, each layer
 // crediting only what the previous ones did not. gran gives the granularity
 // of a field's loads or stores.
-func CountVolumes(e *footprint.Engine, shape Shape, space sets.AddressSpace, gran func(store bool) int64) ([]FieldVolumes, error) {
+func CountVolumes(e *footprint.Engine, shape Shape, space geometry.AddressSpace, gran func(store bool) int64) ([]FieldVolumes, error) {
 	var out []FieldVolumes
 	for _, store := range []bool{false, true} {
 		for fi, f := range e.Mapper.Kernel.Fields {
-			if len(f.Accesses(store)) == 0 && len(rawMaps(f.LoadMaps, f.StoreMaps, store)) == 0 {
+			if len(f.Accesses(store)) == 0 {
 				continue
 			}
-			v, err := countField(e, footprint.Request{Field: fi, Store: store, Gran: gran(store), Space: space}, shape)
+			v, err := countFieldUnions(e, footprint.Request{Field: fi, Store: store, Gran: gran(store), Space: space}, shape)
 			if err != nil {
 				return nil, fmt.Errorf("wave volumes of field %q: %w", f.Name, err)
 			}
@@ -149,81 +148,11 @@ func CountVolumes(e *footprint.Engine, shape Shape, space sets.AddressSpace, gra
 	return out, nil
 }
 
-// rawMaps returns the field's raw maps of the given kind.
-func rawMaps(loads, stores []string, store bool) []string {
-	if store {
-		return stores
-	}
-	return loads
-}
-
-// countField runs the counting sequence for one request: with ISL sets for
-// raw access maps, else from the engine's counts of unions of the wave's
-// and the layers' thread sets (countFieldUnions).
-func countField(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVolumes, error) {
-	if !e.Raw(q) {
-		return countFieldUnions(e, q, shape)
-	}
-	sc := e.Ctx.NewScope()
-	defer sc.Free()
-	return countFieldSets(q, shape, func(threads []lattice.Box) (*isl.Set, error) { return e.Footprint(sc, q, threads) })
-}
-
-// countFieldSets runs the counting sequence on ISL sets: New = |A|, then
-// for each layer L in x, y, z, Old = |F(L)|, Ov = |A ∩ F(L)| and
-// A = A ∖ F(L); OldXY = |F(X ∪ Y)|. footprintOf returns F of a union of
-// thread boxes.
-func countFieldSets(q footprint.Request, shape Shape, footprintOf func([]lattice.Box) (*isl.Set, error)) (FieldVolumes, error) {
-	v := FieldVolumes{Field: q.Field, Store: q.Store, Gran: q.Gran}
-	a, err := footprintOf(shape.Current)
-	if err != nil {
-		return v, err
-	}
-	if v.New, err = footprint.CountPoints(a); err != nil {
-		return v, err
-	}
-	if xy := append(append([]lattice.Box(nil), shape.X...), shape.Y...); len(xy) > 0 {
-		l, err := footprintOf(xy)
-		if err != nil {
-			return v, err
-		}
-		if v.OldXY, err = footprint.CountPoints(l); err != nil {
-			return v, err
-		}
-	}
-	for _, layer := range []struct {
-		threads  []lattice.Box
-		old, ovl *int64
-	}{{shape.X, &v.OldX, &v.OvX}, {shape.Y, &v.OldY, &v.OvY}, {shape.Z, &v.OldZ, &v.OvZ}} {
-		if len(layer.threads) == 0 {
-			continue
-		}
-		l, err := footprintOf(layer.threads)
-		if err != nil {
-			return v, err
-		}
-		if *layer.old, err = footprint.CountPoints(l); err != nil {
-			return v, err
-		}
-		common, err := a.Intersect(l)
-		if err != nil {
-			return v, err
-		}
-		if *layer.ovl, err = footprint.CountPoints(common); err != nil {
-			return v, err
-		}
-		if a, err = a.Subtract(l); err != nil {
-			return v, err
-		}
-	}
-	return v, nil
-}
-
 // countFieldUnions runs the counting sequence from counts of unions of
 // footprints, crediting the overlaps in the order x, y, z. With W a union
 // of layers, |(A ∖ W) ∩ L| = |A ∪ W| + |W ∪ L| − |W| − |A ∪ W ∪ L|, so
 // Ov_x = |A| + |X| − |A ∪ X| (W empty), Ov_y takes W = X and Ov_z
-// W = X ∪ Y: nine counts of unions in all, which equal the ISL sequence's
+// W = X ∪ Y: nine counts of unions in all, which equal the sequence's
 // |A ∩ X|, |(A ∖ X) ∩ Y| and |(A ∖ X ∖ Y) ∩ Z|; OldXY is the count of
 // X ∪ Y among them.
 func countFieldUnions(e *footprint.Engine, q footprint.Request, shape Shape) (FieldVolumes, error) {
@@ -270,10 +199,10 @@ func TLBPages(e *footprint.Engine, threads []lattice.Box, page int64) (int64, er
 	var total int64
 	for _, store := range []bool{false, true} {
 		for fi, f := range e.Mapper.Kernel.Fields {
-			if len(f.Accesses(store)) == 0 && len(rawMaps(f.LoadMaps, f.StoreMaps, store)) == 0 {
+			if len(f.Accesses(store)) == 0 {
 				continue
 			}
-			n, err := e.CountGranules(footprint.Request{Field: fi, Store: store, Gran: page, Space: sets.LinearSpace}, threads)
+			n, err := e.CountGranules(footprint.Request{Field: fi, Store: store, Gran: page, Space: geometry.LinearSpace}, threads)
 			if err != nil {
 				return 0, err
 			}

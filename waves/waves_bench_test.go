@@ -6,9 +6,8 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
-	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/sets"
 )
 
 // BenchmarkWaveVolumesSizeIndependence evaluates all wave volumes of
@@ -36,13 +35,8 @@ func BenchmarkWaveVolumesSizeIndependence(b *testing.B) {
 		for _, exact := range []bool{false, true} {
 			name := map[bool]string{false: "reference", true: "exact"}[exact]
 			b.Run(fmt.Sprintf("%dx%dx%d/%s", dom[0], dom[1], dom[2], name), func(b *testing.B) {
-				ctx, err := isl.NewCtx()
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer ctx.Close()
 				l := kernel.Launch{Block: [3]int64{256, 1, 2}, Fold: kernel.NoFold, Domain: dom}
-				g := sets.NewGeometry(l)
+				g := geometry.NewGeometry(l)
 				rule := RegisterOnly
 				if exact {
 					rule = OccupancyCalculator
@@ -52,11 +46,11 @@ func BenchmarkWaveVolumesSizeIndependence(b *testing.B) {
 					b.Fatal(err)
 				}
 				W := beta * int64(dev.SMs)
-				space, shapeOf := sets.MultiDimSpace, ReferenceShape
+				space, shapeOf := geometry.MultiDimSpace, ReferenceShape
 				if exact {
-					space, shapeOf = sets.LinearSpace, ExactShape
+					space, shapeOf = geometry.LinearSpace, ExactShape
 				}
-				e := &footprint.Engine{Ctx: ctx, Mapper: &sets.AccessMapper{Kernel: &big, Geom: g, PointGuard: exact}}
+				e := &footprint.Engine{Mapper: &geometry.AccessMapper{Kernel: &big, Geom: g, PointGuard: exact}}
 				for b.Loop() {
 					shape := shapeOf(g, W)
 					if _, err := CountVolumes(e, shape, space, func(bool) int64 { return dev.DRAMFetchBytes }); err != nil {

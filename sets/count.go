@@ -1,4 +1,4 @@
-package footprint
+package sets
 
 import (
 	"errors"
@@ -43,7 +43,7 @@ func CountPoints(s *isl.Set) (int64, error) {
 		}
 		sum, carry := bits.Add64(uint64(total), uint64(n), 0)
 		if carry != 0 || sum > 1<<63-1 {
-			return 0, fmt.Errorf("footprint: count overflows int64: %w", isl.ErrOverflow)
+			return 0, fmt.Errorf("sets: count overflows int64: %w", isl.ErrOverflow)
 		}
 		total = int64(sum)
 	}
@@ -129,7 +129,7 @@ func boxCount(p *isl.BasicSet) (n int64, ok bool, err error) {
 		}
 		hiProd, prod := bits.Mul64(uint64(n), uint64(hi[i]-lo[i]+1))
 		if hiProd != 0 || prod > 1<<63-1 {
-			return 0, false, fmt.Errorf("footprint: count overflows int64: %w", isl.ErrOverflow)
+			return 0, false, fmt.Errorf("sets: count overflows int64: %w", isl.ErrOverflow)
 		}
 		n = int64(prod)
 	}

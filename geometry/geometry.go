@@ -1,4 +1,4 @@
-package sets
+package geometry
 
 import (
 	"fmt"
@@ -104,32 +104,11 @@ func (g Geometry) BlockRange(a, b int64) []lattice.Box {
 	return out
 }
 
-// BlockRangeISL describes, with ISL floor divisions, the threads of all blocks
-// whose linear block id lies in [a, b): the form in which a wave is a single
-// quasi-affine set. BlockRange gives the same set as boxes.
-func (g Geometry) BlockRangeISL(a, b int64) string {
-	return fmt.Sprintf("{ [x, y, z] : 0 <= x < %d and 0 <= y < %d and 0 <= z < %d and "+
-		"%d <= floor(x/%d) + %d*floor(y/%d) + %d*floor(z/%d) < %d }",
-		g.Grid[0]*g.Block[0], g.Grid[1]*g.Block[1], g.Grid[2]*g.Block[2],
-		a, g.Block[0], g.Grid[0], g.Block[1], g.Grid[0]*g.Grid[1], g.Block[2], b)
-}
-
-// WarpMapISL maps the threads of block blk to their warp number within the
-// block: hardware forms warps from consecutive linear thread ids
-// (x fastest), so warp w holds the threads with
-// ⌊(tx + ty·b0 + tz·b0·b1)/warpSize⌋ = w, also when b0 is not a multiple of
-// the warp size.
-func (g Geometry) WarpMapISL(blk [3]int64, warpSize int64) string {
-	t := g.BlockThreads(blk)
-	return fmt.Sprintf("{ [x, y, z] -> warp[w] : %s and w = floor(((x - %d) + %d*(y - %d) + %d*(z - %d))/%d) }",
-		boxConstraint(t), t.Lo[0], g.Block[0], t.Lo[1], g.Block[0]*g.Block[1], t.Lo[2], warpSize)
-}
-
 // Validate reports an error for a geometry with a non-positive size.
 func (g Geometry) Validate() error {
 	for i := range 3 {
 		if g.Block[i] < 1 || g.Fold[i] < 1 || g.Domain[i] < 1 {
-			return fmt.Errorf("sets: block, fold and domain must be positive, got block %v fold %v domain %v", g.Block, g.Fold, g.Domain)
+			return fmt.Errorf("geometry: block, fold and domain must be positive, got block %v fold %v domain %v", g.Block, g.Fold, g.Domain)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package footprint
+package sets
 
 import (
 	"fmt"
