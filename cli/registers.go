@@ -122,39 +122,9 @@ func parseRegistersTable(path string, data []byte) (*registersTable, error) {
 	r := csv.NewReader(bytes.NewReader(data))
 	r.Comment = '#'
 	r.TrimLeadingSpace = true
-	fail := func(line int, format string, args ...any) error {
-		return usageErrorf("%s:%d: %s", path, line, fmt.Sprintf(format, args...))
-	}
-	csvError := func(err error) error {
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			return fail(max(pe.StartLine, 1), "%v", pe.Err)
-		}
-		return usageErrorf("%s: %v", path, err)
-	}
-	header, err := r.Read()
-	if err == io.EOF {
-		return nil, usageErrorf("%s: empty; expected the header %s and a line per configuration", path, strings.Join(registersTableHeader, ","))
-	}
-	if err != nil {
-		return nil, csvError(err)
-	}
-	headerLine, _ := r.FieldPos(0)
-	col := map[string]int{}
-	for i, h := range header {
-		h = strings.TrimSpace(h)
-		switch {
-		case !slices.Contains(registersTableHeader, h):
-			return nil, fail(headerLine, "column %d %s: expected a header of the columns %s (tiling may be left out)", i+1, strconv.Quote(excerptText(h)), strings.Join(registersTableHeader, ", "))
-		case col[h] > 0:
-			return nil, fail(headerLine, "column %s appears twice in the header", h)
-		}
-		col[h] = i + 1 // 0: absent
-	}
-	for _, h := range []string{columnBlock, columnFold, columnRegisters} {
-		if col[h] == 0 {
-			return nil, fail(headerLine, "the header has no column %s; expected %s (tiling may be left out)", h, strings.Join(registersTableHeader, ","))
-		}
+	tr := &registersTableReader{path: path, r: r, col: map[string]int{}}
+	if err := tr.header(); err != nil {
+		return nil, err
 	}
 	t := &registersTable{path: path, lines: map[explore.Configuration]int{}, registers: map[explore.Configuration]int{}}
 	for {
@@ -163,39 +133,12 @@ func parseRegistersTable(path string, data []byte) (*registersTable, error) {
 			break
 		}
 		if err != nil {
-			return nil, csvError(err)
+			return nil, tr.csvError(err)
 		}
 		line, _ := r.FieldPos(0)
-		cell := func(name string) string {
-			if col[name] == 0 {
-				return ""
-			}
-			return strings.TrimSpace(rec[col[name]-1])
-		}
-		var c explore.Configuration
-		if c.Block, err = kernel.ParseTriple(cell(columnBlock)); err != nil {
-			return nil, fail(line, "block %v", err)
-		}
-		if c.Fold, err = kernel.ParseTriple(cell(columnFold)); err != nil {
-			return nil, fail(line, "fold %v", err)
-		}
-		// A domain as large as the fold, so that Validate checks the block
-		// and fold alone.
-		if err := (kernel.Launch{Block: c.Block, Fold: c.Fold, Domain: c.Fold}).Validate(); err != nil {
-			return nil, fail(line, "%v", err)
-		}
-		tilings := explore.DefaultTilings
-		if s := cell(columnTiling); s != "" {
-			tiling, err := kernel.ParseTiling(s)
-			if err != nil {
-				return nil, fail(line, "tiling %s: expected consecutive or strided, or nothing for both", strconv.Quote(excerptText(s)))
-			}
-			tilings = []kernel.Tiling{tiling}
-		}
-		s := cell(columnRegisters)
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > explore.MaxRegisters {
-			return nil, fail(line, "registers %s: expected an integer from 1 to %d", strconv.Quote(excerptText(s)), explore.MaxRegisters)
+		c, tilings, n, err := tr.entry(rec, line)
+		if err != nil {
+			return nil, err
 		}
 		for _, tiling := range tilings {
 			c.Tiling = tiling
@@ -204,7 +147,7 @@ func parseRegistersTable(path string, data []byte) (*registersTable, error) {
 				if first == line { // both tilings of a configuration that has one
 					continue
 				}
-				return nil, fail(line, "%v is given again (first on line %d)", cc, first)
+				return nil, tr.fail(line, "%v is given again (first on line %d)", cc, first)
 			}
 			t.lines[cc], t.registers[cc] = line, n
 			t.entries = append(t.entries, RegistersEntry{Configuration: cc, Registers: n})
@@ -214,6 +157,97 @@ func parseRegistersTable(path string, data []byte) (*registersTable, error) {
 		return explore.CompareConfigurations(a.Configuration, b.Configuration)
 	})
 	return t, nil
+}
+
+// registersTableReader reads the CSV of a --registers-table file named
+// path, with the column of each header name.
+type registersTableReader struct {
+	path string
+	r    *csv.Reader
+	col  map[string]int // 1 + the column's index; 0: absent
+}
+
+// fail reports an error on line of the file.
+func (tr *registersTableReader) fail(line int, format string, args ...any) error {
+	return usageErrorf("%s:%d: %s", tr.path, line, fmt.Sprintf(format, args...))
+}
+
+// csvError reports an error of the CSV reader, on its line where it has
+// one.
+func (tr *registersTableReader) csvError(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return tr.fail(max(pe.StartLine, 1), "%v", pe.Err)
+	}
+	return usageErrorf("%s: %v", tr.path, err)
+}
+
+// header reads the header line into tr.col: each name one of the table's
+// columns, once, block, fold and registers required.
+func (tr *registersTableReader) header() error {
+	header, err := tr.r.Read()
+	if err == io.EOF {
+		return usageErrorf("%s: empty; expected the header %s and a line per configuration", tr.path, strings.Join(registersTableHeader, ","))
+	}
+	if err != nil {
+		return tr.csvError(err)
+	}
+	headerLine, _ := tr.r.FieldPos(0)
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		switch {
+		case !slices.Contains(registersTableHeader, h):
+			return tr.fail(headerLine, "column %d %s: expected a header of the columns %s (tiling may be left out)", i+1, strconv.Quote(excerptText(h)), strings.Join(registersTableHeader, ", "))
+		case tr.col[h] > 0:
+			return tr.fail(headerLine, "column %s appears twice in the header", h)
+		}
+		tr.col[h] = i + 1
+	}
+	for _, h := range []string{columnBlock, columnFold, columnRegisters} {
+		if tr.col[h] == 0 {
+			return tr.fail(headerLine, "the header has no column %s; expected %s (tiling may be left out)", h, strings.Join(registersTableHeader, ","))
+		}
+	}
+	return nil
+}
+
+// cell returns the trimmed cell of column name in rec, or "" where the
+// table has no such column.
+func (tr *registersTableReader) cell(rec []string, name string) string {
+	if tr.col[name] == 0 {
+		return ""
+	}
+	return strings.TrimSpace(rec[tr.col[name]-1])
+}
+
+// entry parses the record rec on line: its configuration (block and fold
+// checked as a launch), the tilings it stands for and its registers.
+func (tr *registersTableReader) entry(rec []string, line int) (c explore.Configuration, tilings []kernel.Tiling, registers int, err error) {
+	if c.Block, err = kernel.ParseTriple(tr.cell(rec, columnBlock)); err != nil {
+		return c, nil, 0, tr.fail(line, "block %v", err)
+	}
+	if c.Fold, err = kernel.ParseTriple(tr.cell(rec, columnFold)); err != nil {
+		return c, nil, 0, tr.fail(line, "fold %v", err)
+	}
+	// A domain as large as the fold, so that Validate checks the block
+	// and fold alone.
+	if err := (kernel.Launch{Block: c.Block, Fold: c.Fold, Domain: c.Fold}).Validate(); err != nil {
+		return c, nil, 0, tr.fail(line, "%v", err)
+	}
+	tilings = explore.DefaultTilings
+	if s := tr.cell(rec, columnTiling); s != "" {
+		tiling, err := kernel.ParseTiling(s)
+		if err != nil {
+			return c, nil, 0, tr.fail(line, "tiling %s: expected consecutive or strided, or nothing for both", strconv.Quote(excerptText(s)))
+		}
+		tilings = []kernel.Tiling{tiling}
+	}
+	s := tr.cell(rec, columnRegisters)
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > explore.MaxRegisters {
+		return c, nil, 0, tr.fail(line, "registers %s: expected an integer from 1 to %d", strconv.Quote(excerptText(s)), explore.MaxRegisters)
+	}
+	return c, tilings, n, nil
 }
 
 // unmatchedNote returns a note on the entries of t that are no

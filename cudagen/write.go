@@ -40,27 +40,57 @@ func (g *gen) write() (*Program, error) {
 		real, fma, weight = "float", "fmaf", chainWeight+"f"
 	}
 	fn := "polyvol_" + identifier(k.Name)
-	grid := l.Grid()
-	lambda := int64(len(g.points))
-
-	var loads, stores, flops, bytes, arrays int64
-	for _, fp := range g.fields {
-		m := fp.f.Multiplicity
-		loads += m * int64(len(fp.loads))
-		stores += m * lambda * int64(len(fp.f.Stores))
-		flops += m * lambda * int64(len(fp.f.Loads)*2*fp.typ.comps)
-		bytes += m * fp.elements * fp.f.Element
-		arrays += m
-	}
-	flopsPerLup := float64(flops) / float64(lambda)
-	sink := stores == 0
+	c := g.count()
+	sink := c.stores == 0
 	shared, err := kernel.StagedSharedBytes(k, l)
+	if err != nil {
+		return nil, err
+	}
+	compiler, build, err := g.residency.compiler(fn)
 	if err != nil {
 		return nil, err
 	}
 
 	var b strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	g.writeSummary(&b, c, shared)
+	g.writeUsage(&b, fn, build)
+	g.writeConstants(&b, real, compiler, shared)
+	g.writeInit(&b)
+	g.writeKernel(&b, fn, real, fma, weight, sink)
+	g.writeMain(&b, fn, real, fmtFloat(c.flopsPerLup), sink)
+	return &Program{Source: b.String(), Function: fn, Flops: c.flopsPerLup, Bytes: c.bytes, SharedBytes: shared}, nil
+}
+
+// counts are what a thread of the program accesses and computes, and the
+// device memory it allocates.
+type counts struct {
+	lambda, loads, stores int64   // per thread: lattice points, loads, stores
+	flopsPerLup           float64 // flops of the FMA chain per lattice update
+	bytes, arrays         int64   // device memory
+}
+
+// count counts the accesses, flops and device memory of the planned
+// program.
+func (g *gen) count() counts {
+	c := counts{lambda: int64(len(g.points))}
+	var flops int64
+	for _, fp := range g.fields {
+		m := fp.f.Multiplicity
+		c.loads += m * int64(len(fp.loads))
+		c.stores += m * c.lambda * int64(len(fp.f.Stores))
+		flops += m * c.lambda * int64(len(fp.f.Loads)*2*fp.typ.comps)
+		c.bytes += m * fp.elements * fp.f.Element
+		c.arrays += m
+	}
+	c.flopsPerLup = float64(flops) / float64(c.lambda)
+	return c
+}
+
+// writeSummary writes the program's leading comment: its origin, kernel,
+// launch, counts and staged tiles.
+func (g *gen) writeSummary(b *strings.Builder, c counts, shared int64) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	k, l := g.k, g.l
 	src := k.Source
 	if src == "" {
 		src = k.Name
@@ -70,10 +100,10 @@ func (g *gen) write() (*Program, error) {
 	if k.Description != "" {
 		p(": %s", oneLine(k.Description))
 	}
-	p(".\n// Launch: block %s, fold %s (%s tile), domain %s, grid %s.\n", triple(l.Block), triple(l.Fold), l.Tiling, triple(l.Domain), triple(grid))
-	p("// Per thread: lattice points %d, loads %d, stores %d.\n", lambda, loads, stores)
-	p("// Per lattice update: %s flops in the FMA chain (the spec states %s).\n", fmtFloat(flopsPerLup), fmtFloat(k.Flops))
-	p("// Device memory: %d bytes in %d arrays.\n", bytes, arrays)
+	p(".\n// Launch: block %s, fold %s (%s tile), domain %s, grid %s.\n", triple(l.Block), triple(l.Fold), l.Tiling, triple(l.Domain), triple(l.Grid()))
+	p("// Per thread: lattice points %d, loads %d, stores %d.\n", c.lambda, c.loads, c.stores)
+	p("// Per lattice update: %s flops in the FMA chain (the spec states %s).\n", fmtFloat(c.flopsPerLup), fmtFloat(k.Flops))
+	p("// Device memory: %d bytes in %d arrays.\n", c.bytes, c.arrays)
 	if l.StagedFields(k) {
 		for _, fp := range g.fields {
 			if t := fp.tile; t != nil {
@@ -84,16 +114,25 @@ func (g *gen) write() (*Program, error) {
 		p("// Shared memory per block: %d bytes (shared_bytes %d plus the staged tiles).\n", shared, k.SharedBytes)
 	}
 	p("//\n")
-	compiler, build, err := g.residency.compiler(fn)
-	if err != nil {
-		return nil, err
-	}
+}
+
+// writeUsage writes how to build and run the program, and what it prints.
+func (g *gen) writeUsage(b *strings.Builder, fn, build string) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("%s", build)
 	p("// Run:   ./%s [timed launches, default %d]\n", fn, DefaultReps)
 	p("// It makes %d untimed launches, then the timed ones, and prints one line\n", Warmup)
 	p("//   polyvol kernel=NAME block=X,Y,Z fold=X,Y,Z domain=X,Y,Z flops_per_lup=F reps=N ms=MS glups=G blocks_per_sm=B modelled_blocks_per_sm=M\n")
 	p("// with the milliseconds per launch, the lattice updates per second in 10^9,\n")
 	p("// and the resident blocks per SM the runtime reports and that polyvol models.\n\n")
+}
+
+// writeConstants writes the includes, the launch's constants, the arrays'
+// sizes and offsets, and the index helpers in use.
+func (g *gen) writeConstants(b *strings.Builder, real, compiler string, shared int64) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	k, l := g.k, g.l
+	grid := l.Grid()
 	p("#include <cstdio>\n#include <cstdlib>\n#include <cuda_runtime.h>\n\n%s\ntypedef %s real_t;\n\n", checkMacro, real)
 	p("constexpr long long D0 = %d, D1 = %d, D2 = %d; // domain in lattice points\n", l.Domain[0], l.Domain[1], l.Domain[2])
 	p("constexpr int BX = %d, BY = %d, BZ = %d; // block\n", l.Block[0], l.Block[1], l.Block[2])
@@ -115,10 +154,6 @@ func (g *gen) write() (*Program, error) {
 	if g.mod {
 		p("%s\n", posmodC)
 	}
-	g.writeInit(&b)
-	g.writeKernel(&b, fn, real, fma, weight, sink)
-	g.writeMain(&b, fn, real, fmtFloat(flopsPerLup), sink)
-	return &Program{Source: b.String(), Function: fn, Flops: flopsPerLup, Bytes: bytes, SharedBytes: shared}, nil
 }
 
 // writeInit writes one init kernel per element type in use.
@@ -144,6 +179,32 @@ func (g *gen) writeInit(b *strings.Builder) {
 
 // writeKernel writes the __global__ function.
 func (g *gen) writeKernel(b *strings.Builder, fn, real, fma, weight string, sink bool) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	g.writeKernelStart(b, fn, sink)
+	values, byKey := g.loadedValues()
+	g.writeSharedLoads(b, values)
+	for k := range g.points {
+		p("    if (in%d) {\n", k)
+		for _, v := range values {
+			if v.d.mask == 1<<k {
+				p("        %s\n", v.load(true))
+			}
+		}
+		p("        real_t acc = 0;\n")
+		g.writeChain(b, k, byKey, real, fma, weight)
+		g.writeStores(b, k, real)
+		if sink {
+			p("        if (acc == (real_t)-1) {\n            *sink = acc; // never true: keeps the loads of a kernel without stores\n        }\n")
+		}
+		p("    }\n")
+	}
+	p("}\n\n")
+}
+
+// writeKernelStart writes the kernel's signature, the thread's
+// coordinates, the copies of the staged tiles and the guards of the
+// thread's points.
+func (g *gen) writeKernelStart(b *strings.Builder, fn string, sink bool) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	var params []string
 	for _, fp := range g.fields {
@@ -182,44 +243,57 @@ func (g *gen) writeKernel(b *strings.Builder, fn, real, fma, weight string, sink
 	for k, guard := range g.guards {
 		p("    const bool in%d = %s;\n", k, guard)
 	}
+}
 
-	// Number the loaded values: field, instance, distinct load.
-	type value struct {
-		fp   *fieldPlan
-		in   instance
-		d    distinct
-		name string
-	}
-	var values []value
+// loadedValue is one value the kernel loads: a distinct load of one
+// instance of a field, held in the variable name.
+type loadedValue struct {
+	fp   *fieldPlan
+	in   instance
+	d    distinct
+	name string
+}
+
+// loadedValues numbers the loaded values by field, instance and distinct
+// load, and returns them with the name of each by the indices of the three.
+func (g *gen) loadedValues() ([]loadedValue, map[[3]int]string) {
+	var values []loadedValue
 	byKey := map[[3]int]string{}
 	for fi, fp := range g.fields {
 		for ii, in := range fp.inst {
 			for di, d := range fp.loads {
 				name := fmt.Sprintf("v%d", len(values))
-				values = append(values, value{fp, in, d, name})
+				values = append(values, loadedValue{fp, in, d, name})
 				byKey[[3]int{fi, ii, di}] = name
 			}
 		}
 	}
-	loadStmt := func(v value, decl bool) string {
-		lhs := v.name
-		if decl {
-			lhs = fmt.Sprintf("const %s %s", v.fp.typ.name, v.name)
-		}
-		array := "f_" + v.in.ident
-		if v.fp.tile != nil {
-			array = "s_" + v.in.ident
-		}
-		if v.d.cond != "" { // a partial access loads only where its guards hold
-			return fmt.Sprintf("%s = (%s) ? %s[%s] : %s{};", lhs, v.d.cond, array, v.d.index, v.fp.typ.name)
-		}
-		return fmt.Sprintf("%s = %s[%s];", lhs, array, v.d.index)
-	}
+	return values, byKey
+}
 
-	// Values used by several points are loaded once, before the points,
-	// when any of their points is valid.
+// load renders the statement that loads v, declaring its variable when
+// decl is set.
+func (v loadedValue) load(decl bool) string {
+	lhs := v.name
+	if decl {
+		lhs = fmt.Sprintf("const %s %s", v.fp.typ.name, v.name)
+	}
+	array := "f_" + v.in.ident
+	if v.fp.tile != nil {
+		array = "s_" + v.in.ident
+	}
+	if v.d.cond != "" { // a partial access loads only where its guards hold
+		return fmt.Sprintf("%s = (%s) ? %s[%s] : %s{};", lhs, v.d.cond, array, v.d.index, v.fp.typ.name)
+	}
+	return fmt.Sprintf("%s = %s[%s];", lhs, array, v.d.index)
+}
+
+// writeSharedLoads declares the values used by several points and loads
+// them once, before the points, when any of their points is valid.
+func (g *gen) writeSharedLoads(b *strings.Builder, values []loadedValue) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	var shared []uint64
-	sharedBy := map[uint64][]value{}
+	sharedBy := map[uint64][]loadedValue{}
 	for _, v := range values {
 		if bits.OnesCount64(v.d.mask) < 2 {
 			continue
@@ -239,46 +313,41 @@ func (g *gen) writeKernel(b *strings.Builder, fn, real, fma, weight string, sink
 		}
 		p("    if (%s) {\n", strings.Join(conds, " || "))
 		for _, v := range sharedBy[mask] {
-			p("        %s\n", loadStmt(v, false))
+			p("        %s\n", v.load(false))
 		}
 		p("    }\n")
 	}
+}
 
-	for k := range g.points {
-		p("    if (in%d) {\n", k)
-		for _, v := range values {
-			if v.d.mask == 1<<k {
-				p("        %s\n", loadStmt(v, true))
-			}
-		}
-		p("        real_t acc = 0;\n")
-		for fi, fp := range g.fields {
-			for ii := range fp.inst {
-				for _, di := range fp.pointUse[k] {
-					name := byKey[[3]int{fi, ii, di}]
-					for _, operand := range realOperands(name, fp.typ, real) {
-						p("        acc = %s(acc, %s, %s);\n", fma, weight, operand)
-					}
+// writeChain writes the FMA chain of point k over the values it loads,
+// named by byKey.
+func (g *gen) writeChain(b *strings.Builder, k int, byKey map[[3]int]string, real, fma, weight string) {
+	for fi, fp := range g.fields {
+		for ii := range fp.inst {
+			for _, di := range fp.pointUse[k] {
+				name := byKey[[3]int{fi, ii, di}]
+				for _, operand := range realOperands(name, fp.typ, real) {
+					fmt.Fprintf(b, "        acc = %s(acc, %s, %s);\n", fma, weight, operand)
 				}
 			}
 		}
-		for _, fp := range g.fields {
-			for si, idx := range fp.storeIdx[k] {
-				guard := ""
-				if c := fp.storeCond[k][si]; c != "" { // a partial store
-					guard = "if (" + c + ") "
-				}
-				for _, in := range fp.inst {
-					p("        %sf_%s[%s] = %s;\n", guard, in.ident, idx, storeValue(fp.typ, real))
-				}
-			}
-		}
-		if sink {
-			p("        if (acc == (real_t)-1) {\n            *sink = acc; // never true: keeps the loads of a kernel without stores\n        }\n")
-		}
-		p("    }\n")
 	}
-	p("}\n\n")
+}
+
+// writeStores writes the stores of point k, each under its guard where it
+// is partial.
+func (g *gen) writeStores(b *strings.Builder, k int, real string) {
+	for _, fp := range g.fields {
+		for si, idx := range fp.storeIdx[k] {
+			guard := ""
+			if c := fp.storeCond[k][si]; c != "" { // a partial store
+				guard = "if (" + c + ") "
+			}
+			for _, in := range fp.inst {
+				fmt.Fprintf(b, "        %sf_%s[%s] = %s;\n", guard, in.ident, idx, storeValue(fp.typ, real))
+			}
+		}
+	}
 }
 
 // copyWords describes each copy mapping in the program's comments.
@@ -294,141 +363,191 @@ var copyWords = map[kernel.CopyMapping]string{
 // are not loaded.
 func (g *gen) writeStage(b *strings.Builder, fp *fieldPlan) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	t := *fp.tile
-	f := fp.f
+	t, f := fp.tile, fp.f
 	for _, in := range fp.inst {
 		p("    __shared__ %s s_%s[%d];\n", fp.typ.name, in.ident, t.Pitch*t.Size[1]*t.Size[2])
 	}
 	p("    { // copy the tile of %s\n", oneLine(f.Name))
+	writeTileOrigin(b, t)
+	// The global index of the tile's first element, without α.
+	strides := [3]int64{1, f.Extent[0], f.Extent[0] * f.Extent[1]}
+	p("        const long long g = %s; // the tile's first element\n", tileStart(t, strides))
+	tc, clipped := g.planTileCopy(t)
+	if len(clipped) > 0 {
+		p("        const int %s; // the clipped tile\n", strings.Join(clipped, ", "))
+	}
+	stmts := tc.copyStatements(fp, strides)
+	switch f.Stage.Copy {
+	case kernel.CopyRows:
+		tc.writeRowCopy(b, t, stmts)
+	case kernel.CopyBlock:
+		tc.writeBlockCopy(b, g.l.Block, stmts)
+	}
+	p("    }\n")
+}
+
+// tileOrigin names the coordinates of the block's first point.
+var tileOrigin = [3]string{"ox", "oy", "oz"}
+
+// writeTileOrigin declares the coordinates of the block's first point that
+// index tile t.
+func writeTileOrigin(b *strings.Builder, t *kernel.Tile) {
 	var used [3]bool
 	for _, d := range t.Dims {
 		if d.Coord >= 0 {
 			used[d.Coord] = true
 		}
 	}
-	origin := [3]string{"ox", "oy", "oz"} // the block's first point
 	var decl []string
 	for c, u := range used {
 		if u {
-			decl = append(decl, fmt.Sprintf("%s = (long long)blockIdx.%s * %d", origin[c], coordinates[c], t.Extent[c]))
+			decl = append(decl, fmt.Sprintf("%s = (long long)blockIdx.%s * %d", tileOrigin[c], coordinates[c], t.Extent[c]))
 		}
 	}
 	if len(decl) > 0 {
-		p("        const long long %s; // the block's first point\n", strings.Join(decl, ", "))
+		fmt.Fprintf(b, "        const long long %s; // the block's first point\n", strings.Join(decl, ", "))
 	}
-	// The global index of the tile's first element, without α.
-	strides := [3]int64{1, f.Extent[0], f.Extent[0] * f.Extent[1]}
+}
+
+// tileStart renders the global index of tile t's first element, without
+// α, in an array of the given strides.
+func tileStart(t *kernel.Tile, strides [3]int64) string {
 	var first []string
 	var konst int64
 	for j, d := range t.Dims {
 		if d.Coord >= 0 {
-			first = append(first, scaled(origin[d.Coord], strides[j], false))
+			first = append(first, scaled(tileOrigin[d.Coord], strides[j], false))
 		}
 		konst += strides[j] * d.Lo
 	}
-	start := cLiteral(konst)
-	if len(first) > 0 {
-		start = strings.Join(first, " + ") + plusConst(konst)
+	if len(first) == 0 {
+		return cLiteral(konst)
 	}
-	p("        const long long g = %s; // the tile's first element\n", start)
-	// Per tile dimension: its C loop variable ("" where the tile is one
-	// element wide) and the elements to copy: n_j where the domain's end
-	// clips the tile of an edge block (the domain is no multiple of the
-	// block's extent in the coordinate that indexes the dimension).
-	var vars, count [3]string
-	var clip [3]bool
-	var clipped []string
+	return strings.Join(first, " + ") + plusConst(konst)
+}
+
+// tileCopy is the copy of a tile per tile dimension: its C loop variable
+// ("" where the tile is one element wide) and the elements to copy: n_j
+// where the domain's end clips the tile of an edge block (the domain is no
+// multiple of the block's extent in the coordinate that indexes the
+// dimension).
+type tileCopy struct {
+	vars, count [3]string
+	clip        [3]bool
+}
+
+// planTileCopy returns the copy of tile t, and the declarations of the
+// counts n_j of its clipped dimensions.
+func (g *gen) planTileCopy(t *kernel.Tile) (tc tileCopy, clipped []string) {
 	for j, d := range t.Dims {
 		if t.Size[j] > 1 {
-			vars[j] = fmt.Sprintf("i%d", j)
+			tc.vars[j] = fmt.Sprintf("i%d", j)
 		}
-		count[j] = strconv.FormatInt(t.Size[j], 10)
+		tc.count[j] = strconv.FormatInt(t.Size[j], 10)
 		if c := d.Coord; c >= 0 && g.l.Domain[c]%t.Extent[c] != 0 {
-			clip[j], count[j] = true, fmt.Sprintf("n%d", j)
-			clipped = append(clipped, fmt.Sprintf("n%d = (int)(D%d - %s < %d ? D%d - %s : %d)%s", j, c, origin[c], t.Extent[c], c, origin[c], t.Extent[c], plusConst(d.Hi-d.Lo)))
+			tc.clip[j], tc.count[j] = true, fmt.Sprintf("n%d", j)
+			o := tileOrigin[c]
+			clipped = append(clipped, fmt.Sprintf("n%d = (int)(D%d - %s < %d ? D%d - %s : %d)%s", j, c, o, t.Extent[c], c, o, t.Extent[c], plusConst(d.Hi-d.Lo)))
 		}
 	}
-	if len(clipped) > 0 {
-		p("        const int %s; // the clipped tile\n", strings.Join(clipped, ", "))
-	}
+	return tc, clipped
+}
+
+// copyStatements returns the statements that copy one element of the tile
+// of fp, one per instance, from an array of the given strides.
+func (tc *tileCopy) copyStatements(fp *fieldPlan, strides [3]int64) []string {
+	t := fp.tile
 	sharedStrides := [3]int64{1, t.Pitch, t.Pitch * t.Size[1]}
 	var sIdx, gIdx []string
 	for j := 2; j >= 0; j-- {
-		if vars[j] == "" {
+		if tc.vars[j] == "" {
 			continue
 		}
-		sIdx = append(sIdx, scaled(vars[j], sharedStrides[j], false))
-		gIdx = append(gIdx, scaled(vars[j], strides[j], (t.Size[j]-1)*strides[j] > math.MaxInt32))
+		sIdx = append(sIdx, scaled(tc.vars[j], sharedStrides[j], false))
+		gIdx = append(gIdx, scaled(tc.vars[j], strides[j], (t.Size[j]-1)*strides[j] > math.MaxInt32))
 	}
 	if len(sIdx) == 0 {
 		sIdx = []string{"0"}
 	}
-	copyStmt := func(indent string) {
-		for _, in := range fp.inst {
-			p("%ss_%s[%s] = f_%s[%s];\n", indent, in.ident, strings.Join(sIdx, " + "), in.ident, strings.Join(append([]string{"g"}, gIdx...), " + "))
+	var stmts []string
+	for _, in := range fp.inst {
+		stmts = append(stmts, fmt.Sprintf("s_%s[%s] = f_%s[%s];", in.ident, strings.Join(sIdx, " + "), in.ident, strings.Join(append([]string{"g"}, gIdx...), " + ")))
+	}
+	return stmts
+}
+
+// writeRowCopy writes the copy of tile t by the block's threads in their
+// linear order, each element's indices taken from the thread's number.
+func (tc *tileCopy) writeRowCopy(b *strings.Builder, t *kernel.Tile, stmts []string) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	elems := t.Size[0] * t.Size[1] * t.Size[2]
+	p("        for (int n = threadIdx.x + BX * (threadIdx.y + BY * threadIdx.z); n < %d; n += BX * BY * BZ) {\n", elems)
+	var idx, inside []string
+	last := -1
+	for j := range 3 {
+		if tc.vars[j] != "" {
+			last = j
 		}
 	}
-	switch f.Stage.Copy {
-	case kernel.CopyRows:
-		elems := t.Size[0] * t.Size[1] * t.Size[2]
-		p("        for (int n = threadIdx.x + BX * (threadIdx.y + BY * threadIdx.z); n < %d; n += BX * BY * BZ) {\n", elems)
-		var idx, inside []string
-		last := -1
-		for j := range 3 {
-			if vars[j] != "" {
-				last = j
+	below := int64(1) // tile elements of the dimensions below j
+	for j := range 3 {
+		if tc.vars[j] != "" {
+			e := "n"
+			if below > 1 {
+				e += fmt.Sprintf(" / %d", below)
+			}
+			if j != last {
+				e += fmt.Sprintf(" %% %d", t.Size[j])
+			}
+			idx = append(idx, fmt.Sprintf("%s = %s", tc.vars[j], e))
+			if tc.clip[j] {
+				inside = append(inside, fmt.Sprintf("%s < %s", tc.vars[j], tc.count[j]))
 			}
 		}
-		below := int64(1) // tile elements of the dimensions below j
-		for j := range 3 {
-			if vars[j] != "" {
-				e := "n"
-				if below > 1 {
-					e += fmt.Sprintf(" / %d", below)
-				}
-				if j != last {
-					e += fmt.Sprintf(" %% %d", t.Size[j])
-				}
-				idx = append(idx, fmt.Sprintf("%s = %s", vars[j], e))
-				if clip[j] {
-					inside = append(inside, fmt.Sprintf("%s < %s", vars[j], count[j]))
-				}
-			}
-			below *= t.Size[j]
-		}
-		if len(idx) > 0 {
-			p("            const int %s;\n", strings.Join(idx, ", "))
-		}
-		if len(inside) > 0 {
-			p("            if (%s) {\n", strings.Join(inside, " && "))
-			copyStmt("                ")
-			p("            }\n")
-		} else {
-			copyStmt("            ")
-		}
-		p("        }\n")
-	case kernel.CopyBlock:
-		indent := "        "
-		var open int
-		for j := 2; j >= 0; j-- {
-			if vars[j] == "" && g.l.Block[j] == 1 {
-				continue
-			}
-			v := vars[j]
-			if v == "" { // one element wide: the threads of index 0 copy it
-				v = fmt.Sprintf("i%d", j)
-			}
-			p("%sfor (int %s = threadIdx.%s; %s < %s; %s += B%s) {\n", indent, v, coordinates[j], v, count[j], v, strings.ToUpper(coordinates[j]))
-			indent += "    "
-			open++
-		}
-		copyStmt(indent)
-		for ; open > 0; open-- {
-			indent = indent[4:]
-			p("%s}\n", indent)
-		}
+		below *= t.Size[j]
 	}
-	p("    }\n")
+	if len(idx) > 0 {
+		p("            const int %s;\n", strings.Join(idx, ", "))
+	}
+	if len(inside) > 0 {
+		p("            if (%s) {\n", strings.Join(inside, " && "))
+		writeIndented(b, "                ", stmts)
+		p("            }\n")
+	} else {
+		writeIndented(b, "            ", stmts)
+	}
+	p("        }\n")
+}
+
+// writeBlockCopy writes the copy of the tile by the block's thread box, in
+// loops with strides of the block size.
+func (tc *tileCopy) writeBlockCopy(b *strings.Builder, block [3]int64, stmts []string) {
+	indent := "        "
+	var open int
+	for j := 2; j >= 0; j-- {
+		if tc.vars[j] == "" && block[j] == 1 {
+			continue
+		}
+		v := tc.vars[j]
+		if v == "" { // one element wide: the threads of index 0 copy it
+			v = fmt.Sprintf("i%d", j)
+		}
+		fmt.Fprintf(b, "%sfor (int %s = threadIdx.%s; %s < %s; %s += B%s) {\n", indent, v, coordinates[j], v, tc.count[j], v, strings.ToUpper(coordinates[j]))
+		indent += "    "
+		open++
+	}
+	writeIndented(b, indent, stmts)
+	for ; open > 0; open-- {
+		indent = indent[4:]
+		fmt.Fprintf(b, "%s}\n", indent)
+	}
+}
+
+// writeIndented writes each statement on a line of its own after indent.
+func writeIndented(b *strings.Builder, indent string, stmts []string) {
+	for _, s := range stmts {
+		fmt.Fprintf(b, "%s%s\n", indent, s)
+	}
 }
 
 // plusConst renders " + c", " - c" or nothing for c = 0.

@@ -387,36 +387,57 @@ func (d *Device) SourceClass(key string) string {
 	return "unclassified"
 }
 
+// check returns the errors of every field of d that breaks the schema.
 func (d *Device) check() []*FieldError {
-	var errs []*FieldError
-	bad := func(key, format string, args ...any) {
-		errs = append(errs, &FieldError{Key: key, Msg: fmt.Sprintf(format, args...)})
-	}
+	var errs fieldErrors
+	d.checkIdentity(&errs)
+	fields := numericFields(d)
+	d.checkNumbers(&errs, fields)
+	d.checkRelations(&errs)
+	d.checkSources(&errs, fields)
+	return errs
+}
+
+// fieldErrors collects the errors of a device's fields.
+type fieldErrors []*FieldError
+
+// add records an error of the field key.
+func (e *fieldErrors) add(key, format string, args ...any) {
+	*e = append(*e, &FieldError{Key: key, Msg: fmt.Sprintf(format, args...)})
+}
+
+// checkIdentity checks the fields that name the device and its kind:
+// names, aliases, vendor, architecture and L1 model.
+func (d *Device) checkIdentity(errs *fieldErrors) {
 	if d.Name == "" {
-		bad("name", "expected a non-empty canonical name, e.g. \"A100-40GB\"")
+		errs.add("name", "expected a non-empty canonical name, e.g. \"A100-40GB\"")
 	}
 	if err := CheckName(d.Name); err != nil {
-		bad("name", "%v", err)
+		errs.add("name", "%v", err)
 	}
 	if err := CheckName(d.DisplayName); err != nil {
-		bad("display_name", "%v", err)
+		errs.add("display_name", "%v", err)
 	}
 	for i, a := range d.Aliases {
 		if err := CheckName(a); err != nil {
-			bad("aliases", "aliases[%d]: %v", i, err)
+			errs.add("aliases", "aliases[%d]: %v", i, err)
 		}
 	}
 	if d.Vendor != "nvidia" && d.Vendor != "amd" {
-		bad("vendor", "expected \"nvidia\" or \"amd\", got %q", d.Vendor)
+		errs.add("vendor", "expected \"nvidia\" or \"amd\", got %q", d.Vendor)
 	}
 	if d.Arch == "" {
-		bad("arch", "expected an architecture name, e.g. \"sm_80\" or \"gfx90a\"")
+		errs.add("arch", "expected an architecture name, e.g. \"sm_80\" or \"gfx90a\"")
 	}
 	if !slices.Contains([]L1Model{L1NV, L1CDNA, L1RDNA}, d.L1Model) {
-		bad("l1_model", "expected NV, CDNA or RDNA, got %q", d.L1Model)
+		errs.add("l1_model", "expected NV, CDNA or RDNA, got %q", d.L1Model)
 	}
+}
 
-	fields := numericFields(d)
+// checkNumbers checks each numeric field: finite, not negative, positive
+// where required, with a source where positive, and a power of two where
+// the schema asks for one.
+func (d *Device) checkNumbers(errs *fieldErrors, fields []numField) {
 	byKey := map[string]float64{}
 	for _, f := range fields {
 		x := f.float()
@@ -424,37 +445,47 @@ func (d *Device) check() []*FieldError {
 		required := !optionalKeys[f.key] || (f.key == "lsus" && d.L1Model == L1NV)
 		switch {
 		case math.IsNaN(x) || math.IsInf(x, 0):
-			bad(f.key, "expected a finite number, got %v", x)
+			errs.add(f.key, "expected a finite number, got %v", x)
 		case x < 0:
-			bad(f.key, "expected a non-negative number, got %v", x)
+			errs.add(f.key, "expected a non-negative number, got %v", x)
 		case x == 0 && required:
-			bad(f.key, "expected a positive number")
+			errs.add(f.key, "expected a positive number")
 		case x > 0 && d.Source(f.key) == "":
-			bad("sources", "no source for %q; add it to a sources entry (key list → where the number comes from)", f.key)
+			errs.add("sources", "no source for %q; add it to a sources entry (key list → where the number comes from)", f.key)
 		}
 	}
 	for _, k := range powerOfTwoKeys {
 		if n := int64(byKey[k]); n > 0 && n&(n-1) != 0 {
-			bad(k, "expected a power of two, got %d", n)
+			errs.add(k, "expected a power of two, got %d", n)
 		}
 	}
+}
+
+// checkRelations checks the fields bounded by others: a sub-warp within a
+// warp, an L1 fetch within an L1 allocation, a block's threads and shared
+// memory within an SM's, and the number of SMs.
+func (d *Device) checkRelations(errs *fieldErrors) {
 	if d.SubWarpSize > d.WarpSize && d.WarpSize > 0 {
-		bad("sub_warp_size", "must not exceed warp_size (%d), got %d", d.WarpSize, d.SubWarpSize)
+		errs.add("sub_warp_size", "must not exceed warp_size (%d), got %d", d.WarpSize, d.SubWarpSize)
 	}
 	if d.L1FetchBytes > d.L1AllocBytes && d.L1AllocBytes > 0 {
-		bad("l1_fetch_bytes", "must not exceed l1_alloc_bytes (%d), got %d", d.L1AllocBytes, d.L1FetchBytes)
+		errs.add("l1_fetch_bytes", "must not exceed l1_alloc_bytes (%d), got %d", d.L1AllocBytes, d.L1FetchBytes)
 	}
 	l := d.Limits
 	if l.MaxThreadsPerBlock > l.MaxThreadsPerSM && l.MaxThreadsPerSM > 0 {
-		bad("limits.max_threads_per_block", "must not exceed limits.max_threads_per_sm (%d), got %d", l.MaxThreadsPerSM, l.MaxThreadsPerBlock)
+		errs.add("limits.max_threads_per_block", "must not exceed limits.max_threads_per_sm (%d), got %d", l.MaxThreadsPerSM, l.MaxThreadsPerBlock)
 	}
 	if l.SharedPerBlock > l.SharedPerSM && l.SharedPerSM > 0 {
-		bad("limits.shared_per_block", "must not exceed limits.shared_per_sm (%d), got %d", l.SharedPerSM, l.SharedPerBlock)
+		errs.add("limits.shared_per_block", "must not exceed limits.shared_per_sm (%d), got %d", l.SharedPerSM, l.SharedPerBlock)
 	}
 	if d.SMs > maxSMs {
-		bad("sms", "expected at most %d streaming multiprocessors or compute units (the largest GPUs have about 300), got %d", maxSMs, d.SMs)
+		errs.add("sms", "expected at most %d streaming multiprocessors or compute units (the largest GPUs have about 300), got %d", maxSMs, d.SMs)
 	}
+}
 
+// checkSources checks the sources entries: each a non-empty text for
+// numeric keys or groups of the schema, each key in one entry only.
+func (d *Device) checkSources(errs *fieldErrors, fields []numField) {
 	known := map[string]bool{}
 	for _, f := range fields {
 		known[f.key] = true
@@ -465,17 +496,16 @@ func (d *Device) check() []*FieldError {
 	named := map[string]bool{}
 	for _, names := range slices.Sorted(maps.Keys(d.Sources)) {
 		if strings.TrimSpace(d.Sources[names]) == "" {
-			bad("sources."+names, "expected a non-empty source text")
+			errs.add("sources."+names, "expected a non-empty source text")
 		}
 		for n := range strings.SplitSeq(names, ",") {
 			switch n = strings.TrimSpace(n); {
 			case !known[n]:
-				bad("sources."+names, "%q is not a numeric key or group (limits, latencies) of the schema", n)
+				errs.add("sources."+names, "%q is not a numeric key or group (limits, latencies) of the schema", n)
 			case named[n]:
-				bad("sources."+names, "%q already has a source in another entry", n)
+				errs.add("sources."+names, "%q already has a source in another entry", n)
 			}
 			named[n] = true
 		}
 	}
-	return errs
 }

@@ -287,6 +287,8 @@ type lattice struct {
 	box    *isl.Set // the lattice box { [x, y, z] : 0 <= x < X, ... }
 }
 
+// build maps the statement's accesses onto the lattice, makes the spec of
+// the arrays they touch, and validates it with kernel.Parse.
 func (b *builder) build() (*Result, error) {
 	if err := b.checkContext(); err != nil {
 		return nil, err
@@ -295,21 +297,66 @@ func (b *builder) build() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	type mapped struct {
-		acc   Access
-		array *Array
-		m     *isl.Map // lattice → array, C order
+	am, err := b.mapAccesses(lat)
+	if err != nil {
+		return nil, err
 	}
-	var accs []mapped
-	var notes []string
+	if len(am.accs) == 0 {
+		return nil, b.errf(b.stmt.DomainPos, b.stmt.Where, "no array accesses to import")
+	}
+	if b.plan.anyReduced() {
+		if err := b.restrictReduction(am.accs, lat); err != nil {
+			return nil, err
+		}
+	}
+	hint := b.plan.hint(lat)
+	notes := append(am.notes, b.planNotes(lat, hint)...)
+	spec, err := b.spec(lat, am)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Spec: spec, Notes: append(slices.Clip(b.s.Notes), notes...)}
+	res.header = b.header(lat, hint)
+	if err := b.parse(res); err != nil {
+		return nil, err
+	}
+	if hint != nil {
+		l := res.Kernel.NewLaunch(hint.block, hint.fold)
+		if hint.strided {
+			l.Tiling = kernel.TileStrided
+		}
+		res.Launch = &l
+	}
+	return res, nil
+}
+
+// mappedAccess is one array access mapped onto the lattice.
+type mappedAccess struct {
+	acc   Access
+	array *Array
+	m     *isl.Map // lattice → array, C order
+}
+
+// accessMaps are the statement's array accesses mapped onto the lattice,
+// with the arrays they may touch and the notes on the accesses skipped.
+type accessMaps struct {
+	accs     []mappedAccess
+	arrays   []*Array           // the declared arrays, then the implicit ones
+	maxIndex map[*Array][]int64 // per dimension, for the sizes to infer
+	notes    []string
+}
+
+// mapAccesses maps each access of the statement onto the lattice, declares
+// the arrays the Scop leaves implicit, skips scalars with a note and tracks
+// the highest index of each size to infer.
+func (b *builder) mapAccesses(lat *lattice) (*accessMaps, error) {
+	am := &accessMaps{arrays: slices.Clip(b.s.Arrays), maxIndex: map[*Array][]int64{}}
 	arrays := map[string]*Array{}
 	fieldNames := map[string]bool{}
-	all := slices.Clip(b.s.Arrays)
 	for _, a := range b.s.Arrays {
 		arrays[a.Name] = a
 		fieldNames[a.Field] = true
 	}
-	maxIndex := map[*Array][]int64{} // per dimension, for the sizes to infer
 	for _, acc := range b.stmt.Accesses {
 		m, arrayName, outDims, err := b.accessMap(acc, lat)
 		if err != nil {
@@ -319,11 +366,11 @@ func (b *builder) build() (*Result, error) {
 		if arr == nil && outDims > 0 && b.s.ImplicitElement > 0 {
 			arr = b.implicitArray(arrayName, outDims, fieldNames)
 			arrays[arrayName] = arr
-			all = append(all, arr)
+			am.arrays = append(am.arrays, arr)
 		}
 		if arr == nil {
 			if outDims == 0 {
-				notes = append(notes, fmt.Sprintf("%s: %s is a scalar kept in a register, not an array in memory; skipped", acc.Where, arrayName))
+				am.notes = append(am.notes, fmt.Sprintf("%s: %s is a scalar kept in a register, not an array in memory; skipped", acc.Where, arrayName))
 				continue
 			}
 			return nil, b.errf(acc.Pos, acc.Where, "array %q is not declared in the arrays", arrayName)
@@ -331,73 +378,96 @@ func (b *builder) build() (*Result, error) {
 		if outDims != len(arr.Sizes) {
 			return nil, b.errf(acc.Pos, acc.Where, "wrong arity: the relation indexes %s with %d subscripts, but the array is declared with %d sizes", arrayName, outDims, len(arr.Sizes))
 		}
-		for j, size := range arr.Sizes {
-			if size != 0 {
-				continue
-			}
-			hi, err := b.rangeMax(m, lat, acc, j)
-			if err != nil {
-				return nil, err
-			}
-			if maxIndex[arr] == nil {
-				maxIndex[arr] = slices.Repeat([]int64{-1}, len(arr.Sizes))
-			}
-			maxIndex[arr][j] = max(maxIndex[arr][j], hi)
+		if err := b.growMaxIndex(am.maxIndex, mappedAccess{acc, arr, m}, lat); err != nil {
+			return nil, err
 		}
-		accs = append(accs, mapped{acc, arr, m})
+		am.accs = append(am.accs, mappedAccess{acc, arr, m})
 	}
-	if len(accs) == 0 {
-		return nil, b.errf(b.stmt.DomainPos, b.stmt.Where, "no array accesses to import")
+	return am, nil
+}
+
+// growMaxIndex raises maxIndex of a's array, in each dimension whose size
+// is to be inferred, to the highest index a reaches.
+func (b *builder) growMaxIndex(maxIndex map[*Array][]int64, a mappedAccess, lat *lattice) error {
+	arr := a.array
+	for j, size := range arr.Sizes {
+		if size != 0 {
+			continue
+		}
+		hi, err := b.rangeMax(a.m, lat, a.acc, j)
+		if err != nil {
+			return err
+		}
+		if maxIndex[arr] == nil {
+			maxIndex[arr] = slices.Repeat([]int64{-1}, len(arr.Sizes))
+		}
+		maxIndex[arr][j] = max(maxIndex[arr][j], hi)
 	}
-	if b.plan.anyReduced() {
-		// The reduction's store happens once per output, at the last
-		// iteration of the reduction loops, and a load of the element it
-		// stores (the sum's first value) once, at their first.
-		var first, last []string
-		for k, c := range lat.coord {
-			if b.plan.reduced[k] {
-				first = append(first, coordNames[c]+" = 0")
-				last = append(last, fmt.Sprintf("%s = %d", coordNames[c], lat.extent[c]-1))
-			}
-		}
-		point := "{ [" + strings.Join(coordNames[:lat.dims], ", ") + "] : "
-		firstSet, err := b.sc.ReadSet(point + strings.Join(first, " and ") + " }")
-		if err != nil {
-			return nil, b.errf(b.stmt.DomainPos, b.stmt.Where, "%s", islMessage(err))
-		}
-		lastSet, err := b.sc.ReadSet(point + strings.Join(last, " and ") + " }")
-		if err != nil {
-			return nil, b.errf(b.stmt.DomainPos, b.stmt.Where, "%s", islMessage(err))
-		}
-		whole := make([]*isl.Map, len(accs))
-		for i, a := range accs {
-			whole[i] = a.m
-		}
-		for i := range accs {
-			a := &accs[i]
-			restrict := lastSet
-			if !a.acc.Write {
-				restrict = nil
-				for j, s := range accs {
-					if !s.acc.Write || s.array != a.array {
-						continue
-					}
-					if same, err := whole[i].IsEqual(whole[j]); err == nil && same {
-						restrict = firstSet
-					}
+	return nil
+}
+
+// restrictReduction confines the accesses of a reduction's output: the
+// store happens once per output, at the last iteration of the reduction
+// loops, and a load of the element it stores (the sum's first value) once,
+// at their first.
+func (b *builder) restrictReduction(accs []mappedAccess, lat *lattice) error {
+	firstSet, lastSet, err := b.reductionEnds(lat)
+	if err != nil {
+		return err
+	}
+	whole := make([]*isl.Map, len(accs))
+	for i, a := range accs {
+		whole[i] = a.m
+	}
+	for i := range accs {
+		a := &accs[i]
+		restrict := lastSet
+		if !a.acc.Write {
+			restrict = nil
+			for j, s := range accs {
+				if !s.acc.Write || s.array != a.array {
+					continue
+				}
+				if same, err := whole[i].IsEqual(whole[j]); err == nil && same {
+					restrict = firstSet
 				}
 			}
-			if restrict == nil {
-				continue
-			}
-			if a.m, err = a.m.IntersectDomain(restrict); err != nil {
-				return nil, b.errf(a.acc.Pos, a.acc.Where, "%s", islMessage(err))
-			}
+		}
+		if restrict == nil {
+			continue
+		}
+		if a.m, err = a.m.IntersectDomain(restrict); err != nil {
+			return b.errf(a.acc.Pos, a.acc.Where, "%s", islMessage(err))
 		}
 	}
-	hint := b.plan.hint(lat)
-	notes = append(notes, b.planNotes(lat, hint)...)
+	return nil
+}
 
+// reductionEnds returns the lattice points at the first and at the last
+// iteration of the reduction loops.
+func (b *builder) reductionEnds(lat *lattice) (firstSet, lastSet *isl.Set, err error) {
+	var first, last []string
+	for k, c := range lat.coord {
+		if b.plan.reduced[k] {
+			first = append(first, coordNames[c]+" = 0")
+			last = append(last, fmt.Sprintf("%s = %d", coordNames[c], lat.extent[c]-1))
+		}
+	}
+	point := "{ [" + strings.Join(coordNames[:lat.dims], ", ") + "] : "
+	firstSet, err = b.sc.ReadSet(point + strings.Join(first, " and ") + " }")
+	if err != nil {
+		return nil, nil, b.errf(b.stmt.DomainPos, b.stmt.Where, "%s", islMessage(err))
+	}
+	lastSet, err = b.sc.ReadSet(point + strings.Join(last, " and ") + " }")
+	if err != nil {
+		return nil, nil, b.errf(b.stmt.DomainPos, b.stmt.Where, "%s", islMessage(err))
+	}
+	return firstSet, lastSet, nil
+}
+
+// spec makes the spec: its header keys, a field per array accessed and
+// each access's map as a load or a store of its field.
+func (b *builder) spec(lat *lattice, am *accessMaps) (*Spec, error) {
 	spec := &Spec{Name: b.s.Name, Description: b.s.Description, Flops: b.s.Flops, Registers: b.opt.Registers}
 	if b.opt.Name != "" {
 		spec.Name = b.opt.Name
@@ -409,22 +479,41 @@ func (b *builder) build() (*Result, error) {
 		spec.Flops = *b.opt.Flops
 	}
 	spec.Domain = lat.extent[:lat.dims]
+	fields, err := b.addFields(spec, am)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range am.accs {
+		text, err := b.finalMap(a.m, a.array, a.acc)
+		if err != nil {
+			return nil, err
+		}
+		f := fields[a.array]
+		if a.acc.Write {
+			f.StoreISL = append(f.StoreISL, text)
+		} else {
+			f.LoadISL = append(f.LoadISL, text)
+		}
+	}
+	return spec, nil
+}
+
+// addFields adds to spec a field per array that an access touches, with
+// the sizes left to infer inferred, and the spec's floating-point type from
+// the widest array's; it returns the field of each array.
+func (b *builder) addFields(spec *Spec, am *accessMaps) (map[*Array]*SpecField, error) {
 	fields := map[*Array]*SpecField{}
 	fp := 0
-	for _, arr := range all {
-		used := false
-		for _, a := range accs {
-			used = used || a.array == arr
-		}
-		if !used {
+	for _, arr := range am.arrays {
+		if !slices.ContainsFunc(am.accs, func(a mappedAccess) bool { return a.array == arr }) {
 			continue
 		}
 		if !slices.Contains(b.s.Arrays, arr) { // implicit: all sizes inferred, for the folding of finalMap too
 			for j := range arr.Sizes {
-				arr.Sizes[j] = max(1, maxIndex[arr][j]+1)
+				arr.Sizes[j] = max(1, am.maxIndex[arr][j]+1)
 			}
 		}
-		extent, err := b.extent(arr, maxIndex[arr])
+		extent, err := b.extent(arr, am.maxIndex[arr])
 		if err != nil {
 			return nil, err
 		}
@@ -439,43 +528,41 @@ func (b *builder) build() (*Result, error) {
 	case fp > 0:
 		spec.FPType = 4
 	}
-	for _, a := range accs {
-		text, err := b.finalMap(a.m, a.array, a.acc)
-		if err != nil {
-			return nil, err
-		}
-		f := fields[a.array]
-		if a.acc.Write {
-			f.StoreISL = append(f.StoreISL, text)
-		} else {
-			f.LoadISL = append(f.LoadISL, text)
-		}
-	}
-	res := &Result{Spec: spec, Notes: append(slices.Clip(b.s.Notes), notes...)}
-	res.header = fmt.Sprintf("# polyvol kernel spec imported from %s, %s\n", b.s.File, b.stmt.Where)
+	return fields, nil
+}
+
+// header is the YAML's leading comment: the spec's origin, the parameters
+// bound and the launch the import suggests.
+func (b *builder) header(lat *lattice, hint *launchHint) string {
+	header := fmt.Sprintf("# polyvol kernel spec imported from %s, %s\n", b.s.File, b.stmt.Where)
 	if len(b.opt.Params) > 0 {
-		res.header = fmt.Sprintf("# polyvol kernel spec imported from %s, %s, with %s\n", b.s.File, b.stmt.Where, b.defines())
+		header = fmt.Sprintf("# polyvol kernel spec imported from %s, %s, with %s\n", b.s.File, b.stmt.Where, b.defines())
 	}
 	if hint != nil {
-		res.header += fmt.Sprintf("# launch: %s (%s)\n", hint.flags(lat.dims), hint.why)
+		header += fmt.Sprintf("# launch: %s (%s)\n", hint.flags(lat.dims), hint.why)
 	}
+	return header
+}
+
+// parse validates res's YAML with kernel.Parse into res.Kernel, and notes
+// the maps that have no index-expression form.
+func (b *builder) parse(res *Result) error {
 	k, err := kernel.Parse(res.YAML(), b.s.File+" (imported)", relation.Option())
 	if err != nil {
-		var se *kernel.SpecError
-		if errors.As(err, &se) {
-			err = errors.New(se.Msg)
-		}
-		return nil, b.errf(Pos{}, b.stmt.Where, "the imported spec is not valid: %v", err)
+		return b.errf(Pos{}, b.stmt.Where, "the imported spec is not valid: %v", specMessage(err))
 	}
 	res.Kernel = k
-	if hint != nil {
-		l := k.NewLaunch(hint.block, hint.fold)
-		if hint.strided {
-			l.Tiling = kernel.TileStrided
-		}
-		res.Launch = &l
+	return nil
+}
+
+// specMessage strips a kernel.SpecError of its file and position, which
+// name the generated YAML rather than the imported file.
+func specMessage(err error) error {
+	var se *kernel.SpecError
+	if errors.As(err, &se) {
+		return errors.New(se.Msg)
 	}
-	return res, nil
+	return err
 }
 
 // implicitArray declares an array that the Scop does not declare

@@ -198,50 +198,16 @@ func (b *builder) scheduleOrder(p *plan, id *lattice) error {
 		return nil
 	}
 	where := st.Where + " schedule"
-	params, body, err := paramList(st.Schedule)
-	if err != nil {
-		return b.errf(st.SchedulePos, where, "%v", err)
-	}
-	sched, err := b.sc.ReadMap(st.Schedule)
-	if err != nil {
-		return b.errf(st.SchedulePos, where, "ISL cannot read the schedule %q: %s", excerpt(st.Schedule), islMessage(err))
-	}
-	in, _ := mapTuples(sched)
-	nin, err1 := sched.Dim(isl.DimIn)
-	nout, err2 := sched.Dim(isl.DimOut)
-	np, err3 := sched.Dim(isl.DimParam)
-	if err := firstError(err1, err2, err3); err != nil {
-		return b.errf(st.SchedulePos, where, "%s", islMessage(err))
-	}
-	if in != id.tuple || nin != len(id.lo) || np != len(params) {
-		return b.errf(st.SchedulePos, where, "the schedule %q does not map the statement's domain %s[%d loops]", excerpt(st.Schedule), id.tuple, len(id.lo))
-	}
-	m, err := b.latticeMap(sched, params, body, id, st.SchedulePos, where)
+	m, nout, err := b.scheduleMap(id, where)
 	if err != nil {
 		return err
 	}
 	var order []int
 	var skewed []int
 	for r := nout - 1; r >= 0; r-- {
-		mr, err := m.ProjectOut(isl.DimOut, r+1, nout-r-1)
-		if err == nil {
-			mr, err = mr.ProjectOut(isl.DimOut, 0, r)
-		}
+		mr, deps, err := b.scheduleDim(m, nout, r, id)
 		if err != nil {
 			return b.errf(st.SchedulePos, where, "%s", islMessage(err))
-		}
-		var deps []int
-		for c := range id.dims {
-			if id.extent[c] == 1 {
-				continue
-			}
-			ind, err := b.independent(mr, id, c)
-			if err != nil {
-				return b.errf(st.SchedulePos, where, "%s", islMessage(err))
-			}
-			if !ind {
-				deps = append(deps, c)
-			}
 		}
 		switch len(deps) {
 		case 0:
@@ -251,23 +217,8 @@ func (b *builder) scheduleOrder(p *plan, id *lattice) error {
 			skewed = append(skewed, r)
 			continue
 		}
-		k := deps[0]
-		values, err := b.countImage(mr, id, k, -1)
-		if err != nil {
+		if order, err = b.followLoop(p, order, mr, id, deps[0]); err != nil {
 			return b.errf(st.SchedulePos, where, "%s", islMessage(err))
-		}
-		switch {
-		case values == id.extent[k]:
-			if !slices.Contains(order, k) {
-				order = append(order, k)
-			}
-		case values > 1 && values < id.extent[k]:
-			size, err := b.tileSize(mr, id, k, values)
-			if err != nil {
-				return b.errf(st.SchedulePos, where, "%s", islMessage(err))
-			}
-			p.tiles[k] = append(p.tiles[k], size)
-			p.tiled = true
 		}
 	}
 	for _, k := range p.order {
@@ -283,6 +234,86 @@ func (b *builder) scheduleOrder(p *plan, id *lattice) error {
 		p.order = order
 	}
 	return nil
+}
+
+// scheduleMap reads the statement's schedule, checks that it maps the
+// statement's domain, and maps it onto the identity lattice id; it also
+// returns the number of the schedule's dimensions.
+func (b *builder) scheduleMap(id *lattice, where string) (*isl.Map, int, error) {
+	st := b.stmt
+	params, body, err := paramList(st.Schedule)
+	if err != nil {
+		return nil, 0, b.errf(st.SchedulePos, where, "%v", err)
+	}
+	sched, err := b.sc.ReadMap(st.Schedule)
+	if err != nil {
+		return nil, 0, b.errf(st.SchedulePos, where, "ISL cannot read the schedule %q: %s", excerpt(st.Schedule), islMessage(err))
+	}
+	in, _ := mapTuples(sched)
+	nin, err1 := sched.Dim(isl.DimIn)
+	nout, err2 := sched.Dim(isl.DimOut)
+	np, err3 := sched.Dim(isl.DimParam)
+	if err := firstError(err1, err2, err3); err != nil {
+		return nil, 0, b.errf(st.SchedulePos, where, "%s", islMessage(err))
+	}
+	if in != id.tuple || nin != len(id.lo) || np != len(params) {
+		return nil, 0, b.errf(st.SchedulePos, where, "the schedule %q does not map the statement's domain %s[%d loops]", excerpt(st.Schedule), id.tuple, len(id.lo))
+	}
+	m, err := b.latticeMap(sched, params, body, id, st.SchedulePos, where)
+	if err != nil {
+		return nil, 0, err
+	}
+	return m, nout, nil
+}
+
+// scheduleDim returns dimension r of the nout-dimensional schedule m alone,
+// and the coordinates of the identity lattice id whose values it depends on.
+func (b *builder) scheduleDim(m *isl.Map, nout, r int, id *lattice) (*isl.Map, []int, error) {
+	mr, err := m.ProjectOut(isl.DimOut, r+1, nout-r-1)
+	if err == nil {
+		mr, err = mr.ProjectOut(isl.DimOut, 0, r)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var deps []int
+	for c := range id.dims {
+		if id.extent[c] == 1 {
+			continue
+		}
+		ind, err := b.independent(mr, id, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ind {
+			deps = append(deps, c)
+		}
+	}
+	return mr, deps, nil
+}
+
+// followLoop records what the schedule dimension mr, which depends on loop
+// k alone, says of k: when it takes all of k's values, k comes next in
+// order, which it returns; when it takes fewer, it tiles k.
+func (b *builder) followLoop(p *plan, order []int, mr *isl.Map, id *lattice, k int) ([]int, error) {
+	values, err := b.countImage(mr, id, k, -1)
+	if err != nil {
+		return order, err
+	}
+	switch {
+	case values == id.extent[k]:
+		if !slices.Contains(order, k) {
+			order = append(order, k)
+		}
+	case values > 1 && values < id.extent[k]:
+		size, err := b.tileSize(mr, id, k, values)
+		if err != nil {
+			return order, err
+		}
+		p.tiles[k] = append(p.tiles[k], size)
+		p.tiled = true
+	}
+	return order, nil
 }
 
 // tileSize returns the tile size of a schedule dimension that takes values

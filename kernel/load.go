@@ -384,6 +384,7 @@ func (l *loader) sizes(n *yaml.Node, what string) ([3]int64, int, error) {
 
 var kernelKeys = []string{"name", "description", "domain", "params", "flops", "fp_type", "registers", "shared_bytes", "bounds_check", "fields"}
 
+// kernel reads the spec's top-level mapping into a Kernel.
 func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
 	m, err := l.mapping(root, "kernel spec", kernelKeys)
 	if err != nil {
@@ -395,14 +396,8 @@ func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
 			return nil, l.errf(deref(root), "kernel spec: missing required key %q", req)
 		}
 	}
-	if k.Name, err = l.str(m["name"].value, "name"); err != nil {
+	if k.Name, err = l.name(m["name"].value, "name"); err != nil {
 		return nil, err
-	}
-	if k.Name == "" {
-		return nil, l.errf(m["name"].value, "name: must not be empty")
-	}
-	if err := printable.Check(k.Name); err != nil {
-		return nil, l.errf(m["name"].value, "name: %v (in %q)", err, excerpt(k.Name))
 	}
 	if e, ok := m["description"]; ok {
 		if k.Description, err = l.str(e.value, "description"); err != nil {
@@ -415,63 +410,11 @@ func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
 	if l.params, err = l.paramValues(m); err != nil {
 		return nil, err
 	}
-	if e, ok := m["flops"]; ok {
-		if k.Flops, err = l.number(e.value, "flops"); err != nil {
-			return nil, err
-		}
-		if !(k.Flops >= 0 && k.Flops <= maxFlops) {
-			return nil, l.errf(e.value, "flops = %g: expected 0 to 10^9 floating-point operations per lattice update", k.Flops)
-		}
-	}
-	if e, ok := m["fp_type"]; ok {
-		v, err := l.integer(e.value, "fp_type")
-		if err == nil && v != 4 && v != 8 {
-			err = l.errf(e.value, "fp_type = %d: expected 4 (single) or 8 (double precision)", v)
-		}
-		if err != nil {
-			return nil, err
-		}
-		k.FPType = int(v)
-	}
-	if e, ok := m["registers"]; ok {
-		v, err := l.intRange(e.value, "registers", 1, 255)
-		if err != nil {
-			return nil, err
-		}
-		k.Registers = int(v)
-	}
-	if e, ok := m["shared_bytes"]; ok {
-		if k.SharedBytes, err = l.intRange(e.value, "shared_bytes", 0, math.MaxInt32); err != nil {
-			return nil, err
-		}
-	}
-	if e, ok := m["bounds_check"]; ok {
-		s, err := l.str(e.value, "bounds_check")
-		if err != nil {
-			return nil, err
-		}
-		if k.BoundsCheck, err = ParseBoundsCheck(s); err != nil {
-			return nil, l.errf(e.value, "%v", err)
-		}
-	}
-	items, err := l.sequence(m["fields"].value, "fields")
-	if err != nil {
+	if err := l.settings(m, k); err != nil {
 		return nil, err
 	}
-	if len(items) == 0 {
-		return nil, l.errf(m["fields"].value, "fields: expected at least one field")
-	}
-	names := make(map[string]*yaml.Node)
-	for i, it := range items {
-		f, nameNode, err := l.field(it, i, k)
-		if err != nil {
-			return nil, err
-		}
-		if prev, dup := names[f.Name]; dup {
-			return nil, l.errf(nameNode, "field %q: name already used by the field at line %d", f.Name, prev.Line)
-		}
-		names[f.Name] = nameNode
-		k.Fields = append(k.Fields, f)
+	if err := l.fields(m["fields"].value, k); err != nil {
+		return nil, err
 	}
 	if _, ok := m["fp_type"]; !ok {
 		k.FPType = defaultFPType(k.Fields)
@@ -480,6 +423,91 @@ func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
 		return nil, err
 	}
 	return k, nil
+}
+
+// name reads a kernel's or a field's name: a printable string, not empty.
+func (l *loader) name(n *yaml.Node, what string) (string, error) {
+	name, err := l.str(n, what)
+	if err != nil {
+		return "", err
+	}
+	if name == "" {
+		return "", l.errf(n, "%s: must not be empty", what)
+	}
+	if err := printable.Check(name); err != nil {
+		return "", l.errf(n, "%s: %v (in %q)", what, err, excerpt(name))
+	}
+	return name, nil
+}
+
+// settings reads the kernel's optional settings: flops, fp_type,
+// registers, shared_bytes and bounds_check.
+func (l *loader) settings(m map[string]entry, k *Kernel) error {
+	var err error
+	if e, ok := m["flops"]; ok {
+		if k.Flops, err = l.number(e.value, "flops"); err != nil {
+			return err
+		}
+		if !(k.Flops >= 0 && k.Flops <= maxFlops) {
+			return l.errf(e.value, "flops = %g: expected 0 to 10^9 floating-point operations per lattice update", k.Flops)
+		}
+	}
+	if e, ok := m["fp_type"]; ok {
+		v, err := l.integer(e.value, "fp_type")
+		if err == nil && v != 4 && v != 8 {
+			err = l.errf(e.value, "fp_type = %d: expected 4 (single) or 8 (double precision)", v)
+		}
+		if err != nil {
+			return err
+		}
+		k.FPType = int(v)
+	}
+	if e, ok := m["registers"]; ok {
+		v, err := l.intRange(e.value, "registers", 1, 255)
+		if err != nil {
+			return err
+		}
+		k.Registers = int(v)
+	}
+	if e, ok := m["shared_bytes"]; ok {
+		if k.SharedBytes, err = l.intRange(e.value, "shared_bytes", 0, math.MaxInt32); err != nil {
+			return err
+		}
+	}
+	if e, ok := m["bounds_check"]; ok {
+		s, err := l.str(e.value, "bounds_check")
+		if err != nil {
+			return err
+		}
+		if k.BoundsCheck, err = ParseBoundsCheck(s); err != nil {
+			return l.errf(e.value, "%v", err)
+		}
+	}
+	return nil
+}
+
+// fields reads the list of fields into k.Fields, each name used once.
+func (l *loader) fields(n *yaml.Node, k *Kernel) error {
+	items, err := l.sequence(n, "fields")
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return l.errf(n, "fields: expected at least one field")
+	}
+	names := make(map[string]*yaml.Node)
+	for i, it := range items {
+		f, nameNode, err := l.field(it, i, k)
+		if err != nil {
+			return err
+		}
+		if prev, dup := names[f.Name]; dup {
+			return l.errf(nameNode, "field %q: name already used by the field at line %d", f.Name, prev.Line)
+		}
+		names[f.Name] = nameNode
+		k.Fields = append(k.Fields, f)
+	}
+	return nil
 }
 
 // unnamedParams refuses WithParams values that no raw map names, which are
@@ -519,6 +547,7 @@ func defaultFPType(fields []*Field) int {
 
 var fieldKeys = []string{"name", "element", "extent", "offset", "multiplicity", "scalar", "load", "store", "load_isl", "store_isl", "stage"}
 
+// field reads fields[index], and returns it with the node of its name.
 func (l *loader) field(n *yaml.Node, index int, k *Kernel) (*Field, *yaml.Node, error) {
 	what := fmt.Sprintf("fields[%d]", index)
 	m, err := l.mapping(n, what, fieldKeys)
@@ -530,77 +559,16 @@ func (l *loader) field(n *yaml.Node, index int, k *Kernel) (*Field, *yaml.Node, 
 		return nil, nil, l.errf(deref(n), "%s: missing required key \"name\"", what)
 	}
 	f := &Field{Extent: k.Domain, Multiplicity: 1}
-	if f.Name, err = l.str(nameEntry.value, what+" name"); err != nil {
+	if f.Name, err = l.name(nameEntry.value, what+" name"); err != nil {
 		return nil, nil, err
-	}
-	if f.Name == "" {
-		return nil, nil, l.errf(nameEntry.value, "%s name: must not be empty", what)
-	}
-	if err := printable.Check(f.Name); err != nil {
-		return nil, nil, l.errf(nameEntry.value, "%s name: %v (in %q)", what, err, excerpt(f.Name))
 	}
 	what = fmt.Sprintf("field %q", f.Name)
-	elem, ok := m["element"]
-	if !ok {
-		return nil, nil, l.errf(nameEntry.value, "%s: missing required key \"element\" (bytes per element)", what)
-	}
-	if f.Element, err = l.integer(elem.value, what+" element"); err != nil {
+	extentDims, err := l.layout(m, f, what, nameEntry.value, k.Dims)
+	if err != nil {
 		return nil, nil, err
 	}
-	switch f.Element {
-	case 1, 2, 4, 8, 16:
-	default:
-		return nil, nil, l.errf(elem.value, "%s element = %d: expected 1, 2, 4, 8 or 16 bytes", what, f.Element)
-	}
-	extentDims, sizeNode := k.Dims, nameEntry.value
-	if e, ok := m["extent"]; ok {
-		if f.Extent, extentDims, err = l.sizes(e.value, what+" extent"); err != nil {
-			return nil, nil, err
-		}
-		sizeNode = e.value
-	}
-	if e, ok := m["offset"]; ok {
-		if f.Offset, err = l.intRange(e.value, what+" offset", -maxAddress, maxAddress); err != nil {
-			return nil, nil, err
-		}
-		sizeNode = e.value
-	}
-	if e, ok := m["multiplicity"]; ok {
-		if f.Multiplicity, err = l.intRange(e.value, what+" multiplicity", 1, math.MaxInt32); err != nil {
-			return nil, nil, err
-		}
-	}
-	if e, ok := m["scalar"]; ok {
-		if f.Scalar, err = l.boolean(e.value, what+" scalar"); err != nil {
-			return nil, nil, err
-		}
-	}
-	// The array itself must be addressable: (|α| + N0·N1·N2)·s ≤ maxAddress.
-	if size := f.Extent[0] * f.Extent[1] * f.Extent[2]; size > (maxAddress/f.Element)-abs64(f.Offset) {
-		return nil, nil, l.errf(sizeNode, "%s: extent %v with offset %d and %d-byte elements spans more than 2^60 bytes", what, f.Extent, f.Offset, f.Element)
-	}
-	for _, store := range []bool{false, true} {
-		key := map[bool]string{false: "load", true: "store"}[store]
-		if e, ok := m[key]; ok {
-			accs, err := l.accesses(e.value, what+" "+key, f, extentDims, k)
-			if err != nil {
-				return nil, nil, err
-			}
-			if store {
-				f.Stores = accs
-			} else {
-				f.Loads = accs
-			}
-		}
-		if e, ok := m[key+"_isl"]; ok {
-			maps, err := l.rawMaps(e.value, what+" "+key+"_isl")
-			if err != nil {
-				return nil, nil, err
-			}
-			if err := l.convertMaps(f, maps, store, what+" "+key+"_isl", e.value, k); err != nil {
-				return nil, nil, err
-			}
-		}
+	if err := l.fieldAccesses(m, f, what, extentDims, k); err != nil {
+		return nil, nil, err
 	}
 	if len(f.Loads)+len(f.Stores) == 0 {
 		return nil, nil, l.errf(nameEntry.value, "%s: no accesses; expected at least one entry in load, store, load_isl or store_isl", what)
@@ -614,6 +582,84 @@ func (l *loader) field(n *yaml.Node, index int, k *Kernel) (*Field, *yaml.Node, 
 		}
 	}
 	return f, nameEntry.value, nil
+}
+
+// layout reads field f's array: its element, extent, offset, multiplicity
+// and scalar keys, and checks that the array is addressable. It returns
+// the number of the extent's dimensions: dims, the domain's, where the
+// field has no extent of its own. Errors without a node of their own point
+// at nameNode.
+func (l *loader) layout(m map[string]entry, f *Field, what string, nameNode *yaml.Node, dims int) (int, error) {
+	elem, ok := m["element"]
+	if !ok {
+		return 0, l.errf(nameNode, "%s: missing required key \"element\" (bytes per element)", what)
+	}
+	var err error
+	if f.Element, err = l.integer(elem.value, what+" element"); err != nil {
+		return 0, err
+	}
+	switch f.Element {
+	case 1, 2, 4, 8, 16:
+	default:
+		return 0, l.errf(elem.value, "%s element = %d: expected 1, 2, 4, 8 or 16 bytes", what, f.Element)
+	}
+	extentDims, sizeNode := dims, nameNode
+	if e, ok := m["extent"]; ok {
+		if f.Extent, extentDims, err = l.sizes(e.value, what+" extent"); err != nil {
+			return 0, err
+		}
+		sizeNode = e.value
+	}
+	if e, ok := m["offset"]; ok {
+		if f.Offset, err = l.intRange(e.value, what+" offset", -maxAddress, maxAddress); err != nil {
+			return 0, err
+		}
+		sizeNode = e.value
+	}
+	if e, ok := m["multiplicity"]; ok {
+		if f.Multiplicity, err = l.intRange(e.value, what+" multiplicity", 1, math.MaxInt32); err != nil {
+			return 0, err
+		}
+	}
+	if e, ok := m["scalar"]; ok {
+		if f.Scalar, err = l.boolean(e.value, what+" scalar"); err != nil {
+			return 0, err
+		}
+	}
+	// The array itself must be addressable: (|α| + N0·N1·N2)·s ≤ maxAddress.
+	if size := f.Extent[0] * f.Extent[1] * f.Extent[2]; size > (maxAddress/f.Element)-abs64(f.Offset) {
+		return 0, l.errf(sizeNode, "%s: extent %v with offset %d and %d-byte elements spans more than 2^60 bytes", what, f.Extent, f.Offset, f.Element)
+	}
+	return extentDims, nil
+}
+
+// fieldAccesses reads field f's loads and stores, as index expressions
+// (load, store) and as raw maps (load_isl, store_isl).
+func (l *loader) fieldAccesses(m map[string]entry, f *Field, what string, extentDims int, k *Kernel) error {
+	for _, store := range []bool{false, true} {
+		key := map[bool]string{false: "load", true: "store"}[store]
+		if e, ok := m[key]; ok {
+			accs, err := l.accesses(e.value, what+" "+key, f, extentDims, k)
+			if err != nil {
+				return err
+			}
+			if store {
+				f.Stores = accs
+			} else {
+				f.Loads = accs
+			}
+		}
+		if e, ok := m[key+"_isl"]; ok {
+			maps, err := l.rawMaps(e.value, what+" "+key+"_isl")
+			if err != nil {
+				return err
+			}
+			if err := l.convertMaps(f, maps, store, what+" "+key+"_isl", e.value, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // stagingKeys are the keys of a field's stage mapping.

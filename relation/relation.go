@@ -55,28 +55,8 @@ func Read(src string, site kernel.MapSite) (accs []kernel.Access, err error) {
 			err = errors.New("the map is too complex for ISL (the bound on operations was reached)")
 		}
 	}()
-	m, err := sc.ReadMap(src)
+	m, nout, err := readMap(sc, src, site)
 	if err != nil {
-		return nil, fmt.Errorf("invalid ISL map: %s", message(err))
-	}
-	if m, err = bindParams(m, site.Params, site.Named); err != nil {
-		return nil, err
-	}
-	nin, err := m.Dim(isl.DimIn)
-	if err != nil {
-		return nil, err
-	}
-	if nin != site.Dims {
-		return nil, fmt.Errorf("the map's input tuple has %d coordinates, the domain %d; write one input per domain dimension, { [%s] -> ... }", nin, site.Dims, strings.Join([]string{"x", "y", "z"}[:site.Dims], ", "))
-	}
-	nout, err := m.Dim(isl.DimOut)
-	if err != nil {
-		return nil, err
-	}
-	if nout < 1 || nout > 3 {
-		return nil, fmt.Errorf("the map's output tuple has %d entries; a field index has 1 to 3", nout)
-	}
-	if m, err = m.ResetTupleIds(); err != nil {
 		return nil, err
 	}
 	orthant, err := domainSet(sc, site.Dims, nil)
@@ -87,17 +67,60 @@ func Read(src string, site kernel.MapSite) (accs []kernel.Access, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if m, err = m.Coalesce(); err != nil {
+	if accs, err = pieceAccesses(m, orthant, box, nout); err != nil {
+		return nil, err
+	}
+	for i := range accs {
+		accs[i].Text = src
+	}
+	return kernel.Dedup(accs), nil
+}
+
+// readMap reads src, binds its parameters and checks its tuples against
+// site. It returns the map without tuple names and its number of outputs.
+func readMap(sc *isl.Scope, src string, site kernel.MapSite) (m *isl.Map, nout int, err error) {
+	m, err = sc.ReadMap(src)
+	if err != nil {
+		return nil, 0, fmt.Errorf("invalid ISL map: %s", message(err))
+	}
+	if m, err = bindParams(m, site.Params, site.Named); err != nil {
+		return nil, 0, err
+	}
+	nin, err := m.Dim(isl.DimIn)
+	if err != nil {
+		return nil, 0, err
+	}
+	if nin != site.Dims {
+		return nil, 0, fmt.Errorf("the map's input tuple has %d coordinates, the domain %d; write one input per domain dimension, { [%s] -> ... }", nin, site.Dims, strings.Join([]string{"x", "y", "z"}[:site.Dims], ", "))
+	}
+	if nout, err = m.Dim(isl.DimOut); err != nil {
+		return nil, 0, err
+	}
+	if nout < 1 || nout > 3 {
+		return nil, 0, fmt.Errorf("the map's output tuple has %d entries; a field index has 1 to 3", nout)
+	}
+	if m, err = m.ResetTupleIds(); err != nil {
+		return nil, 0, err
+	}
+	return m, nout, nil
+}
+
+// pieceAccesses coalesces m and returns the accesses of each of its basic
+// maps, read on every point with non-negative coordinates (orthant), so
+// that they hold for any domain (--domain), and where ISL cannot, on the
+// domain's points (box). An *UnmodelledMapError names the piece it comes
+// from.
+func pieceAccesses(m *isl.Map, orthant, box *isl.Set, nout int) ([]kernel.Access, error) {
+	m, err := m.Coalesce()
+	if err != nil {
 		return nil, err
 	}
 	pieces, err := m.BasicMaps()
 	if err != nil {
 		return nil, err
 	}
+	var accs []kernel.Access
 	for i, b := range pieces {
-		// Read on every point with non-negative coordinates, the accesses
-		// hold for any domain (--domain); where ISL cannot, on the
-		// domain's points.
 		got, err := accesses(b, orthant, nout)
 		if err != nil {
 			got, err = accesses(b, box, nout)
@@ -116,10 +139,7 @@ func Read(src string, site kernel.MapSite) (accs []kernel.Access, err error) {
 			return nil, &kernel.UnmodelledMapError{Reason: fmt.Sprintf("the map stands for more than %d accesses", MaxAccesses)}
 		}
 	}
-	for i := range accs {
-		accs[i].Text = src
-	}
-	return kernel.Dedup(accs), nil
+	return accs, nil
 }
 
 // message returns ISL's own message of an ISL error, or the error text.
@@ -197,9 +217,6 @@ func accesses(b *isl.Map, dom *isl.Set, nout int) ([]kernel.Access, error) {
 	if b, err = b.IntersectDomain(dom); err != nil {
 		return nil, err
 	}
-	if err != nil {
-		return nil, err
-	}
 	bdom, err := b.Domain()
 	if err != nil {
 		return nil, err
@@ -214,6 +231,33 @@ func accesses(b *isl.Map, dom *isl.Set, nout int) ([]kernel.Access, error) {
 	if ok, err := touched.IsBounded(); err != nil || !ok {
 		return nil, errors.Join(err, &kernel.UnmodelledMapError{Reason: "a lattice point touches an unbounded range of elements"})
 	}
+	offsets, err := sameOffsets(b, bdom)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := points(offsets, nout)
+	if err != nil {
+		return nil, err
+	}
+	pieces, err := b.LexminPieces()
+	if err != nil {
+		return nil, err
+	}
+	var out []kernel.Access
+	for _, p := range pieces {
+		got, err := offsetAccesses(p, ds, dom, own, nout)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+// sameOffsets returns the offsets D of the elements that a point of bdom
+// touches under b from the first of them, L(p), checking that they are
+// the same at every point: b is exactly L(p) + D.
+func sameOffsets(b *isl.Map, bdom *isl.Set) (*isl.Set, error) {
 	first, err := b.Lexmin()
 	if err != nil {
 		return nil, err
@@ -244,34 +288,30 @@ func accesses(b *isl.Map, dom *isl.Set, nout int) ([]kernel.Access, error) {
 	if eq, err := rebuilt.IsEqual(b); err != nil || !eq {
 		return nil, errors.Join(err, &kernel.UnmodelledMapError{Reason: "the elements a lattice point touches are not the same offsets from the first one at every point (their number or spacing varies with the point)"})
 	}
-	ds, err := points(offsets, nout)
+	return offsets, nil
+}
+
+// offsetAccesses returns the accesses of one piece p of L: its index plus
+// each offset in ds, under each guard set of its cell.
+func offsetAccesses(p isl.Piece, ds [][]int64, dom, own *isl.Set, nout int) ([]kernel.Access, error) {
+	idx, err := outputs(p.Outputs)
 	if err != nil {
 		return nil, err
 	}
-	pieces, err := b.LexminPieces()
+	guardSets, err := guards(p.Cell, dom, own)
 	if err != nil {
 		return nil, err
 	}
 	var out []kernel.Access
-	for _, p := range pieces {
-		idx, err := outputs(p.Outputs)
-		if err != nil {
-			return nil, err
-		}
-		guardSets, err := guards(p.Cell, dom, own)
-		if err != nil {
-			return nil, err
-		}
-		for _, gs := range guardSets {
-			for _, d := range ds {
-				a := kernel.Access{Guards: gs}
-				for j := range nout {
-					if a.Index[j], err = idx[j].Add(kernel.Const(d[j])); err != nil {
-						return nil, err
-					}
+	for _, gs := range guardSets {
+		for _, d := range ds {
+			a := kernel.Access{Guards: gs}
+			for j := range nout {
+				if a.Index[j], err = idx[j].Add(kernel.Const(d[j])); err != nil {
+					return nil, err
 				}
-				out = append(out, a)
 			}
+			out = append(out, a)
 		}
 	}
 	return out, nil

@@ -208,20 +208,9 @@ func RunContext(ctx context.Context, k *kernel.Kernel, l kernel.Launch, cfg Conf
 	if err != nil {
 		return Result{}, err
 	}
-	blocksPerSM := cfg.BlocksPerSM
-	if blocksPerSM <= 0 {
-		sharedBytes, err := kernel.StagedSharedBytes(k, l)
-		if err != nil {
-			return Result{}, fmt.Errorf("sim: %w", err)
-		}
-		occ, err := d.Occupancy(tr.threads, k.Registers, sharedBytes)
-		if err != nil {
-			return Result{}, fmt.Errorf("sim: %w", err)
-		}
-		if occ.BlocksPerSM < 1 {
-			return Result{}, fmt.Errorf("sim: no block of %d threads fits on an SM of %s (limited by %s)", tr.threads, d.Name, occ.Limiter)
-		}
-		blocksPerSM = occ.BlocksPerSM
+	blocksPerSM, err := residentBlocks(k, l, cfg, tr.threads)
+	if err != nil {
+		return Result{}, err
 	}
 	maxAccesses := cfg.MaxAccesses
 	if maxAccesses <= 0 {
@@ -234,49 +223,10 @@ func RunContext(ctx context.Context, k *kernel.Kernel, l kernel.Launch, cfg Conf
 	if err != nil {
 		return Result{}, err
 	}
-	maxLines := cfg.MaxTrackedLines
-	if maxLines <= 0 {
-		maxLines = DefaultMaxTrackedLines
-	}
-	sched := cfg.Schedule
-	if sched == nil {
-		sched = Lockstep{}
-	}
 	perWave := int64(blocksPerSM) * int64(d.SMs)
-	issue := m.issue
-	var stopped error
-	if ctx.Done() != nil {
-		n := 0
-		issue = func(b, w, instr int) {
-			if stopped != nil {
-				return
-			}
-			if n++; n%cancelCheckInterval == 0 {
-				if stopped = ctx.Err(); stopped != nil {
-					return
-				}
-			}
-			m.issue(b, w, instr)
-		}
-	}
-	waves := int64(0)
-	for first := int64(0); first < tr.blocks; first += perWave {
-		n := int(min(perWave, tr.blocks-first))
-		m.waveOrigin, m.waveSM = m.waveOrigin[:0], m.waveSM[:0]
-		for i := range n {
-			m.waveOrigin = append(m.waveOrigin, tr.blockOrigin(first+int64(i)))
-			m.waveSM = append(m.waveSM, i%d.SMs)
-		}
-		sched.Schedule(n, tr.warpsPerBlock, len(tr.program), issue)
-		if stopped != nil {
-			return Result{}, stopped
-		}
-		waves++
-		if cfg.Infinite {
-			if n := m.trackedLines(); n > maxLines {
-				return Result{}, &LineLimitError{Lines: n, Wave: waves, Limit: maxLines}
-			}
-		}
+	waves, err := m.runWaves(ctx, perWave, cfg)
+	if err != nil {
+		return Result{}, err
 	}
 	m.flush()
 
@@ -293,6 +243,88 @@ func RunContext(ctx context.Context, k *kernel.Kernel, l kernel.Launch, cfg Conf
 	}
 	r.Total.normalise(r.Lups)
 	return r, nil
+}
+
+// residentBlocks returns the blocks of threads threads per SM: cfg's, or
+// else the device's occupancy of k under l.
+func residentBlocks(k *kernel.Kernel, l kernel.Launch, cfg Config, threads int) (int, error) {
+	if cfg.BlocksPerSM > 0 {
+		return cfg.BlocksPerSM, nil
+	}
+	d := cfg.Device
+	sharedBytes, err := kernel.StagedSharedBytes(k, l)
+	if err != nil {
+		return 0, fmt.Errorf("sim: %w", err)
+	}
+	occ, err := d.Occupancy(threads, k.Registers, sharedBytes)
+	if err != nil {
+		return 0, fmt.Errorf("sim: %w", err)
+	}
+	if occ.BlocksPerSM < 1 {
+		return 0, fmt.Errorf("sim: no block of %d threads fits on an SM of %s (limited by %s)", threads, d.Name, occ.Limiter)
+	}
+	return occ.BlocksPerSM, nil
+}
+
+// runWaves runs the grid's blocks in waves of perWave blocks, the blocks of
+// a wave spread over the SMs in turn and their warps issued in cfg's
+// schedule, and returns the number of waves. It stops when ctx ends, and,
+// for an infinite cache, when it tracks more lines than cfg allows.
+func (m *machine) runWaves(ctx context.Context, perWave int64, cfg Config) (int64, error) {
+	tr, sms := m.tr, cfg.Device.SMs
+	maxLines := cfg.MaxTrackedLines
+	if maxLines <= 0 {
+		maxLines = DefaultMaxTrackedLines
+	}
+	sched := cfg.Schedule
+	if sched == nil {
+		sched = Lockstep{}
+	}
+	issue, stopped := m.cancellableIssue(ctx)
+	waves := int64(0)
+	for first := int64(0); first < tr.blocks; first += perWave {
+		n := int(min(perWave, tr.blocks-first))
+		m.waveOrigin, m.waveSM = m.waveOrigin[:0], m.waveSM[:0]
+		for i := range n {
+			m.waveOrigin = append(m.waveOrigin, tr.blockOrigin(first+int64(i)))
+			m.waveSM = append(m.waveSM, i%sms)
+		}
+		sched.Schedule(n, tr.warpsPerBlock, len(tr.program), issue)
+		if err := stopped(); err != nil {
+			return 0, err
+		}
+		waves++
+		if cfg.Infinite {
+			if n := m.trackedLines(); n > maxLines {
+				return 0, &LineLimitError{Lines: n, Wave: waves, Limit: maxLines}
+			}
+		}
+	}
+	return waves, nil
+}
+
+// cancellableIssue returns m.issue checking ctx every cancelCheckInterval
+// warp instructions and issuing none after ctx ended, and a function that
+// returns ctx's error once the issue saw it.
+func (m *machine) cancellableIssue(ctx context.Context) (issue func(b, w, instr int), stopped func() error) {
+	var err error
+	stopped = func() error { return err }
+	if ctx.Done() == nil {
+		return m.issue, stopped
+	}
+	n := 0
+	issue = func(b, w, instr int) {
+		if err != nil {
+			return
+		}
+		if n++; n%cancelCheckInterval == 0 {
+			if err = ctx.Err(); err != nil {
+				return
+			}
+		}
+		m.issue(b, w, instr)
+	}
+	return issue, stopped
 }
 
 func newMachine(tr *tracer, geo geometry, cfg Config) (*machine, error) {

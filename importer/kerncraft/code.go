@@ -797,7 +797,10 @@ func (c *codeReader) affineText(e cc.ExpressionNode, depth int) (string, error) 
 	if depth > maxBrackets {
 		return "", c.codeErrf(e, "", "expression nested too deeply")
 	}
-	bin := func(l, r cc.ExpressionNode, op string) (string, error) {
+	if inner, ok := wrapped(e); ok {
+		return c.affineText(inner, depth+1)
+	}
+	if l, r, op, ok := binary(e); ok {
 		a, err := c.affineText(l, depth+1)
 		if err != nil {
 			return "", err
@@ -828,23 +831,66 @@ func (c *codeReader) affineText(e cc.ExpressionNode, depth int) (string, error) 
 			return strconv.FormatInt(v, 10), nil
 		case cc.PrimaryExpressionFloat:
 			return "", c.codeErrf(x, "", "%s: expected an integer, not a floating-point number", x.Token.SrcStr())
-		case cc.PrimaryExpressionExpr:
-			if _, comma := x.ExpressionList.(*cc.ExpressionList); comma || x.ExpressionList == nil {
-				break
-			}
-			return c.affineText(x.ExpressionList, depth+1)
 		}
+	case *cc.UnaryExpression:
+		if x != nil && (x.Case == cc.UnaryExpressionMinus || x.Case == cc.UnaryExpressionPlus) {
+			a, err := c.affineText(x.CastExpression, depth+1)
+			if err != nil {
+				return "", err
+			}
+			return "(" + x.Token.SrcStr() + a + ")", nil
+		}
+	}
+	return "", c.unexpected(e, "an integer expression of + - * / % and brackets")
+}
+
+// wrapped returns the one operand of an expression that only wraps it: a
+// bracket, or a level of the C grammar without an operator of its own.
+func wrapped(e cc.ExpressionNode) (cc.ExpressionNode, bool) {
+	switch x := e.(type) {
+	case *cc.PrimaryExpression:
+		if x != nil && x.Case == cc.PrimaryExpressionExpr {
+			if _, comma := x.ExpressionList.(*cc.ExpressionList); !comma && x.ExpressionList != nil {
+				return x.ExpressionList, true
+			}
+		}
+	case *cc.AdditiveExpression:
+		if x != nil && x.Case == cc.AdditiveExpressionMul {
+			return x.MultiplicativeExpression, true
+		}
+	case *cc.MultiplicativeExpression:
+		if x != nil && x.Case == cc.MultiplicativeExpressionCast {
+			return x.CastExpression, true
+		}
+	case *cc.UnaryExpression:
+		if x != nil && x.Case == cc.UnaryExpressionPostfix {
+			return x.PostfixExpression, true
+		}
+	case *cc.CastExpression:
+		if x != nil && x.Case == cc.CastExpressionUnary {
+			return x.UnaryExpression, true
+		}
+	case *cc.PostfixExpression:
+		if x != nil && x.Case == cc.PostfixExpressionPrimary {
+			return x.PrimaryExpression, true
+		}
+	}
+	return nil, false
+}
+
+// binary returns the operands and the operator (+ - * / %) of a binary
+// arithmetic expression.
+func binary(e cc.ExpressionNode) (l, r cc.ExpressionNode, op string, ok bool) {
+	switch x := e.(type) {
 	case *cc.AdditiveExpression:
 		if x == nil {
 			break
 		}
 		switch x.Case {
 		case cc.AdditiveExpressionAdd:
-			return bin(x.AdditiveExpression, x.MultiplicativeExpression, "+")
+			return x.AdditiveExpression, x.MultiplicativeExpression, "+", true
 		case cc.AdditiveExpressionSub:
-			return bin(x.AdditiveExpression, x.MultiplicativeExpression, "-")
-		case cc.AdditiveExpressionMul:
-			return c.affineText(x.MultiplicativeExpression, depth+1)
+			return x.AdditiveExpression, x.MultiplicativeExpression, "-", true
 		}
 	case *cc.MultiplicativeExpression:
 		if x == nil {
@@ -852,41 +898,23 @@ func (c *codeReader) affineText(e cc.ExpressionNode, depth int) (string, error) 
 		}
 		switch x.Case {
 		case cc.MultiplicativeExpressionMul:
-			return bin(x.MultiplicativeExpression, x.CastExpression, "*")
+			return x.MultiplicativeExpression, x.CastExpression, "*", true
 		case cc.MultiplicativeExpressionDiv:
-			return bin(x.MultiplicativeExpression, x.CastExpression, "/")
+			return x.MultiplicativeExpression, x.CastExpression, "/", true
 		case cc.MultiplicativeExpressionMod:
-			return bin(x.MultiplicativeExpression, x.CastExpression, "%")
-		case cc.MultiplicativeExpressionCast:
-			return c.affineText(x.CastExpression, depth+1)
-		}
-	case *cc.UnaryExpression:
-		if x == nil {
-			break
-		}
-		switch x.Case {
-		case cc.UnaryExpressionMinus, cc.UnaryExpressionPlus:
-			a, err := c.affineText(x.CastExpression, depth+1)
-			if err != nil {
-				return "", err
-			}
-			return "(" + x.Token.SrcStr() + a + ")", nil
-		case cc.UnaryExpressionPostfix:
-			return c.affineText(x.PostfixExpression, depth+1)
-		}
-	case *cc.CastExpression:
-		if x != nil && x.Case == cc.CastExpressionUnary {
-			return c.affineText(x.UnaryExpression, depth+1)
-		}
-	case *cc.PostfixExpression:
-		if x != nil && x.Case == cc.PostfixExpressionPrimary {
-			return c.affineText(x.PrimaryExpression, depth+1)
+			return x.MultiplicativeExpression, x.CastExpression, "%", true
 		}
 	}
+	return nil, nil, "", false
+}
+
+// unexpected reports an expression that is missing, or that is not the
+// expected kind of expression.
+func (c *codeReader) unexpected(e cc.ExpressionNode, expected string) error {
 	if e == nil {
-		return "", importer.Errorf(c.file, c.end(), "", "an expression is missing")
+		return importer.Errorf(c.file, c.end(), "", "an expression is missing")
 	}
-	return "", c.codeErrf(e, "", "%s: expected an integer expression of + - * / %% and brackets", text(e))
+	return c.codeErrf(e, "", "%s: expected %s", text(e), expected)
 }
 
 // intLiteral returns the value of a C integer constant (decimal, octal,
@@ -1156,7 +1184,10 @@ func (c *codeReader) sources(e cc.ExpressionNode, depth int, read func(*ref)) (f
 		read(r)
 		return 0, nil
 	}
-	bin := func(l, r cc.ExpressionNode) (float64, error) {
+	if inner, ok := wrapped(e); ok {
+		return c.sources(inner, depth+1, read)
+	}
+	if l, r, op, ok := binary(e); ok && op != "%" {
 		a, err := c.sources(l, depth+1, read)
 		if err != nil {
 			return 0, err
@@ -1178,63 +1209,19 @@ func (c *codeReader) sources(e cc.ExpressionNode, depth int, read func(*ref)) (f
 			return 0, nil // a loop index, a value in a register
 		case cc.PrimaryExpressionInt, cc.PrimaryExpressionFloat:
 			return 0, nil
-		case cc.PrimaryExpressionExpr:
-			if _, comma := x.ExpressionList.(*cc.ExpressionList); comma || x.ExpressionList == nil {
-				break
-			}
-			return c.sources(x.ExpressionList, depth+1, read)
-		}
-	case *cc.AdditiveExpression:
-		if x == nil {
-			break
-		}
-		switch x.Case {
-		case cc.AdditiveExpressionAdd, cc.AdditiveExpressionSub:
-			return bin(x.AdditiveExpression, x.MultiplicativeExpression)
-		case cc.AdditiveExpressionMul:
-			return c.sources(x.MultiplicativeExpression, depth+1, read)
-		}
-	case *cc.MultiplicativeExpression:
-		if x == nil {
-			break
-		}
-		switch x.Case {
-		case cc.MultiplicativeExpressionMul, cc.MultiplicativeExpressionDiv:
-			return bin(x.MultiplicativeExpression, x.CastExpression)
-		case cc.MultiplicativeExpressionCast:
-			return c.sources(x.CastExpression, depth+1, read)
 		}
 	case *cc.UnaryExpression:
-		if x == nil {
-			break
-		}
-		switch x.Case {
-		case cc.UnaryExpressionMinus, cc.UnaryExpressionPlus:
+		if x != nil && (x.Case == cc.UnaryExpressionMinus || x.Case == cc.UnaryExpressionPlus) {
 			n, err := c.sources(x.CastExpression, depth+1, read)
 			if x.Case == cc.UnaryExpressionMinus {
 				n++
 			}
 			return n, err
-		case cc.UnaryExpressionPostfix:
-			return c.sources(x.PostfixExpression, depth+1, read)
-		}
-	case *cc.CastExpression:
-		if x != nil && x.Case == cc.CastExpressionUnary {
-			return c.sources(x.UnaryExpression, depth+1, read)
 		}
 	case *cc.PostfixExpression:
-		if x == nil {
-			break
-		}
-		switch x.Case {
-		case cc.PostfixExpressionPrimary:
-			return c.sources(x.PrimaryExpression, depth+1, read)
-		case cc.PostfixExpressionCall:
+		if x != nil && x.Case == cc.PostfixExpressionCall {
 			return 0, c.codeErrf(x, "", "%s: a function call; kernel code computes with + - * / only", text(x))
 		}
 	}
-	if e == nil {
-		return 0, importer.Errorf(c.file, c.end(), "", "an expression is missing")
-	}
-	return 0, c.codeErrf(e, "", "%s: expected an expression of array elements, scalars and numbers with + - * / and brackets", text(e))
+	return 0, c.unexpected(e, "an expression of array elements, scalars and numbers with + - * / and brackets")
 }

@@ -216,6 +216,7 @@ for (int j = 1; j < M - 1; ++j)
 		{"undeclared array", "b[j][i] =", "c[j][i] =", bind, []string{"bad.c:5:9:", "array c is not declared"}},
 		{"undeclared scalar", "a[j][i + 1];", "a[j][i + 1] * s;", bind, []string{"bad.c:5:47: s is not declared"}},
 		{"non-affine", "a[j][i - 1]", "a[j][i * j]", bind, []string{"bad.c:5:24:", `data source a[j][i * j]: index 1 "i * j": the product of i and j is not affine`}},
+		{"shift index", "a[j][i - 1]", "a[j][i << 1]", bind, []string{"bad.c:5:24:", "i << 1: expected an integer expression of + - * / % and brackets"}},
 		{"float index", "a[j][i - 1]", "a[j][i - 1.0]", bind, []string{"bad.c:5:28:", "expected an integer, not a floating-point number"}},
 		{"bad type", "double a", "quad a", bind, []string{"bad.c:1:6: C syntax error"}},
 		{"unknown type", "double a", "long double a", bind, []string{`bad.c:1:13: array "a": bad type`}},
