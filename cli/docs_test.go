@@ -113,7 +113,7 @@ func TestDocs(t *testing.T) {
 		checkQuotes(t, r, qs)
 	}
 	t.Logf("%d documents, %d shown examples, %d quoting markers", len(docs), examples, quotes)
-	if examples < 40 || quotes < 10 {
+	if examples < 40 || quotes < 20 {
 		t.Errorf("only %d checked examples and %d quoting markers in the docs; the markers were lost", examples, quotes)
 	}
 }
@@ -295,7 +295,7 @@ func joinContinued(lines []string, j int) (string, int) {
 	command := lines[j]
 	for strings.HasSuffix(command, `\`) && j+1 < len(lines) {
 		j++
-		command = strings.TrimSuffix(command, `\`) + " " + strings.TrimSpace(lines[j])
+		command = strings.TrimRight(strings.TrimSuffix(command, `\`), " ") + " " + strings.TrimSpace(lines[j])
 	}
 	return command, j + 1
 }
