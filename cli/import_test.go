@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -199,60 +198,6 @@ func TestImportUsage(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "name: jscop") || !strings.Contains(errOut.String(), "MemRef_sum__phi") {
 		t.Errorf("stdout %q, stderr %q", out.String(), errOut.String())
-	}
-}
-
-// TestGuideImportPipes runs the pipelines of docs/guide.md that start with
-// polyvol import ("$ polyvol import ... | polyvol CMD - ... [| tail -N]"),
-// which the check markers of TestDocsNumbers cannot express, and checks
-// that the output lines the guide shows are still printed, in order.
-func TestGuideImportPipes(t *testing.T) {
-	t.Chdir("..") // the guide's paths are relative to the repository root
-	data, err := os.ReadFile("docs/guide.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(data), "\n")
-	n := 0
-	for i, l := range lines {
-		if !strings.HasPrefix(l, "$ polyvol import ") || !strings.Contains(l, " | ") {
-			continue
-		}
-		n++
-		var shown []string
-		for _, s := range lines[i+1:] {
-			if strings.HasPrefix(s, "```") {
-				break
-			}
-			shown = append(shown, s)
-		}
-		var out string
-		for k, stage := range strings.Split(strings.TrimPrefix(l, "$ "), " | ") {
-			fields := strings.Fields(stage)
-			switch {
-			case fields[0] == "tail" && len(fields) == 2:
-				keep := 0
-				if _, err := fmt.Sscanf(fields[1], "-%d", &keep); err != nil {
-					t.Fatalf("guide line %d: %q", i+1, stage)
-				}
-				outLines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-				out = strings.Join(outLines[max(0, len(outLines)-keep):], "\n")
-			case fields[0] == "polyvol":
-				var stdout, stderr bytes.Buffer
-				if code := RunWithInput(fields, strings.NewReader(out), &stdout, &stderr); code != ExitOK || k == 0 && stdout.Len() == 0 {
-					t.Fatalf("guide line %d: %s: exit %d, stderr %q", i+1, stage, code, stderr.String())
-				}
-				out = stdout.String()
-			default:
-				t.Fatalf("guide line %d: unknown stage %q", i+1, stage)
-			}
-		}
-		if missing := missingLine(shown, strings.Split(out, "\n")); missing != "" {
-			t.Errorf("guide line %d: the output of %s no longer has the line\n%s\nnow:\n%s", i+1, l, missing, out)
-		}
-	}
-	if n < 3 {
-		t.Errorf("only %d import pipelines in the guide", n)
 	}
 }
 

@@ -10,10 +10,11 @@ import (
 	"testing"
 )
 
-// update rewrites the golden files under testdata/golden from the current
-// output: go test ./cli -run Golden -update. Review the diff before
+// update rewrites the golden files under testdata/golden (go test ./cli
+// -run Golden -update) and the outputs the docs show (go test ./cli -run
+// TestDocs -update) from the current output. Review the diff before
 // committing: golden files guard against regressions, they are not oracles.
-var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
+var update = flag.Bool("update", false, "rewrite testdata/golden and the outputs the docs show from the current output")
 
 // run executes the command line in-process and returns its stdout, stderr
 // and exit code.
