@@ -9,7 +9,12 @@ set -euo pipefail
 old=$1 new=$2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-examples=$("$new" predict --help | sed -n '/embedded example:/,/\./p' | tr -d '\n' | sed 's/.*embedded example: //; s/\..*//; s/,//g')
+# The embedded examples are the YAML files of examples/.
+examples=$(cd "$(dirname "$0")/../examples" && ls -- *.yaml | sed 's/\.yaml$//')
+if [ -z "$examples" ]; then
+	echo "json-identity: no examples found in examples/" >&2
+	exit 2
+fi
 for bin in old new; do
 	b=${!bin}
 	mkdir -p "$out/$bin"
@@ -26,6 +31,10 @@ for bin in old new; do
 	done
 done
 n=$(find "$out/new" -type f | wc -l)
+if [ "$n" -eq 0 ]; then
+	echo "json-identity: no outputs" >&2
+	exit 2
+fi
 if diff -r "$out/old" "$out/new" >"$out/diff"; then
 	echo "identical: $n outputs"
 else
