@@ -14,12 +14,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/kernel/kerneltest"
 	"github.com/polyvol/polyvol/lattice"
 )
 
@@ -333,64 +333,24 @@ func TestAdversarialListRangesShift(t *testing.T) {
 
 // advSpec returns a random kernel with nastier indices than generalSpec:
 // strides up to 27 of both signs, coupled linear terms, floor and modulo
-// terms with divisors up to 60 (cut at breakpoints), coupled and nested
+// terms with divisors up to 41 (cut at breakpoints), coupled and nested
 // ones (cut into residue classes), large offsets and narrow extents.
 func advSpec(r *rand.Rand, domain [3]int64) string {
-	vars := []string{"x", "y", "z"}
-	term := func() string {
-		v, w := vars[r.IntN(3)], vars[r.IntN(3)]
-		switch r.IntN(14) {
-		case 0:
-			return fmt.Sprint(r.IntN(5) - 2)
-		case 1:
-			return fmt.Sprintf("%d*%s", []int{2, 3, 5, 7, 9, 12, 27, -1, -2, -3, -7}[r.IntN(11)], v)
-		case 2:
-			return fmt.Sprintf("floor(%s / %d)", v, 2+r.IntN(40))
-		case 3:
-			return fmt.Sprintf("%s %% %d", v, 2+r.IntN(40))
-		case 4:
-			return fmt.Sprintf("(%d*%s + %d*%s) %% %d", 1+r.IntN(3), v, 1+r.IntN(3), w, 2+r.IntN(7))
-		case 5:
-			return fmt.Sprintf("%d*floor((%d*%s + %d) / %d)", 1+r.IntN(7), 1+r.IntN(5), v, r.IntN(50), 3+r.IntN(60))
-		case 6:
-			return fmt.Sprintf("floor((floor(%s / %d) + %s) / %d)", v, 2+r.IntN(3), w, 2+r.IntN(4))
-		case 7:
-			return fmt.Sprintf("-%d*floor((%s + %s) / %d)", 1+r.IntN(3), v, w, 2+r.IntN(9))
-		case 8:
-			return fmt.Sprintf("((%s %% %d) + %s) %% %d", v, 2+r.IntN(5), w, 2+r.IntN(5))
-		case 9:
-			return fmt.Sprintf("%d*%s + %d*%s", 1+r.IntN(5), v, 1+r.IntN(5), w)
-		}
-		return v
-	}
-	index := func(d int) string {
-		parts := []string{}
-		if r.IntN(4) != 0 {
-			parts = append(parts, vars[d])
-		}
-		for range r.IntN(4) {
-			parts = append(parts, term())
-		}
-		if len(parts) == 0 {
-			return "0"
-		}
-		return strings.Join(parts, " + ")
-	}
-	spec := fmt.Sprintf("name: adv\ndomain: [%d, %d, %d]\nfields:\n", domain[0], domain[1], domain[2])
-	for f := range 1 + r.IntN(2) {
-		spec += fmt.Sprintf("  - name: F%d\n    element: %d\n    offset: %d\n    extent: [%d, %d, %d]\n",
-			f, []int{1, 2, 4, 8, 16}[r.IntN(5)], r.IntN(11)+1000, 7+r.IntN(300), 3+r.IntN(40), 2+r.IntN(9))
-		for _, kind := range []string{"load", "store"} {
-			if kind == "store" && r.IntN(2) == 0 {
-				continue
-			}
-			spec += "    " + kind + ":\n"
-			for range 1 + r.IntN(5) {
-				spec += fmt.Sprintf("      - [%s, %s, %s]\n", index(0), index(1), index(2))
-			}
-		}
-	}
-	return spec
+	return kerneltest.Spec(r, kerneltest.Options{
+		Name:       "adv",
+		Domain:     domain,
+		Fields:     2,
+		Loads:      5,
+		Stores:     5,
+		Lead:       []kerneltest.Term{kerneltest.Offset, kerneltest.Offset, kerneltest.Offset, kerneltest.Absent},
+		Extra:      []kerneltest.Term{kerneltest.Constant, kerneltest.Stride, kerneltest.Floor, kerneltest.Mod, kerneltest.CoupledMod, kerneltest.Linearised, kerneltest.Nested, kerneltest.Nested, kerneltest.Nested, kerneltest.Coupled, kerneltest.Offset, kerneltest.Offset, kerneltest.Offset, kerneltest.Offset},
+		MaxExtra:   3,
+		Strides:    []int64{1, 2, 3, 5, 7, 9, 12, 27, -1, -2, -3, -7},
+		MaxDivisor: 41,
+		BaseOffset: 1000,
+		MaxOffset:  10,
+		Margin:     [3]int64{300, 40, 9},
+	})
 }
 
 // advKernel parses spec, reporting specs the loader rejects (addresses out

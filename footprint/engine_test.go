@@ -1,59 +1,34 @@
 package footprint
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/kernel/kerneltest"
 	"github.com/polyvol/polyvol/lattice"
 )
 
 // separableSpec returns a random stencil-like kernel spec whose loads are
 // separable: each index is c·v + o for its own coordinate v (c ∈ {1, 2, −1},
 // now and then a transposed pair or a constant), the accesses SumOverBlocks
-// counts from address ranges. With quasi, indices also take floor and
-// modulo terms and sums of two coordinates, which have no address ranges.
-func separableSpec(r *rand.Rand, domain [3]int64, quasi bool) string {
-	term := func(v string) string {
-		if quasi {
-			switch r.IntN(6) {
-			case 0:
-				return fmt.Sprintf("floor(%s / %d) + %d", v, 2+r.IntN(3), r.IntN(3))
-			case 1:
-				return fmt.Sprintf("%s %% %d + %d", v, 2+r.IntN(4), r.IntN(3))
-			case 2:
-				return fmt.Sprintf("%s + z + %d", v, r.IntN(3))
-			}
-		}
-		switch r.IntN(8) {
-		case 0:
-			return fmt.Sprint(r.IntN(3))
-		case 1:
-			return fmt.Sprintf("2*%s + %d", v, r.IntN(5)-2)
-		case 2:
-			return fmt.Sprintf("-%s + %d", v, 60)
-		}
-		return fmt.Sprintf("%s + %d", v, r.IntN(9)-4)
-	}
-	spec := fmt.Sprintf("name: separable\ndomain: [%d, %d, %d]\nfields:\n", domain[0], domain[1], domain[2])
-	for f := range 1 + r.IntN(2) {
-		spec += fmt.Sprintf("  - name: F%d\n    element: %d\n    offset: %d\n    extent: [%d, %d, %d]\n    load:\n",
-			f, []int{1, 2, 4, 8, 16}[r.IntN(5)], r.IntN(9), []int{64, 80, 150}[r.IntN(3)], 70+r.IntN(10), 70+r.IntN(10))
-		for range 1 + r.IntN(6) {
-			v := [3]string{"x", "y", "z"}
-			if r.IntN(5) == 0 {
-				v[0], v[1] = v[1], v[0]
-			}
-			spec += fmt.Sprintf("      - [%s, %s, %s]\n", term(v[0]), term(v[1]), term(v[2]))
-		}
-		if quasi {
-			spec += fmt.Sprintf("    store:\n      - [%s, y, z]\n", term("x"))
-		}
-	}
-	return spec
+// counts from address ranges.
+func separableSpec(r *rand.Rand, domain [3]int64) string {
+	return kerneltest.Spec(r, kerneltest.Options{
+		Name:      "separable",
+		Domain:    domain,
+		Fields:    2,
+		Loads:     6,
+		Lead:      []kerneltest.Term{kerneltest.Offset, kerneltest.Offset, kerneltest.Offset, kerneltest.Offset, kerneltest.Offset, kerneltest.Constant, kerneltest.Stride, kerneltest.Stride},
+		MaxShift:  4,
+		Strides:   []int64{2, -1},
+		Transpose: true,
+		MaxOffset: 8,
+		Margin:    [3]int64{100, 80, 80},
+		Rows:      []int64{64, 80, 150},
+	})
 }
 
 // randomEngine returns an engine for a random launch of k: blocks of up to 16×4×2 threads,
@@ -110,7 +85,7 @@ func TestSumOverBlocksEqualsEnumeration(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 17))
 	for c := range 60 {
 		domain := [3]int64{int64(8 + r.IntN(40)), int64(1 + r.IntN(12)), int64(1 + r.IntN(6))}
-		k := parseKernel(t, separableSpec(r, domain, false))
+		k := parseKernel(t, separableSpec(r, domain))
 		guardSome(r, k)
 		e := randomEngine(r, k)
 		g, block, fold := e.Mapper.Geom, e.Mapper.Geom.Block, e.Mapper.Geom.Fold

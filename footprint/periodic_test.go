@@ -7,6 +7,7 @@ import (
 
 	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/kernel/kerneltest"
 	"github.com/polyvol/polyvol/lattice"
 )
 
@@ -19,41 +20,22 @@ import (
 // wrapped ones (which make the addresses drift differently, so that their
 // distances enter the block classes' keys).
 func wrappedSpec(r *rand.Rand, domain [3]int64) string {
-	periods := []int{2, 3, 4, 6, 8, 12, 16, 32}
-	px, py := periods[r.IntN(len(periods))], periods[r.IntN(len(periods))]
-	drifting := r.IntN(4) == 0 // with affine indices beside wrapped ones
-	index := func(v string, p int) string {
-		c := r.IntN(5)
-		if drifting && r.IntN(4) == 0 {
-			return fmt.Sprintf("%s + %d", v, c)
-		}
-		switch r.IntN(8) {
-		case 0:
-			return fmt.Sprintf("(%s + %d) mod %d + %d", v, 1+r.IntN(3), p, c)
-		case 1:
-			return fmt.Sprintf("floor(%s / %d) + %d", v, p, c)
-		case 2:
-			return fmt.Sprintf("2*(%s mod %d) + %d", v, p, c)
-		case 3:
-			return fmt.Sprintf("(%s + z) mod %d + %d", v, p, c)
-		}
-		return fmt.Sprintf("(%s mod %d) + %d", v, p, c)
+	lead := []kerneltest.Term{kerneltest.Wrapped}
+	if r.IntN(4) == 0 {
+		lead = []kerneltest.Term{kerneltest.Wrapped, kerneltest.Wrapped, kerneltest.Wrapped, kerneltest.Offset}
 	}
-	spec := fmt.Sprintf("name: wrapped\ndomain: [%d, %d, %d]\nfields:\n", domain[0], domain[1], domain[2])
-	for f := range 1 + r.IntN(2) {
-		spec += fmt.Sprintf("  - name: F%d\n    element: %d\n    offset: %d\n    extent: [%d, %d, %d]\n",
-			f, []int{1, 2, 4, 8, 16}[r.IntN(5)], r.IntN(40), 40+r.IntN(90), 30+r.IntN(20), 4+r.IntN(4))
-		for _, kind := range []string{"load", "store"} {
-			if kind == "store" && r.IntN(2) == 0 {
-				continue
-			}
-			spec += "    " + kind + ":\n"
-			for range 1 + r.IntN(5) {
-				spec += fmt.Sprintf("      - [%s, %s, z]\n", index("x", px), index("y", py))
-			}
-		}
-	}
-	return spec
+	return kerneltest.Spec(r, kerneltest.Options{
+		Name:      "wrapped",
+		Domain:    domain,
+		Fields:    2,
+		Loads:     5,
+		Stores:    5,
+		Lead:      lead,
+		MaxShift:  4,
+		Periods:   []int64{2, 3, 4, 6, 8, 12, 16, 32},
+		MaxOffset: 39,
+		Margin:    [3]int64{90, 20, 4},
+	})
 }
 
 // wrappedLaunch returns a random launch of k whose blocks are at most one

@@ -509,7 +509,7 @@ func (c *counter) key(ps []progression) string {
 }
 
 // maxInterleave bounds the progressions one is split into to align its
-// outermost step with the planes' (countPlanes).
+// outermost step with the planes' (alignToPlanes).
 const maxInterleave = 64
 
 // planeMember is one progression cut into planes: it occupies planes
@@ -523,27 +523,38 @@ type planeMember struct {
 
 // countPlanes is count for progressions with axes; see count.
 func (c *counter) countPlanes(ps []progression) (int64, error) {
-	var P int64
+	step := largestStep(ps)
+	return newPlaneSum(c, alignToPlanes(ps, step), step).sum()
+}
+
+// largestStep returns P, the largest step of any axis of ps: the distance
+// between two planes.
+func largestStep(ps []progression) int64 {
+	var step int64
 	for _, p := range ps {
 		if n := len(p.axes); n > 0 {
-			P = max(P, p.axes[n-1].step)
+			step = max(step, p.axes[n-1].step)
 		}
 	}
-	// A progression that spans two planes or more without an axis of step
-	// P would widen every plane's hull, and with it the window w. A byte
-	// range is cut into whole planes and a rest; an outermost axis whose
-	// step S divides P is split into the m = P/S interleaved progressions
-	// of step P (strides that differ between accesses, such as [x, 2y, z]
-	// and [x, y, 2z]).
+	return step
+}
+
+// alignToPlanes cuts the progressions of ps that span two planes or more
+// without an axis of step P, which would widen every plane's hull and
+// with it the window w. A byte range is cut into whole planes and a rest;
+// an outermost axis whose step S divides P is split into the m = P/S
+// interleaved progressions of step P (strides that differ between
+// accesses, such as [x, 2y, z] and [x, y, 2z]).
+func alignToPlanes(ps []progression, P int64) []progression {
 	for i, n := 0, len(ps); i < n; i++ {
 		p := ps[i]
 		k := len(p.axes) - 1
 		switch {
 		case k < 0 && p.width >= 2*P:
-			c := p.width / P
-			ps[i] = progression{base: p.base, width: P, axes: []axis{{step: P, count: c}}}
-			if rest := p.width - c*P; rest > 0 {
-				ps = append(ps, progression{base: p.base + c*P, width: rest})
+			planes := p.width / P
+			ps[i] = progression{base: p.base, width: P, axes: []axis{{step: P, count: planes}}}
+			if rest := p.width - planes*P; rest > 0 {
+				ps = append(ps, progression{base: p.base + planes*P, width: rest})
 			}
 		case k >= 0 && p.axes[k].step < P && P%p.axes[k].step == 0 && p.span() >= 2*P && P/p.axes[k].step <= maxInterleave:
 			S, count := p.axes[k].step, p.axes[k].count
@@ -559,9 +570,37 @@ func (c *counter) countPlanes(ps []progression) (int64, error) {
 			}
 		}
 	}
-	members := make([]planeMember, len(ps))
+	return ps
+}
+
+// planeSum sums new(v), the granules plane v adds to those of all earlier
+// planes, over every plane of a union of progressions cut into planes P
+// bytes apart (count's method). Planes more than w apart share no
+// granule, and within a segment between two breakpoints new(v) has period
+// T from the segment's w-th plane on.
+type planeSum struct {
+	c       *counter
+	P, w, T int64
+	// members are sorted by their first plane; maxEnd is the running
+	// maximum of their ends, so that two binary searches find the members
+	// that meet a range of planes (members).
+	members []planeMember
+	maxEnd  []int64
+	// breaks are the planes where a member starts or ends, in order, and
+	// cover[i] the number of members on the planes from breaks[i] on.
+	breaks []int64
+	cover  []int
+	// total is the sum so far; the run [runStart, runEnd) of short
+	// segments, open when it holds any, waits to be counted together.
+	total            int64
+	runStart, runEnd int64
+	open             bool
+}
+
+// newPlaneSum cuts ps into the planes of step P and indexes them.
+func newPlaneSum(c *counter, ps []progression, P int64) *planeSum {
+	s := &planeSum{c: c, P: P, members: make([]planeMember, len(ps))}
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64) // hull of a plane, from its start
-	var breaks []int64
 	for i, p := range ps {
 		m := planeMember{count: 1, inner: progression{width: p.width, axes: p.axes}}
 		if n := len(p.axes); n > 0 && p.axes[n-1].step == P {
@@ -572,129 +611,151 @@ func (c *counter) countPlanes(ps []progression) (int64, error) {
 		m.offset = p.base - m.first*P
 		lo = min(lo, m.offset)
 		hi = max(hi, m.offset+m.inner.span())
-		members[i] = m
-		breaks = append(breaks, m.first, m.first+m.count)
+		s.members[i] = m
+		s.breaks = append(s.breaks, m.first, m.first+m.count)
 	}
-	w := (hi - lo + c.gran - 1) / P
-	T := c.gran / intmath.GCD(P, c.gran)
-	slices.Sort(breaks)
-	breaks = slices.Compact(breaks)
+	s.w = (hi - lo + c.gran - 1) / P
+	s.T = c.gran / intmath.GCD(P, c.gran)
+	slices.Sort(s.breaks)
+	s.breaks = slices.Compact(s.breaks)
+	s.indexMembers()
+	s.coverBreaks()
+	return s
+}
 
-	// Members sorted by their first plane, with the running maximum of
-	// their ends, find the members that meet a range of planes by two
-	// binary searches.
-	slices.SortFunc(members, func(a, b planeMember) int { return cmp.Compare(a.first, b.first) })
-	maxEnd := make([]int64, len(members))
-	for i, m := range members {
-		maxEnd[i] = m.first + m.count
+// indexMembers sorts the members by their first plane and records the
+// running maximum of their ends.
+func (s *planeSum) indexMembers() {
+	slices.SortFunc(s.members, func(a, b planeMember) int { return cmp.Compare(a.first, b.first) })
+	s.maxEnd = make([]int64, len(s.members))
+	for i, m := range s.members {
+		s.maxEnd[i] = m.first + m.count
 		if i > 0 {
-			maxEnd[i] = max(maxEnd[i], maxEnd[i-1])
+			s.maxEnd[i] = max(s.maxEnd[i], s.maxEnd[i-1])
 		}
 	}
-	// planes counts the union of planes [from, to) of every member.
-	planes := func(from, to int64) (int64, error) {
-		if to <= from {
-			return 0, nil
+}
+
+// coverBreaks counts the members on the planes from each breakpoint on.
+func (s *planeSum) coverBreaks() {
+	s.cover = make([]int, len(s.breaks))
+	for _, m := range s.members {
+		i, _ := slices.BinarySearch(s.breaks, m.first)
+		j, _ := slices.BinarySearch(s.breaks, m.first+m.count)
+		s.cover[i]++
+		if j < len(s.cover) {
+			s.cover[j]--
 		}
-		i0, _ := slices.BinarySearch(maxEnd, from+1)
-		i1, _ := slices.BinarySearchFunc(members, to, func(m planeMember, v int64) int { return cmp.Compare(m.first, v) })
-		var parts []progression
-		for _, m := range members[i0:max(i0, i1)] {
-			a, b := max(from, m.first), min(to, m.first+m.count)
-			if b <= a {
-				continue
-			}
-			if err := c.budget.spend(b - a); err != nil {
-				return 0, err
-			}
-			for v := a; v < b; v++ {
-				q := m.inner
-				q.base = v*P + m.offset
-				parts = append(parts, q)
-			}
-		}
-		return c.count(parts)
 	}
-	// newIn returns Σ new(v) over v in [a, b): the planes [a−w, b) less the
-	// planes [a−w, a), because no plane before a−w meets one from a on.
-	newIn := func(a, b int64) (int64, error) {
-		all, err := planes(a-w, b)
+	for i := 1; i < len(s.cover); i++ {
+		s.cover[i] += s.cover[i-1]
+	}
+}
+
+// planes counts the union of planes [from, to) of every member.
+func (s *planeSum) planes(from, to int64) (int64, error) {
+	if to <= from {
+		return 0, nil
+	}
+	i0, _ := slices.BinarySearch(s.maxEnd, from+1)
+	i1, _ := slices.BinarySearchFunc(s.members, to, func(m planeMember, v int64) int { return cmp.Compare(m.first, v) })
+	var parts []progression
+	for _, m := range s.members[i0:max(i0, i1)] {
+		a, b := max(from, m.first), min(to, m.first+m.count)
+		if b <= a {
+			continue
+		}
+		if err := s.c.budget.spend(b - a); err != nil {
+			return 0, err
+		}
+		for v := a; v < b; v++ {
+			q := m.inner
+			q.base = v*s.P + m.offset
+			parts = append(parts, q)
+		}
+	}
+	return s.c.count(parts)
+}
+
+// newIn returns Σ new(v) over v in [a, b): the planes [a−w, b) less the
+// planes [a−w, a), because no plane before a−w meets one from a on.
+func (s *planeSum) newIn(a, b int64) (int64, error) {
+	all, err := s.planes(a-s.w, b)
+	if err != nil {
+		return 0, err
+	}
+	before, err := s.planes(a-s.w, a)
+	return all - before, err
+}
+
+// sum returns Σ_v new(v) over every plane. The planes of short segments
+// are counted together, as runs: a run ends before a long segment, whose
+// planes from its w-th on are summed by periods, and at a gap of more than
+// w empty planes, across which no two planes meet, so that separate
+// clusters are counted apart.
+func (s *planeSum) sum() (int64, error) {
+	for i := 0; i+1 < len(s.breaks); i++ {
+		s0, s1 := s.breaks[i], s.breaks[i+1]
+		var err error
+		switch {
+		case s.cover[i] == 0:
+			if s1-s0 > s.w {
+				err = s.flush()
+			}
+		case s1-s0 <= s.w+2*s.T:
+			s.extend(s0, s1)
+		default:
+			err = s.addLongSegment(s0, s1)
+		}
 		if err != nil {
 			return 0, err
 		}
-		before, err := planes(a-w, a)
-		return all - before, err
 	}
-	// cover[i] is the number of members on the planes from breaks[i] on.
-	cover := make([]int, len(breaks))
-	for _, m := range members {
-		i, _ := slices.BinarySearch(breaks, m.first)
-		j, _ := slices.BinarySearch(breaks, m.first+m.count)
-		cover[i]++
-		if j < len(cover) {
-			cover[j]--
-		}
-	}
-	for i := 1; i < len(cover); i++ {
-		cover[i] += cover[i-1]
-	}
-	// The planes of short segments are counted together, as runs: a run
-	// ends before a long segment, whose planes from its w-th on are summed
-	// by periods, and at a gap of more than w empty planes, across which no
-	// two planes meet, so that separate clusters are counted apart.
-	var total int64
-	var runStart, runEnd int64
-	open := false
-	flush := func() error {
-		if !open {
-			return nil
-		}
-		open = false
-		n, err := newIn(runStart, runEnd)
-		total += n
-		return err
-	}
-	extend := func(from, to int64) {
-		if !open {
-			runStart, open = from, true
-		}
-		runEnd = to
-	}
-	for i := 0; i+1 < len(breaks); i++ {
-		s0, s1 := breaks[i], breaks[i+1]
-		switch {
-		case cover[i] == 0:
-			if s1-s0 > w {
-				if err := flush(); err != nil {
-					return 0, err
-				}
-			}
-		case s1-s0 <= w+2*T:
-			extend(s0, s1)
-		default:
-			// The first w planes see the planes before the segment; from
-			// then on new(v) has period T, and the sum over n planes is the
-			// sum over n mod T planes plus ⌊n/T⌋ periods.
-			extend(s0, s0+w)
-			if err := flush(); err != nil {
-				return 0, err
-			}
-			e, length := s0+w, s1-s0-w
-			period, err := newIn(e, e+T)
-			if err != nil {
-				return 0, err
-			}
-			rest, err := newIn(e, e+length%T)
-			if err != nil {
-				return 0, err
-			}
-			total += rest + length/T*period
-		}
-	}
-	if err := flush(); err != nil {
+	if err := s.flush(); err != nil {
 		return 0, err
 	}
-	return total, nil
+	return s.total, nil
+}
+
+// addLongSegment adds the planes of the segment [s0, s1), longer than
+// w + 2T planes. The first w planes see the planes before the segment and
+// close the run; from then on new(v) has period T, and the sum over n
+// planes is the sum over n mod T planes plus ⌊n/T⌋ periods.
+func (s *planeSum) addLongSegment(s0, s1 int64) error {
+	s.extend(s0, s0+s.w)
+	if err := s.flush(); err != nil {
+		return err
+	}
+	e, length := s0+s.w, s1-s0-s.w
+	period, err := s.newIn(e, e+s.T)
+	if err != nil {
+		return err
+	}
+	rest, err := s.newIn(e, e+length%s.T)
+	if err != nil {
+		return err
+	}
+	s.total += rest + length/s.T*period
+	return nil
+}
+
+// extend adds the planes [from, to) to the run, opening it at from.
+func (s *planeSum) extend(from, to int64) {
+	if !s.open {
+		s.runStart, s.open = from, true
+	}
+	s.runEnd = to
+}
+
+// flush adds the planes of the open run to the total and closes it.
+func (s *planeSum) flush() error {
+	if !s.open {
+		return nil
+	}
+	s.open = false
+	n, err := s.newIn(s.runStart, s.runEnd)
+	s.total += n
+	return err
 }
 
 // byteRange is the closed range [first, last] of bytes.

@@ -10,6 +10,7 @@ import (
 	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/kernel/kerneltest"
 	"github.com/polyvol/polyvol/lattice"
 )
 
@@ -142,57 +143,20 @@ func TestBudgetStopsAtTheMemoryBound(t *testing.T) {
 // floor and modulo terms (nested now and then), odd extents and offsets,
 // elements of 1 to 16 bytes, loads and stores.
 func generalSpec(r *rand.Rand, domain [3]int64) string {
-	vars := []string{"x", "y", "z"}
-	term := func() string {
-		v := vars[r.IntN(3)]
-		switch r.IntN(10) {
-		case 0:
-			return fmt.Sprint(r.IntN(5) - 2)
-		case 8: // divisors larger than many boxes: cut at breakpoints
-			return fmt.Sprintf("%d*floor((%d*%s + %d) / %d) + %s %% %d", 1+r.IntN(5), 1+r.IntN(3), v, r.IntN(9), 7+r.IntN(40), v, 9+r.IntN(30))
-		case 1:
-			return fmt.Sprintf("%d*%s", []int{2, 3, 9, 12, 27, -1, -2}[r.IntN(7)], v)
-		case 2:
-			return fmt.Sprintf("floor(%s / %d)", v, 2+r.IntN(4))
-		case 3:
-			return fmt.Sprintf("%s %% %d", v, 2+r.IntN(4))
-		case 4:
-			return fmt.Sprintf("(%s + %s) %% 2", v, vars[r.IntN(3)])
-		case 5:
-			return fmt.Sprintf("%d*floor(%s / 4) + %s %% 4", 3+r.IntN(10), v, v)
-		case 6:
-			return fmt.Sprintf("floor((floor(%s / 2) + %s) / 3)", v, vars[r.IntN(3)])
-		}
-		return v
-	}
-	index := func(d int) string {
-		parts := []string{}
-		if r.IntN(4) != 0 {
-			parts = append(parts, vars[d])
-		}
-		for range r.IntN(3) {
-			parts = append(parts, term())
-		}
-		if len(parts) == 0 {
-			return "0"
-		}
-		return strings.Join(parts, " + ")
-	}
-	spec := fmt.Sprintf("name: general\ndomain: [%d, %d, %d]\nfields:\n", domain[0], domain[1], domain[2])
-	for f := range 1 + r.IntN(2) {
-		spec += fmt.Sprintf("  - name: F%d\n    element: %d\n    offset: %d\n    extent: [%d, %d, %d]\n",
-			f, []int{1, 2, 4, 8, 16}[r.IntN(5)], r.IntN(11), 13+r.IntN(90), 3+r.IntN(17), 2+r.IntN(9))
-		for _, kind := range []string{"load", "store"} {
-			if kind == "store" && r.IntN(2) == 0 {
-				continue
-			}
-			spec += "    " + kind + ":\n"
-			for range 1 + r.IntN(4) {
-				spec += fmt.Sprintf("      - [%s, %s, %s]\n", index(0), index(1), index(2))
-			}
-		}
-	}
-	return spec
+	return kerneltest.Spec(r, kerneltest.Options{
+		Name:       "general",
+		Domain:     domain,
+		Fields:     2,
+		Loads:      4,
+		Stores:     4,
+		Lead:       []kerneltest.Term{kerneltest.Offset, kerneltest.Offset, kerneltest.Offset, kerneltest.Absent},
+		Extra:      []kerneltest.Term{kerneltest.Constant, kerneltest.Linearised, kerneltest.Stride, kerneltest.Floor, kerneltest.Mod, kerneltest.CoupledMod, kerneltest.Linearised, kerneltest.Nested, kerneltest.Offset, kerneltest.Offset, kerneltest.Offset},
+		MaxExtra:   2,
+		Strides:    []int64{2, 3, 9, 12, 27, -1, -2},
+		MaxDivisor: 5,
+		MaxOffset:  10,
+		Margin:     [3]int64{90, 17, 9},
+	})
 }
 
 // enumerate returns the granules of request q over the thread boxes, point

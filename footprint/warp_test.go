@@ -8,6 +8,7 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/kernel/kerneltest"
 )
 
 func TestWarpVolumesCheckCases(t *testing.T) {
@@ -162,45 +163,24 @@ fields:
 }
 
 // randomSpec returns a random kernel spec: up to three fields of random
-// element sizes, offsets and extents, whose accesses are affine in x, y, z
-// with small coefficients and now and then a floor or modulo term.
+// element sizes, offsets, extents and multiplicities, whose accesses are
+// affine in x, y, z with small coefficients and now and then a floor or
+// modulo term, a quarter of them partial.
 func randomSpec(r *rand.Rand, domain [3]int64) string {
-	term := func() string {
-		e := fmt.Sprint(r.IntN(9) - 4)
-		for _, v := range []string{"x", "y", "z"} {
-			if c := r.IntN(7) - 3; c != 0 {
-				e += fmt.Sprintf(" + %d*%s", c, v)
-			}
-		}
-		switch r.IntN(10) {
-		case 0:
-			e += fmt.Sprintf(" + floor(x / %d)", 2+r.IntN(3))
-		case 1:
-			e += fmt.Sprintf(" + y %% %d", 2+r.IntN(3))
-		}
-		return e
-	}
-	spec := fmt.Sprintf("name: random\ndomain: [%d, %d, %d]\nfields:\n", domain[0], domain[1], domain[2])
-	for f := range 1 + r.IntN(3) {
-		spec += fmt.Sprintf("  - name: F%d\n    element: %d\n    offset: %d\n    extent: [%d, %d, %d]\n    multiplicity: %d\n",
-			f, []int{1, 2, 4, 8, 16}[r.IntN(5)], r.IntN(9), 64+r.IntN(300), 1+r.IntN(40), 1+r.IntN(10), 1+r.IntN(2))
-		for i, list := range []string{"load", "store"} {
-			if n := 1 - i + r.IntN(3); n > 0 { // at least one load
-				spec += "    " + list + ":\n"
-				for range n {
-					at := fmt.Sprintf("[%s, %s, %s]", term(), term(), term())
-					if r.IntN(4) == 0 { // partial: a bound on one coordinate
-						v := r.IntN(3)
-						cond := fmt.Sprintf("%s %s %d", []string{"x", "y", "z"}[v], []string{"<", ">="}[r.IntN(2)], r.Int64N(domain[v]+1))
-						spec += fmt.Sprintf("      - {at: %s, if: %q}\n", at, cond)
-						continue
-					}
-					spec += "      - " + at + "\n"
-				}
-			}
-		}
-	}
-	return spec
+	return kerneltest.Spec(r, kerneltest.Options{
+		Domain:       domain,
+		Fields:       3,
+		Loads:        3,
+		Stores:       2,
+		Lead:         []kerneltest.Term{kerneltest.Affine},
+		Extra:        []kerneltest.Term{kerneltest.Floor, kerneltest.Mod, kerneltest.Absent, kerneltest.Absent, kerneltest.Absent},
+		MaxExtra:     1,
+		MaxShift:     4,
+		Partial:      true,
+		Multiplicity: true,
+		MaxOffset:    8,
+		Margin:       [3]int64{300, 40, 10},
+	})
 }
 
 func TestMemoisedEqualsEnumeration(t *testing.T) {

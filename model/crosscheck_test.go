@@ -3,13 +3,13 @@ package model
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/kernel/kerneltest"
 	"github.com/polyvol/polyvol/sim"
 	"github.com/polyvol/polyvol/waves"
 )
@@ -19,49 +19,25 @@ import (
 // affine (mostly stencil-like) or, now and then, quasi-affine, a quarter of
 // them partial (guarded by a bound on one coordinate).
 func crossKernel(t *testing.T, r *rand.Rand) *kernel.Kernel {
-	t.Helper()
-	dom := [3]int{2 + r.IntN(40), 1 + r.IntN(10), 1 + r.IntN(5)}
-	term := func(v string) string {
-		o := r.IntN(5) - 2
-		switch r.IntN(60) {
-		case 0, 1, 2:
-			return fmt.Sprintf("2*%s + %d", v, o)
-		case 3:
-			return fmt.Sprintf("floor(%s / 2) + %d", v, o)
-		case 4, 5, 6, 7:
-			return fmt.Sprintf("%d", o)
-		default:
-			return fmt.Sprintf("%s + %d", v, o)
-		}
+	lead := []kerneltest.Term{kerneltest.Stride, kerneltest.Floor, kerneltest.Mod, kerneltest.Constant, kerneltest.Constant}
+	for range 12 {
+		lead = append(lead, kerneltest.Offset)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "name: cross\ndomain: [%d, %d, %d]\nflops: 4\nfields:\n", dom[0], dom[1], dom[2])
-	elems := []int{2, 4, 8, 16}
-	for fi := range 1 + r.IntN(3) {
-		fmt.Fprintf(&b, "  - name: F%d\n    element: %d\n    offset: %d\n    multiplicity: %d\n    extent: [%d, %d, %d]\n",
-			fi, elems[r.IntN(len(elems))], r.IntN(9), 1+r.IntN(2), dom[0]+r.IntN(40), dom[1]+r.IntN(4), dom[2]+r.IntN(3))
-		for _, kind := range []string{"load", "store"} {
-			if kind == "store" && r.IntN(2) == 0 {
-				continue
-			}
-			fmt.Fprintf(&b, "    %s:\n", kind)
-			for range 1 + r.IntN(4) {
-				at := fmt.Sprintf("[%s, %s, %s]", term("x"), term("y"), term("z"))
-				if r.IntN(4) == 0 { // a partial access: a bound on one coordinate
-					v := r.IntN(3)
-					ops := []string{"<", "<=", ">", ">="}
-					fmt.Fprintf(&b, "      - {at: %s, if: \"%s %s %d\"}\n", at, []string{"x", "y", "z"}[v], ops[r.IntN(4)], r.IntN(dom[v]+2)-1)
-					continue
-				}
-				fmt.Fprintf(&b, "      - %s\n", at)
-			}
-		}
-	}
-	k, err := kernel.Parse([]byte(b.String()), "cross.yaml")
-	if err != nil {
-		t.Fatalf("random kernel: %v\n%s", err, b.String())
-	}
-	return k
+	return kerneltest.Kernel(t, r, kerneltest.Options{
+		Name:         "cross",
+		Domain:       [3]int64{2 + r.Int64N(40), 1 + r.Int64N(10), 1 + r.Int64N(5)},
+		Flops:        4,
+		Fields:       3,
+		Loads:        4,
+		Stores:       4,
+		Elements:     []int64{2, 4, 8, 16},
+		Lead:         lead,
+		MaxDivisor:   2,
+		Partial:      true,
+		Multiplicity: true,
+		MaxOffset:    8,
+		Margin:       [3]int64{39, 3, 2},
+	})
 }
 
 // TestEngineEqualsSimulatorCompulsory checks on random kernels and launches

@@ -11,52 +11,28 @@ import (
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/kernel/kerneltest"
 	"github.com/polyvol/polyvol/lattice"
 )
 
-// randomExpr returns a random quasi-affine index expression over the
-// coordinate v (x, y or z).
-func randomExpr(r *rand.Rand, v string) string {
-	o := r.IntN(7) - 3
-	switch r.IntN(6) {
-	case 0:
-		return fmt.Sprintf("%d*%s + %d", 1+r.IntN(3), v, o)
-	case 1:
-		return fmt.Sprintf("floor(%s / %d) + %d", v, 2+r.IntN(3), o)
-	case 2:
-		return fmt.Sprintf("%s %% %d + %d", v, 2+r.IntN(4), o)
-	default:
-		return fmt.Sprintf("%s + %d", v, o)
-	}
-}
-
-// randomKernel returns a random small kernel spec with one or two fields.
+// randomKernel returns a random small kernel with one or two fields of
+// loads whose indices are quasi-affine: neighbours, strides, floor and
+// modulo terms, now and then transposed, some rows a multiple of the
+// granularity long.
 func randomKernel(t *testing.T, r *rand.Rand) *kernel.Kernel {
-	t.Helper()
-	dom := [3]int{1 + r.IntN(30), 1 + r.IntN(9), 1 + r.IntN(5)}
-	var b strings.Builder
-	fmt.Fprintf(&b, "name: rnd\ndomain: [%d, %d, %d]\nfields:\n", dom[0], dom[1], dom[2])
-	elems := []int{1, 2, 4, 8, 16}
-	for fi := 0; fi < 1+r.IntN(2); fi++ {
-		ext := [3]int{dom[0] + r.IntN(9), dom[1] + r.IntN(4), dom[2] + r.IntN(3)}
-		if r.IntN(3) == 0 { // rows whose byte length is a multiple of the granularity
-			ext[0] = 64
-		}
-		fmt.Fprintf(&b, "  - name: F%d\n    element: %d\n    offset: %d\n    extent: [%d, %d, %d]\n    load:\n",
-			fi, elems[r.IntN(len(elems))], r.IntN(6), ext[0], ext[1], ext[2])
-		for a := 0; a < 1+r.IntN(4); a++ {
-			vars := []string{"x", "y", "z"}
-			if r.IntN(4) == 0 { // a transposed access
-				vars[0], vars[1] = vars[1], vars[0]
-			}
-			fmt.Fprintf(&b, "      - [%s, %s, %s]\n", randomExpr(r, vars[0]), randomExpr(r, vars[1]), randomExpr(r, vars[2]))
-		}
-	}
-	k, err := kernel.Parse([]byte(b.String()), "random.yaml")
-	if err != nil {
-		t.Fatalf("random kernel: %v\n%s", err, b.String())
-	}
-	return k
+	return kerneltest.Kernel(t, r, kerneltest.Options{
+		Domain:     [3]int64{1 + r.Int64N(30), 1 + r.Int64N(9), 1 + r.Int64N(5)},
+		Fields:     2,
+		Loads:      4,
+		Lead:       []kerneltest.Term{kerneltest.Offset, kerneltest.Offset, kerneltest.Offset, kerneltest.Stride, kerneltest.Floor, kerneltest.Mod},
+		MaxShift:   3,
+		Strides:    []int64{1, 2, 3},
+		MaxDivisor: 5,
+		Transpose:  true,
+		MaxOffset:  5,
+		Margin:     [3]int64{8, 3, 2},
+		Rows:       []int64{64},
+	})
 }
 
 // visitAccesses calls visit for every load of field fi at every lattice

@@ -1,15 +1,14 @@
 package waves
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/kernel/kerneltest"
 	"github.com/polyvol/polyvol/lattice"
 	"github.com/polyvol/polyvol/sets"
 )
@@ -18,35 +17,18 @@ import (
 // fields whose loads are offsets of (x, y, z), now and then strided,
 // constant or transposed, and a store at (x, y, z).
 func stencilKernel(t *testing.T, r *rand.Rand) *kernel.Kernel {
-	t.Helper()
-	dom := [3]int{4 + r.IntN(40), 1 + r.IntN(12), 1 + r.IntN(6)}
-	term := func(v string) string {
-		switch r.IntN(12) {
-		case 0:
-			return fmt.Sprintf("2*%s + %d", v, r.IntN(3))
-		case 1:
-			return fmt.Sprint(r.IntN(3))
-		}
-		return fmt.Sprintf("%s + %d", v, r.IntN(5)-2)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "name: waves\ndomain: [%d, %d, %d]\nfields:\n", dom[0], dom[1], dom[2])
-	for fi := range 1 + r.IntN(2) {
-		fmt.Fprintf(&b, "  - name: F%d\n    element: %d\n    offset: %d\n    extent: [%d, %d, %d]\n    store: [[x, y, z]]\n    load:\n",
-			fi, []int{2, 4, 8, 16}[r.IntN(4)], r.IntN(9), 2*dom[0]+5, dom[1]+4+r.IntN(4), 2*dom[2]+5)
-		for range 1 + r.IntN(5) {
-			v := [3]string{"x", "y", "z"}
-			if r.IntN(6) == 0 {
-				v[0], v[1] = v[1], v[0]
-			}
-			fmt.Fprintf(&b, "      - [%s, %s, %s]\n", term(v[0]), term(v[1]), term(v[2]))
-		}
-	}
-	k, err := kernel.Parse([]byte(b.String()), "waves.yaml")
-	if err != nil {
-		t.Fatalf("random kernel: %v\n%s", err, b.String())
-	}
-	return k
+	dom := [3]int64{4 + r.Int64N(40), 1 + r.Int64N(12), 1 + r.Int64N(6)}
+	return kerneltest.Kernel(t, r, kerneltest.Options{
+		Domain:       dom,
+		Fields:       2,
+		Loads:        5,
+		StoreAtPoint: true,
+		Elements:     []int64{2, 4, 8, 16},
+		Lead:         []kerneltest.Term{kerneltest.Offset, kerneltest.Offset, kerneltest.Offset, kerneltest.Offset, kerneltest.Stride, kerneltest.Constant},
+		Transpose:    true,
+		MaxOffset:    8,
+		Margin:       [3]int64{dom[0] + 5, 7, dom[2] + 5},
+	})
 }
 
 // TestCountEqualsISLSequence checks on random stencil kernels, launches and

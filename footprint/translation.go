@@ -1,0 +1,238 @@
+package footprint
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/polyvol/polyvol/intmath"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
+)
+
+// translationClassifier sorts origins (a warp's base thread, a block's
+// first thread) into classes on which a list of addresses see the same
+// values up to one shift, a multiple of modulus: from two origins o, o′
+// of one class every address a_j takes a_j(o′ + q) = a_j(o + q) + s for
+// every offset q, with s ≡ 0 mod modulus. The class of an origin is
+// the first address there modulo modulus, the distances of the other
+// addresses from the first there (translationKeyer), and, unless every
+// address is affine, the origin's phase modulo the addresses' common
+// period (kernel.Expr.Period), which makes every address drift alike. The
+// block classes of the sample (blockClasses), the memo of a warp measure
+// (warpMeasure.on) and the groups of equivalent warps (warpSet.grouped)
+// all sort by it.
+type translationClassifier struct {
+	keyer   translationKeyer
+	modulus int64
+	// period is the addresses' common period per coordinate; phased is
+	// false where every address is affine, and the phase is left out.
+	period [3]int64
+	phased bool
+	// distances numbers the distinct distance vectors seen, with two
+	// addresses or more (nil otherwise).
+	distances map[string]int
+	scratch   []byte
+}
+
+// translationClass is the class of an origin (translationClassifier).
+type translationClass struct {
+	residue   int64    // the first address modulo the modulus
+	phase     [3]int64 // the origin modulo the period; zero for affine addresses
+	distances int      // the number of the distance vector
+}
+
+// newTranslationClassifier returns the classifier of addrs for shifts by
+// multiples of modulus; period is their common period per coordinate,
+// which only addresses that are not all affine need.
+func newTranslationClassifier(addrs []laneAddress, modulus int64, period [3]int64) *translationClassifier {
+	c := &translationClassifier{keyer: newTranslationKeyer(addrs), modulus: modulus, period: period}
+	c.phased = !c.keyer.affine
+	if len(addrs) > 1 {
+		c.distances = map[string]int{}
+	}
+	return c
+}
+
+// classify returns the class of origin and the first address there (0
+// without addresses).
+func (c *translationClassifier) classify(origin kernel.Point) (translationClass, int64) {
+	var class translationClass
+	if len(c.keyer.addrs) == 0 {
+		return class, 0
+	}
+	first := c.keyer.addrs[0].at(origin)
+	class.residue = c.residue(first)
+	if c.phased {
+		for i := range 3 {
+			class.phase[i] = intmath.FloorMod(origin[i], c.period[i])
+		}
+	}
+	if c.distances != nil {
+		c.scratch = c.keyer.appendDistances(c.scratch[:0], origin, first)
+		id, ok := c.distances[string(c.scratch)]
+		if !ok {
+			id = len(c.distances)
+			c.distances[string(c.scratch)] = id
+		}
+		class.distances = id
+	}
+	return class, first
+}
+
+// residue returns a modulo the modulus, with a mask where it is a power of
+// two.
+func (c *translationClassifier) residue(a int64) int64 {
+	if c.modulus&(c.modulus-1) == 0 {
+		return a & (c.modulus - 1) // also for negative a
+	}
+	return intmath.FloorMod(a, c.modulus)
+}
+
+// blockClasses groups sample blocks whose warps see the same lane addresses
+// up to a shift by a multiple of modulus: the same extents of the lattice
+// points inside the domain, which fix the active threads of every point
+// offset j, the same class of the block's first thread for every
+// instruction's address (translationClassifier), and the same part of the
+// block's points that each guard of a partial access keeps. Every per-warp
+// measure of the package is periodic in modulus, so one block per class,
+// weighted by the class size, gives the same sums as the whole sample.
+// With a common period above maxClassifierPeriod every block is its own
+// class.
+func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sample [][3]int64) (reps [][3]int64, weights []int64) {
+	var addrs []laneAddress
+	var guards []lattice.Box
+	period := [3]int64{1, 1, 1}
+	for _, fi := range lists {
+		for _, in := range fi.Instructions {
+			for _, u := range in.Guarded {
+				if !slices.Contains(guards, u.Box) {
+					guards = append(guards, u.Box)
+				}
+			}
+			a := newLaneAddress(in.Address)
+			if !a.affine {
+				var ok bool
+				if period, ok = widenPeriod(period, in.Address); !ok {
+					return sample, nil
+				}
+			}
+			addrs = append(addrs, a)
+		}
+	}
+	classifier := newTranslationClassifier(addrs, modulus, period)
+	type blockKey struct {
+		class          translationClass
+		pointsInGuards string // the extents of the points, and the guards' parts of them
+	}
+	index := map[blockKey]int{}
+	var key []byte
+	for _, b := range sample {
+		var points lattice.Box
+		for i := range 3 {
+			points.Lo[i] = b[i] * l.Block[i] * l.Fold[i]
+			points.Hi[i] = min(points.Lo[i]+l.Block[i]*l.Fold[i], l.Domain[i])
+		}
+		key = key[:0]
+		for i := range 3 {
+			key = binary.AppendVarint(key, max(0, points.Hi[i]-points.Lo[i]))
+		}
+		key = appendGuardKey(key, guards, kernel.Point(points.Lo), points)
+		class, _ := classifier.classify(kernel.Point{b[0] * l.Block[0], b[1] * l.Block[1], b[2] * l.Block[2]})
+		k := blockKey{class, string(key)}
+		if i, ok := index[k]; ok {
+			weights[i]++
+			continue
+		}
+		index[k] = len(reps)
+		reps = append(reps, b)
+		weights = append(weights, 1)
+	}
+	return reps, weights
+}
+
+// widenPeriod returns the least common multiple, per coordinate, of period
+// and the period of address e (kernel.Expr.Period); ok is false when e has
+// none or a coordinate's exceeds maxClassifierPeriod.
+func widenPeriod(period [3]int64, e kernel.Expr) (widened [3]int64, ok bool) {
+	p, ok := e.Period()
+	if !ok {
+		return period, false
+	}
+	for i := range 3 {
+		if period[i] = intmath.LCM(period[i], p[i]); period[i] > maxClassifierPeriod {
+			return period, false
+		}
+	}
+	return period, true
+}
+
+// translationKeyer tells blocks apart up to translation as
+// appendTranslationKey does, faster where every address is affine. The
+// distance a_i(o) − a_0(o) between two affine addresses is
+// (c_i − c_0) + (g_i − g_0)·o for their constants c and gradients g, so
+// two origins give the same distances exactly when they give the same
+// products δ·o for the distinct non-zero gradient differences δ: a few,
+// one per field layout, where the instructions are hundreds.
+type translationKeyer struct {
+	addrs  []laneAddress
+	deltas [][3]int64 // the distinct non-zero g_i − g_0; nil unless affine
+	affine bool
+}
+
+// newTranslationKeyer returns the keyer of addrs.
+func newTranslationKeyer(addrs []laneAddress) translationKeyer {
+	t := translationKeyer{addrs: addrs, affine: true}
+	for _, a := range addrs {
+		if !a.affine {
+			return translationKeyer{addrs: addrs}
+		}
+		d := [3]int64{a.coef[0] - addrs[0].coef[0], a.coef[1] - addrs[0].coef[1], a.coef[2] - addrs[0].coef[2]}
+		if d != [3]int64{} && !slices.Contains(t.deltas, d) {
+			t.deltas = append(t.deltas, d)
+		}
+	}
+	return t
+}
+
+// appendDistances appends to key what tells the distances of the
+// addresses at origin from the first, first, apart: the distances
+// themselves, or for affine addresses the products δ·origin.
+func (t translationKeyer) appendDistances(key []byte, origin kernel.Point, first int64) []byte {
+	if t.affine {
+		for _, d := range t.deltas {
+			key = binary.AppendVarint(key, d[0]*origin[0]+d[1]*origin[1]+d[2]*origin[2])
+		}
+		return key
+	}
+	for _, a := range t.addrs[1:] {
+		key = binary.AppendVarint(key, a.at(origin)-first)
+	}
+	return key
+}
+
+// appendKey appends to key a description of the block with the given
+// origin and points up to translation, and returns it with the first
+// address at origin: appendTranslationKey's, or for affine addresses one
+// that tells the same blocks apart.
+func (t translationKeyer) appendKey(key []byte, origin kernel.Point, points lattice.Box) ([]byte, int64) {
+	for i := range 3 {
+		key = binary.AppendVarint(key, max(0, points.Hi[i]-points.Lo[i]))
+	}
+	if len(t.addrs) == 0 {
+		return key, 0
+	}
+	first := t.addrs[0].at(origin)
+	return t.appendDistances(key, origin, first), first
+}
+
+// appendTranslationKey appends to key a description of a block up to
+// translation and returns it with the first address addrs[0] at origin,
+// the block's first thread or point in the coordinates of addrs (0 without
+// addresses). The description is the extent of points, the block's lattice
+// points (clipped to the domain where the caller clips), relative to their
+// first, and the distances between the addresses at origin. Two blocks
+// with the same description have footprints that are translates of each
+// other by the difference of their first addresses.
+func appendTranslationKey(key []byte, addrs []laneAddress, origin kernel.Point, points lattice.Box) ([]byte, int64) {
+	return translationKeyer{addrs: addrs}.appendKey(key, origin, points)
+}
