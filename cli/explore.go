@@ -20,6 +20,7 @@ import (
 	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/request"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -350,7 +351,7 @@ func runExplore(c *ucli.Context) error {
 	}
 	if shard != nil {
 		format = formatJSON
-		shard.Sweep = sweepFingerprint(k, dev, e, fullVersion(), opt)
+		shard.Sweep = sweepFingerprint(k, dev, e, request.FullVersion(), opt)
 		if shard.Digest, err = shardDigest(e); err != nil {
 			return err
 		}
