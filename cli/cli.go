@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"runtime/debug"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -19,31 +18,6 @@ import (
 	"github.com/polyvol/polyvol/similar"
 	ucli "github.com/urfave/cli/v2"
 )
-
-// Version is the polyvol release printed by `polyvol version`.
-const Version = "0.1.0-dev"
-
-// fullVersion is Version followed by the commit the binary was built from:
-// the vcs.revision that `go build` stamps into a binary built in a Git
-// checkout, with "+modified" for uncommitted changes, or "unknown" when the
-// build carries no stamp (go test, go run of a single file, Bazel).
-func fullVersion() string {
-	commit, modified := "unknown", false
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				commit = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
-	}
-	if modified {
-		commit += "+modified"
-	}
-	return Version + " (commit " + commit + ")"
-}
 
 // Exit codes returned by Run.
 const (
@@ -65,7 +39,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
 		Name:         "polyvol",
 		Usage:        "predict GPU memory-hierarchy data volumes and performance from address expressions",
 		Description:  helpDescription,
-		Version:      fullVersion(),
+		Version:      request.FullVersion(),
 		Writer:       stdout,
 		ErrWriter:    stderr,
 		Commands:     commands(),

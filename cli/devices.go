@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/request"
 	ucli "github.com/urfave/cli/v2"
 	"go.yaml.in/yaml/v3"
 )
@@ -58,7 +59,7 @@ func runDevices(c *ucli.Context) error {
 			if err != nil {
 				return err
 			}
-			return writeJSONValue(w, m)
+			return request.WriteJSONValue(w, m)
 		}
 		return writeDevice(w, d)
 	}
@@ -74,7 +75,7 @@ func runDevices(c *ucli.Context) error {
 				return err
 			}
 		}
-		return writeJSONValue(w, list)
+		return request.WriteJSONValue(w, list)
 	}
 	rows := [][]string{{"name", "display name", "SMs", "clock GHz", "L1 KiB", "L2 MiB", "L2 GB/s", "DRAM GB/s", "L2 / DRAM from"}}
 	for _, d := range all {

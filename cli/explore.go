@@ -20,6 +20,7 @@ import (
 	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/request"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -222,144 +223,203 @@ func runExplore(c *ucli.Context) error {
 	if c.Context.Value(forServerKey{}) == nil { // the server keeps its own memory budget
 		defer quietGC()()
 	}
-	format, err := outputFormat(c, formatTable, formatJSON, formatCSV)
+	sw, err := exploreFlags(c)
 	if err != nil {
 		return err
 	}
-	opt, err := estimateOptions(c)
-	if err != nil {
-		return err
-	}
-	top, workers := c.Int("top"), c.Int("workers")
-	if err := checkTop(top); err != nil {
-		return flagErrorf("top", "--top %d: %v", top, err)
-	}
-	if workers < 1 {
-		return flagErrorf("workers", "--workers %d: must be at least 1", workers)
-	}
-	threads := c.Int("threads")
-	if _, err := explore.BlockShapes(threads); err != nil {
-		return flagErrorf("threads", "--%v", err)
-	}
-	folds, err := parseFolds(c.String("folds"))
-	if err != nil {
-		return err
-	}
-	tilings, err := parseTilings(c.String("tiles"))
-	if err != nil {
-		return err
-	}
-	unstaged, err := parseStaging(c.String("staging"))
-	if err != nil {
-		return err
-	}
-	var table *registersTable
-	if c.IsSet("registers-table") {
-		if table, err = readRegistersTable(c.String("registers-table")); err != nil {
-			return err
-		}
-	}
-	var shard *Shard
-	if c.IsSet("shard") {
-		k, n, err := parseShard(c.String("shard"), os.Getenv)
-		if err != nil {
-			return err
-		}
-		shard = &Shard{Index: k, Count: n, Format: format, Top: top}
-	}
-	plotPath, size, err := plotFlags(c)
-	if err != nil {
-		return err
-	}
-	if plotPath != "" && shard != nil {
-		return flagErrorf("plot", "--plot %s: draws the whole ranking, but --shard evaluates a slice of it; plot the sweep without --shard", plotPath)
-	}
-	k, err := loadKernel(c, c.Args().First())
-	if err != nil {
-		return err
-	}
-	if k, err = applyDomain(c, k); err != nil {
-		return err
-	}
-	if k, err = applyRegisters(c, k); err != nil {
-		return err
-	}
-	dev, err := commandDevice(c)
+	k, dev, err := exploreKernel(c)
 	if err != nil {
 		return err
 	}
 	if !explore.Staged(k) {
-		unstaged = nil // nothing to stage: one choice, which the record leaves out
+		sw.cfg.Unstaged = nil // nothing to stage: one choice, which the record leaves out
 	}
-
-	cfg := explore.Config{
-		Kernel: k, Device: dev, Threads: threads, Folds: folds, Tilings: tilings, Unstaged: unstaged, AllShapes: c.Bool("all-shapes"), Estimate: opt,
-		Workers: workers,
-	}
-	if table != nil {
-		cfg.Registers = table.lookup
-	}
-	if shard != nil {
-		cfg.Shard = explore.Shard{Index: shard.Index, Count: shard.Count}
-	}
-	launches, _, _, err := cfg.Launches()
+	sw.cfg.Kernel, sw.cfg.Device = k, dev
+	n, err := sw.checkSweep(c)
 	if err != nil {
 		return err
 	}
-	if maxConfigs := c.Int("max-configurations"); len(launches) > maxConfigs {
-		return flagErrorf("max-configurations", "--max-configurations %d: the sweep has %d configurations (%s, %s); sweep fewer --folds, --tiles or --threads, split it with --shard, or raise --max-configurations",
-			maxConfigs, len(launches), countNoun(len(folds), "fold"), countNoun(len(tilings), "tiling"))
+	e, err := sw.run(c, n)
+	if err != nil {
+		return err
 	}
-	if table != nil {
-		sweep, err := explore.Configurations(threads, folds, tilings, k.Domain, c.Bool("all-shapes"))
-		if err != nil {
-			return err
+	return sw.write(c, e)
+}
+
+// exploreSweep is an explore command line parsed: the sweep and how its
+// result is written.
+type exploreSweep struct {
+	cfg      explore.Config
+	format   string
+	top      int
+	table    *registersTable
+	shard    *Shard
+	plotPath string
+	size     plotSize
+}
+
+// exploreFlags parses explore's flags into a sweep without its kernel and
+// device.
+func exploreFlags(c *ucli.Context) (*exploreSweep, error) {
+	sw := &exploreSweep{top: c.Int("top")}
+	var err error
+	if sw.format, err = outputFormat(c, formatTable, formatJSON, formatCSV); err != nil {
+		return nil, err
+	}
+	if sw.cfg.Estimate, err = estimateOptions(c); err != nil {
+		return nil, err
+	}
+	if sw.cfg, err = sweepFlags(c, sw.cfg); err != nil {
+		return nil, err
+	}
+	if c.IsSet("registers-table") {
+		if sw.table, err = readRegistersTable(c.String("registers-table")); err != nil {
+			return nil, err
 		}
-		if note := table.unmatchedNote(sweep); note != "" {
+		sw.cfg.Registers = sw.table.lookup
+	}
+	if c.IsSet("shard") {
+		k, n, err := parseShard(c.String("shard"), os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		sw.shard = &Shard{Index: k, Count: n, Format: sw.format, Top: sw.top}
+		sw.cfg.Shard = explore.Shard{Index: k, Count: n}
+	}
+	if sw.plotPath, sw.size, err = plotFlags(c); err != nil {
+		return nil, err
+	}
+	if sw.plotPath != "" && sw.shard != nil {
+		return nil, flagErrorf("plot", "--plot %s: draws the whole ranking, but --shard evaluates a slice of it; plot the sweep without --shard", sw.plotPath)
+	}
+	return sw, nil
+}
+
+// sweepFlags returns cfg with the sweep of --top (checked only), --workers,
+// --threads, --folds, --tiles, --staging and --all-shapes.
+func sweepFlags(c *ucli.Context, cfg explore.Config) (explore.Config, error) {
+	top := c.Int("top")
+	if err := checkTop(top); err != nil {
+		return cfg, flagErrorf("top", "--top %d: %v", top, err)
+	}
+	if cfg.Workers = c.Int("workers"); cfg.Workers < 1 {
+		return cfg, flagErrorf("workers", "--workers %d: must be at least 1", cfg.Workers)
+	}
+	cfg.Threads = c.Int("threads")
+	if _, err := explore.BlockShapes(cfg.Threads); err != nil {
+		return cfg, flagErrorf("threads", "--%v", err)
+	}
+	var err error
+	if cfg.Folds, err = parseFolds(c.String("folds")); err != nil {
+		return cfg, err
+	}
+	if cfg.Tilings, err = parseTilings(c.String("tiles")); err != nil {
+		return cfg, err
+	}
+	if cfg.Unstaged, err = parseStaging(c.String("staging")); err != nil {
+		return cfg, err
+	}
+	cfg.AllShapes = c.Bool("all-shapes")
+	return cfg, nil
+}
+
+// exploreKernel loads explore's SPEC with --domain and --registers applied,
+// and resolves its device.
+func exploreKernel(c *ucli.Context) (*kernel.Kernel, *device.Device, error) {
+	k, err := loadKernel(c, c.Args().First())
+	if err != nil {
+		return nil, nil, err
+	}
+	if k, err = applyDomain(c, k); err != nil {
+		return nil, nil, err
+	}
+	if k, err = applyRegisters(c, k); err != nil {
+		return nil, nil, err
+	}
+	dev, err := commandDevice(c)
+	return k, dev, err
+}
+
+// checkSweep checks the sweep's size against --max-configurations, notes
+// the --registers-table entries that match no configuration, and returns
+// the number of configurations to estimate.
+func (sw *exploreSweep) checkSweep(c *ucli.Context) (int, error) {
+	cfg := sw.cfg
+	launches, _, _, err := cfg.Launches()
+	if err != nil {
+		return 0, err
+	}
+	if maxConfigs := c.Int("max-configurations"); len(launches) > maxConfigs {
+		return 0, flagErrorf("max-configurations", "--max-configurations %d: the sweep has %d configurations (%s, %s); sweep fewer --folds, --tiles or --threads, split it with --shard, or raise --max-configurations",
+			maxConfigs, len(launches), countNoun(len(cfg.Folds), "fold"), countNoun(len(cfg.Tilings), "tiling"))
+	}
+	if sw.table != nil {
+		sweep, err := explore.Configurations(cfg.Threads, cfg.Folds, cfg.Tilings, cfg.Kernel.Domain, cfg.AllShapes)
+		if err != nil {
+			return 0, err
+		}
+		if note := sw.table.unmatchedNote(sweep); note != "" {
 			addNote(c, "%s", note)
 		}
 	}
-	prog := newProgress(c.App.ErrWriter, len(launches), "explore")
+	return len(launches), nil
+}
+
+// run runs the sweep of n configurations with a progress bar on stderr and
+// returns its exploration.
+func (sw *exploreSweep) run(c *ucli.Context, n int) (*Exploration, error) {
+	cfg := sw.cfg
+	prog := newProgress(c.App.ErrWriter, n, "explore")
 	cfg.Progress = func(int, int) { prog.add() }
 	res, err := explore.Run(c.Context, cfg)
 	prog.finish()
 	var ce *explore.ConfigError
 	if errors.As(err, &ce) {
-		return estimateError(ce.Launch, ce.Err)
+		return nil, estimateError(ce.Launch, ce.Err)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
+	k, opt := cfg.Kernel, cfg.Estimate
 	e := &Exploration{
-		Kernel: k.Name, Device: dev.Name, Method: opt.Method.Name, Model: string(opt.Model),
-		Domain: k.Domain, Threads: int64(threads), Folds: folds, Tilings: tilings, Unstaged: unstaged, AllShapes: c.Bool("all-shapes"), Registers: k.Registers,
-		Configurations: res.Configurations, Skipped: res.Skipped, Rows: res.Reports, Shard: shard,
+		Kernel: k.Name, Device: cfg.Device.Name, Method: opt.Method.Name, Model: string(opt.Model),
+		Domain: k.Domain, Threads: int64(cfg.Threads), Folds: cfg.Folds, Tilings: cfg.Tilings, Unstaged: cfg.Unstaged, AllShapes: cfg.AllShapes, Registers: k.Registers,
+		Configurations: res.Configurations, Skipped: res.Skipped, Rows: res.Reports, Shard: sw.shard,
 	}
-	if table != nil {
-		e.RegistersTable = table.entries
+	if sw.table != nil {
+		e.RegistersTable = sw.table.entries
 	}
-	if shard == nil {
+	if sw.shard == nil {
 		if err := checkSomeRanked(e); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if plotPath != "" {
-		if err := plotHeatMap(heatMapOf(e), e, plotPath, size); err != nil {
-			return plotError(plotPath, err)
+	return e, nil
+}
+
+// write plots e (--plot) and writes it on standard output, a shard as
+// JSON with its fingerprint and digest, and the register notes of an
+// unsharded sweep.
+func (sw *exploreSweep) write(c *ucli.Context, e *Exploration) error {
+	if sw.plotPath != "" {
+		if err := plotHeatMap(heatMapOf(e), e, sw.plotPath, sw.size); err != nil {
+			return plotError(sw.plotPath, err)
 		}
 	}
-	if shard != nil {
+	format := sw.format
+	if sw.shard != nil {
 		format = formatJSON
-		shard.Sweep = sweepFingerprint(k, dev, e, fullVersion(), opt)
-		if shard.Digest, err = shardDigest(e); err != nil {
+		sw.shard.Sweep = sweepFingerprint(sw.cfg.Kernel, sw.cfg.Device, e, request.FullVersion(), sw.cfg.Estimate)
+		var err error
+		if sw.shard.Digest, err = shardDigest(e); err != nil {
 			return err
 		}
 	}
-	if err := writeExploration(c.App.Writer, c.App.ErrWriter, e, format, top); err != nil {
+	if err := writeExploration(c.App.Writer, c.App.ErrWriter, e, format, sw.top); err != nil {
 		return err
 	}
-	if shard == nil {
-		noteRegisters(c.App.ErrWriter, e, dev, k.SharedBytes, top)
+	if sw.shard == nil {
+		noteRegisters(c.App.ErrWriter, e, sw.cfg.Device, sw.cfg.Kernel.SharedBytes, sw.top)
 	}
 	return nil
 }

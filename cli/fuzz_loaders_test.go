@@ -10,6 +10,7 @@ import (
 
 	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/request"
 )
 
 // addCorpusFiles adds the hostile corpus files whose names start with
@@ -80,7 +81,7 @@ func FuzzMergeShards(f *testing.F) {
 	f.Add(one, two)
 	f.Add([]byte("{}"), []byte("[]"))
 	// The second shard of another polyvol version.
-	f.Add(one, bytes.Replace(two, []byte(strconv.Quote(fullVersion())), []byte(`"0.0.9 (commit 0123456789abcdef0123456789abcdef01234567)"`), 1))
+	f.Add(one, bytes.Replace(two, []byte(strconv.Quote(request.FullVersion())), []byte(`"0.0.9 (commit 0123456789abcdef0123456789abcdef01234567)"`), 1))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		pa, pb := writeFuzzFile(t, "a.json", a), writeFuzzFile(t, "b.json", b)
 		e, err := mergeShards([]string{pa, pb})

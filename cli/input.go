@@ -21,6 +21,7 @@ import (
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/relation"
+	"github.com/polyvol/polyvol/request"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -228,24 +229,17 @@ func joinLines(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", "; ")
 }
 
-// parseTriple parses the X,Y,Z value of the named flag (kernel.ParseTriple).
-func parseTriple(flag, value string) ([3]int64, error) {
-	t, err := kernel.ParseTriple(value)
-	if err != nil {
-		return t, flagErrorf(flag, "--%s %v", flag, err)
-	}
-	return t, nil
-}
-
-// parseChoice checks that value is one of allowed for the named flag.
-func parseChoice(flag, value string, allowed ...string) (string, error) {
-	for _, a := range allowed {
-		if value == a {
-			return value, nil
-		}
-	}
-	return "", flagErrorf(flag, "--%s %q: expected one of %s", flag, value, strings.Join(allowed, ", "))
-}
+// Helpers of the request layer that the commands share under their own
+// names.
+var (
+	parseTriple   = request.ParseTriple
+	parseChoice   = request.ParseChoice
+	triple        = request.Triple
+	launchName    = request.LaunchName
+	estimateError = request.EstimateError
+	defaultBlock  = request.DefaultBlock
+	tilingNames   = request.TilingNames
+)
 
 // estimateFlags are the flags that select how a configuration is estimated,
 // with those that import a JSCoP SPEC.
@@ -255,7 +249,7 @@ func estimateFlags() []ucli.Flag {
 		&choiceFlag{&ucli.StringFlag{Name: "model", Value: string(model.DefaultModel), Usage: "performance `MODEL`: overlap (limiters that overlap imperfectly, and warps in flight; the most accurate on hardware), roofline (the paper's minimum of the limiters), latency (Volkov) or su2015"}, modelNames()},
 		&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
 		&ucli.Int64Flag{Name: "max-work", Value: footprint.DefaultWorkBound, Usage: "bound `N` on the counting work of one configuration, in progressions handled (about 0.3 µs and up to 100 bytes each; at the default the worst inputs found take 2 s)"},
-		&ucli.Int64Flag{Name: "max-memory", Value: defaultMaxMemoryMB, Usage: "bound `MB` on the memory one configuration's estimate adds to the process: counting stops once the estimates running hold more than this each"},
+		&ucli.Int64Flag{Name: "max-memory", Value: request.DefaultMaxMemoryMB, Usage: "bound `MB` on the memory one configuration's estimate adds to the process: counting stops once the estimates running hold more than this each"},
 	}, importSpecFlags()...)
 }
 
@@ -268,46 +262,16 @@ func modelNames() []string {
 	return names
 }
 
-// The --max-memory default and largest value, in MB. The bound is on the
-// memory an estimate adds to the process (footprint.Budget.MemoryLimit);
-// the default leaves 40 MB for the rest of a polyvol process (about 25 MB
-// with its spec loaded) and what it allocates between two readings, so
-// that no input found by hand or by fuzzing takes a predict past 200 MB of
-// resident memory (the coupled wrap of the hostile corpus stops at
-// 176-188 MB).
-const (
-	defaultMaxMemoryMB = 160
-	maxMaxMemoryMB     = 1 << 30
-)
-
 // estimateOptions returns the model options of the --method, --model,
 // --max-work and --max-memory flags, under the command's context (which
 // polyvol serve ends with a request's budget).
 func estimateOptions(c *ucli.Context) (model.Options, error) {
-	m, err := parseMethod(c)
-	if err != nil {
-		return model.Options{}, err
-	}
-	mn, err := model.ParseModelName(c.String("model"))
-	if err != nil {
-		return model.Options{}, flagErrorf("model", "--model: %v", err)
-	}
-	if c.Int64("max-work") < 1 {
-		return model.Options{}, flagErrorf("max-work", "--max-work %d: expected a positive number", c.Int64("max-work"))
-	}
-	if mb := c.Int64("max-memory"); mb < 1 || mb > maxMaxMemoryMB {
-		return model.Options{}, flagErrorf("max-memory", "--max-memory %d: expected 1 to %d (MB)", mb, maxMaxMemoryMB)
-	}
-	return model.Options{Method: m, Model: mn, WorkBound: c.Int64("max-work"), MemoryBound: c.Int64("max-memory") << 20, Context: c.Context}, nil
+	return request.Estimate{Method: c.String("method"), Model: c.String("model"), MaxWork: c.Int64("max-work"), MaxMemoryMB: c.Int64("max-memory")}.Options(c.Context)
 }
 
 // parseMethod returns the estimation method of the --method flag.
 func parseMethod(c *ucli.Context) (model.Method, error) {
-	m, err := model.MethodByName(c.String("method"))
-	if err != nil {
-		return m, flagErrorf("method", "--method: %v", err)
-	}
-	return m, nil
+	return request.ParseMethod(c.String("method"))
 }
 
 // applyDomain returns k with its domain replaced by the --domain flag when it
@@ -342,94 +306,48 @@ func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 	return out, nil
 }
 
-// estimateError classifies an error of model.Estimate: exceeding the
-// memory or work bound is a usage error (the configuration is too complex
-// for the bound, which the user can raise or avoid), everything else is
-// internal.
-func estimateError(l kernel.Launch, err error) error {
-	where := launchName(l)
-	if errors.Is(err, footprint.ErrMemoryBound) {
-		return usageErrorf("%s: counting the footprints needs more memory than --max-memory allows (%w); raise --max-memory, or simplify the accesses (coupled wrapped terms such as (x + y) %% N hold memory in proportion to N)",
-			where, err)
-	}
-	if errors.Is(err, footprint.ErrWorkBound) {
-		return usageErrorf("%s: counting the footprints needs more work than --max-work allows (%w); raise --max-work, or simplify the accesses (floor and modulo terms with large divisors and strides that interleave rows cost the most)",
-			where, err)
-	}
-	if errors.Is(err, model.ErrNoAccessInWave) {
-		return usageErrorf("%s: no access reaches the grid's middle wave, which the volumes per lattice update come from: all apply only near the domain's edges (a reduction's first and last iterations); fold over the loops they skip, e.g. with the --block and --fold of the import's note", where)
-	}
-	if errors.Is(err, kernel.ErrTileTooLarge) {
-		return usageErrorf("%s: %w; choose a smaller block or fold, or --unstaged", where, err)
-	}
-	if errors.As(err, new(*kernel.SpecError)) { // a raw map's constraints on another domain
-		return usageErrorf("%s: %w", where, err)
-	}
-	if errors.As(err, new(*device.NoFitError)) {
-		var nf *device.NoFitError
-		if errors.As(err, &nf) && strings.HasPrefix(nf.Reason, "shared memory") {
-			return usageErrorf("block %s: %w; reduce the spec's shared_bytes or its staged tiles (a smaller block or fold, or --unstaged), or choose another device", triple(l.Block), err)
-		}
-		if strings.HasPrefix(nf.Reason, "registers") {
-			return usageErrorf("block %s: %w; choose a smaller block or fewer registers", triple(l.Block), err)
-		}
-		return usageErrorf("block %s: %w; choose a smaller block", triple(l.Block), err)
-	}
-	return fmt.Errorf("%s: %w", where, err)
-}
-
-// launchName names the configuration of l in messages: "block X,Y,Z fold
-// X,Y,Z", with the tiling when it is strided.
-func launchName(l kernel.Launch) string {
-	return "block " + triple(l.Block) + " fold " + triple(l.Fold) + l.Tiling.Suffix()
-}
-
-// triple formats a block, fold or domain as "X,Y,Z", the flag syntax.
-func triple(t [3]int64) string { return fmt.Sprintf("%d,%d,%d", t[0], t[1], t[2]) }
-
 // configurationFromFlags loads the SPEC argument (or the embedded default),
 // applies --domain, resolves --device and parses --block (default by the
-// kernel's dimensions) and --fold: the configuration that predict and
-// simulate share.
+// kernel's dimensions), --fold, --tile and --unstaged: the configuration
+// that predict and simulate share.
 func configurationFromFlags(c *ucli.Context) (*kernel.Kernel, *device.Device, kernel.Launch, error) {
+	k, dev, err := kernelAndDevice(c)
+	if err != nil {
+		return nil, nil, kernel.Launch{}, err
+	}
+	l, err := launchFlags(c).Of(k)
+	if err != nil {
+		return nil, nil, kernel.Launch{}, err
+	}
+	return k, dev, l, nil
+}
+
+// kernelAndDevice loads the SPEC argument (or the embedded default),
+// applies --domain and resolves --device.
+func kernelAndDevice(c *ucli.Context) (*kernel.Kernel, *device.Device, error) {
 	spec := defaultSpec
 	if c.NArg() == 1 {
 		spec = c.Args().First()
 	}
 	k, err := loadKernel(c, spec)
 	if err != nil {
-		return nil, nil, kernel.Launch{}, err
+		return nil, nil, err
 	}
 	if k, err = applyDomain(c, k); err != nil {
-		return nil, nil, kernel.Launch{}, err
+		return nil, nil, err
 	}
 	dev, err := commandDevice(c)
 	if err != nil {
-		return nil, nil, kernel.Launch{}, err
+		return nil, nil, err
 	}
-	block := defaultBlock(k)
-	if c.IsSet("block") {
-		if block, err = parseTriple("block", c.String("block")); err != nil {
-			return nil, nil, kernel.Launch{}, err
-		}
-	}
-	fold, err := parseTriple("fold", c.String("fold"))
-	if err != nil {
-		return nil, nil, kernel.Launch{}, err
-	}
-	l := k.NewLaunch(block, fold)
-	if l.Tiling, err = parseTile(c); err != nil {
-		return nil, nil, kernel.Launch{}, err
-	}
-	l.Unstaged = c.Bool("unstaged")
-	if err := l.Validate(); err != nil {
-		return nil, nil, kernel.Launch{}, asUsage(err)
-	}
-	return k, dev, l, nil
+	return k, dev, nil
 }
 
-// tilingNames are the values of --tile and the entries of --tiles.
-var tilingNames = []string{kernel.TileConsecutive.String(), kernel.TileStrided.String()}
+// launchFlags returns the launch of the --block, --fold, --tile and
+// --unstaged flags.
+func launchFlags(c *ucli.Context) request.Launch {
+	return request.Launch{Block: c.String("block"), Fold: c.String("fold"), Tile: c.String("tile"), Unstaged: c.Bool("unstaged")}
+}
 
 // tileFlag is the --tile flag of the commands that take one launch.
 func tileFlag() ucli.Flag {
@@ -441,10 +359,4 @@ func tileFlag() ucli.Flag {
 var unstagedFlag = &ucli.BoolFlag{Name: "unstaged", Usage: "read the fields that the spec stages in shared memory (stage) from global memory instead"}
 
 // parseTile returns the tiling of the --tile flag.
-func parseTile(c *ucli.Context) (kernel.Tiling, error) {
-	s, err := parseChoice("tile", c.String("tile"), tilingNames...)
-	if err != nil {
-		return 0, err
-	}
-	return kernel.ParseTiling(s)
-}
+func parseTile(c *ucli.Context) (kernel.Tiling, error) { return request.ParseTile(c.String("tile")) }

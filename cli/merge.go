@@ -11,6 +11,7 @@ import (
 
 	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/request"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -146,7 +147,7 @@ func readShard(path string) (*Exploration, error) {
 	dec := json.NewDecoder(in)
 	dec.DisallowUnknownFields()
 	var versioned struct {
-		jsonVersion
+		request.JSONVersion
 		Exploration
 	}
 	if err := dec.Decode(&versioned); err != nil {
@@ -161,14 +162,14 @@ func readShard(path string) (*Exploration, error) {
 		}
 		return nil, usageErrorf("%s: not an explore --shard output: more text follows its JSON object", path)
 	}
-	if versioned.SchemaVersion != JSONSchemaVersion {
-		return nil, usageErrorf("%s: schemaVersion %d: this polyvol reads JSON schema %d", path, versioned.SchemaVersion, JSONSchemaVersion)
+	if versioned.SchemaVersion != request.JSONSchemaVersion {
+		return nil, usageErrorf("%s: schemaVersion %d: this polyvol reads JSON schema %d", path, versioned.SchemaVersion, request.JSONSchemaVersion)
 	}
 	switch v := versioned.PolyvolVersion; {
 	case v == "":
 		return nil, usageErrorf("%s: polyvolVersion: missing; not an explore --shard output of polyvol", path)
-	case v != fullVersion():
-		return nil, usageErrorf("%s: polyvolVersion %q differs from this polyvol's %q; merge the shards with the polyvol that wrote them, or run explore --shard again", path, excerptText(v), fullVersion())
+	case v != request.FullVersion():
+		return nil, usageErrorf("%s: polyvolVersion %q differs from this polyvol's %q; merge the shards with the polyvol that wrote them, or run explore --shard again", path, excerptText(v), request.FullVersion())
 	}
 	e := versioned.Exploration
 	if e.Shard == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/request"
 )
 
 // TestMergeTampered checks that merge proves a set of shards is one sweep
@@ -144,7 +145,7 @@ func TestMergeVersions(t *testing.T) {
 	for k := range shards {
 		shards[k] = []byte(mustRun(t, append(small, "--threads", "64", "--folds", "1,1,1", "--shard", strconv.Itoa(k+1)+"/2")...))
 	}
-	this := `"polyvolVersion": ` + strconv.Quote(fullVersion())
+	this := `"polyvolVersion": ` + strconv.Quote(request.FullVersion())
 	if !bytes.Contains(shards[0], []byte(this)) {
 		t.Fatalf("shard lacks %s:\n%.300s", this, shards[0])
 	}
@@ -156,7 +157,7 @@ func TestMergeVersions(t *testing.T) {
 		want     string
 	}{
 		{"same", [2]string{this, this}, 0, ""},
-		{"second-other", [2]string{this, other}, 2, `polyvolVersion "0.0.9 (commit 0123456789abcdef0123456789abcdef01234567)" differs from this polyvol's ` + strconv.Quote(fullVersion())},
+		{"second-other", [2]string{this, other}, 2, `polyvolVersion "0.0.9 (commit 0123456789abcdef0123456789abcdef01234567)" differs from this polyvol's ` + strconv.Quote(request.FullVersion())},
 		{"both-other", [2]string{other, other}, 1, `polyvolVersion "0.0.9`},
 		{"first-missing", [2]string{"", this}, 1, "polyvolVersion: missing"},
 	} {

@@ -3,9 +3,7 @@ package cli
 // Shared output helpers: the --format flag, JSON, CSV and aligned tables.
 
 import (
-	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -15,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/request"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -38,73 +37,9 @@ func outputFormat(c *ucli.Context, allowed ...string) (string, error) {
 	return parseChoice("format", c.String("format"), allowed...)
 }
 
-// JSONSchemaVersion numbers the format of the JSON output (docs/json.md):
-// it grows when a key is renamed or removed or changes its meaning, not
-// when keys are added.
-const JSONSchemaVersion = 2
-
-// jsonVersion holds the keys that writeJSON puts first in every JSON
-// object it writes, so that a reader can tell which polyvol wrote it.
-type jsonVersion struct {
-	SchemaVersion  int    `json:"schemaVersion"`
-	PolyvolVersion string `json:"polyvolVersion"`
-}
-
-// writeJSON writes v, which encodes as a JSON object, as indented JSON with
-// the jsonVersion keys first, followed by a newline. Field order follows the
-// Go structs, so the same value always gives the same bytes.
-func writeJSON(w io.Writer, v any) error {
-	head, err := compactJSON(jsonVersion{JSONSchemaVersion, fullVersion()})
-	if err != nil {
-		return err
-	}
-	body, err := compactJSON(v)
-	if err != nil {
-		return err
-	}
-	if len(body) < 2 || body[0] != '{' {
-		return fmt.Errorf("writeJSON: %T is not a JSON object", v)
-	}
-	if len(body) > 2 {
-		head = append(head[:len(head)-1], ',') // drop '}', keep body's
-	} else {
-		body = body[1:]
-	}
-	return writeIndentedJSON(w, append(head, body[1:]...))
-}
-
-// writeJSONValue writes v as indented JSON followed by a newline, without
-// the version keys: for output that is itself an input, as a device file.
-func writeJSONValue(w io.Writer, v any) error {
-	data, err := compactJSON(v)
-	if err != nil {
-		return err
-	}
-	return writeIndentedJSON(w, data)
-}
-
-// compactJSON encodes v without HTML escaping, so that "<=" stays readable.
-func compactJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
-// writeIndentedJSON writes compact JSON data indented by two spaces, with a
-// final newline.
-func writeIndentedJSON(w io.Writer, data []byte) error {
-	var b bytes.Buffer
-	if err := json.Indent(&b, data, "", "  "); err != nil {
-		return err
-	}
-	b.WriteByte('\n')
-	_, err := w.Write(b.Bytes())
-	return err
-}
+// writeJSON writes a command's JSON answer with the encoder the HTTP API
+// shares (request.WriteJSON).
+var writeJSON = request.WriteJSON
 
 // csvHeader names the columns of csvRecord: the configuration (with the
 // tiling and the registers per thread), the main volumes (B/Lup), L1 cycles

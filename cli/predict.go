@@ -7,29 +7,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/request"
 	ucli "github.com/urfave/cli/v2"
 )
 
 // Defaults of predict and explore.
 const (
-	defaultSpec   = "star3d-r4" // the spec predict runs when given none
-	defaultDevice = "A100-40GB"
+	defaultSpec   = request.DefaultSpec
+	defaultDevice = request.DefaultDevice
 )
-
-// defaultBlock returns the block predict uses without --block: 256 threads
-// along x, doubled along the spec's last dimension for 2-D and 3-D domains
-// (256,2,1 and 256,1,2, the paper's star3d-r4 configuration).
-func defaultBlock(k *kernel.Kernel) [3]int64 {
-	switch k.Dims {
-	case 1:
-		return [3]int64{256, 1, 1}
-	case 2:
-		return [3]int64{256, 2, 1}
-	}
-	return [3]int64{256, 1, 2}
-}
 
 func init() {
 	register(func() *ucli.Command {
@@ -123,39 +110,56 @@ func runPredict(c *ucli.Context) error {
 		}
 		return runPredictRegion(c, format, quiet, opt)
 	}
-	k, dev, l, err := configurationFromFlags(c)
+	req, err := predictRequest(c, opt)
 	if err != nil {
 		return err
 	}
-	if k, err = applyRegisters(c, k); err != nil {
+	r, err := req.Run()
+	if err != nil {
 		return err
 	}
-	r, err := model.Estimate(k, l, dev, opt)
-	if err != nil {
-		return estimateError(l, err)
-	}
-	r.Notes = model.LaunchNotes(k, l, r, dev, k.Registers, k.SharedBytes)
 	if !quiet {
 		for _, n := range r.Notes {
 			fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", n.Text)
 		}
 	}
 	if plotPath != "" {
-		if err := plotRoofline(rooflineOf(r, dev), r, plotPath, size); err != nil {
+		if err := plotRoofline(rooflineOf(r, req.Device), r, plotPath, size); err != nil {
 			return plotError(plotPath, err)
 		}
 	}
+	return writePrediction(c, r, req, format, quiet)
+}
+
+// predictRequest returns the request of predict's SPEC and flags, to be
+// estimated with opt.
+func predictRequest(c *ucli.Context, opt model.Options) (request.Predict, error) {
+	k, dev, err := kernelAndDevice(c)
+	if err != nil {
+		return request.Predict{}, err
+	}
+	req := request.Predict{Kernel: k, Device: dev, Launch: launchFlags(c), Options: opt}
+	if c.IsSet("registers") {
+		n := c.Int("registers")
+		req.Registers = &n
+	}
+	return req, nil
+}
+
+// writePrediction writes the report r of req on standard output in format:
+// JSON, CSV, the prediction line alone (quiet) or the table.
+func writePrediction(c *ucli.Context, r *model.Report, req request.Predict, format string, quiet bool) error {
 	w := c.App.Writer
 	switch format {
 	case formatJSON:
 		return writeJSON(w, r)
 	case formatCSV:
-		return writeCSV(w, [][]string{csvHeader, csvRecord(r, k.Registers)})
+		return writeCSV(w, [][]string{csvHeader, csvRecord(r, req.RegistersPerThread())})
 	}
 	if quiet {
 		return writePredictionLine(w, r.Prediction)
 	}
-	return writeReport(w, r, dev, c.String("fields"), c.Bool("explain"))
+	return writeReport(w, r, req.Device, c.String("fields"), c.Bool("explain"))
 }
 
 // The layouts of the per-field shares in the predict table (--fields).

@@ -17,6 +17,7 @@ import (
 
 	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/request"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -32,13 +33,7 @@ func applyRegisters(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 	if !c.IsSet("registers") {
 		return k, nil
 	}
-	n := c.Int("registers")
-	if n < 1 || n > explore.MaxRegisters {
-		return nil, flagErrorf("registers", "--registers %d: expected 1 to %d registers per thread", n, explore.MaxRegisters)
-	}
-	out := *k
-	out.Registers = n
-	return &out, nil
+	return request.WithRegisters(k, c.Int("registers"))
 }
 
 // RegistersEntry is one configuration of explore --registers-table and its

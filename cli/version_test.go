@@ -6,13 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/polyvol/polyvol/request"
 )
 
 // TestVersion checks that --version, -v and the version command print the
 // release and the commit (unknown in a test binary, which go test does not
 // stamp with a revision).
 func TestVersion(t *testing.T) {
-	want := "polyvol version " + Version + " (commit unknown)\n"
+	want := "polyvol version " + request.Version + " (commit unknown)\n"
 	for _, args := range [][]string{{"--version"}, {"-v"}, {"version"}} {
 		if out := mustRun(t, args...); out != want {
 			t.Errorf("%v printed %q, want %q", args, out, want)
@@ -51,7 +53,7 @@ func TestJSONVersionKeys(t *testing.T) {
 		{"simulate", "vec-copy", "--domain", "64,8,1", "--format", "json"},
 	} {
 		out := mustRun(t, args...)
-		wantHead := "{\n  \"schemaVersion\": 2,\n  \"polyvolVersion\": \"" + Version + " (commit unknown)\",\n  \""
+		wantHead := "{\n  \"schemaVersion\": 2,\n  \"polyvolVersion\": \"" + request.Version + " (commit unknown)\",\n  \""
 		if !strings.HasPrefix(out, wantHead) {
 			t.Errorf("%v: JSON does not start with the version keys:\n%.200s", args, out)
 		}

@@ -234,8 +234,8 @@ func SweepContext(ctx context.Context, c Config) (*Result, error) {
 }
 
 // Evaluate estimates the single plane size s of c's series (c.Sizes is not
-// used).
-func Evaluate(c Config, s int64) (Point, error) {
+// used); the estimate stops when ctx ends and returns its error.
+func Evaluate(ctx context.Context, c Config, s int64) (Point, error) {
 	c = c.withDefaults()
 	if err := c.check(); err != nil {
 		return Point{}, err
@@ -243,7 +243,7 @@ func Evaluate(c Config, s int64) (Point, error) {
 	if err := c.checkSize(s); err != nil {
 		return Point{}, err
 	}
-	return c.evaluate(s)
+	return c.evaluate(ctx, s)
 }
 
 // Validate reports whether c can be swept: a kernel with a 3-D domain and a
@@ -322,7 +322,7 @@ func (c Config) checkSize(s int64) error {
 }
 
 // points estimates every size of the sweep on c.Workers workers of the
-// project's pool until stop ends.
+// project's pool until stop ends, which also stops the estimates running.
 func (c Config) points(stop context.Context) ([]Point, error) {
 	points := make([]Point, len(c.Sizes))
 	var progress func(done, total int)
@@ -331,7 +331,7 @@ func (c Config) points(stop context.Context) ([]Point, error) {
 	}
 	err := pool.Run(stop, len(c.Sizes), pool.Options{Workers: c.Workers, Progress: progress},
 		func(i int) (err error) {
-			points[i], err = c.evaluate(c.Sizes[i])
+			points[i], err = c.evaluate(stop, c.Sizes[i])
 			return err
 		})
 	return points, err
@@ -361,7 +361,7 @@ func (c Config) transition(stop context.Context, layer string, fits func(Point) 
 		if err := stop.Err(); err != nil {
 			return t, err
 		}
-		p, err := c.evaluate(lo.S + (hi.S-lo.S)/2)
+		p, err := c.evaluate(stop, lo.S+(hi.S-lo.S)/2)
 		if err != nil {
 			return t, err
 		}
@@ -376,12 +376,12 @@ func (c Config) transition(stop context.Context, layer string, fits func(Point) 
 	return t, nil
 }
 
-// evaluate estimates plane size s.
-func (c Config) evaluate(s int64) (Point, error) {
+// evaluate estimates plane size s; the estimate stops when stop ends.
+func (c Config) evaluate(stop context.Context, s int64) (Point, error) {
 	d := SeriesDomain(s, c.Total)
 	k := c.Kernel.WithDomain(d)
 	l := k.NewLaunch(c.Block, c.Fold)
-	r, err := model.Estimate(k, l, c.Device, model.Options{Method: c.Method})
+	r, err := model.Estimate(k, l, c.Device, model.Options{Method: c.Method, Context: stop})
 	if err != nil {
 		return Point{}, fmt.Errorf("layercond: plane size %d (domain %d,%d,%d): %w", s, d[0], d[1], d[2], err)
 	}

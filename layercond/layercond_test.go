@@ -1,6 +1,8 @@
 package layercond
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -58,7 +60,7 @@ func TestPlateausStar3dR4(t *testing.T) {
 	for _, m := range []model.Method{model.MethodReference, model.MethodExact} {
 		for _, d := range []int64{1, 2, 4, 8, 16, 32} {
 			c := Config{Kernel: k, Device: dev, Block: [3]int64{1024 / d, 1, d}, Method: m}
-			p, err := Evaluate(c, s)
+			p, err := Evaluate(context.Background(), c, s)
 			if err != nil {
 				t.Fatalf("%v d=%d: %v", m, d, err)
 			}
@@ -102,7 +104,7 @@ func TestLowPlateauStar3dR4(t *testing.T) {
 	dev := a100(t)
 	for _, m := range []model.Method{model.MethodReference, model.MethodExact} {
 		for _, d := range []int64{1, 4, 32} {
-			p, err := Evaluate(Config{Kernel: k, Device: dev, Block: [3]int64{1024 / d, 1, d}, Method: m}, 128)
+			p, err := Evaluate(context.Background(), Config{Kernel: k, Device: dev, Block: [3]int64{1024 / d, 1, d}, Method: m}, 128)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +213,7 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := Evaluate(Config{Kernel: k, Device: dev, Block: [3]int64{0, 1, 1}}, 64); err == nil {
+	if _, err := Evaluate(context.Background(), Config{Kernel: k, Device: dev, Block: [3]int64{0, 1, 1}}, 64); err == nil {
 		t.Error("Evaluate with block x = 0: no error")
 	}
 }
@@ -329,5 +331,18 @@ func TestL1TransitionReference(t *testing.T) {
 	}
 	if l1.Estimates == 0 || l1.Estimates > 9 { // bisection of (512, 1024)
 		t.Errorf("L1 transition took %d estimates, want 1 … 9", l1.Estimates)
+	}
+}
+
+// TestEvaluateStopsWithContext checks that a plane size's estimate runs
+// under the caller's context: under one that has ended, Evaluate returns
+// the context's error instead of a point.
+func TestEvaluateStopsWithContext(t *testing.T) {
+	k := loadExample(t, "star3d-r4")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p, err := Evaluate(ctx, Config{Kernel: k, Device: a100(t), Block: [3]int64{256, 1, 4}}, 512)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Evaluate under an ended context = %+v, %v; want context.Canceled", p, err)
 	}
 }

@@ -1,0 +1,62 @@
+package request
+
+import (
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/explore"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/model"
+)
+
+// Predict is a request for the prediction of one configuration: the kernel
+// (with the request's domain) and the device as the front end loaded them,
+// the launch, the registers per thread and the estimate's options, whose
+// context the estimate stops at.
+type Predict struct {
+	Kernel *kernel.Kernel
+	Device *device.Device
+	Launch Launch
+	// Registers replaces the spec's registers per thread; nil keeps them.
+	Registers *int
+	Options   model.Options
+}
+
+// Run validates the launch and the registers and estimates the
+// configuration; the report carries the launch's notes (model.LaunchNotes).
+func (p Predict) Run() (*model.Report, error) {
+	l, err := p.Launch.Of(p.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	k := p.Kernel
+	if p.Registers != nil {
+		if k, err = WithRegisters(k, *p.Registers); err != nil {
+			return nil, err
+		}
+	}
+	r, err := model.Estimate(k, l, p.Device, p.Options)
+	if err != nil {
+		return nil, EstimateError(l, err)
+	}
+	r.Notes = model.LaunchNotes(k, l, r, p.Device, k.Registers, k.SharedBytes)
+	return r, nil
+}
+
+// WithRegisters returns k with n registers per thread instead of the
+// spec's, after checking that n is 1 to explore.MaxRegisters.
+func WithRegisters(k *kernel.Kernel, n int) (*kernel.Kernel, error) {
+	if n < 1 || n > explore.MaxRegisters {
+		return nil, fieldErrorf("registers", "--registers %d: expected 1 to %d registers per thread", n, explore.MaxRegisters)
+	}
+	out := *k
+	out.Registers = n
+	return &out, nil
+}
+
+// RegistersPerThread returns the registers per thread that p estimates
+// with: Registers, or the spec's.
+func (p Predict) RegistersPerThread() int {
+	if p.Registers != nil {
+		return *p.Registers
+	}
+	return p.Kernel.Registers
+}
