@@ -134,9 +134,9 @@ func runPredict(c *ucli.Context) error {
 	if err != nil {
 		return estimateError(l, err)
 	}
-	r.Notes = model.LaunchNotes(k, l, r, dev, k.Registers, k.SharedBytes)
+	launchNotes := reportNotes(r, k, l, dev)
 	if !quiet {
-		for _, n := range r.Notes {
+		for _, n := range launchNotes {
 			fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", n.Text)
 		}
 	}
