@@ -316,17 +316,13 @@ func HardwareReport(dir string, convolutionEvery int, progress io.Writer) (*Hard
 	return h, nil
 }
 
-// volumeLevel pairs a measured column with the model's volume.
-type volumeLevel struct {
-	name, column, predicted string
-	get                     func(model.Derived) float64
-}
-
-var volumeLevels = []volumeLevel{
-	{"L2→L1 load", "meas_l2_load_B_per_lup", "L2LoadV2", func(d model.Derived) float64 { return d.L2LoadV2 }},
-	{"L1→L2 store", "meas_l2_store_B_per_lup", "L2Store", func(d model.Derived) float64 { return d.L2Store }},
-	{"DRAM load", "meas_dram_load_B_per_lup", "memLoadV4", func(d model.Derived) float64 { return d.MemLoadV4 }},
-	{"DRAM store", "meas_dram_store_B_per_lup", "memStoreV2", func(d model.Derived) float64 { return d.MemStoreV2 }},
+// hardwareColumns are the measured volume columns of the published data,
+// each with the counter that measured it (the level of Levels it gives).
+var hardwareColumns = []struct{ column, counter string }{
+	{"meas_l2_load_B_per_lup", measured.CounterL2Read},
+	{"meas_l2_store_B_per_lup", measured.CounterL2Write},
+	{"meas_dram_load_B_per_lup", measured.CounterDRAMRead},
+	{"meas_dram_store_B_per_lup", measured.CounterDRAMWrite},
 }
 
 // volumes adds the volume statistics of one dataset: rows[i] is estimated
@@ -342,17 +338,18 @@ func (h *Hardware) volumes(e *estimator, t *Table, dataset string, rows []int, l
 			}
 			reps[j] = r
 		}
-		for _, lv := range volumeLevels {
+		for _, col := range hardwareColumns {
+			lv, _ := levelOf(col.counter)
 			var pred, meas []float64
 			for j, i := range rows {
-				v, err := t.Num(i, lv.column)
+				v, err := t.Num(i, col.column)
 				if err != nil {
 					return err
 				}
 				meas = append(meas, v*scale(i))
-				pred = append(pred, lv.get(reps[j].Derived))
+				pred = append(pred, lv.Get(Predicted(reps[j].Derived)))
 			}
-			h.Volumes = append(h.Volumes, VolumeStat{dataset, lv.name, lv.predicted, m.Name, len(rows), measured.MAPE(pred, meas), measured.Spearman(pred, meas)})
+			h.Volumes = append(h.Volumes, VolumeStat{dataset, lv.Name, lv.Key, m.Name, len(rows), measured.MAPE(pred, meas), measured.Spearman(pred, meas)})
 		}
 	}
 	return nil
@@ -415,97 +412,129 @@ func (h *Hardware) boxRange(e *estimator, path string, progress io.Writer) error
 	return h.volumes(e, t, "box2d r=0…9, block 32×8, four runs", rows, launch, scale)
 }
 
+// blockScan ranks the block sizes of FileBlockScan (at path) per run,
+// range and variant with every method and model of HardwareModels against
+// the measured mean GFlop/s of each block, and adds the exact method's
+// points to the overlap model's fit data. Unknown variants are skipped.
 func (h *Hardware) blockScan(e *estimator, path string, progress io.Writer) error {
 	t, err := ReadTable(path)
 	if err != nil {
 		return err
 	}
-	type gkey struct {
-		run, variant string
-		rng          int
+	groups, order, err := scanGroups(t)
+	if err != nil {
+		return err
 	}
-	type block = [3]int64
-	groups := map[gkey]map[block][]float64{}
-	var order []gkey
-	for i := range t.Rows {
-		run, err := t.Str(i, "run_commit")
-		if err != nil {
-			return err
-		}
-		series, err := t.Str(i, "series")
-		if err != nil {
-			return err
-		}
-		_, variant, _ := strings.Cut(series, ":")
-		r, err := t.Num(i, "range")
-		if err != nil {
-			return err
-		}
-		var b block
-		for d, a := range []string{"x", "y", "z"} {
-			v, err := t.Num(i, "block_"+a)
-			if err != nil {
-				return err
-			}
-			b[d] = int64(v)
-		}
-		g, err := t.Num(i, "meas_gflops")
-		if err != nil {
-			return err
-		}
-		k := gkey{run, variant, int(r)}
-		if groups[k] == nil {
-			groups[k] = map[block][]float64{}
-			order = append(order, k)
-		}
-		groups[k][b] = append(groups[k][b], g)
-	}
-	slices.SortFunc(order, func(a, b gkey) int {
-		return strings.Compare(fmt.Sprint(a.variant, a.run, a.rng+100), fmt.Sprint(b.variant, b.run, b.rng+100))
-	})
 	for _, k := range order {
-		blocks := make([]block, 0, len(groups[k]))
-		for b := range groups[k] {
-			blocks = append(blocks, b)
-		}
-		slices.SortFunc(blocks, func(a, b block) int { return slices.Compare(a[:], b[:]) })
-		meas := make([]float64, len(blocks))
-		for j, b := range blocks {
-			s := 0.0
-			for _, v := range groups[k][b] {
-				s += v
-			}
-			meas[j] = s / float64(len(groups[k][b]))
-		}
+		blocks, meas := scanMeans(groups[k])
 		if k.variant != "memory" && k.variant != "l1only" {
 			h.Skipped = append(h.Skipped, fmt.Sprintf("%s: run %s, range %d, variant %s (%d blocks): not evaluated; unknown variant", FileBlockScan, k.run, k.rng, k.variant, len(blocks)))
 			continue
 		}
 		fmt.Fprintf(progress, "estimating %d blocks of run %s, range %d, %s\n", len(blocks), k.run, k.rng, k.variant)
-		spec := box2DSpec(k.rng, k.variant == "l1only")
-		for _, m := range Methods {
-			for _, mn := range HardwareModels {
-				pred := make([]float64, len(blocks))
-				for j, b := range blocks {
-					g, err := e.glups(spec, b, m, mn)
-					if err != nil {
-						return fmt.Errorf("%s: run %s range %d %s: %w", path, k.run, k.rng, k.variant, err)
-					}
-					pred[j] = g
-				}
-				if m.Name == model.MethodExact.Name && mn == model.ModelOverlap {
-					for j, b := range blocks {
-						r, err := e.estimate(spec, b, kernel.NoFold, m, model.ModelRoofline)
-						if err != nil {
-							return err
-						}
-						h.fit = append(h.fit, newFitPoint(datasetBox, fmt.Sprintf("box2d-r%d", k.rng), fmt.Sprintf("%s r=%d %s", k.run, k.rng, k.variant), meas[j], r, e.dev))
-					}
-				}
-				best := measured.PredictedBest(pred, meas)
-				h.Groups = append(h.Groups, GroupStat{Run: k.run, Variant: k.variant, Range: k.rng, Method: m.Name, Model: mn,
-					N: len(blocks), Rho: measured.Spearman(pred, meas), Top1: best.MeasuredRank == 1, Fraction: best.Fraction, Best: blocks[best.Index]})
+		if err := h.scanGroup(e, path, k, blocks, meas); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanKey is one group of the block scan: a run, a variant and a stencil
+// range.
+type scanKey struct {
+	run, variant string
+	rng          int
+}
+
+// scanGroups reads the block scan's table t: per group, the measured
+// GFlop/s of each block, and the groups sorted by variant, run and range.
+func scanGroups(t *Table) (map[scanKey]map[[3]int64][]float64, []scanKey, error) {
+	groups := map[scanKey]map[[3]int64][]float64{}
+	var order []scanKey
+	for i := range t.Rows {
+		run, err := t.Str(i, "run_commit")
+		if err != nil {
+			return nil, nil, err
+		}
+		series, err := t.Str(i, "series")
+		if err != nil {
+			return nil, nil, err
+		}
+		_, variant, _ := strings.Cut(series, ":")
+		r, err := t.Num(i, "range")
+		if err != nil {
+			return nil, nil, err
+		}
+		var b [3]int64
+		for d, a := range []string{"x", "y", "z"} {
+			v, err := t.Num(i, "block_"+a)
+			if err != nil {
+				return nil, nil, err
 			}
+			b[d] = int64(v)
+		}
+		g, err := t.Num(i, "meas_gflops")
+		if err != nil {
+			return nil, nil, err
+		}
+		k := scanKey{run, variant, int(r)}
+		if groups[k] == nil {
+			groups[k] = map[[3]int64][]float64{}
+			order = append(order, k)
+		}
+		groups[k][b] = append(groups[k][b], g)
+	}
+	slices.SortFunc(order, func(a, b scanKey) int {
+		return strings.Compare(fmt.Sprint(a.variant, a.run, a.rng+100), fmt.Sprint(b.variant, b.run, b.rng+100))
+	})
+	return groups, order, nil
+}
+
+// scanMeans returns the blocks of one group in order and the mean of each
+// block's measurements.
+func scanMeans(samples map[[3]int64][]float64) ([][3]int64, []float64) {
+	blocks := make([][3]int64, 0, len(samples))
+	for b := range samples {
+		blocks = append(blocks, b)
+	}
+	slices.SortFunc(blocks, func(a, b [3]int64) int { return slices.Compare(a[:], b[:]) })
+	meas := make([]float64, len(blocks))
+	for j, b := range blocks {
+		s := 0.0
+		for _, v := range samples[b] {
+			s += v
+		}
+		meas[j] = s / float64(len(samples[b]))
+	}
+	return blocks, meas
+}
+
+// scanGroup predicts the blocks of group k with every method and model of
+// HardwareModels and ranks them against meas.
+func (h *Hardware) scanGroup(e *estimator, path string, k scanKey, blocks [][3]int64, meas []float64) error {
+	spec := box2DSpec(k.rng, k.variant == "l1only")
+	for _, m := range Methods {
+		for _, mn := range HardwareModels {
+			pred := make([]float64, len(blocks))
+			for j, b := range blocks {
+				g, err := e.glups(spec, b, m, mn)
+				if err != nil {
+					return fmt.Errorf("%s: run %s range %d %s: %w", path, k.run, k.rng, k.variant, err)
+				}
+				pred[j] = g
+			}
+			if m.Name == model.MethodExact.Name && mn == model.ModelOverlap {
+				for j, b := range blocks {
+					r, err := e.estimate(spec, b, kernel.NoFold, m, model.ModelRoofline)
+					if err != nil {
+						return err
+					}
+					h.fit = append(h.fit, newFitPoint(datasetBox, fmt.Sprintf("box2d-r%d", k.rng), fmt.Sprintf("%s r=%d %s", k.run, k.rng, k.variant), meas[j], r, e.dev))
+				}
+			}
+			best := measured.PredictedBest(pred, meas)
+			h.Groups = append(h.Groups, GroupStat{Run: k.run, Variant: k.variant, Range: k.rng, Method: m.Name, Model: mn,
+				N: len(blocks), Rho: measured.Spearman(pred, meas), Top1: best.MeasuredRank == 1, Fraction: best.Fraction, Best: blocks[best.Index]})
 		}
 	}
 	return nil

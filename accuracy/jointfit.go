@@ -306,57 +306,14 @@ func (h *Hardware) FitJoint(dir string, progress io.Writer) (*JointFit, error) {
 	if j.Params, j.Objective, err = fitJointParams(train); err != nil {
 		return nil, err
 	}
-	type statKey struct{ dataset, device string }
-	byKey := map[statKey][]fitPoint{}
-	var keys []statKey
-	for _, p := range pts {
-		k := statKey{p.dataset, p.device}
-		if byKey[k] == nil {
-			keys = append(keys, k)
-		}
-		byKey[k] = append(byKey[k], p)
-	}
-	for _, k := range keys {
-		errs, n, err := jointErrors(byKey[k], j.Params)
-		if err != nil {
-			return nil, err
-		}
-		j.Stats = append(j.Stats, JointStat{Dataset: k.dataset, Device: k.device, Fit: slices.Contains(JointFitDevices, k.device), N: n[k.dataset], Error: errs[k.dataset]})
-	}
-	leaveOut := func(part string, in func(fitPoint) bool) (JointRow, error) {
-		var mine, rest []fitPoint
-		for _, p := range train {
-			if in(p) {
-				mine = append(mine, p)
-			} else {
-				rest = append(rest, p)
-			}
-		}
-		row := JointRow{Part: part, N: len(mine)}
-		errs, _, err := jointErrors(mine, j.Params)
-		if err != nil {
-			return row, err
-		}
-		var sets []string
-		for d := range errs {
-			sets = append(sets, d)
-		}
-		slices.Sort(sets)
-		row.Datasets = strings.Join(sets, ", ")
-		if row.InSample, err = jointObjective(mine, j.Params); err != nil {
-			return row, err
-		}
-		if row.HeldOutParams, _, err = fitJointParams(rest); err != nil {
-			return row, err
-		}
-		row.HeldOut, err = jointObjective(mine, row.HeldOutParams)
-		return row, err
+	if j.Stats, err = jointStats(pts, j.Params); err != nil {
+		return nil, err
 	}
 	if j.TLB, err = tlbEffect(pts, j.Params); err != nil {
 		return nil, err
 	}
 	for _, d := range JointFitDevices {
-		row, err := leaveOut(d, func(p fitPoint) bool { return p.device == d })
+		row, err := leaveOut(train, j.Params, d, func(p fitPoint) bool { return p.device == d })
 		if err != nil {
 			return nil, err
 		}
@@ -369,13 +326,70 @@ func (h *Hardware) FitJoint(dir string, progress io.Writer) (*JointFit, error) {
 		}
 	}
 	for _, kn := range kernels {
-		row, err := leaveOut(kn, func(p fitPoint) bool { return jointKernel(p) == kn })
+		row, err := leaveOut(train, j.Params, kn, func(p fitPoint) bool { return jointKernel(p) == kn })
 		if err != nil {
 			return nil, err
 		}
 		j.Kernels = append(j.Kernels, row)
 	}
 	return j, nil
+}
+
+// jointStats returns the error of the fitted params on the points of each
+// dataset and device, in the order the points meet them.
+func jointStats(pts []fitPoint, params model.OverlapParams) ([]JointStat, error) {
+	type statKey struct{ dataset, device string }
+	byKey := map[statKey][]fitPoint{}
+	var keys []statKey
+	for _, p := range pts {
+		k := statKey{p.dataset, p.device}
+		if byKey[k] == nil {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], p)
+	}
+	var stats []JointStat
+	for _, k := range keys {
+		errs, n, err := jointErrors(byKey[k], params)
+		if err != nil {
+			return nil, err
+		}
+		stats = append(stats, JointStat{Dataset: k.dataset, Device: k.device, Fit: slices.Contains(JointFitDevices, k.device), N: n[k.dataset], Error: errs[k.dataset]})
+	}
+	return stats, nil
+}
+
+// leaveOut compares, on the training points that in selects (the part
+// named part), the objective of the fitted params with that of params
+// refitted on the other training points.
+func leaveOut(train []fitPoint, params model.OverlapParams, part string, in func(fitPoint) bool) (JointRow, error) {
+	var mine, rest []fitPoint
+	for _, p := range train {
+		if in(p) {
+			mine = append(mine, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	row := JointRow{Part: part, N: len(mine)}
+	errs, _, err := jointErrors(mine, params)
+	if err != nil {
+		return row, err
+	}
+	var sets []string
+	for d := range errs {
+		sets = append(sets, d)
+	}
+	slices.Sort(sets)
+	row.Datasets = strings.Join(sets, ", ")
+	if row.InSample, err = jointObjective(mine, params); err != nil {
+		return row, err
+	}
+	if row.HeldOutParams, _, err = fitJointParams(rest); err != nil {
+		return row, err
+	}
+	row.HeldOut, err = jointObjective(mine, row.HeldOutParams)
+	return row, err
 }
 
 // jointKernel names a point's kernel for leave-one-kernel-out: the box

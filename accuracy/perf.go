@@ -195,54 +195,9 @@ type Perf struct {
 // database that the file measures, and the paper's A100 points of
 // FilePaperPoints, with every model of PerfModels (method exact).
 func PerfReport(dir string, progress io.Writer) (*Perf, []string, error) {
-	pf := &Perf{}
-	var skipped []string
-	fit := map[string]bool{}
+	b := &perfBuilder{pf: &Perf{}, fit: map[string]bool{}, ests: map[string]*estimator{}, skipBlocks: map[string][]int{}}
 	for _, d := range OverlapFitDevices {
-		fit[d] = true
-	}
-	ests := map[string]*estimator{}
-	est := func(name string) (*estimator, error) {
-		if e, ok := ests[name]; ok {
-			return e, nil
-		}
-		dev, err := device.Lookup(name)
-		if err != nil {
-			return nil, err
-		}
-		e := &estimator{dev: dev, specs: map[string]*kernel.Kernel{}, cache: map[string]*model.Report{}}
-		ests[name] = e
-		return e, nil
-	}
-	add := func(e *estimator, dataset, source, kern, cfg, spec string, block, fold [3]int64, meas float64) error {
-		r, err := e.estimate(spec, block, fold, model.MethodExact, model.ModelRoofline)
-		if err != nil {
-			return err
-		}
-		k := e.specs[spec]
-		pt := PerfPoint{Dataset: dataset, Device: e.dev.Name, Kernel: kern, Config: cfg, Source: source, Measured: meas, Fit: dataset == "gpu-stream" && fit[e.dev.Name],
-			Predicted: map[model.ModelName]float64{}, rep: r, dev: e.dev}
-		pt.warps, pt.lane = model.ActiveWarps(r, e.dev)
-		for _, mn := range PerfModels {
-			p, err := model.Predict(mn, r, e.dev, k.FPType)
-			if err != nil {
-				return fmt.Errorf("%s %s %s: %w", e.dev.Name, kern, cfg, err)
-			}
-			pt.Predicted[mn] = p.GLups
-		}
-		pf.Points = append(pf.Points, pt)
-		return nil
-	}
-
-	skipBlocks := map[string][]int{}
-	var skipOrder []string
-	skip := func(reason string, block int) {
-		if _, ok := skipBlocks[reason]; !ok {
-			skipOrder = append(skipOrder, reason)
-		}
-		if b := skipBlocks[reason]; !slices.Contains(b, block) {
-			skipBlocks[reason] = append(b, block)
-		}
+		b.fit[d] = true
 	}
 	t, err := ReadTable(filepath.Join(dir, FileStream))
 	if err != nil {
@@ -250,128 +205,215 @@ func PerfReport(dir string, progress io.Writer) (*Perf, []string, error) {
 	}
 	fmt.Fprintf(progress, "estimating %d rows of %s\n", len(t.Rows), FileStream)
 	for i := range t.Rows {
-		dname, err := t.Str(i, "device")
-		if err != nil {
+		if err := b.streamRow(t, i); err != nil {
 			return nil, nil, err
-		}
-		name, ok := streamDevices[dname]
-		if !ok {
-			return nil, nil, fmt.Errorf("%s row %d: device %q is not in the device database map", FileStream, i+1, dname)
-		}
-		e, err := est(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		kind, err := t.Str(i, "kernel")
-		if err != nil {
-			return nil, nil, err
-		}
-		repo, err := t.Str(i, "source_repo")
-		if err != nil {
-			return nil, nil, err
-		}
-		commit, err := t.Str(i, "commit")
-		if err != nil {
-			return nil, nil, err
-		}
-		var nums [4]float64
-		for j, c := range []string{"block_size", "blocks_per_sm", "bandwidth_gbs"} {
-			if nums[j], err = t.Num(i, c); err != nil {
-				return nil, nil, err
-			}
-		}
-		streams := 0
-		if kind == "triad" {
-			v, err := t.Num(i, "triad_streams")
-			if err != nil {
-				return nil, nil, err
-			}
-			streams = int(v)
-		}
-		block, bps := int(nums[0]), int(nums[1])
-		if block > e.dev.Limits.MaxThreadsPerBlock {
-			skip(fmt.Sprintf("%s, device %s: rows with blocks of more threads than the device's %d (block %%s), which cannot have run as labelled", FileStream, dname, e.dev.Limits.MaxThreadsPerBlock), block)
-			continue
-		}
-		sh, ok := spoilerShared(e.dev, block, bps)
-		if !ok {
-			skip(fmt.Sprintf("%s, device %s: rows whose blocks per SM the device's shared-memory limits cannot enforce (block %%s)", FileStream, dname), block)
-			continue
-		}
-		spec, err := streamSpec(kind, streams, sh)
-		if err != nil {
-			return nil, nil, err
-		}
-		cfg := fmt.Sprintf("%d×%d", block, bps)
-		if err := add(e, "gpu-stream", repo+"@"+commit, kind, cfg, spec, [3]int64{int64(block), 1, 1}, kernel.NoFold, nums[2]/streamBytes(kind, streams)); err != nil {
-			return nil, nil, fmt.Errorf("%s row %d: %w", FileStream, i+1, err)
 		}
 	}
-
-	for _, r := range skipOrder {
-		var bs []string
-		for _, b := range skipBlocks[r] {
-			bs = append(bs, fmt.Sprint(b))
-		}
-		skipped = append(skipped, fmt.Sprintf(r, strings.Join(bs, ", ")))
-	}
+	skipped := b.skipped()
 	pt, err := ReadTable(filepath.Join(dir, FilePaperPoints))
 	if err != nil {
 		return nil, nil, err
 	}
 	for i := range pt.Rows {
-		q, _ := pt.Str(i, "quantity")
-		kind, _ := pt.Str(i, "value_kind")
-		unit, _ := pt.Str(i, "unit")
-		dname, _ := pt.Str(i, "device")
-		if q != "performance" || kind != "measured" || unit != "GLup/s" {
-			continue
-		}
-		kern, err := pt.Str(i, "kernel")
-		if err != nil {
+		if err := b.paperRow(pt, i); err != nil {
 			return nil, nil, err
-		}
-		if kern != "star3d-r4" {
-			return nil, nil, fmt.Errorf("%s row %d: no spec for kernel %q", FilePaperPoints, i+1, kern)
-		}
-		var b [3]int64
-		for d, a := range []string{"x", "y", "z"} {
-			v, err := pt.Num(i, "block_"+a)
-			if err != nil {
-				return nil, nil, err
-			}
-			b[d] = int64(v)
-		}
-		fs, _ := pt.Str(i, "fold")
-		f := kernel.NoFold
-		switch fs {
-		case "none", "":
-		case "2y":
-			f[1] = 2
-		case "2z":
-			f[2] = 2
-		default:
-			return nil, nil, fmt.Errorf("%s row %d: unknown fold %q", FilePaperPoints, i+1, fs)
-		}
-		v, err := pt.Num(i, "value")
-		if err != nil {
-			return nil, nil, err
-		}
-		e, err := est(dname)
-		if err != nil {
-			return nil, nil, err
-		}
-		spec, err := exampleSpec(kern)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := add(e, "paper", "Ernst et al. 2023", kern, fmt.Sprintf("%d,%d,%d fold %s", b[0], b[1], b[2], fs), spec, b, f, v); err != nil {
-			return nil, nil, fmt.Errorf("%s row %d: %w", FilePaperPoints, i+1, err)
 		}
 	}
-	pf.Stats = perfStats(pf.Points)
-	pf.Ranks = perfRanks(pf.Points)
-	return pf, skipped, nil
+	b.pf.Stats = perfStats(b.pf.Points)
+	b.pf.Ranks = perfRanks(b.pf.Points)
+	return b.pf, skipped, nil
+}
+
+// perfBuilder collects the points of PerfReport: an estimator per device,
+// the devices of the overlap model's fit data, and the rows of FileStream
+// skipped, by reason (a format with a %s for the blocks) in the order met.
+type perfBuilder struct {
+	pf         *Perf
+	fit        map[string]bool
+	ests       map[string]*estimator
+	skipBlocks map[string][]int
+	skipOrder  []string
+}
+
+// estimator returns the estimator of the named device.
+func (b *perfBuilder) estimator(name string) (*estimator, error) {
+	if e, ok := b.ests[name]; ok {
+		return e, nil
+	}
+	dev, err := device.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	e := &estimator{dev: dev, specs: map[string]*kernel.Kernel{}, cache: map[string]*model.Report{}}
+	b.ests[name] = e
+	return e, nil
+}
+
+// add predicts one measured configuration with every model of PerfModels
+// and adds it to the points.
+func (b *perfBuilder) add(e *estimator, dataset, source, kern, cfg, spec string, block, fold [3]int64, meas float64) error {
+	r, err := e.estimate(spec, block, fold, model.MethodExact, model.ModelRoofline)
+	if err != nil {
+		return err
+	}
+	k := e.specs[spec]
+	pt := PerfPoint{Dataset: dataset, Device: e.dev.Name, Kernel: kern, Config: cfg, Source: source, Measured: meas, Fit: dataset == "gpu-stream" && b.fit[e.dev.Name],
+		Predicted: map[model.ModelName]float64{}, rep: r, dev: e.dev}
+	pt.warps, pt.lane = model.ActiveWarps(r, e.dev)
+	for _, mn := range PerfModels {
+		p, err := model.Predict(mn, r, e.dev, k.FPType)
+		if err != nil {
+			return fmt.Errorf("%s %s %s: %w", e.dev.Name, kern, cfg, err)
+		}
+		pt.Predicted[mn] = p.GLups
+	}
+	b.pf.Points = append(b.pf.Points, pt)
+	return nil
+}
+
+// skip records a row of block size block left out for reason.
+func (b *perfBuilder) skip(reason string, block int) {
+	if _, ok := b.skipBlocks[reason]; !ok {
+		b.skipOrder = append(b.skipOrder, reason)
+	}
+	if bs := b.skipBlocks[reason]; !slices.Contains(bs, block) {
+		b.skipBlocks[reason] = append(bs, block)
+	}
+}
+
+// skipped returns one line per reason a row was skipped, with the blocks
+// of its rows.
+func (b *perfBuilder) skipped() []string {
+	var out []string
+	for _, r := range b.skipOrder {
+		var bs []string
+		for _, block := range b.skipBlocks[r] {
+			bs = append(bs, fmt.Sprint(block))
+		}
+		out = append(out, fmt.Sprintf(r, strings.Join(bs, ", ")))
+	}
+	return out
+}
+
+// streamRow adds row i of FileStream's table t, or skips it when the
+// device cannot have run it as labelled.
+func (b *perfBuilder) streamRow(t *Table, i int) error {
+	dname, err := t.Str(i, "device")
+	if err != nil {
+		return err
+	}
+	name, ok := streamDevices[dname]
+	if !ok {
+		return fmt.Errorf("%s row %d: device %q is not in the device database map", FileStream, i+1, dname)
+	}
+	e, err := b.estimator(name)
+	if err != nil {
+		return err
+	}
+	var strs [3]string
+	for j, c := range []string{"kernel", "source_repo", "commit"} {
+		if strs[j], err = t.Str(i, c); err != nil {
+			return err
+		}
+	}
+	kind, repo, commit := strs[0], strs[1], strs[2]
+	var nums [4]float64
+	for j, c := range []string{"block_size", "blocks_per_sm", "bandwidth_gbs"} {
+		if nums[j], err = t.Num(i, c); err != nil {
+			return err
+		}
+	}
+	streams := 0
+	if kind == "triad" {
+		v, err := t.Num(i, "triad_streams")
+		if err != nil {
+			return err
+		}
+		streams = int(v)
+	}
+	block, bps := int(nums[0]), int(nums[1])
+	if block > e.dev.Limits.MaxThreadsPerBlock {
+		b.skip(fmt.Sprintf("%s, device %s: rows with blocks of more threads than the device's %d (block %%s), which cannot have run as labelled", FileStream, dname, e.dev.Limits.MaxThreadsPerBlock), block)
+		return nil
+	}
+	sh, ok := spoilerShared(e.dev, block, bps)
+	if !ok {
+		b.skip(fmt.Sprintf("%s, device %s: rows whose blocks per SM the device's shared-memory limits cannot enforce (block %%s)", FileStream, dname), block)
+		return nil
+	}
+	spec, err := streamSpec(kind, streams, sh)
+	if err != nil {
+		return err
+	}
+	cfg := fmt.Sprintf("%d×%d", block, bps)
+	if err := b.add(e, "gpu-stream", repo+"@"+commit, kind, cfg, spec, [3]int64{int64(block), 1, 1}, kernel.NoFold, nums[2]/streamBytes(kind, streams)); err != nil {
+		return fmt.Errorf("%s row %d: %w", FileStream, i+1, err)
+	}
+	return nil
+}
+
+// paperRow adds row i of FilePaperPoints's table pt when it is a measured
+// performance in GLup/s.
+func (b *perfBuilder) paperRow(pt *Table, i int) error {
+	q, _ := pt.Str(i, "quantity")
+	kind, _ := pt.Str(i, "value_kind")
+	unit, _ := pt.Str(i, "unit")
+	dname, _ := pt.Str(i, "device")
+	if q != "performance" || kind != "measured" || unit != "GLup/s" {
+		return nil
+	}
+	kern, err := pt.Str(i, "kernel")
+	if err != nil {
+		return err
+	}
+	if kern != "star3d-r4" {
+		return fmt.Errorf("%s row %d: no spec for kernel %q", FilePaperPoints, i+1, kern)
+	}
+	var block [3]int64
+	for d, a := range []string{"x", "y", "z"} {
+		v, err := pt.Num(i, "block_"+a)
+		if err != nil {
+			return err
+		}
+		block[d] = int64(v)
+	}
+	fs, _ := pt.Str(i, "fold")
+	fold, ok := paperFold(fs)
+	if !ok {
+		return fmt.Errorf("%s row %d: unknown fold %q", FilePaperPoints, i+1, fs)
+	}
+	v, err := pt.Num(i, "value")
+	if err != nil {
+		return err
+	}
+	e, err := b.estimator(dname)
+	if err != nil {
+		return err
+	}
+	spec, err := exampleSpec(kern)
+	if err != nil {
+		return err
+	}
+	if err := b.add(e, "paper", "Ernst et al. 2023", kern, fmt.Sprintf("%d,%d,%d fold %s", block[0], block[1], block[2], fs), spec, block, fold, v); err != nil {
+		return fmt.Errorf("%s row %d: %w", FilePaperPoints, i+1, err)
+	}
+	return nil
+}
+
+// paperFold returns the fold of FilePaperPoints's fold column: none, 2y or
+// 2z.
+func paperFold(fs string) ([3]int64, bool) {
+	f := kernel.NoFold
+	switch fs {
+	case "none", "":
+	case "2y":
+		f[1] = 2
+	case "2z":
+		f[2] = 2
+	default:
+		return f, false
+	}
+	return f, true
 }
 
 // writeModelTableHead writes the head of a table with the leading cells lead

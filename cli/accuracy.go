@@ -73,19 +73,9 @@ func runAccuracy(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	var devs []*device.Device
-	small := accuracy.SmallL2Device()
-	for _, name := range strings.Split(c.String("devices"), ",") {
-		name = strings.TrimSpace(name)
-		if strings.EqualFold(name, small.Name) {
-			devs = append(devs, small)
-			continue
-		}
-		d, err := resolveDevice(c, "--devices", name)
-		if err != nil {
-			return err
-		}
-		devs = append(devs, d)
+	devs, err := accuracyDevices(c)
+	if err != nil {
+		return err
 	}
 	var bar *progress
 	start := time.Now()
@@ -144,6 +134,26 @@ func runAccuracy(c *ucli.Context) error {
 	}
 	fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", out)
 	return nil
+}
+
+// accuracyDevices returns the devices of the --devices flag: names of the
+// database or the device files, or the small-L2 device of the report.
+func accuracyDevices(c *ucli.Context) ([]*device.Device, error) {
+	var devs []*device.Device
+	small := accuracy.SmallL2Device()
+	for _, name := range strings.Split(c.String("devices"), ",") {
+		name = strings.TrimSpace(name)
+		if strings.EqualFold(name, small.Name) {
+			devs = append(devs, small)
+			continue
+		}
+		d, err := resolveDevice(c, "--devices", name)
+		if err != nil {
+			return nil, err
+		}
+		devs = append(devs, d)
+	}
+	return devs, nil
 }
 
 // accuracyCases returns the default cases, restricted to the comma-separated

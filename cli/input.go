@@ -289,18 +289,9 @@ func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := k.WithDomain(d)
-	if err := out.ExpressionsError(); err != nil {
-		return nil, flagErrorf("domain", "--domain %s: %v", triple(d), err)
-	}
-	for _, f := range out.Fields {
-		for _, store := range []bool{false, true} {
-			for _, a := range f.Accesses(store) {
-				if _, _, ok := f.AddressBounds(a, kernel.Point{}, kernel.Point{d[0] - 1, d[1] - 1, d[2] - 1}); !ok {
-					return nil, flagErrorf("domain", "--domain %s: the byte addresses of field %q access %s do not fit in 64 bits", triple(d), f.Name, a.Text)
-				}
-			}
-		}
+	out, err := kernelAt(k, d)
+	if err != nil {
+		return nil, err
 	}
 	noteKernel(c, out)
 	return out, nil

@@ -175,31 +175,10 @@ func runLayercond(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	spec := defaultSpec
-	if c.NArg() == 1 {
-		spec = c.Args().First()
-	}
-	k, err := loadKernel(c, spec)
+	base := layercond.Config{Fold: fold, Method: method, Sizes: sizes, Total: total, Workers: workers}
+	configs, dev, err := layercondConfigs(c, base)
 	if err != nil {
 		return err
-	}
-	dev, err := commandDevice(c)
-	if err != nil {
-		return err
-	}
-	blocks, err := parseBlocks(*c.Generic("block").(*repeatedFlag))
-	if err != nil {
-		return err
-	}
-	if len(blocks) == 0 {
-		blocks = [][3]int64{defaultBlock(k)}
-	}
-	configs := make([]layercond.Config, len(blocks))
-	for i, b := range blocks {
-		configs[i] = layercond.Config{Kernel: k, Device: dev, Block: b, Fold: fold, Method: method, Sizes: sizes, Total: total, Workers: workers}
-		if err := configs[i].Validate(); err != nil {
-			return asUsage(err)
-		}
 	}
 	rep, err := sweepLayercond(c, configs, fraction)
 	if err != nil {
@@ -218,6 +197,40 @@ func runLayercond(c *ucli.Context) error {
 		return writeCSV(w, layercondCSV(rep))
 	}
 	return writeLayercond(w, rep, dev, fraction, c.Bool("wide"))
+}
+
+// layercondConfigs returns one sweep per --block (or the SPEC's default
+// block) of the SPEC, or the default spec, on the command's device, each
+// base with its kernel, device and block, validated.
+func layercondConfigs(c *ucli.Context, base layercond.Config) ([]layercond.Config, *device.Device, error) {
+	spec := defaultSpec
+	if c.NArg() == 1 {
+		spec = c.Args().First()
+	}
+	k, err := loadKernel(c, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	dev, err := commandDevice(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	blocks, err := parseBlocks(*c.Generic("block").(*repeatedFlag))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(blocks) == 0 {
+		blocks = [][3]int64{defaultBlock(k)}
+	}
+	configs := make([]layercond.Config, len(blocks))
+	for i, b := range blocks {
+		configs[i] = base
+		configs[i].Kernel, configs[i].Device, configs[i].Block = k, dev, b
+		if err := configs[i].Validate(); err != nil {
+			return nil, nil, asUsage(err)
+		}
+	}
+	return configs, dev, nil
 }
 
 // plotFlags returns the --plot file, "" for none, and the --plot-size.

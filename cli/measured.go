@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -140,34 +139,6 @@ func runHardware(c *ucli.Context, dir string) error {
 	return err
 }
 
-// levelAccuracy is the accuracy of one method at one level over a sweep.
-type levelAccuracy struct {
-	Level  measured.Level
-	Method string
-	N      int     // configurations with a measured value
-	MAPE   float64 // percent
-	Rho    float64 // Spearman ρ of predicted and measured values
-}
-
-// bestAccuracy is how one method ranks the configurations of a sweep by
-// performance.
-type bestAccuracy struct {
-	Method    string
-	N         int
-	Rho       float64 // Spearman ρ of predicted and measured GLup/s
-	MAPE      float64 // percent, predicted against measured GLup/s
-	Best      measured.Best
-	Row       measured.Row // the configuration predicted fastest
-	PredGLups float64
-}
-
-// sweepComparison holds the accuracy of every method on one sweep.
-type sweepComparison struct {
-	Sweep  *measured.Sweep
-	Levels []levelAccuracy // level-major, then method
-	Perf   []bestAccuracy  // per method
-}
-
 // measuredRun is a measured configuration, ready to estimate: the spec at
 // the measured domain and the launch.
 type measuredRun struct {
@@ -206,10 +177,11 @@ func prepareMeasured(c *ucli.Context, sweeps []*measured.Sweep) ([][]measuredRun
 }
 
 // compareMeasured estimates every measured configuration with every method
-// on dev and compares the predictions with the measurements. Every row is
-// checked (prepareMeasured) before the first estimate; the estimates' progress
-// goes to the command's error writer as a progress bar, on a terminal only.
-func compareMeasured(c *ucli.Context, sweeps []*measured.Sweep, dev *device.Device, methods []model.Method) ([]sweepComparison, error) {
+// on dev and compares the predictions with the measurements
+// (accuracy.CompareMeasured). Every row is checked (prepareMeasured) before
+// the first estimate; the estimates' progress goes to the command's error
+// writer as a progress bar, on a terminal only.
+func compareMeasured(c *ucli.Context, sweeps []*measured.Sweep, dev *device.Device, methods []model.Method) ([]accuracy.MeasuredComparison, error) {
 	runs, err := prepareMeasured(c, sweeps)
 	if err != nil {
 		return nil, err
@@ -220,96 +192,31 @@ func compareMeasured(c *ucli.Context, sweeps []*measured.Sweep, dev *device.Devi
 	}
 	bar := newProgress(c.App.ErrWriter, total, "measured")
 	defer bar.finish()
-	var out []sweepComparison
-	for si, s := range sweeps {
-		if len(s.Rows) == 0 {
-			continue
+	return accuracy.CompareMeasured(sweeps, methods, func(si, i int, m model.Method) (*model.Report, error) {
+		run := runs[si][i]
+		rep, err := model.Estimate(run.k, run.l, dev, model.Options{Method: m})
+		if err != nil {
+			s := sweeps[si]
+			return nil, fmt.Errorf("%s:%d: %w", s.Path, s.Rows[i].Line, estimateError(run.l, err))
 		}
-		// derived[m][i] is the estimate of method m for row i.
-		derived := make([][]*model.Report, len(methods))
-		for mi, m := range methods {
-			for i, r := range s.Rows {
-				run := runs[si][i]
-				rep, err := model.Estimate(run.k, run.l, dev, model.Options{Method: m})
-				if err != nil {
-					return nil, fmt.Errorf("%s:%d: %w", s.Path, r.Line, estimateError(run.l, err))
-				}
-				derived[mi] = append(derived[mi], rep)
-				bar.add()
-			}
-		}
-		sc := sweepComparison{Sweep: s}
-		for _, lv := range measured.Levels {
-			for mi, m := range methods {
-				var pred, meas []float64
-				for i, r := range s.Rows {
-					if v, ok := r.PerLup(lv); ok {
-						meas = append(meas, v)
-						pred = append(pred, predictedLevel(lv, derived[mi][i].Derived))
-					}
-				}
-				sc.Levels = append(sc.Levels, levelAccuracy{lv, m.Name, len(meas), measured.MAPE(pred, meas), measured.Spearman(pred, meas)})
-			}
-		}
-		for mi, m := range methods {
-			var pred, meas []float64
-			for i, r := range s.Rows {
-				pred = append(pred, derived[mi][i].Prediction.GLups)
-				meas = append(meas, r.GLups)
-			}
-			b := measured.PredictedBest(pred, meas)
-			sc.Perf = append(sc.Perf, bestAccuracy{m.Name, len(meas), measured.Spearman(pred, meas), measured.MAPE(pred, meas), b, s.Rows[b.Index], pred[b.Index]})
-		}
-		out = append(out, sc)
+		bar.add()
+		return rep, nil
+	})
+}
+
+// kernelAt returns k on domain d (kernel.Kernel.AtDomain), the rule of the
+// --domain flag and of `polyvol cuda` when it generated a measured program;
+// an error is the --domain flag's.
+func kernelAt(k *kernel.Kernel, d [3]int64) (*kernel.Kernel, error) {
+	out, err := k.AtDomain(d)
+	if err != nil {
+		return nil, flagErrorf("domain", "--domain %s: %v", triple(d), err)
 	}
 	return out, nil
 }
 
-// predictedLevel is the model's value for a measured level: the final
-// variant of each volume (capacity misses included) and the L1 data-pipe
-// cycles per 32 Lups, the scale of l1tex__data_pipe_lsu_wavefronts.
-func predictedLevel(l measured.Level, d model.Derived) float64 {
-	switch l.Counter {
-	case measured.CounterL2Read:
-		return d.L2LoadV2
-	case measured.CounterL2Write:
-		return d.L2Store
-	case measured.CounterDRAMRead:
-		return d.MemLoadV4
-	case measured.CounterDRAMWrite:
-		return d.MemStoreV2
-	case measured.CounterWavefronts:
-		return 32 * d.L1DataPipeCyclesPerLup
-	case measured.CounterL1Sectors:
-		return d.L1Load
-	}
-	return math.NaN() // a level without a model counterpart shows as undefined
-}
-
-// predictedNames names the model quantity of each level in the report.
-var predictedNames = map[string]string{
-	measured.CounterL2Read:     "L2LoadV2",
-	measured.CounterL2Write:    "L2Store",
-	measured.CounterDRAMRead:   "memLoadV4",
-	measured.CounterDRAMWrite:  "memStoreV2",
-	measured.CounterWavefronts: "32·L1DataPipeCycles",
-	measured.CounterL1Sectors:  "L1Load",
-}
-
-// kernelAt returns k for the measured domain d by the rule of the --domain
-// flag (applyDomain), the rule `polyvol cuda` used when the program was
-// generated: extents equal to the spec's domain follow d.
-func kernelAt(k *kernel.Kernel, d [3]int64) (*kernel.Kernel, error) {
-	set := flag.NewFlagSet("measured", flag.ContinueOnError)
-	set.String("domain", "", "")
-	if err := set.Set("domain", triple(d)); err != nil {
-		return nil, err
-	}
-	return applyDomain(ucli.NewContext(nil, set, nil), k)
-}
-
 // writeMeasuredReport renders the comparison as markdown.
-func writeMeasuredReport(w io.Writer, dir string, dev *device.Device, cmp []sweepComparison) {
+func writeMeasuredReport(w io.Writer, dir string, dev *device.Device, cmp []accuracy.MeasuredComparison) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("# Predicted against measured volumes on %s\n\n", dev.Name)
 	p("Measurements from `%s` (scripts/measure-gpu.sh, Nsight Compute counters); predictions by `model.Estimate` on %s (%s).\n", dir, dev.Name, dev.DisplayName)
@@ -325,7 +232,7 @@ func writeMeasuredReport(w io.Writer, dir string, dev *device.Device, cmp []swee
 		}
 		p(".\n\n| level | predicted | method | n | MAPE %% | ρ |\n|---|---|---|---:|---:|---:|\n")
 		for _, a := range sc.Levels {
-			p("| %s (%s) | %s | %s | %d | %s | %s |\n", a.Level.Name, a.Level.Unit, predictedNames[a.Level.Counter], a.Method, a.N, fmtStat(a.MAPE, 1), fmtStat(a.Rho, 3))
+			p("| %s (%s) | %s | %s | %d | %s | %s |\n", a.Level.Name, a.Level.Unit, a.Predicted, a.Method, a.N, fmtStat(a.MAPE, 1), fmtStat(a.Rho, 3))
 		}
 		p("\n| performance | method | n | MAPE %% | ρ | predicted best | predicted GLup/s | measured GLup/s | measured rank | of measured best |\n|---|---|---:|---:|---:|---|---:|---:|---:|---:|\n")
 		for _, b := range sc.Perf {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,24 +41,40 @@ func TestNotes(t *testing.T) {
 			t.Errorf("%v: stderr lacks the note %q:\n%s", tc.args, tc.want, stderr)
 		}
 	}
-	// Wrapped indices (the L1-resident box stencil of the V100 block scan)
-	// depend on x and y: interval arithmetic once bounded x mod 128 by the
-	// whole period even where x is fixed, and noted "no access depends on x".
-	wrapped, err := kernel.Parse([]byte("name: wrapped\ndomain: [1024, 512]\nfields:\n  - name: B\n    element: 8\n    extent: [2048, 2048]\n    load: [[(x mod 128) + 1023, (y mod 64) + 1024]]\n  - name: A\n    element: 8\n    extent: [2048, 2048]\n    store: [[(x mod 128) + 1024, (y mod 64) + 1024]]\n"), "wrapped.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if notes := kernelNotes(wrapped); len(notes) > 0 {
-		t.Errorf("the wrapped box stencil gets notes: %q", notes)
-	}
 	for _, name := range examples.Names() {
 		k, err := loadKernel(nil, name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if notes := kernelNotes(k); len(notes) > 0 {
+		if notes := kernel.Lint(k); len(notes) > 0 {
 			t.Errorf("example %s gets notes: %q", name, notes)
 		}
+	}
+}
+
+// TestKernelNotesInJSON checks that predict's JSON lists the notes on the kernel
+// (kernel.Lint) with their codes before the launch's, and that stderr
+// still gives each note once: the launch's at once, the kernel's after the
+// command.
+func TestKernelNotesInJSON(t *testing.T) {
+	stdout, stderr, code := run(t, "predict", "star2d-r1", "--domain", "64,64,8", "--block", "64,1,1", "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct{ Notes []kernel.Note }
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Notes) == 0 || r.Notes[0].Code != kernel.NoteUnusedDimension || !strings.HasPrefix(r.Notes[0].Text, "no access depends on z, but the domain's width in z is 8") {
+		t.Fatalf("notes %+v, want the unused z dimension first", r.Notes)
+	}
+	for _, n := range r.Notes {
+		if c := strings.Count(stderr, notePrefix+n.Text+"\n"); c != 1 {
+			t.Errorf("note %q on stderr %d times, want once:\n%s", n.Text, c, stderr)
+		}
+	}
+	if !strings.HasSuffix(stderr, notePrefix+r.Notes[0].Text+"\n") {
+		t.Errorf("the kernel's note does not close stderr:\n%s", stderr)
 	}
 }
 

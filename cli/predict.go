@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/polyvol/polyvol/kernel"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -118,8 +119,11 @@ func runPredict(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	// The kernel's notes come first in r.Notes; noteKernel prints them after
+	// the command's output.
+	launchNotes := r.Notes[len(kernel.Lint(req.Kernel)):]
 	if !quiet {
-		for _, n := range r.Notes {
+		for _, n := range launchNotes {
 			fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", n.Text)
 		}
 	}

@@ -7,6 +7,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/polyvol/polyvol/request"
 	"io"
 	"os"
 	"strings"
@@ -117,6 +118,9 @@ type regionKernel struct {
 	Bytes     volumeBytes   `json:"bytes"`   // each volume of the report times lupCount
 	Report    *model.Report `json:"report"`
 	registers int           // the kernel's registers per thread, for CSV
+	// launchNotes are the report's notes on the launch, which the table
+	// prints per statement (the kernel's notes follow the command).
+	launchNotes []model.Note
 }
 
 // regionSkipped is a statement of a region that is no kernel, and why.
@@ -183,6 +187,33 @@ func runPredictRegion(c *ucli.Context, format string, quiet bool, opt model.Opti
 	if err != nil {
 		return err
 	}
+	out, err := predictRegion(c, reg, dev, opt)
+	if err != nil {
+		return err
+	}
+	if !quiet {
+		for _, k := range out.Kernels {
+			for _, n := range k.launchNotes {
+				fmt.Fprintf(c.App.ErrWriter, "polyvol: note: statement %s: %s\n", k.Statement, n.Text)
+			}
+		}
+	}
+	switch format {
+	case formatJSON:
+		return writeJSON(c.App.Writer, out)
+	case formatCSV:
+		records := [][]string{csvHeader}
+		for _, k := range out.Kernels {
+			records = append(records, csvRecord(k.Report, k.registers))
+		}
+		return writeCSV(c.App.Writer, records)
+	}
+	return writeRegionTables(c, out, dev, quiet)
+}
+
+// predictRegion predicts every kernel of reg on dev (predictStatement)
+// and sums their lattice updates, times and bytes.
+func predictRegion(c *ucli.Context, reg *importer.Region, dev *device.Device, opt model.Options) (regionReport, error) {
 	out := regionReport{File: reg.File, Region: reg.Name, Skipped: []regionSkipped{}}
 	out.Total.Bytes = make(volumeBytes, len(volumeDefs))
 	for _, s := range reg.Statements {
@@ -191,15 +222,17 @@ func runPredictRegion(c *ucli.Context, format string, quiet bool, opt model.Opti
 		}
 	}
 	for _, s := range reg.Kernels() {
-		r, registers, err := predictStatement(c, s, dev, opt)
+		kr, err := predictStatement(c, s, dev, opt)
 		if err != nil {
-			return err
+			return out, err
 		}
-		kr := regionKernel{Statement: s.Name, LupCount: r.Launch.LupCount, Bytes: make(volumeBytes, len(volumeDefs)), Report: r, registers: registers}
+		r := kr.Report
 		if !(r.Prediction.GLups > 0) {
-			return fmt.Errorf("statement %s: the prediction is %g GLup/s, which gives no time", s.Name, r.Prediction.GLups)
+			return out, fmt.Errorf("statement %s: the prediction is %g GLup/s, which gives no time", s.Name, r.Prediction.GLups)
 		}
+		kr.LupCount = r.Launch.LupCount
 		kr.Seconds = float64(r.Launch.LupCount) / (r.Prediction.GLups * 1e9)
+		kr.Bytes = make(volumeBytes, len(volumeDefs))
 		for i, def := range volumeDefs {
 			kr.Bytes[i] = def.total(r.Derived) * float64(r.Launch.LupCount)
 			out.Total.Bytes[i] += kr.Bytes[i]
@@ -209,24 +242,14 @@ func runPredictRegion(c *ucli.Context, format string, quiet bool, opt model.Opti
 		out.Total.Seconds += kr.Seconds
 		out.Kernels = append(out.Kernels, kr)
 	}
-	if !quiet {
-		for _, k := range out.Kernels {
-			for _, n := range k.Report.Notes {
-				fmt.Fprintf(c.App.ErrWriter, "polyvol: note: statement %s: %s\n", k.Statement, n.Text)
-			}
-		}
-	}
+	return out, nil
+}
+
+// writeRegionTables prints a region's prediction as predict's tables:
+// each kernel's report (or prediction line with quiet), the sums and the
+// total line.
+func writeRegionTables(c *ucli.Context, out regionReport, dev *device.Device, quiet bool) error {
 	w := c.App.Writer
-	switch format {
-	case formatJSON:
-		return writeJSON(w, out)
-	case formatCSV:
-		records := [][]string{csvHeader}
-		for _, k := range out.Kernels {
-			records = append(records, csvRecord(k.Report, k.registers))
-		}
-		return writeCSV(w, records)
-	}
 	for i, k := range out.Kernels {
 		if quiet {
 			fmt.Fprintf(w, "statement %s: ", k.Statement)
@@ -252,42 +275,43 @@ func runPredictRegion(c *ucli.Context, format string, quiet bool, opt model.Opti
 
 // predictStatement predicts one kernel of a region as predict predicts a
 // spec: its notes recorded, --registers applied, the launch of the flags
-// (the block by its dimensions without --block) and the model's notes. It
-// returns the report and the kernel's registers per thread.
-func predictStatement(c *ucli.Context, s importer.RegionStatement, dev *device.Device, opt model.Options) (*model.Report, int, error) {
+// (the block by its dimensions without --block) and the notes of the
+// kernel and the launch (request.ReportNotes). It returns the kernel's report,
+// registers per thread and launch notes.
+func predictStatement(c *ucli.Context, s importer.RegionStatement, dev *device.Device, opt model.Options) (regionKernel, error) {
 	k := s.Result.Kernel
 	noteKernel(c, k)
 	k, err := applyRegisters(c, k)
 	if err != nil {
-		return nil, 0, err
+		return regionKernel{}, err
 	}
 	block := defaultBlock(k)
 	if c.IsSet("block") {
 		if block, err = parseTriple("block", c.String("block")); err != nil {
-			return nil, 0, err
+			return regionKernel{}, err
 		}
 	}
 	fold, err := parseTriple("fold", c.String("fold"))
 	if err != nil {
-		return nil, 0, err
+		return regionKernel{}, err
 	}
 	l := k.NewLaunch(block, fold)
 	if l.Tiling, err = parseTile(c); err != nil {
-		return nil, 0, err
+		return regionKernel{}, err
 	}
 	if err := l.Validate(); err != nil {
-		return nil, 0, usageErrorf("statement %s: %v", s.Name, err)
+		return regionKernel{}, usageErrorf("statement %s: %v", s.Name, err)
 	}
 	r, err := model.Estimate(k, l, dev, opt)
 	if err != nil {
 		err = estimateError(l, err)
 		if isUsageError(err) {
-			return nil, 0, usageErrorf("statement %s: %v", s.Name, err)
+			return regionKernel{}, usageErrorf("statement %s: %v", s.Name, err)
 		}
-		return nil, 0, fmt.Errorf("statement %s: %w", s.Name, err)
+		return regionKernel{}, fmt.Errorf("statement %s: %w", s.Name, err)
 	}
-	r.Notes = model.LaunchNotes(k, l, r, dev, k.Registers, k.SharedBytes)
-	return r, k.Registers, nil
+	launchNotes := request.ReportNotes(r, k, l, dev)
+	return regionKernel{Statement: s.Name, Report: r, registers: k.Registers, launchNotes: launchNotes}, nil
 }
 
 // writeRegionTable prints the sums of a region: per kernel and in total,

@@ -317,6 +317,26 @@ func writeSimulation(w io.Writer, s simulation, dev *device.Device) error {
 	fmt.Fprintf(w, "occupancy: %d blocks/SM, %d blocks/wave, %d waves\n\n", l.BlocksPerSM, l.BlocksPerWave, l.Waves)
 
 	d := s.Derived
+	if err := writeTable(w, simulationVolumes(d)); err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "\nDRAM load includes %s B/Lup read for partially written chunks (memStoreEvicts).\n", fixed(d.MemStoreEvicts, 2)); err != nil {
+		return err
+	}
+	if t := s.Simulated.Total; t.SharedLoadInstructions+t.SharedStoreInstructions > 0 {
+		fmt.Fprintf(w, "shared memory (staged fields): %d warp loads in %d wavefronts, the copies' %d warp stores in %d wavefronts, %d warp loads from global memory\n",
+			t.SharedLoadInstructions, t.SharedLoadWavefronts, t.SharedStoreInstructions, t.SharedStoreWavefronts, t.CopyLoadInstructions)
+	}
+	if s.Predicted == nil {
+		return nil
+	}
+	return writeSimulationAgainstPredict(w, d, *s.Predicted, cf.Infinite)
+}
+
+// simulationVolumes returns the rows of the simulation's volume table:
+// per volume its label, predict's name, the total and each load and store
+// field's share.
+func simulationVolumes(d accuracy.SimulatedDerived) [][]string {
 	head := []string{"volume (B/Lup)", "predict name", "total"}
 	for _, f := range d.LoadFields {
 		head = append(head, f.Name)
@@ -349,22 +369,15 @@ func writeSimulation(w io.Writer, s simulation, dev *device.Device) error {
 		}
 		rows = append(rows, cells)
 	}
-	if err := writeTable(w, rows); err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintf(w, "\nDRAM load includes %s B/Lup read for partially written chunks (memStoreEvicts).\n", fixed(d.MemStoreEvicts, 2)); err != nil {
-		return err
-	}
-	if t := s.Simulated.Total; t.SharedLoadInstructions+t.SharedStoreInstructions > 0 {
-		fmt.Fprintf(w, "shared memory (staged fields): %d warp loads in %d wavefronts, the copies' %d warp stores in %d wavefronts, %d warp loads from global memory\n",
-			t.SharedLoadInstructions, t.SharedLoadWavefronts, t.SharedStoreInstructions, t.SharedStoreWavefronts, t.CopyLoadInstructions)
-	}
-	if s.Predicted == nil {
-		return nil
-	}
-	p := s.Predicted
+	return rows
+}
+
+// writeSimulationAgainstPredict prints the simulated volumes d beside
+// those predict gives, p; with infinite caches predict's are the
+// compulsory volumes (V1).
+func writeSimulationAgainstPredict(w io.Writer, d accuracy.SimulatedDerived, p accuracy.Volumes, infinite bool) error {
 	version := "the versions above"
-	if cf.Infinite {
+	if infinite {
 		version = "V1, the compulsory volumes, as the caches are infinite"
 	}
 	fmt.Fprintf(w, "\nagainst predict (method exact, %s):\n", version)

@@ -255,7 +255,8 @@ func (k *Kernel) Field(name string) *Field {
 // components per point grows by 19 per point. A dimension indexed through
 // floor or modulo terms, or by raw ISL maps only, keeps its padding: an
 // extent of k's domain plus p becomes d plus p; extents smaller than k's
-// domain are kept. The caller validates the new addresses.
+// domain are kept. The accesses are not checked on the new domain; AtDomain
+// checks them.
 func (k *Kernel) WithDomain(d [3]int64) *Kernel {
 	out := *k
 	out.Domain = d
@@ -272,6 +273,40 @@ func (k *Kernel) WithDomain(d [3]int64) *Kernel {
 		out.Fields[i] = &nf
 	}
 	return &out
+}
+
+// AtDomain returns k on domain d (WithDomain) once its accesses are
+// checked there: every access's constraints on the lattice point hold on
+// the whole domain (ExpressionsError, a *SpecError) and its byte addresses
+// fit in 64 bits (an *AddressRangeError).
+func (k *Kernel) AtDomain(d [3]int64) (*Kernel, error) {
+	out := k.WithDomain(d)
+	if err := out.ExpressionsError(); err != nil {
+		return nil, err
+	}
+	last := Point{d[0] - 1, d[1] - 1, d[2] - 1}
+	for _, f := range out.Fields {
+		for _, store := range []bool{false, true} {
+			for _, a := range f.Accesses(store) {
+				if _, _, ok := f.AddressBounds(a, Point{}, last); !ok {
+					return nil, &AddressRangeError{Field: f.Name, Access: a.Text}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// AddressRangeError is an access whose byte addresses over a domain may
+// not fit in 64 bits.
+type AddressRangeError struct {
+	Field  string // the field's name
+	Access string // the access as the spec writes it
+}
+
+// Error names the field and the access.
+func (e *AddressRangeError) Error() string {
+	return fmt.Sprintf("the byte addresses of field %q access %s do not fit in 64 bits", e.Field, e.Access)
 }
 
 // extentGrowth returns how much array dimension j of f grows when the

@@ -248,7 +248,8 @@ func Evaluate(ctx context.Context, c Config, s int64) (Point, error) {
 
 // Validate reports whether c can be swept: a kernel with a 3-D domain and a
 // device, plane sizes that are positive and ascending, and at every size a
-// valid launch (kernel.Launch.Validate) whose byte addresses fit in 64 bits.
+// valid launch (kernel.Launch.Validate) of accesses that hold there
+// (kernel.Kernel.AtDomain).
 // Its errors are the caller's: a bad configuration, not an engine failure.
 func (c Config) Validate() error {
 	c = c.withDefaults()
@@ -301,22 +302,16 @@ func (c Config) check() error {
 	return nil
 }
 
-// checkSize validates the launch and the byte addresses at plane size s.
+// checkSize validates the accesses (kernel.AtDomain) and the launch at
+// plane size s.
 func (c Config) checkSize(s int64) error {
 	d := SeriesDomain(s, c.Total)
-	k := c.Kernel.WithDomain(d)
-	if err := k.NewLaunch(c.Block, c.Fold).Validate(); err != nil {
-		return fmt.Errorf("layercond: plane size %d (domain %d,%d,%d): %w", s, d[0], d[1], d[2], err)
+	k, err := c.Kernel.AtDomain(d)
+	if err == nil {
+		err = k.NewLaunch(c.Block, c.Fold).Validate()
 	}
-	hi := kernel.Point{d[0] - 1, d[1] - 1, d[2] - 1}
-	for _, f := range k.Fields {
-		for _, store := range []bool{false, true} {
-			for _, a := range f.Accesses(store) {
-				if _, _, ok := f.AddressBounds(a, kernel.Point{}, hi); !ok {
-					return fmt.Errorf("layercond: plane size %d (domain %d,%d,%d): the byte addresses of field %s access %s do not fit in 64 bits", s, d[0], d[1], d[2], f.Name, a.Text)
-				}
-			}
-		}
+	if err != nil {
+		return fmt.Errorf("layercond: plane size %d (domain %d,%d,%d): %w", s, d[0], d[1], d[2], err)
 	}
 	return nil
 }

@@ -107,7 +107,7 @@ type Report struct {
 	Instructions *InstructionMix `json:"instructions,omitempty"`
 	Prediction   Prediction      `json:"prediction"`
 	// Notes are what the caller found worth saying about the estimate
-	// (LaunchNotes); Estimate leaves them empty.
+	// (kernel.Lint, LaunchNotes); Estimate leaves them empty.
 	Notes []Note `json:"notes,omitempty"`
 }
 

@@ -7,11 +7,9 @@ import (
 
 // Note is a remark about an estimate whose inputs are valid but probably
 // not meant, or where the estimate counts differently from a naive reading:
-// a stable Code for programs and the Text a person reads.
-type Note struct {
-	Code string `json:"code"`
-	Text string `json:"text"`
-}
+// kernel.Note, so that a report lists the kernel's notes (kernel.Lint)
+// beside those of its launch.
+type Note = kernel.Note
 
 // Codes of the notes that LaunchNotes gives.
 const (
@@ -30,12 +28,12 @@ const (
 func LaunchNotes(k *kernel.Kernel, l kernel.Launch, r *Report, dev *device.Device, registers int, sharedBytes int64) []Note {
 	var notes []Note
 	for _, n := range []Note{
-		{NoteGrid, l.GridNote()},
-		{NoteIdleThreads, IdleNote(l, int64(dev.WarpSize))},
-		{NoteGridResident, ResidentNote(r)},
-		{NoteRegisters, RegisterNote(r, dev, registers, sharedBytes)},
-		{NotePartialAccess, PartialNote(k)},
-		{NoteTLBReach, TLBNote(r, dev)},
+		{Code: NoteGrid, Text: l.GridNote()},
+		{Code: NoteIdleThreads, Text: IdleNote(l, int64(dev.WarpSize))},
+		{Code: NoteGridResident, Text: ResidentNote(r)},
+		{Code: NoteRegisters, Text: RegisterNote(r, dev, registers, sharedBytes)},
+		{Code: NotePartialAccess, Text: PartialNote(k)},
+		{Code: NoteTLBReach, Text: TLBNote(r, dev)},
 	} {
 		if n.Text != "" {
 			notes = append(notes, n)

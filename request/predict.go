@@ -37,8 +37,17 @@ func (p Predict) Run() (*model.Report, error) {
 	if err != nil {
 		return nil, EstimateError(l, err)
 	}
-	r.Notes = model.LaunchNotes(k, l, r, p.Device, k.Registers, k.SharedBytes)
+	ReportNotes(r, k, l, p.Device)
 	return r, nil
+}
+
+// ReportNotes sets r.Notes, the notes the JSON lists: those on kernel k
+// (kernel.Lint), then those on the report of its launch l on dev
+// (model.LaunchNotes). It returns the launch's notes.
+func ReportNotes(r *model.Report, k *kernel.Kernel, l kernel.Launch, dev *device.Device) []model.Note {
+	launch := model.LaunchNotes(k, l, r, dev, k.Registers, k.SharedBytes)
+	r.Notes = append(kernel.Lint(k), launch...)
+	return launch
 }
 
 // WithRegisters returns k with n registers per thread instead of the
