@@ -117,7 +117,8 @@ const pieceCost = 8
 // which it is affine. First the terms that do not wrap inside the box are
 // replaced by their affine forms (kernel.Access.OnBox); then each
 // coordinate is cut into the residue classes of the remaining period or
-// into the intervals between breakpoints, whichever are fewer. When that
+// into the intervals between breakpoints, whichever are fewer, and into
+// single points where neither applies (splitCoordinate). When that
 // gives more than maxPiecesPerBox pieces (a long period whose terms wrap a
 // few times only, such as a periodic neighbour (x + 1) mod N), the box is
 // halved along its most-cut coordinate and each half handled alike, so
@@ -142,14 +143,14 @@ func (e *Engine) appendPieces(out []indexProgression, a kernel.Access, pb lattic
 	}
 	period, periodic := s.Period()
 	var cuts [3][]subrange
-	var pieces [3]int64 // per coordinate; one more than the extent when it cannot be cut
+	var pieces [3]int64 // per coordinate; the extent when it is cut into too many single points
 	classes, widest := int64(1), -1
 	for i := range 3 {
 		var ok bool
 		cuts[i], ok = splitCoordinate(s, i, pb.Lo[i], pb.Hi[i], period[i], periodic)
 		pieces[i] = int64(len(cuts[i]))
 		if !ok {
-			pieces[i] = pb.Hi[i] - pb.Lo[i] + 1
+			pieces[i] = pb.Hi[i] - pb.Lo[i]
 		}
 		classes = min(classes*pieces[i], 1<<40)
 		if pb.Hi[i]-pb.Lo[i] >= 2 && pieces[i] > 1 && (widest < 0 || pieces[i] > pieces[widest]) {
@@ -207,7 +208,16 @@ type subrange struct {
 // intervals between breakpoints (kernel.Access.Breakpoints); or tiles, the
 // stretches between the breakpoints of the first period repeated over the
 // whole periods, with the rest cut at its breakpoints (a wrapped coordinate
-// such as x mod 128 is one tile). ok is false when none applies.
+// such as x mod 128 is one tile). When none applies (no period, and a
+// coupled or nested term in coordinate i) it cuts the points one by one,
+// unless there are more than maxPiecesPerBox of them: then ok is false.
+//
+// The cuts of the three coordinates together make a affine on every
+// product of subranges: with a period every coordinate is cut into residue
+// classes or tiles of it; without one a term in coordinate i is either of i
+// alone and without nested terms, cut at its breakpoints, or it stops
+// every coordinate it depends on from being cut at breakpoints, and those
+// are cut into single points.
 func splitCoordinate(a kernel.Access, i int, lo, hi, period int64, periodic bool) ([]subrange, bool) {
 	n := hi - lo
 	var best []subrange
@@ -254,6 +264,12 @@ func splitCoordinate(a kernel.Access, i int, lo, hi, period int64, periodic bool
 	}
 	if c, ok := intervals(lo, hi, limit); ok {
 		take(c)
+	}
+	if best == nil && n <= maxPiecesPerBox {
+		best = make([]subrange, n)
+		for r := range best {
+			best[r] = subrange{lo + int64(r), 1, 1, 1}
+		}
 	}
 	return best, best != nil
 }

@@ -16,8 +16,7 @@ import (
 type Term int
 
 // The kinds of index term; v is the term's coordinate, w another drawn
-// one, o a small offset and d a divisor drawn up to Options.MaxDivisor
-// (up to maxCoupledDivisor in terms of two coordinates).
+// one, o a small offset and d a divisor drawn up to Options.MaxDivisor.
 const (
 	Absent     Term = iota // nothing: an index without its own coordinate
 	Offset                 // v + o, a stencil neighbour
@@ -178,9 +177,6 @@ func (g *generator) accesses(b *strings.Builder, kind string, n int) {
 	}
 }
 
-// maxCoupledDivisor bounds the divisors of CoupledMod and Nested terms.
-const maxCoupledDivisor = 9
-
 // coords are the names of the coordinates.
 var coords = [3]string{"x", "y", "z"}
 
@@ -209,8 +205,6 @@ func (g *generator) term(t Term, v int) string {
 	x, w := coords[v], coords[r.IntN(3)]
 	o := r.IntN(2*g.o.MaxShift+1) - g.o.MaxShift
 	d := func() int { return 2 + r.IntN(g.o.MaxDivisor-1) }
-	// Terms of two coordinates take divisors up to maxCoupledDivisor.
-	small := func() int { return 2 + r.IntN(min(g.o.MaxDivisor, maxCoupledDivisor)-1) }
 	s := func() int64 { return g.o.Strides[r.IntN(len(g.o.Strides))] }
 	switch t {
 	case Offset:
@@ -234,9 +228,9 @@ func (g *generator) term(t Term, v int) string {
 	case Coupled:
 		return fmt.Sprintf("%d*%s + %d*%s", s(), x, s(), w)
 	case CoupledMod:
-		return fmt.Sprintf("(%d*%s + %d*%s) %% %d", 1+r.IntN(3), x, 1+r.IntN(3), w, small())
+		return fmt.Sprintf("(%d*%s + %d*%s) %% %d", 1+r.IntN(3), x, 1+r.IntN(3), w, d())
 	case Nested:
-		return g.nested(x, w, small)
+		return g.nested(x, w, d)
 	case Linearised:
 		if r.IntN(2) == 0 {
 			return fmt.Sprintf("%d*floor(%s / 4) + %s %% 4", 3+r.IntN(10), x, x)
