@@ -580,6 +580,7 @@ func waveBasic(eng *footprint.Engine, fs *fieldBasics, b *Basic, dev *device.Dev
 			f.WaveMemOverlapX = float64(v.OvX) * bytes / q
 			f.WaveMemOverlapY = float64(v.OvY) * bytes / q
 			f.WaveMemOverlapZ = float64(v.OvZ) * bytes / q
+			fs.waveOverlapXY[v.Field] = float64(v.OvX+v.OvY) * bytes / q
 		}
 	}
 	b.WaveValidCells = float64(W * B)

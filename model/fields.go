@@ -11,6 +11,10 @@ type fieldBasics struct {
 	// hasLoad and hasStore mark the fields with global loads or stores,
 	// those that Basic lists.
 	hasLoad, hasStore []bool
+	// waveOverlapXY is each load field's x- and y-layer reuse in bytes per
+	// wave, counted as one volume: the sum of its WaveMemOverlapX and
+	// WaveMemOverlapY, rounded once.
+	waveOverlapXY []float64
 	// blockScale multiplies the block volumes of fields and totals alike
 	// (1 unless sampled blocks at the domain's edge hold fewer points).
 	blockScale float64
@@ -25,7 +29,8 @@ func newFieldBasics(k *kernel.Kernel, m Method) *fieldBasics {
 	fs := &fieldBasics{
 		load: make([]FieldBasic, n), store: make([]FieldBasic, n),
 		hasLoad: make([]bool, n), hasStore: make([]bool, n),
-		blockScale: 1, clampOneByte: m.ClampOneByte,
+		waveOverlapXY: make([]float64, n),
+		blockScale:    1, clampOneByte: m.ClampOneByte,
 	}
 	for i, f := range k.Fields {
 		fs.load[i].Name, fs.store[i].Name = f.Name, f.Name
@@ -84,9 +89,9 @@ func (fs *fieldBasics) setTotals(b *Basic) {
 	waveNew := func(f *FieldBasic) float64 { return f.WaveMemNew }
 	b.WaveMemLoadNew = fs.sum(waveNew, fs.load)
 	b.WaveMemStoreNew = fs.sum(waveNew, fs.store)
-	b.WaveMemLoadOverlap = [2]float64{
-		fs.sum(func(f *FieldBasic) float64 { return f.WaveMemOverlapX + f.WaveMemOverlapY }, fs.load),
-		fs.sum(func(f *FieldBasic) float64 { return f.WaveMemOverlapZ }, fs.load),
+	b.WaveMemLoadOverlap = [2]float64{0, fs.sum(func(f *FieldBasic) float64 { return f.WaveMemOverlapZ }, fs.load)}
+	for _, v := range fs.waveOverlapXY {
+		b.WaveMemLoadOverlap[0] += v
 	}
 	b.LoadFields, b.StoreFields = fs.lists()
 }
