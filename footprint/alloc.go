@@ -20,17 +20,10 @@ func (e *Engine) AllocLines(l kernel.Launch, dev *device.Device, r WarpRules) Al
 		if len(blocks) == 0 {
 			return 0, nil
 		}
-		idx := -1
-		for i, f := range k.Fields {
-			if f.Name == fi.Field.Name {
-				idx = i
-				break
-			}
+		if fi.Index >= len(k.Fields) {
+			return 0, fmt.Errorf("allocation lines: field %q is not field %d of kernel %q", fi.Field.Name, fi.Index, k.Name)
 		}
-		if idx < 0 {
-			return 0, fmt.Errorf("allocation lines: unknown field %q", fi.Field.Name)
-		}
-		eng, q := e, Request{Field: idx, Store: fi.Store, Gran: dev.L1AllocBytes, Space: geometry.LinearSpace}
+		eng, q := e, Request{Field: fi.Index, Store: fi.Store, Gran: dev.L1AllocBytes, Space: geometry.LinearSpace}
 		if !r.FusedByteRange && fused(fi) {
 			// The reference counts a fused vector access by its start address
 			// only (spec §3.9, §8 item 10): count the footprint of exactly the

@@ -75,9 +75,10 @@ func WarpThreadBoxes(block [3]int64, warpSize int64) (boxes []lattice.Box, ok bo
 // WarpSectors averages over the sample blocks (thread boxes of whole
 // blocks) the sum of every hardware warp's own L2→L1 footprint, in sectors
 // of dev.L1FetchBytes per block and without multiplicity, for each load
-// field (by kernel field index). ok is false, and nothing is counted, when
-// a warp of the block shape is not a box of threads (WarpThreadBoxes).
-func (e *Engine) WarpSectors(dev *device.Device, sample []lattice.Box) (sectors map[int]float64, ok bool, err error) {
+// field: sectors is indexed by the kernel's field index, 0 for a field
+// without loads. ok is false, and nothing is counted, when a warp of the
+// block shape is not a box of threads (WarpThreadBoxes).
+func (e *Engine) WarpSectors(dev *device.Device, sample []lattice.Box) (sectors []float64, ok bool, err error) {
 	warps, ok := WarpThreadBoxes(e.Mapper.Geom.Block, int64(dev.WarpSize))
 	if !ok || len(sample) == 0 {
 		return nil, false, nil
@@ -88,7 +89,7 @@ func (e *Engine) WarpSectors(dev *device.Device, sample []lattice.Box) (sectors 
 			boxes = append(boxes, w.Shift(b.Lo))
 		}
 	}
-	sectors = map[int]float64{}
+	sectors = make([]float64, len(e.Mapper.Kernel.Fields))
 	for fi, f := range e.Mapper.Kernel.Fields {
 		if len(f.Accesses(false)) == 0 {
 			continue

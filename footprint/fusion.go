@@ -45,7 +45,10 @@ type GuardedPoint struct {
 // FieldInstructions is the instruction list of one field's loads or of its
 // stores; loads and stores of one field are independent lists.
 type FieldInstructions struct {
-	Field        *kernel.Field
+	Field *kernel.Field
+	// Index is the field's index in the kernel's Fields, which per-field
+	// results carry.
+	Index        int
 	Store        bool
 	Instructions []Instruction
 	// Shared: the loads of a staged field, which read the block's shared
@@ -65,7 +68,7 @@ func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule Fusi
 	fuse := fuses(d)
 	var out []FieldInstructions
 	for _, store := range []bool{false, true} {
-		for _, f := range k.Fields {
+		for fi, f := range k.Fields {
 			if !store && l.Staged(f) {
 				view, _, err := kernel.SharedView(f, l)
 				if err != nil {
@@ -75,7 +78,7 @@ func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule Fusi
 				if err != nil {
 					return nil, fmt.Errorf("footprint: field %q in shared memory: %w", f.Name, err)
 				}
-				out = append(out, FieldInstructions{Field: view, Instructions: distinctReads(list), Shared: true})
+				out = append(out, FieldInstructions{Field: view, Index: fi, Instructions: distinctReads(list), Shared: true})
 				continue
 			}
 			list, err := foldInstructions(f, f.Accesses(store), l)
@@ -95,7 +98,7 @@ func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule Fusi
 					return nil, fmt.Errorf("footprint: field %q: fusion: %w", f.Name, err)
 				}
 			}
-			out = append(out, FieldInstructions{Field: f, Store: store, Instructions: list})
+			out = append(out, FieldInstructions{Field: f, Index: fi, Store: store, Instructions: list})
 		}
 	}
 	return out, nil

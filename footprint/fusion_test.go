@@ -221,3 +221,58 @@ func TestInstructionCache(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldIndexCarried checks that every instruction list names its
+// field's index in the kernel and that the warp volumes, L1 cycles and
+// staging results carry the index of the list they come from, for a kernel
+// of many fields and a staged one.
+func TestFieldIndexCarried(t *testing.T) {
+	d := lookupDevice(t, "A100-40GB")
+	for _, name := range []string{"lbm-d3q19-pull", "star3d-r1-staged"} {
+		k := exampleKernel(t, name)
+		l := k.NewLaunch([3]int64{64, 2, 2}, kernel.NoFold)
+		lists, err := Instructions(k, l, d, FuseInAddressOrder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []int
+		for _, fi := range lists {
+			if fi.Index < 0 || fi.Index >= len(k.Fields) || k.Fields[fi.Index].Name != fi.Field.Name {
+				t.Fatalf("%s: list of field %q has index %d", name, fi.Field.Name, fi.Index)
+			}
+			if !fi.Shared {
+				want = append(want, fi.Index)
+			}
+		}
+		sample := [][3]int64{{0, 0, 0}, {1, 1, 1}}
+		w, err := WarpVolumesOf(lists, l, d, ExactWarpRules, sample)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l1, err := L1CyclesOf(lists, l, d, ExactWarpRules, sample, func(FieldInstructions, [][3]int64) (float64, error) { return 0, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(w.Fields) != len(want) || len(l1.Fields) != len(want) {
+			t.Fatalf("%s: %d warp and %d L1 fields, want %d", name, len(w.Fields), len(l1.Fields), len(want))
+		}
+		for i, fi := range want {
+			if w.Fields[i].Field != fi || l1.Fields[i].Field != fi {
+				t.Errorf("%s: list %d: warp field %d, L1 field %d, want %d", name, i, w.Fields[i].Field, l1.Fields[i].Field, fi)
+			}
+		}
+		_, shared := SplitShared(lists)
+		s, err := StagingOf(shared, k, l, d, ExactWarpRules, sample)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, sf := range s.Fields {
+			if sf.Field != shared[i].Index || sf.L1.Field != shared[i].Index {
+				t.Errorf("%s: staged field %d has index %d (L1 %d), want %d", name, i, sf.Field, sf.L1.Field, shared[i].Index)
+			}
+		}
+		if name == "star3d-r1-staged" && len(s.Fields) == 0 {
+			t.Errorf("%s: nothing staged", name)
+		}
+	}
+}

@@ -38,7 +38,7 @@ type L1Result struct {
 // L1Field is one field list's share of the L1 cycles per thread,
 // multiplicity included.
 type L1Field struct {
-	Name  string
+	Field int // the field's index in the kernel's Fields
 	Store bool
 	// Cycles is total_f: max(C_f, T_f, DataPipe), or with
 	// WarpRules.SumInstructionMaxima the summed per-instruction maxima plus
@@ -147,7 +147,7 @@ func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r Wa
 			}
 		}
 		f := l1Combine(r.SumInstructionMaxima, sum, float64(fi.Field.Multiplicity), threads, lines/threadsPerBlock)
-		f.Name, f.Store = fi.Field.Name, fi.Store
+		f.Field, f.Store = fi.Index, fi.Store
 		res.Cycles += f.Cycles
 		res.DataPipe += f.DataPipe
 		res.Tag += f.Tag

@@ -33,7 +33,7 @@ func SplitShared(lists []FieldInstructions) (global, shared []FieldInstructions)
 // the sample blocks (threads: those with a lattice point in the domain
 // under ClipLanes, as the L1 cycles of WarpRules.SampleBlockWarps).
 type StagedField struct {
-	Name string
+	Field int // the field's index in the kernel's Fields
 	// L1Load is the bytes of the L1FetchBytes sectors each warp load of the
 	// copy requests, summed over the block's copy (WarpResult.BlockL1Load).
 	L1Load float64
@@ -141,12 +141,12 @@ func StagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d 
 	model := cycleModel{d: d, wavefrontLanes: r.WavefrontLanes, scratch: &l1Scratch{}}
 	for _, fi := range shared {
 		f := fi.Field
-		src := k.Field(f.Name)
-		if src == nil {
-			return res, fmt.Errorf("footprint: staged field %q is not a field of kernel %q", f.Name, k.Name)
+		if fi.Index >= len(k.Fields) {
+			return res, fmt.Errorf("footprint: staged field %q is not field %d of kernel %q", f.Name, fi.Index, k.Name)
 		}
+		src := k.Fields[fi.Index]
 		mult := float64(f.Multiplicity)
-		sf := StagedField{Name: f.Name}
+		sf := StagedField{Field: fi.Index}
 
 		// The reads of the tile, warp by warp.
 		modulus := intmath.LCM(banks*bankBytes, f.Element)
@@ -175,7 +175,7 @@ func StagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d 
 		sf.StoreWavefronts = mult * float64(c.storeWavefronts) / threads
 		sf.StoreCycles = mult * c.storeCycles / threads
 		sf.L1 = l1Combine(r.SumInstructionMaxima, c.l1, mult, threads, float64(c.lines)/threads)
-		sf.L1.Name = f.Name
+		sf.L1.Field = fi.Index
 		res.Fields = append(res.Fields, sf)
 	}
 	return res, nil

@@ -204,7 +204,7 @@ func stagingTotals(k *kernel.Kernel, l kernel.Launch, d *device.Device) (staging
 	if err != nil {
 		return c, err
 	}
-	if len(r.Fields) != 1 || r.Fields[0].Name != k.Fields[0].Name {
+	if len(r.Fields) != 1 || r.Fields[0].Field != 0 {
 		return c, fmt.Errorf("staged fields %+v, want %s alone", r.Fields, k.Fields[0].Name)
 	}
 	f := r.Fields[0]

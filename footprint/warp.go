@@ -42,7 +42,7 @@ type WarpResult struct {
 // WarpField is one field's share of a WarpResult: a load list has L1Load and
 // WarpL1Load, a store list L2Store. Multiplicity is included.
 type WarpField struct {
-	Name       string
+	Field      int // the field's index in the kernel's Fields
 	Store      bool
 	L1Load     float64
 	L2Store    float64
@@ -119,7 +119,7 @@ func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r
 			c := sectorCounter([]Instruction{in}, guard, granule, fullRange, memoise)
 			c.each(warps, func(n, weight int64) { sectors += n * weight })
 		}
-		f := WarpField{Name: fi.Field.Name, Store: fi.Store}
+		f := WarpField{Field: fi.Index, Store: fi.Store}
 		if fi.Store {
 			f.L2Store = mult * float64(sectors*granule) / blocks
 			res.BlockL2Store += f.L2Store

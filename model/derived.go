@@ -155,6 +155,15 @@ type Derived struct {
 type LoadFieldDerived struct {
 	Name string `json:"name"`
 	L1FieldCycles
+	loadChain
+	MemLoadV3 float64 `json:"memLoadV3"`
+	MemLoadV4 float64 `json:"memLoadV4"`
+}
+
+// loadChain is a load's way from L1 to DRAM in B/Lup, which Derive
+// follows alike for the loads of every field and for all loads together
+// (docs/metrics.md §5.3–5.4).
+type loadChain struct {
 	L1Load            float64    `json:"L1Load"`
 	L2LoadV1          float64    `json:"L2LoadV1"`
 	L2LoadOverlap     float64    `json:"L2LoadOverlap"`
@@ -165,8 +174,6 @@ type LoadFieldDerived struct {
 	MemLoadOverlapHit [2]float64 `json:"memLoadOverlapHit"`
 	MemLoadV2         float64    `json:"memLoadV2"`
 	MemLoadEvicts     float64    `json:"memLoadEvicts"`
-	MemLoadV3         float64    `json:"memLoadV3"`
-	MemLoadV4         float64    `json:"memLoadV4"`
 }
 
 // L1FieldCycles is one field list's share of the L1 cycles per Lup.
@@ -208,32 +215,12 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 	if err := validateInputs(b, l, dev); err != nil {
 		return Derived{}, err
 	}
-	sizeL1, sizeL2 := float64(dev.L1Bytes), float64(dev.L2Bytes)
-	o, err := m.oversubscriptions(b, l, sizeL1, sizeL2)
+	o, err := m.oversubscriptions(b, l, float64(dev.L1Bytes), float64(dev.L2Bytes))
 	if err != nil {
 		return Derived{}, err
 	}
-	c := m.Curves
 	lambda := float64(l.LupsPerThread)
-	perBlock := float64(l.ThreadsPerBlock) * lambda // Lups per block
-	perWave := float64(l.BlocksPerWave) * perBlock  // Lups per wave
-
-	// prevBlockKept is the fraction of the previous-block overlap that is
-	// still resident in L1 and therefore saved.
-	prevBlockKept := 0.0
-	if c.PrevBlock != nil {
-		prevBlockKept = c.PrevBlock.Hit(o.prevBlockArg)
-	}
-	overlapY := c.OverlapY
-	if m.LayerReuseDistance { // both layer sets are one reuse distance deep
-		overlapY = c.OverlapZ
-	}
-	layerHit := [2]float64{overlapY.Hit(o.layer[0]), c.OverlapZ.Hit(o.layer[1])}
-	l1Miss, l2Miss := c.L1.Miss(o.l1), c.L2.Miss(o.l2)
-	if m.NoEvictionsWhileFits && o.l1 <= 1 {
-		l1Miss = 0
-	}
-
+	r := newReuse(m, o, l)
 	d := Derived{
 		Method:                 m.Name,
 		L1CyclesPerLup:         b.L1Cycles / lambda,
@@ -242,76 +229,20 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 		L1AllocCyclesPerLup:    b.L1AllocCycles / lambda,
 		L1TLBPages:             b.BlockL1TLBPages * float64(l.BlocksPerSM),
 		SharedCyclesPerLup:     b.SharedCycles / lambda,
-		L1Load:                 b.BlockL1Load / perBlock,
 		SmL1Alloc:              o.smL1Alloc,
 		OL1:                    o.l1,
 		OL1ov:                  o.l1Overlap,
-		L2LoadV1:               b.BlockL2Load / perBlock,
-		L2LoadOverlap:          b.BlockL2LoadOverlap / perBlock,
-		L2Store:                b.BlockL2Store / perBlock,
-		MemLoadV1:              b.WaveMemLoadNew / perWave,
-		MemStoreV1:             b.WaveMemStoreNew / perWave,
+		L2Store:                b.BlockL2Store / r.perBlock,
+		MemStoreV1:             b.WaveMemStoreNew / r.perWave,
 		WaveL2Alloc:            b.WaveMemLoadNew + b.WaveMemStoreNew,
 		OOv:                    o.layer,
 		OL2:                    o.l2,
 	}
-	// redundant is the L1 load that hits in L1 when nothing is evicted; the
-	// capacity misses take the share l1Miss of it (WarpReuseStays: of the
-	// reuse between warps only, while the blocks' allocation fits).
-	redundant := func(l1Load, l2Load, warpLoad float64) float64 {
-		if m.WarpReuseStays && o.l1 <= 1 && warpLoad > 0 {
-			return max(0, warpLoad-l2Load)
-		}
-		return l1Load - l2Load
-	}
-	d.L1LoadEvicts = redundant(d.L1Load, d.L2LoadV1, b.BlockWarpL2Load/perBlock) * l1Miss
-	d.L2LoadV2 = d.L2LoadV1 - d.L2LoadOverlap*prevBlockKept + d.L1LoadEvicts
-	d.L2TotalV1 = d.L2LoadV1 + d.L2Store
-
-	for k := range d.MemLoadOverlap {
-		d.MemLoadOverlap[k] = b.WaveMemLoadOverlap[k] / perWave
-		d.MemLoadOverlapHit[k] = d.MemLoadOverlap[k] * layerHit[k]
-	}
-	d.MemLoadV2 = d.MemLoadV1 - d.MemLoadOverlapHit[0] - d.MemLoadOverlapHit[1]
-	d.MemStoreEvicts = math.Max(0, d.L2Store-d.MemStoreV1) * c.Store.Miss(o.l2)
-	d.MemLoadEvicts = (d.L2LoadV2 - d.MemLoadV2) * l2Miss
+	d.setLoads(r.chain(basicLoads{b.BlockL1Load, b.BlockL2Load, b.BlockL2LoadOverlap, b.BlockWarpL2Load, b.WaveMemLoadNew, b.WaveMemLoadOverlap}))
+	d.MemStoreEvicts = math.Max(0, d.L2Store-d.MemStoreV1) * m.Curves.Store.Miss(o.l2)
 	d.MemStoreV2 = d.MemStoreV1 + d.MemStoreEvicts
-
 	for _, f := range b.LoadFields {
-		fd := LoadFieldDerived{
-			Name:          f.Name,
-			L1FieldCycles: l1FieldCycles(f, lambda),
-			L1Load:        f.BlockL1Load / perBlock,
-			L2LoadV1:      f.BlockL2Load / perBlock,
-			L2LoadOverlap: f.BlockL2LoadOverlap / perBlock,
-			MemLoadV1:     f.WaveMemNew / perWave,
-			MemLoadOverlap: [2]float64{
-				(f.WaveMemOverlapX + f.WaveMemOverlapY) / perWave,
-				f.WaveMemOverlapZ / perWave,
-			},
-		}
-		fd.L1LoadEvicts = redundant(fd.L1Load, fd.L2LoadV1, f.BlockWarpL2Load/perBlock) * l1Miss
-		fd.L2LoadV2 = fd.L2LoadV1 - fd.L2LoadOverlap*prevBlockKept + fd.L1LoadEvicts
-		fd.MemLoadV2 = fd.MemLoadV1
-		for k := range fd.MemLoadOverlap {
-			fd.MemLoadOverlapHit[k] = fd.MemLoadOverlap[k] * layerHit[k]
-			fd.MemLoadV2 -= fd.MemLoadOverlapHit[k]
-		}
-		if b.ResidentL2Load > 0 {
-			// Lines stay in L1 from block to block (Method.GridResidentL1):
-			// the L2→L1 load is at most every SM's one fetch of the grid's
-			// lines, and the DRAM load at most one DRAM fetch per L2→L1
-			// sector; nothing redundant is left to miss in L2.
-			fd.L2LoadV2 = min(fd.L2LoadV2, f.ResidentL2Load/perBlock)
-			fd.MemLoadV2 = min(fd.MemLoadV2, fd.L2LoadV2*max(1, float64(dev.DRAMFetchBytes)/float64(dev.L1FetchBytes)))
-		}
-		fd.MemLoadEvicts = (fd.L2LoadV2 - fd.MemLoadV2) * l2Miss
-		if b.ResidentL2Load > 0 {
-			fd.MemLoadEvicts = max(0, fd.MemLoadEvicts)
-		}
-		fd.MemLoadV3 = fd.MemLoadV2
-		fd.MemLoadV4 = fd.MemLoadV3 + fd.MemLoadEvicts
-		d.LoadFields = append(d.LoadFields, fd)
+		d.LoadFields = append(d.LoadFields, r.loadField(f, lambda, b.ResidentL2Load > 0, dev))
 	}
 	if b.ResidentL2Load > 0 {
 		// The fields were capped one by one; the totals are their sums.
@@ -325,30 +256,136 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 	d.L2TotalV2 = d.L2LoadV2 + d.L2Store
 	d.MemLoadV3 = d.MemLoadV2 + d.MemStoreEvicts
 	d.MemLoadV4 = d.MemLoadV3 + d.MemLoadEvicts
-	// The store evictions are taken from the total's clamped difference and
-	// shared among the store fields in proportion to their own positive
-	// differences, so that the shares add up to the total.
-	storeExcess := 0.0
-	for _, f := range b.StoreFields {
-		storeExcess += math.Max(0, f.BlockL2Store/perBlock-f.WaveMemNew/perWave)
+	d.StoreFields = storeFields(b.StoreFields, d.MemStoreEvicts, lambda, r)
+	d.Limiters = computeLimiters(d, l, dev)
+	return d, nil
+}
+
+// reuse is what Derive needs of the method's reuse curves at one
+// configuration's oversubscriptions, and its Lups per block and wave.
+type reuse struct {
+	// prevBlockKept is the fraction of the previous-block overlap that is
+	// still resident in L1 and therefore saved.
+	prevBlockKept float64
+	// layerHit is the share of the y- and z-layer overlaps that hits in L2;
+	// l1Miss and l2Miss the share of the redundant loads that miss.
+	layerHit       [2]float64
+	l1Miss, l2Miss float64
+	// warpReuseStays: only the reuse between warps misses (the method's
+	// WarpReuseStays, while the blocks' allocation fits in L1).
+	warpReuseStays    bool
+	perBlock, perWave float64
+}
+
+// newReuse evaluates m's curves at the oversubscriptions o under launch l.
+func newReuse(m Method, o oversubscriptions, l Launch) reuse {
+	c := m.Curves
+	perBlock := float64(l.ThreadsPerBlock) * float64(l.LupsPerThread)
+	r := reuse{
+		l1Miss: c.L1.Miss(o.l1), l2Miss: c.L2.Miss(o.l2),
+		warpReuseStays: m.WarpReuseStays && o.l1 <= 1,
+		perBlock:       perBlock,
+		perWave:        float64(l.BlocksPerWave) * perBlock,
 	}
-	for _, f := range b.StoreFields {
+	if c.PrevBlock != nil {
+		r.prevBlockKept = c.PrevBlock.Hit(o.prevBlockArg)
+	}
+	overlapY := c.OverlapY
+	if m.LayerReuseDistance { // both layer sets are one reuse distance deep
+		overlapY = c.OverlapZ
+	}
+	r.layerHit = [2]float64{overlapY.Hit(o.layer[0]), c.OverlapZ.Hit(o.layer[1])}
+	if m.NoEvictionsWhileFits && o.l1 <= 1 {
+		r.l1Miss = 0
+	}
+	return r
+}
+
+// basicLoads are the basic load volumes that a loadChain starts from:
+// bytes per block and per wave.
+type basicLoads struct {
+	blockL1, blockL2, blockL2Overlap, blockWarpL2 float64
+	waveNew                                       float64
+	waveOverlap                                   [2]float64
+}
+
+// chain follows loads from L1 to DRAM.
+func (r reuse) chain(v basicLoads) loadChain {
+	c := loadChain{
+		L1Load:        v.blockL1 / r.perBlock,
+		L2LoadV1:      v.blockL2 / r.perBlock,
+		L2LoadOverlap: v.blockL2Overlap / r.perBlock,
+		MemLoadV1:     v.waveNew / r.perWave,
+	}
+	// The redundant L1 load hits in L1 when nothing is evicted; the
+	// capacity misses take the share l1Miss of it.
+	redundant := c.L1Load - c.L2LoadV1
+	if warpLoad := v.blockWarpL2 / r.perBlock; r.warpReuseStays && warpLoad > 0 {
+		redundant = max(0, warpLoad-c.L2LoadV1)
+	}
+	c.L1LoadEvicts = redundant * r.l1Miss
+	c.L2LoadV2 = c.L2LoadV1 - c.L2LoadOverlap*r.prevBlockKept + c.L1LoadEvicts
+	c.MemLoadV2 = c.MemLoadV1
+	for k := range c.MemLoadOverlap {
+		c.MemLoadOverlap[k] = v.waveOverlap[k] / r.perWave
+		c.MemLoadOverlapHit[k] = c.MemLoadOverlap[k] * r.layerHit[k]
+		c.MemLoadV2 -= c.MemLoadOverlapHit[k]
+	}
+	c.MemLoadEvicts = (c.L2LoadV2 - c.MemLoadV2) * r.l2Miss
+	return c
+}
+
+// setLoads sets d's load volumes from L1 to DRAM load V2 and its L2 total V1.
+func (d *Derived) setLoads(c loadChain) {
+	d.L1Load, d.L2LoadV1, d.L2LoadOverlap, d.L1LoadEvicts, d.L2LoadV2 = c.L1Load, c.L2LoadV1, c.L2LoadOverlap, c.L1LoadEvicts, c.L2LoadV2
+	d.MemLoadV1, d.MemLoadOverlap, d.MemLoadOverlapHit = c.MemLoadV1, c.MemLoadOverlap, c.MemLoadOverlapHit
+	d.MemLoadV2, d.MemLoadEvicts = c.MemLoadV2, c.MemLoadEvicts
+	d.L2TotalV1 = d.L2LoadV1 + d.L2Store
+}
+
+// loadField derives one load field's share. Where lines stay in L1 from
+// block to block (resident: Method.GridResidentL1), the L2→L1 load is at
+// most every SM's one fetch of the grid's lines, and the DRAM load at most
+// one DRAM fetch per L2→L1 sector; nothing redundant is left to miss in L2.
+func (r reuse) loadField(f FieldBasic, lambda float64, resident bool, dev device.Device) LoadFieldDerived {
+	c := r.chain(basicLoads{f.BlockL1Load, f.BlockL2Load, f.BlockL2LoadOverlap, f.BlockWarpL2Load,
+		f.WaveMemNew, [2]float64{f.WaveMemOverlapX + f.WaveMemOverlapY, f.WaveMemOverlapZ}})
+	if resident {
+		c.L2LoadV2 = min(c.L2LoadV2, f.ResidentL2Load/r.perBlock)
+		c.MemLoadV2 = min(c.MemLoadV2, c.L2LoadV2*max(1, float64(dev.DRAMFetchBytes)/float64(dev.L1FetchBytes)))
+		c.MemLoadEvicts = max(0, (c.L2LoadV2-c.MemLoadV2)*r.l2Miss)
+	}
+	return LoadFieldDerived{
+		Name: f.Name, L1FieldCycles: l1FieldCycles(f, lambda), loadChain: c,
+		MemLoadV3: c.MemLoadV2, MemLoadV4: c.MemLoadV2 + c.MemLoadEvicts,
+	}
+}
+
+// storeFields derives the store fields' shares. The store evictions are
+// taken from the total's clamped difference (evicts) and shared among the
+// store fields in proportion to their own positive differences, so that
+// the shares add up to the total.
+func storeFields(fields []FieldBasic, evicts, lambda float64, r reuse) []StoreFieldDerived {
+	var out []StoreFieldDerived
+	excess := 0.0
+	for _, f := range fields {
+		excess += math.Max(0, f.BlockL2Store/r.perBlock-f.WaveMemNew/r.perWave)
+	}
+	for _, f := range fields {
 		fd := StoreFieldDerived{
 			Name:          f.Name,
 			L1FieldCycles: l1FieldCycles(f, lambda),
-			L2Store:       f.BlockL2Store / perBlock,
-			MemStoreV1:    f.WaveMemNew / perWave,
+			L2Store:       f.BlockL2Store / r.perBlock,
+			MemStoreV1:    f.WaveMemNew / r.perWave,
 		}
-		if storeExcess > 0 {
-			fd.MemStoreEvicts = d.MemStoreEvicts * math.Max(0, fd.L2Store-fd.MemStoreV1) / storeExcess
+		if excess > 0 {
+			fd.MemStoreEvicts = evicts * math.Max(0, fd.L2Store-fd.MemStoreV1) / excess
 		}
 		fd.MemStoreV2 = fd.MemStoreV1 + fd.MemStoreEvicts
 		fd.MemLoadV3, fd.MemLoadV4 = fd.MemStoreEvicts, fd.MemStoreEvicts
-		d.StoreFields = append(d.StoreFields, fd)
+		out = append(out, fd)
 	}
-
-	d.Limiters = computeLimiters(d, l, dev)
-	return d, nil
+	return out
 }
 
 // DRAMVolume is the volume behind the DRAM limiter, DRAM load V3 plus

@@ -114,26 +114,9 @@ type Report struct {
 // Estimate predicts the data volumes, L1 cycles, limiters and performance of
 // kernel k (lattice-point accesses, as loaded) under launch l on dev.
 func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options) (*Report, error) {
-	if opt.Context != nil && opt.Context.Err() != nil {
-		return nil, fmt.Errorf("estimate not started: %w", opt.Context.Err())
-	}
-	if err := l.Validate(); err != nil {
-		return nil, err
-	}
-	if err := k.ExpressionsError(); err != nil {
-		return nil, err
-	}
-	modelName := opt.Model
-	if modelName == "" {
-		modelName = DefaultModel
-	}
-	perf, err := PerformanceModelByName(modelName)
+	perf, method, err := checkEstimate(k, l, opt)
 	if err != nil {
 		return nil, err
-	}
-	method := opt.Method
-	if method.Name == "" {
-		method = MethodExact
 	}
 	// Global memory sees a staged field's tile copies (kernel.GlobalView);
 	// its tiles take shared memory.
@@ -147,7 +130,6 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	}
 	g := geometry.NewGeometry(l)
 	B := g.ThreadsPerBlock()
-	lambda := l.LupsPerThread()
 	beta, limiter, err := waves.BlocksPerSM(method.Occupancy, dev, B, k.Registers, sharedBytes)
 	if err != nil {
 		return nil, err
@@ -160,89 +142,134 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	budget := &footprint.Budget{Limit: opt.WorkBound, MemoryLimit: opt.MemoryBound, Context: opt.Context}
 	defer budget.Track()()
 	eng := &footprint.Engine{Mapper: &geometry.AccessMapper{Kernel: global, Geom: g, PointGuard: method.ClipToDomain}, Budget: budget}
-
-	var shape waves.Shape
-	var sampleBoxes []lattice.Box
-	var sampleIdx [][3]int64
-	if method.SampleWave {
-		shape = waves.ExactShape(g, W)
-		sampleBoxes = shape.Blocks
-		for _, b := range shape.Blocks {
-			sampleIdx = append(sampleIdx, [3]int64{b.Lo[0] / g.Block[0], b.Lo[1] / g.Block[1], b.Lo[2] / g.Block[2]})
-		}
-	} else {
-		shape = waves.ReferenceShape(g, W)
-		sampleIdx = footprint.ReferenceSampleBlocks(l)
-		for _, b := range sampleIdx {
-			sampleBoxes = append(sampleBoxes, g.BlockThreads(b))
-		}
-	}
-
 	instructions := opt.Instructions
 	if instructions == nil {
 		instructions = footprint.NewInstructionCache()
 	}
-	basic, staging, err := blockBasic(eng, instructions, k, l, dev, method, sampleBoxes, sampleIdx)
+	lists, err := instructions.Instructions(k, l, dev, method.Warp.Fusion)
 	if err != nil {
 		return nil, err
 	}
-	if basic.L1Cycles == 0 && partialAccesses(k) {
-		return nil, fmt.Errorf("%w of %d blocks in the middle of the grid: its accesses are partial and apply only near the domain's edges (kernel.Access.Partial); volumes per lattice update come from that wave, so such a kernel has none to scale", ErrNoAccessInWave, W)
-	}
-	if err := waveBasic(eng, &basic, dev, method, shape, W, B, lambda, g); err != nil {
-		return nil, err
-	}
-	if method.GridResidentL1 {
-		if err := residentGrid(eng, k, dev, g, method.Warp.SumInstructionMaxima, &basic); err != nil {
-			return nil, err
-		}
-	}
-
-	flopsPerLup := k.Flops
-	ml := Launch{
-		ThreadsPerBlock: int(B),
-		LupsPerThread:   int(lambda),
-		BlocksPerSM:     int(beta),
-		BlocksPerWave:   int(waveBlocks(method, W, shape)),
-		FlopsPerLup:     flopsPerLup,
-		FlinsPerLup:     math.Ceil(k.FlopsPerThread(l.Fold)/2) / float64(lambda),
-		FPBytes:         k.FPType,
-	}
-	derived, err := Derive(basic, ml, *dev, method)
+	shape := waveShape(method, g, W)
+	basic, staging, err := countBasic(eng, lists, k, l, dev, method, shape, W)
 	if err != nil {
 		return nil, err
 	}
 	rep := &Report{
-		Kernel: k.Name,
-		Device: dev.Name,
-		Method: method.Name,
+		Kernel: k.Name, Device: dev.Name, Method: method.Name, Basic: basic,
 		Launch: LaunchInfo{
 			Block: l.Block, Fold: l.Fold, Tiling: l.Tiling, Domain: l.Domain, Grid: g.Grid,
 			Unstaged:        l.Unstaged && slices.ContainsFunc(k.Fields, func(f *kernel.Field) bool { return f.Stage != nil }),
-			ThreadsPerBlock: B, LupsPerThread: lambda, BlocksPerSM: beta, BlocksPerWave: W,
+			ThreadsPerBlock: B, LupsPerThread: l.LupsPerThread(), BlocksPerSM: beta, BlocksPerWave: W,
 			OccupancyLimiter: limiter, WavesInGrid: float64(g.Blocks()) / float64(W),
-			WaveValidThreads: shape.ValidThreads, FlopsPerLup: flopsPerLup, LupCount: k.Lups(),
+			WaveValidThreads: shape.ValidThreads, FlopsPerLup: k.Flops, LupCount: k.Lups(),
 		},
-		Basic:   basic,
-		Derived: derived,
 	}
-	if err := addIssueBound(rep, instructions, staging, k, l, dev, method); err != nil {
+	if rep.Derived, err = Derive(basic, derivedLaunch(k, l, method, W, shape, beta), *dev, method); err != nil {
 		return nil, err
 	}
-	rep.Prediction, err = perf.Predict(rep, dev, k.FPType)
-	if err != nil {
+	if err := addIssueBound(rep, lists, staging, k, l, dev); err != nil {
+		return nil, err
+	}
+	if rep.Prediction, err = perf.Predict(rep, dev, k.FPType); err != nil {
 		return nil, err
 	}
 	return rep, nil
 }
 
-// addIssueBound counts the instruction mix of k under l and sets the
-// report's issue bound with the active lanes of its warps.
-func addIssueBound(rep *Report, instructions *footprint.InstructionCache, staging footprint.StagingResult, k *kernel.Kernel, l kernel.Launch, dev *device.Device, method Method) error {
-	lists, err := instructions.Instructions(k, l, dev, method.Warp.Fusion)
-	if err != nil {
-		return err
+// checkEstimate validates Estimate's inputs and returns the performance
+// model and the method that opt names, or their defaults.
+func checkEstimate(k *kernel.Kernel, l kernel.Launch, opt Options) (PerformanceModel, Method, error) {
+	method := opt.Method
+	if method.Name == "" {
+		method = MethodExact
 	}
+	if opt.Context != nil && opt.Context.Err() != nil {
+		return nil, method, fmt.Errorf("estimate not started: %w", opt.Context.Err())
+	}
+	if err := l.Validate(); err != nil {
+		return nil, method, err
+	}
+	if err := k.ExpressionsError(); err != nil {
+		return nil, method, err
+	}
+	modelName := opt.Model
+	if modelName == "" {
+		modelName = DefaultModel
+	}
+	perf, err := PerformanceModelByName(modelName)
+	return perf, method, err
+}
+
+// waveShape returns the representative wave of W blocks that the method
+// counts: the exact wave that it samples, or the reference's box.
+func waveShape(m Method, g geometry.Geometry, W int64) waves.Shape {
+	if m.SampleWave {
+		return waves.ExactShape(g, W)
+	}
+	return waves.ReferenceShape(g, W)
+}
+
+// sampleBlocks returns the sample blocks of the block-level metrics as
+// thread boxes and as block indices: the sampled wave's blocks, or the
+// reference's sample (spec §2.5).
+func sampleBlocks(m Method, g geometry.Geometry, l kernel.Launch, shape waves.Shape) ([]lattice.Box, [][3]int64) {
+	if !m.SampleWave {
+		idx := footprint.ReferenceSampleBlocks(l)
+		boxes := make([]lattice.Box, len(idx))
+		for i, b := range idx {
+			boxes[i] = g.BlockThreads(b)
+		}
+		return boxes, idx
+	}
+	idx := make([][3]int64, len(shape.Blocks))
+	for i, b := range shape.Blocks {
+		idx[i] = [3]int64{b.Lo[0] / g.Block[0], b.Lo[1] / g.Block[1], b.Lo[2] / g.Block[2]}
+	}
+	return shape.Blocks, idx
+}
+
+// countBasic counts the block- and wave-level metrics of k's instruction
+// lists under l, field by field, and sums the fields' totals.
+func countBasic(eng *footprint.Engine, lists []footprint.FieldInstructions, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m Method, shape waves.Shape, W int64) (Basic, footprint.StagingResult, error) {
+	g := eng.Mapper.Geom
+	sample, sampleIdx := sampleBlocks(m, g, l, shape)
+	fs, staging, basic, err := blockBasic(eng, lists, k, l, dev, m, sample, sampleIdx)
+	if err != nil {
+		return basic, staging, err
+	}
+	if fs.sum(func(f *FieldBasic) float64 { return f.L1Cycles }) == 0 && partialAccesses(k) {
+		return basic, staging, fmt.Errorf("%w of %d blocks in the middle of the grid: its accesses are partial and apply only near the domain's edges (kernel.Access.Partial); volumes per lattice update come from that wave, so such a kernel has none to scale", ErrNoAccessInWave, W)
+	}
+	if err := waveBasic(eng, fs, &basic, dev, m, shape, W, g.ThreadsPerBlock(), l.LupsPerThread(), g); err != nil {
+		return basic, staging, err
+	}
+	if m.GridResidentL1 {
+		if err := fs.residentGrid(eng, k, dev, g, m.Warp.SumInstructionMaxima, basic.waveScale()); err != nil {
+			return basic, staging, err
+		}
+	}
+	fs.setTotals(&basic)
+	return basic, staging, nil
+}
+
+// derivedLaunch returns the launch numbers that Derive needs.
+func derivedLaunch(k *kernel.Kernel, l kernel.Launch, m Method, W int64, shape waves.Shape, beta int64) Launch {
+	lambda := l.LupsPerThread()
+	return Launch{
+		ThreadsPerBlock: int(l.ThreadsPerBlock()),
+		LupsPerThread:   int(lambda),
+		BlocksPerSM:     int(beta),
+		BlocksPerWave:   int(waveBlocks(m, W, shape)),
+		FlopsPerLup:     k.Flops,
+		FlinsPerLup:     math.Ceil(k.FlopsPerThread(l.Fold)/2) / float64(lambda),
+		FPBytes:         k.FPType,
+	}
+}
+
+// addIssueBound counts the instruction mix of k's instruction lists under
+// l and sets the report's issue bound with the active lanes of its warps.
+func addIssueBound(rep *Report, lists []footprint.FieldInstructions, staging footprint.StagingResult, k *kernel.Kernel, l kernel.Launch, dev *device.Device) error {
 	mix, err := countInstructions(lists, staging, k, l)
 	if err != nil {
 		return err
@@ -278,248 +305,223 @@ func waveBlocks(m Method, W int64, shape waves.Shape) int64 {
 	return W
 }
 
-// blockBasic computes the block- and warp-level metrics of spec §3, with
-// the staging of the staged fields.
-func blockBasic(eng *footprint.Engine, instructions *footprint.InstructionCache, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m Method, sample []lattice.Box, sampleIdx [][3]int64) (Basic, footprint.StagingResult, error) {
+// blockBasic computes the block- and warp-level metrics of spec §3, field
+// by field, with the staging of the staged fields: the totals that are not
+// sums of fields it sets in b, the fields' shares in fs.
+func blockBasic(eng *footprint.Engine, lists []footprint.FieldInstructions, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m Method, sample []lattice.Box, sampleIdx [][3]int64) (*fieldBasics, footprint.StagingResult, Basic, error) {
 	var b Basic
 	var staging footprint.StagingResult
+	fs := newFieldBasics(k, m)
 	vols, err := eng.BlockVolumes(dev, sample)
 	if err != nil {
-		return b, staging, err
+		return fs, staging, b, err
 	}
-	lists, err := instructions.Instructions(k, l, dev, m.Warp.Fusion)
-	if err != nil {
-		return b, staging, err
-	}
+	b.BlockL1LoadAlloc, b.BlockL1TLBPages = fs.addBlockVolumes(vols, k, dev)
 	warp, err := footprint.WarpVolumesOf(lists, l, dev, m.Warp, sampleIdx)
 	if err != nil {
-		return b, staging, err
+		return fs, staging, b, err
 	}
 	_, shared := footprint.SplitShared(lists)
 	if staging, err = footprint.StagingOf(shared, k, l, dev, m.Warp, sampleIdx); err != nil {
-		return b, staging, err
+		return fs, staging, b, err
 	}
-	if len(staging.Fields) > 0 {
-		// The copies' loads join the global loads; the total is summed
-		// afresh, where the reference clamps it, after them.
-		for _, sf := range staging.Fields {
-			warp.Fields = append(warp.Fields, footprint.WarpField{Name: sf.Name, L1Load: sf.L1Load})
-		}
-		warp.BlockL1Load = 0
-		for _, f := range warp.Fields {
-			warp.BlockL1Load += f.L1Load
-		}
-		if m.ClampOneByte {
-			warp.BlockL1Load = max(1, warp.BlockL1Load)
-		}
-	}
-	var pagesSum, allocSum float64
-	var loadFields, storeFields []FieldBasic
-	for _, v := range vols {
-		f := k.Fields[v.Field]
-		mult := float64(f.Multiplicity)
-		pagesSum += mult * v.Pages
-		fb := FieldBasic{Name: f.Name}
-		if v.Store {
-			storeFields = append(storeFields, fb)
-			continue
-		}
-		allocSum += v.AllocLines
-		fb.BlockL2Load = float64(dev.L1FetchBytes) * mult * v.Sectors
-		b.BlockL2Load += fb.BlockL2Load
-		loadFields = append(loadFields, fb)
-	}
-	for _, wf := range warp.Fields {
-		list := loadFields
-		if wf.Store {
-			list = storeFields
-		}
-		for i := range list {
-			if list[i].Name == wf.Name {
-				list[i].BlockL1Load += wf.L1Load
-				list[i].BlockL2Store += wf.L2Store
-			}
-		}
-	}
+	fs.addWarp(warp, staging)
 	if m.WarpReuseStays {
-		sectors, ok, err := eng.WarpSectors(dev, sample)
-		if err != nil {
-			return b, staging, err
-		}
-		for fi, n := range sectors {
-			if !ok {
-				break
-			}
-			f := k.Fields[fi]
-			bytes := float64(dev.L1FetchBytes) * float64(f.Multiplicity) * n
-			b.BlockWarpL2Load += bytes
-			for i := range loadFields {
-				if loadFields[i].Name == f.Name {
-					loadFields[i].BlockWarpL2Load = bytes
-				}
-			}
+		if err := fs.addWarpSectors(eng, k, dev, sample); err != nil {
+			return fs, staging, b, err
 		}
 	}
-	b.BlockL1LoadAlloc = float64(dev.L1AllocBytes) * allocSum
-	b.BlockL1TLBPages = pagesSum
-	b.BlockL1Load = warp.BlockL1Load
-	b.BlockL2Store = warp.BlockL2Store
 	if m.SampleWave {
-		// Sample blocks at the domain's edge hold fewer lattice points; scale
-		// the averages to a full block of B·λ points so that the per-Lup
-		// normalisation of §5.1 divides by the points actually updated.
-		var pts int64
-		for _, t := range sample {
-			pts += eng.Mapper.PointBox(t).Size()
+		if fs.blockScale, err = fullBlockScale(eng, l, sample); err != nil {
+			return fs, staging, b, err
 		}
-		if pts == 0 {
-			return b, staging, fmt.Errorf("the sample blocks hold no lattice point of the domain")
-		}
-		full := float64(len(sample)) * float64(l.ThreadsPerBlock()*l.LupsPerThread()) / float64(pts)
-		for _, v := range []*float64{&b.BlockL1LoadAlloc, &b.BlockL1Load, &b.BlockL2Store, &b.BlockL2Load, &b.BlockWarpL2Load} {
-			*v *= full
-		}
-		for i := range loadFields {
-			loadFields[i].BlockL1Load *= full
-			loadFields[i].BlockL2Load *= full
-			loadFields[i].BlockWarpL2Load *= full
-		}
-		for i := range storeFields {
-			storeFields[i].BlockL2Store *= full
-		}
+		b.BlockL1LoadAlloc *= fs.blockScale
 	}
 	if m.ClampOneByte { // the reference's clamps (spec §3.2, §3.3, §3.6; §8 item 28)
-		b.BlockL2Load = max(1, b.BlockL2Load)
 		b.BlockL1LoadAlloc = max(1, b.BlockL1LoadAlloc)
 		b.BlockL1TLBPages = max(1, b.BlockL1TLBPages)
 	}
-
 	if m.PreviousBlockOverlap { // spec §3.5, §8 item 12
-		cur, preds := footprint.PreviousBlocks(eng.Mapper.Geom, 108, 40)
-		for _, v := range vols {
-			if v.Store {
-				continue
-			}
-			f := k.Fields[v.Field]
-			ov, err := eng.PreviousBlockOverlap(footprint.Request{Field: v.Field, Gran: dev.L1FetchBytes, Space: geometry.LinearSpace}, cur, preds)
-			if err != nil {
-				return b, staging, err
-			}
-			vov := float64(dev.L1FetchBytes) * float64(f.Multiplicity) * ov
-			b.BlockL2LoadOverlap += vov
-			for j := range loadFields {
-				if loadFields[j].Name == f.Name {
-					loadFields[j].BlockL2LoadOverlap = vov
-				}
-			}
+		if err := fs.addPreviousBlockOverlap(eng, vols, k, dev); err != nil {
+			return fs, staging, b, err
 		}
 	}
-
 	l1, err := footprint.L1CyclesOf(lists, l, dev, m.Warp, sampleIdx, eng.AllocLines(l, dev, m.Warp))
 	if err != nil {
-		return b, staging, err
+		return fs, staging, b, err
 	}
-	b.L1Cycles, b.L1DataPipeCycles, b.L1TagCycles = l1.Cycles, l1.DataPipe, l1.Tag
-	for _, lf := range l1.Fields {
-		b.L1AllocCycles += lf.Alloc
-		list := loadFields
-		if lf.Store {
-			list = storeFields
-		}
-		for i := range list {
-			if list[i].Name == lf.Name {
-				list[i].L1Cycles, list[i].L1DataPipeCycles = lf.Cycles, lf.DataPipe
-				list[i].L1TagCycles, list[i].L1AllocCycles = lf.Tag, lf.Alloc
-			}
-		}
-	}
-	for _, sf := range staging.Fields {
-		b.L1Cycles += sf.L1.Cycles
-		b.L1DataPipeCycles += sf.L1.DataPipe
-		b.L1TagCycles += sf.L1.Tag
-		b.L1AllocCycles += sf.L1.Alloc
-		cycles := sf.StoreCycles + sf.LoadCycles
-		b.SharedCycles += cycles
-		for i := range loadFields {
-			if f := &loadFields[i]; f.Name == sf.Name {
-				f.L1Cycles, f.L1DataPipeCycles = f.L1Cycles+sf.L1.Cycles, f.L1DataPipeCycles+sf.L1.DataPipe
-				f.L1TagCycles, f.L1AllocCycles = f.L1TagCycles+sf.L1.Tag, f.L1AllocCycles+sf.L1.Alloc
-				f.SharedCycles, f.SharedTileBytes = cycles, sf.TileBytes
-			}
-		}
-	}
-	b.LoadFields, b.StoreFields = loadFields, storeFields
-	return b, staging, nil
+	fs.addL1Cycles(l1, staging)
+	return fs, staging, b, nil
 }
 
-// residentGrid applies Method.GridResidentL1 to b: where the lines that the
+// addBlockVolumes marks the fields with global loads and stores and sets
+// the load fields' L2→L1 volumes; it returns the block's L1 allocation in
+// bytes and its TLB pages, which no field's share holds.
+func (fs *fieldBasics) addBlockVolumes(vols []footprint.FieldBlockVolumes, k *kernel.Kernel, dev *device.Device) (allocBytes, pages float64) {
+	var allocSum float64
+	for _, v := range vols {
+		mult := float64(k.Fields[v.Field].Multiplicity)
+		pages += mult * v.Pages
+		if v.Store {
+			fs.hasStore[v.Field] = true
+			continue
+		}
+		fs.hasLoad[v.Field] = true
+		allocSum += v.AllocLines
+		fs.load[v.Field].BlockL2Load = float64(dev.L1FetchBytes) * mult * v.Sectors
+	}
+	return float64(dev.L1AllocBytes) * allocSum, pages
+}
+
+// addWarp adds the warps' L1 loads and L2 stores, and the staged fields'
+// copies, which are L1 loads too.
+func (fs *fieldBasics) addWarp(warp footprint.WarpResult, staging footprint.StagingResult) {
+	for _, wf := range warp.Fields {
+		f := fs.of(wf.Field, wf.Store)
+		f.BlockL1Load += wf.L1Load
+		f.BlockL2Store += wf.L2Store
+	}
+	for _, sf := range staging.Fields {
+		fs.load[sf.Field].BlockL1Load += sf.L1Load
+	}
+}
+
+// addWarpSectors sets the load fields' sums of each warp's own L2→L1
+// footprint (Method.WarpReuseStays), where warps are boxes of threads.
+func (fs *fieldBasics) addWarpSectors(eng *footprint.Engine, k *kernel.Kernel, dev *device.Device, sample []lattice.Box) error {
+	sectors, ok, err := eng.WarpSectors(dev, sample)
+	if err != nil || !ok {
+		return err
+	}
+	for fi, n := range sectors {
+		fs.load[fi].BlockWarpL2Load = float64(dev.L1FetchBytes) * float64(k.Fields[fi].Multiplicity) * n
+	}
+	return nil
+}
+
+// fullBlockScale returns the factor that scales the sample blocks' averages
+// to a full block of B·λ points: sample blocks at the domain's edge hold
+// fewer lattice points, and the per-Lup normalisation of §5.1 divides by the
+// points actually updated.
+func fullBlockScale(eng *footprint.Engine, l kernel.Launch, sample []lattice.Box) (float64, error) {
+	var pts int64
+	for _, t := range sample {
+		pts += eng.Mapper.PointBox(t).Size()
+	}
+	if pts == 0 {
+		return 0, fmt.Errorf("the sample blocks hold no lattice point of the domain")
+	}
+	return float64(len(sample)) * float64(l.ThreadsPerBlock()*l.LupsPerThread()) / float64(pts), nil
+}
+
+// addPreviousBlockOverlap sets the load fields' overlaps with the previous
+// blocks on the same SM (spec §3.5, §8 item 12).
+func (fs *fieldBasics) addPreviousBlockOverlap(eng *footprint.Engine, vols []footprint.FieldBlockVolumes, k *kernel.Kernel, dev *device.Device) error {
+	cur, preds := footprint.PreviousBlocks(eng.Mapper.Geom, 108, 40)
+	for _, v := range vols {
+		if v.Store {
+			continue
+		}
+		ov, err := eng.PreviousBlockOverlap(footprint.Request{Field: v.Field, Gran: dev.L1FetchBytes, Space: geometry.LinearSpace}, cur, preds)
+		if err != nil {
+			return err
+		}
+		fs.load[v.Field].BlockL2LoadOverlap = float64(dev.L1FetchBytes) * float64(k.Fields[v.Field].Multiplicity) * ov
+	}
+	return nil
+}
+
+// addL1Cycles sets the fields' L1 cycles, with the staged fields' copies
+// and shared-memory cycles.
+func (fs *fieldBasics) addL1Cycles(l1 footprint.L1Result, staging footprint.StagingResult) {
+	for _, lf := range l1.Fields {
+		f := fs.of(lf.Field, lf.Store)
+		f.L1Cycles, f.L1DataPipeCycles = lf.Cycles, lf.DataPipe
+		f.L1TagCycles, f.L1AllocCycles = lf.Tag, lf.Alloc
+	}
+	for _, sf := range staging.Fields {
+		f := &fs.load[sf.Field]
+		f.L1Cycles += sf.L1.Cycles
+		f.L1DataPipeCycles += sf.L1.DataPipe
+		f.L1TagCycles += sf.L1.Tag
+		f.L1AllocCycles += sf.L1.Alloc
+		f.SharedCycles, f.SharedTileBytes = sf.StoreCycles+sf.LoadCycles, sf.TileBytes
+	}
+}
+
+// residentGrid applies Method.GridResidentL1: where the lines that the
 // whole grid loads fit in one SM's L1, it sets each load field's
-// ResidentL2Load (and their sum) and, where the L1 cycles add the allocation
-// term (addedAlloc: footprint.WarpRules.SumInstructionMaxima), lowers each
-// load field's allocation term and the cycles that include it to SMs × the
-// field's grid lines per thread.
-func residentGrid(eng *footprint.Engine, k *kernel.Kernel, dev *device.Device, g geometry.Geometry, addedAlloc bool, b *Basic) error {
+// ResidentL2Load and, where the L1 cycles add the allocation term
+// (addedAlloc: footprint.WarpRules.SumInstructionMaxima), lowers each load
+// field's allocation term and the cycles that include it to SMs × the
+// field's grid lines per thread. waveScale is Basic.waveScale.
+func (fs *fieldBasics) residentGrid(eng *footprint.Engine, k *kernel.Kernel, dev *device.Device, g geometry.Geometry, addedAlloc bool, waveScale float64) error {
 	domain := g.ThreadDomain()
 	threads := float64(domain.Size())
 	if threads == 0 {
 		return nil
 	}
-	// The wave's load footprint (b's WaveMemNew, before waveBasic scaled it
-	// by 1/q) is part of the grid's; in DRAM granules that divide an L1
-	// line it is at most the grid's in lines. Most kernels' waves already
-	// exceed L1, and need no count of the whole grid.
+	// The wave's load footprint (WaveMemNew, before waveBasic scaled it by
+	// 1/q) is part of the grid's; in DRAM granules that divide an L1 line
+	// it is at most the grid's in lines. Most kernels' waves already exceed
+	// L1, and need no count of the whole grid.
 	if dev.L1AllocBytes%dev.DRAMFetchBytes == 0 {
-		var wave float64
-		for _, f := range b.LoadFields {
-			wave += f.WaveMemNew * b.waveScale()
-		}
-		if wave > float64(dev.L1Bytes) {
+		if wave := fs.sum(func(f *FieldBasic) float64 { return f.WaveMemNew * waveScale }, fs.load); wave > float64(dev.L1Bytes) {
 			return nil
 		}
 	}
-	// Count the lines, field by field, and stop as soon as they exceed L1;
-	// only a grid that fits needs its sectors.
-	fields := make([]int, len(b.LoadFields))
-	lines, sectors := make([]float64, len(b.LoadFields)), make([]float64, len(b.LoadFields))
-	count := func(field int, gran int64) (float64, error) {
-		n, err := eng.CountGranules(footprint.Request{Field: field, Gran: gran, Space: geometry.LinearSpace}, []lattice.Box{domain})
-		return float64(k.Fields[field].Multiplicity) * float64(n), err
-	}
-	var lineBytes float64
-	for i, fb := range b.LoadFields {
-		fields[i] = slices.IndexFunc(k.Fields, func(f *kernel.Field) bool { return f.Name == fb.Name })
-		if fields[i] < 0 {
-			return fmt.Errorf("model: load field %q is not a field of kernel %q", fb.Name, k.Name)
-		}
-		var err error
-		if lines[i], err = count(fields[i], dev.L1AllocBytes); err != nil {
-			return err
-		}
-		if lineBytes += lines[i] * float64(dev.L1AllocBytes); lineBytes > float64(dev.L1Bytes) {
-			return nil
-		}
-	}
-	for i := range b.LoadFields {
-		var err error
-		if sectors[i], err = count(fields[i], dev.L1FetchBytes); err != nil {
-			return err
-		}
+	lines, sectors, fits, err := fs.gridGranules(eng, k, dev, domain)
+	if err != nil || !fits {
+		return err
 	}
 	sms := float64(dev.SMs)
 	points := float64(g.Domain[0] * g.Domain[1] * g.Domain[2])
 	blockLups := float64(g.ThreadsPerBlock() * g.Fold[0] * g.Fold[1] * g.Fold[2])
-	b.ResidentL2Load = 0
-	for i := range b.LoadFields {
-		f := &b.LoadFields[i]
+	for i := range fs.load {
+		if !fs.hasLoad[i] {
+			continue
+		}
+		f := &fs.load[i]
 		f.ResidentL2Load = sms * sectors[i] * float64(dev.L1FetchBytes) * blockLups / points
-		b.ResidentL2Load += f.ResidentL2Load
 		if alloc := sms * lines[i] / threads; addedAlloc && alloc < f.L1AllocCycles {
 			cut := f.L1AllocCycles - alloc
 			f.L1AllocCycles, f.L1Cycles, f.L1DataPipeCycles = alloc, f.L1Cycles-cut, f.L1DataPipeCycles-cut
-			b.L1AllocCycles, b.L1Cycles, b.L1DataPipeCycles = b.L1AllocCycles-cut, b.L1Cycles-cut, b.L1DataPipeCycles-cut
 		}
 	}
 	return nil
+}
+
+// gridGranules counts the L1 lines and L1FetchBytes sectors of the whole
+// grid's loads of each load field, indexed by field, multiplicity
+// included. It counts the lines field by field and stops with fits false
+// as soon as they exceed L1: only a grid that fits needs its sectors.
+func (fs *fieldBasics) gridGranules(eng *footprint.Engine, k *kernel.Kernel, dev *device.Device, domain lattice.Box) (lines, sectors []float64, fits bool, err error) {
+	count := func(field int, gran int64) (float64, error) {
+		n, err := eng.CountGranules(footprint.Request{Field: field, Gran: gran, Space: geometry.LinearSpace}, []lattice.Box{domain})
+		return float64(k.Fields[field].Multiplicity) * float64(n), err
+	}
+	lines, sectors = make([]float64, len(fs.load)), make([]float64, len(fs.load))
+	var lineBytes float64
+	for i := range fs.load {
+		if !fs.hasLoad[i] {
+			continue
+		}
+		if lines[i], err = count(i, dev.L1AllocBytes); err != nil {
+			return nil, nil, false, err
+		}
+		if lineBytes += lines[i] * float64(dev.L1AllocBytes); lineBytes > float64(dev.L1Bytes) {
+			return nil, nil, false, nil
+		}
+	}
+	for i := range fs.load {
+		if !fs.hasLoad[i] {
+			continue
+		}
+		if sectors[i], err = count(i, dev.L1FetchBytes); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	return lines, sectors, true, nil
 }
 
 // ResidentNote describes, for a note on standard error, that report r kept
@@ -536,8 +538,9 @@ func ResidentNote(r *Report) string {
 		"(method %s): the L2→L1 load (%.3g B/Lup) and the L1 allocation term are counted per SM, not per block", r.Method, r.Derived.L2LoadV2)
 }
 
-// waveBasic fills in the wave-level metrics of spec §4 and the TLB pages.
-func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m Method, shape waves.Shape, W, B, lambda int64, g geometry.Geometry) error {
+// waveBasic fills in the wave-level metrics of spec §4, the fields' shares
+// in fs, and the TLB pages.
+func waveBasic(eng *footprint.Engine, fs *fieldBasics, b *Basic, dev *device.Device, m Method, shape waves.Shape, W, B, lambda int64, g geometry.Geometry) error {
 	gran := func(store bool) int64 {
 		if store && m.StoresAtWriteGranularity {
 			return dev.DRAMWriteBytes
@@ -565,39 +568,30 @@ func waveBasic(eng *footprint.Engine, b *Basic, dev *device.Device, m Method, sh
 	}
 	for _, v := range vols {
 		bytes := float64(v.Gran * v.Multiplicity)
-		name := eng.Mapper.Kernel.Fields[v.Field].Name
 		oldY := float64(v.OldY)
 		if m.OldIncludesX { // §8 item 20: the footprint of T_x ∪ T_y
 			oldY = float64(v.OldXY)
 		}
 		b.WaveMemOld[0] += oldY * bytes
 		b.WaveMemOld[1] += float64(v.OldZ) * bytes
-		if v.Store {
-			b.WaveMemStoreNew += float64(v.New) * bytes / q
-			for i := range b.StoreFields {
-				if b.StoreFields[i].Name == name {
-					b.StoreFields[i].WaveMemNew = float64(v.New) * bytes / q
-				}
-			}
-			continue
-		}
-		b.WaveMemLoadNew += float64(v.New) * bytes / q
-		b.WaveMemLoadOverlap[0] += float64(v.OvX+v.OvY) * bytes / q
-		b.WaveMemLoadOverlap[1] += float64(v.OvZ) * bytes / q
-		for i := range b.LoadFields {
-			if b.LoadFields[i].Name == name {
-				b.LoadFields[i].WaveMemNew = float64(v.New) * bytes / q
-				b.LoadFields[i].WaveMemOverlapX = float64(v.OvX) * bytes / q
-				b.LoadFields[i].WaveMemOverlapY = float64(v.OvY) * bytes / q
-				b.LoadFields[i].WaveMemOverlapZ = float64(v.OvZ) * bytes / q
-			}
+		f := fs.of(v.Field, v.Store)
+		f.WaveMemNew = float64(v.New) * bytes / q
+		if !v.Store {
+			f.WaveMemOverlapX = float64(v.OvX) * bytes / q
+			f.WaveMemOverlapY = float64(v.OvY) * bytes / q
+			f.WaveMemOverlapZ = float64(v.OvZ) * bytes / q
+			fs.waveOverlapXY[v.Field] = float64(v.OvX+v.OvY) * bytes / q
 		}
 	}
 	b.WaveValidCells = float64(W * B)
 	b.QWaveFactor = q
+	return waveTLBPages(eng, b, dev, m, shape, W, g)
+}
 
-	// Wave TLB pages (§3.6): the reference's unclipped floor-rule pseudo-block
-	// at the origin, or the sampled wave itself.
+// waveTLBPages sets the wave's TLB pages (§3.6): of the reference's
+// unclipped floor-rule pseudo-block at the origin, or of the sampled wave
+// itself.
+func waveTLBPages(eng *footprint.Engine, b *Basic, dev *device.Device, m Method, shape waves.Shape, W int64, g geometry.Geometry) error {
 	tlbThreads := shape.Current
 	if m.TLBPseudoBlock {
 		wc := waves.ConcurrentGrid(g.Grid, W)

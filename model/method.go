@@ -84,11 +84,11 @@ type Method struct {
 	// go. The capacity curve applies above O_L1 = 1 only, to every
 	// redundant load; it makes WarpReuseStays moot. Not a choice of the
 	// named methods yet: with it, method exact matches the LRU simulator's
-	// L2→L1 load better (MAPE 1.3 → 0.3 %) and the V100 box2d range scan
-	// (O_L1 0.16–0.91, no load above the compulsory one; 6.4 → 0.9 %), but
-	// the V100 star3d blocks do lose 5–15 % of their reuse between warps
-	// at O_L1 = 0.8–0.9 with fold 2, which the curve's tail stands in for
-	// (star3d 6.9 → 7.6 %).
+	// L2→L1 load and the V100 box2d range scan (no load above the
+	// compulsory one) better, but the V100 star3d blocks do lose part of
+	// their reuse between warps just below O_L1 = 1 with fold 2, which the
+	// curve's tail stands in for (docs/accuracy-hardware.md has the
+	// figures).
 	NoEvictionsWhileFits bool `json:"noEvictionsWhileFits,omitempty"`
 	// GridResidentL1 keeps lines in L1 from one block to the next where
 	// every line the whole grid loads fits in one SM's L1 at once (the
@@ -99,16 +99,14 @@ type Method struct {
 	// updates (Basic.ResidentL2Load), each load field's allocation term at
 	// SMs × its grid lines over the threads, and its DRAM load at one DRAM
 	// fetch per L2→L1 sector, with no redundant L2 load left to evict; the
-	// totals are the fields' sums. Evidence: the V100 block
-	// scan's L1-resident variant (coordinates wrapped into a 128×64 tile,
-	// 87 KiB of lines at range 4) runs every block 32 or more threads wide
-	// within 3 % of the same GFlop/s whatever its height, where the
-	// per-block allocation term and L2 misses made one-row blocks up to
-	// 18 % slower; with the rule the overlap model's Spearman ρ over those
-	// groups went from 0.84–0.98 to 0.942–0.984, and its predicted best at
-	// ranges 2–4 from 94–97 % to 97.6–99.9 % of the measured best
-	// (docs/accuracy-hardware.md). The load per SM is an upper bound: an SM
-	// fetches only the lines its own blocks touch.
+	// totals are the fields' sums. Evidence: the V100 block scan's
+	// L1-resident variant (coordinates wrapped into a tile whose lines fit
+	// in L1) runs the blocks of one width at about the same GFlop/s
+	// whatever their height, where the per-block allocation term and L2
+	// misses made one-row blocks slower; the rule improves the overlap
+	// model's ranking of those blocks and its predicted best
+	// (docs/accuracy-hardware.md has the figures). The load per SM is an
+	// upper bound: an SM fetches only the lines its own blocks touch.
 	GridResidentL1 bool `json:"gridResidentL1,omitempty"`
 	// ClampOneByte clamps the block L2 load, L1 allocation and TLB pages
 	// to at least one (§8 item 28).
@@ -132,9 +130,9 @@ type Method struct {
 	// reuse distance deep, which the exact y set is as well, whereas its
 	// loose y fit (hit at most 94 % at O = 0) was made for a slab ŵ1 block
 	// rows deep (§4.8). Evidence: the V100 box2d range scan reuses every
-	// previous row (DRAM load 8.0 B/Lup at r = 0…9) with y-layer sets of
-	// 0.34–0.65 × L2 (DRAM MAPE 19.9 → 5.0 %); the simulator's A100-2MB-L2
-	// DRAM load MAPE goes 25.8 → 22.0 % (docs/accuracy.md).
+	// previous row with y-layer sets well below L2's size, which the rule
+	// predicts and the loose y fit does not (docs/accuracy-hardware.md has
+	// the figures, docs/accuracy.md the simulator's).
 	LayerReuseDistance bool `json:"layerReuseDistance,omitempty"`
 
 	// Oversubscription forms the caches' oversubscriptions and Curves turn

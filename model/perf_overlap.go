@@ -149,17 +149,7 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 		return p, fmt.Errorf("model: overlap model needs warps in flight and a positive latency, got %v warps of %v lanes and %v cycles", warps, lanes, cycles)
 	}
 	latGLups := float64(dev.SMs) * dev.ClockGHz * warps * lanes * lambda / cycles
-	flops, issue, shared := math.Inf(1), math.Inf(1), math.Inf(1)
-	if d.PerfFlops != nil {
-		flops = *d.PerfFlops
-	}
-	if d.PerfShared != nil {
-		shared = *d.PerfShared
-	}
-	if d.PerfIssue != nil {
-		issue = *d.PerfIssue
-	}
-	bounds := []overlapBound{{"flops", flops}, {"issue", issue}, {"L1", d.PerfL1}, {"L2", d.PerfL2V2}, {"DRAM", d.PerfMemV3}, {"shared", shared}, {"latency", latGLups}}
+	bounds := overlapBounds(d, latGLups)
 	slow := math.Inf(1)
 	for _, b := range bounds {
 		if b.glups < slow {
@@ -175,20 +165,7 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 			p.Bounds = append(p.Bounds, Bound{Name: b.name, GLups: b.glups})
 		}
 	}
-	// Block launches: an SM starts at most one block per
-	// BlockLaunchCycles, whatever else it waits for; the blocks' launch is
-	// serial, so this bound is a hard ceiling, not one more p-norm term.
-	launchNote := ""
-	if dev.BlockLaunchCycles > 0 {
-		// Lattice updates per block: its active warps × lanes × λ.
-		perBlock := warps / float64(r.Launch.BlocksPerSM) * lanes * lambda
-		blk := float64(dev.SMs) * dev.ClockGHz / dev.BlockLaunchCycles * perBlock
-		p.Bounds = append(p.Bounds, Bound{Name: "block launch", GLups: blk})
-		launchNote = fmt.Sprintf("; capped at one block start per SM every %g cycles", dev.BlockLaunchCycles)
-		if blk < p.GLups {
-			p.GLups, p.Limiter = blk, "block launch"
-		}
-	}
+	launchNote := capBlockLaunch(&p, dev, warps/float64(r.Launch.BlocksPerSM)*lanes*lambda)
 	for i := range p.Bounds {
 		switch p.Bounds[i].Name {
 		case "L2":
@@ -213,6 +190,40 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 		p.NeededWarpsPerSM = warps * thr / latGLups
 	}
 	return p, nil
+}
+
+// overlapBounds returns the bounds that the overlap model combines: d's
+// throughput bounds (+Inf where d has none), then the latency bound.
+func overlapBounds(d Derived, latGLups float64) []overlapBound {
+	flops, issue, shared := math.Inf(1), math.Inf(1), math.Inf(1)
+	if d.PerfFlops != nil {
+		flops = *d.PerfFlops
+	}
+	if d.PerfShared != nil {
+		shared = *d.PerfShared
+	}
+	if d.PerfIssue != nil {
+		issue = *d.PerfIssue
+	}
+	return []overlapBound{{"flops", flops}, {"issue", issue}, {"L1", d.PerfL1}, {"L2", d.PerfL2V2}, {"DRAM", d.PerfMemV3}, {"shared", shared}, {"latency", latGLups}}
+}
+
+// capBlockLaunch caps p at the block launches' bound and returns the
+// combination's note on it, "" where dev has no launch rate. An SM starts
+// at most one block per BlockLaunchCycles, whatever else it waits for; the
+// blocks' launch is serial, so this bound is a hard ceiling, not one more
+// p-norm term. blockLups is a block's lattice updates: its active warps ×
+// lanes × λ.
+func capBlockLaunch(p *Prediction, dev *device.Device, blockLups float64) string {
+	if dev.BlockLaunchCycles <= 0 {
+		return ""
+	}
+	blk := float64(dev.SMs) * dev.ClockGHz / dev.BlockLaunchCycles * blockLups
+	p.Bounds = append(p.Bounds, Bound{Name: "block launch", GLups: blk})
+	if blk < p.GLups {
+		p.GLups, p.Limiter = blk, "block launch"
+	}
+	return fmt.Sprintf("; capped at one block start per SM every %g cycles", dev.BlockLaunchCycles)
 }
 
 // overlapBound is one bound the overlap model combines.
