@@ -13,6 +13,14 @@ import (
 	"github.com/polyvol/polyvol/model"
 )
 
+// convolutionTestSample is the sample of the convolution sweeps that the
+// tests estimate (sampleConvolution): every 96th configuration of each
+// class and the last, 18 to 30 configurations and 39 to 61 launches per GPU.
+// TestConvolution checks what holds whatever the model predicts, which a
+// sparser sample tests as well as a denser one (go run . measured
+// --hardware estimates all of them, in more than an hour).
+const convolutionTestSample = 96
+
 var convolutionOnce struct {
 	sync.Once
 	c   *Convolution
