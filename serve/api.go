@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/request"
@@ -231,14 +232,14 @@ func (s *Server) handleCommand(ep endpoint, serverFlags ...string) http.HandlerF
 	}
 }
 
-// handleDevices answers with `polyvol devices --format json`.
-func (s *Server) handleDevices(w http.ResponseWriter, r *http.Request) {
-	out, err := s.runJSON(w, r, commandLine{args: []string{"devices", "--format=json"}}, 1)
-	if err != nil {
+// handleDevices answers with the JSON of polyvol devices --format json.
+func (s *Server) handleDevices(w http.ResponseWriter, _ *http.Request) {
+	var out bytes.Buffer
+	if err := request.WriteDevicesJSON(&out, device.All()); err != nil {
 		fail(w, err)
 		return
 	}
-	writeJSON(w, out)
+	writeJSON(w, out.Bytes())
 }
 
 // example is one entry of /api/examples.
