@@ -95,6 +95,48 @@ func readValues(r *http.Request, ep endpoint) (map[string]string, error) {
 	return values, ep.checkKeys(values)
 }
 
+// expectedObject starts the errors of a body that is not one JSON object.
+const expectedObject = "expected a JSON object of flag names and values"
+
+// checkUTF8 returns the error of a body that is not UTF-8, naming the
+// first bad byte.
+func checkUTF8(data []byte) error {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			return fmt.Errorf("invalid UTF-8 at byte offset %d; a request body is JSON in UTF-8", i)
+		}
+		i += size
+	}
+	return nil
+}
+
+// syntax words an error of the JSON decoder about a body that is not one
+// JSON object.
+func syntax(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("%s: %v (at byte offset %d)", expectedObject, err, se.Offset)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%s: the body ends inside the object", expectedObject)
+	}
+	return fmt.Errorf("%s: %w", expectedObject, err)
+}
+
+// quote quotes a key for a message, cut to 64 bytes at a character
+// boundary.
+func quote(key string) string {
+	if len(key) <= 64 {
+		return strconv.Quote(key)
+	}
+	cut := 64
+	for cut > 0 && !utf8.RuneStart(key[cut]) {
+		cut--
+	}
+	return strconv.Quote(key[:cut]) + "…"
+}
+
 // decodeObject decodes one JSON object whose values are strings, numbers or
 // booleans into their string forms. It reads the object token by token, so
 // that a key given twice is an error instead of the last value winning, and
@@ -102,33 +144,8 @@ func readValues(r *http.Request, ep endpoint) (map[string]string, error) {
 // before anything nested is read. The body must be UTF-8 and the keys free
 // of control characters; errors give byte offsets into the body, 0-based.
 func decodeObject(data []byte) (map[string]string, error) {
-	for i := 0; i < len(data); {
-		r, size := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && size == 1 {
-			return nil, fmt.Errorf("invalid UTF-8 at byte offset %d; a request body is JSON in UTF-8", i)
-		}
-		i += size
-	}
-	const expected = "expected a JSON object of flag names and values"
-	syntax := func(err error) error {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return fmt.Errorf("%s: %v (at byte offset %d)", expected, err, se.Offset)
-		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return fmt.Errorf("%s: the body ends inside the object", expected)
-		}
-		return fmt.Errorf("%s: %w", expected, err)
-	}
-	quote := func(key string) string { // the key, cut to 64 bytes at a character boundary
-		if len(key) <= 64 {
-			return strconv.Quote(key)
-		}
-		cut := 64
-		for cut > 0 && !utf8.RuneStart(key[cut]) {
-			cut--
-		}
-		return strconv.Quote(key[:cut]) + "…"
+	if err := checkUTF8(data); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -148,7 +165,7 @@ func decodeObject(data []byte) (map[string]string, error) {
 		case bool:
 			got = "a boolean"
 		}
-		return nil, fmt.Errorf("%s, got %s", expected, got)
+		return nil, fmt.Errorf("%s, got %s", expectedObject, got)
 	}
 	values := map[string]string{}
 	offsets := map[string]int64{} // byte offset of each key's opening quote
@@ -163,7 +180,7 @@ func decodeObject(data []byte) (map[string]string, error) {
 		}
 		k, ok := tok.(string)
 		if !ok { // the decoder reads only strings as keys
-			return nil, fmt.Errorf("%s: key at byte offset %d is not a string", expected, at)
+			return nil, fmt.Errorf("%s: key at byte offset %d is not a string", expectedObject, at)
 		}
 		for i, r := range k {
 			if r < 0x20 || 0x7f <= r && r <= 0x9f {
