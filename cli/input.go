@@ -202,7 +202,6 @@ var (
 	parseTriple   = request.ParseTriple
 	parseChoice   = request.ParseChoice
 	triple        = request.Triple
-	launchName    = request.LaunchName
 	estimateError = request.EstimateError
 	defaultBlock  = request.DefaultBlock
 	tilingNames   = request.TilingNames

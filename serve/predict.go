@@ -1,7 +1,8 @@
 package serve
 
-// The predict endpoint: the request's keys become a typed request.Predict,
-// answered with predict's JSON.
+// The endpoints of one configuration, predict and simulate: the request's
+// keys become a typed request (request.Predict, request.Simulate),
+// answered with the command's JSON.
 
 import (
 	"bytes"
@@ -17,31 +18,38 @@ import (
 	"github.com/polyvol/polyvol/request"
 )
 
-// handlePredict answers /api/predict with the JSON of polyvol predict
-// --format json for the same keys, and its notes in Polyvol-Note headers.
-func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
-	values, err := readValues(r, predictEndpoint)
-	if err != nil {
-		fail(w, err)
-		return
+// answerer answers the request values of one endpoint under ctx: it
+// writes the JSON of the answer to out and returns the notes of the
+// command line, in its order.
+type answerer func(ctx context.Context, values map[string]string, out *bytes.Buffer) ([]string, error)
+
+// handleTyped answers ep's requests with answer, which holds one slot
+// while it runs; the notes go into Polyvol-Note headers.
+func (s *Server) handleTyped(ep endpoint, answer answerer) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		values, err := readValues(r, ep)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		ctx, cancel := s.budget(r)
+		defer cancel()
+		var out bytes.Buffer
+		var notes []string
+		err = s.run(ctx, 1, func(ctx context.Context) error {
+			var err error
+			notes, err = answer(ctx, values, &out)
+			return err
+		})
+		if err != nil {
+			fail(w, request.OneLine(err))
+			return
+		}
+		for _, n := range notes {
+			w.Header().Add("Polyvol-Note", n)
+		}
+		writeJSON(w, out.Bytes())
 	}
-	ctx, cancel := s.budget(r)
-	defer cancel()
-	var out bytes.Buffer
-	var notes []string
-	err = s.run(ctx, 1, func(ctx context.Context) error {
-		var err error
-		notes, err = predict(ctx, values, &out)
-		return err
-	})
-	if err != nil {
-		fail(w, request.OneLine(err))
-		return
-	}
-	for _, n := range notes {
-		w.Header().Add("Polyvol-Note", n)
-	}
-	writeJSON(w, out.Bytes())
 }
 
 // predict estimates the configuration of predict's request values under
@@ -51,7 +59,7 @@ func (s *Server) handlePredict(w http.ResponseWriter, r *http.Request) {
 // the values of the integer and boolean keys, the estimate's options, the
 // spec, the domain and the device, then the launch.
 func predict(ctx context.Context, values map[string]string, out *bytes.Buffer) ([]string, error) {
-	req := request.Predict{Launch: request.Launch{Block: values["block"], Fold: request.DefaultFold, Tile: kernel.TileConsecutive.String()}}
+	req := request.Predict{Launch: launchValues(values)}
 	if v, ok := values["registers"]; ok {
 		n, err := strconv.ParseInt(v, 0, strconv.IntSize)
 		if err != nil {
@@ -60,23 +68,18 @@ func predict(ctx context.Context, values map[string]string, out *bytes.Buffer) (
 		registers := int(n)
 		req.Registers = &registers
 	}
-	if v, ok := values["unstaged"]; ok {
-		var err error
-		if req.Launch.Unstaged, err = strconv.ParseBool(v); err != nil {
-			return nil, badValue("unstaged", v, "expected true or false")
-		}
+	var err error
+	if req.Launch.Unstaged, err = boolValue(values, "unstaged"); err != nil {
+		return nil, err
 	}
-	setValue(values, "fold", &req.Launch.Fold)
-	setValue(values, "tile", &req.Launch.Tile)
 	est := request.Estimate{Method: "exact", Model: string(model.DefaultModel), MaxWork: footprint.DefaultWorkBound, MaxMemoryMB: request.DefaultMaxMemoryMB}
 	setValue(values, "method", &est.Method)
 	setValue(values, "model", &est.Model)
-	var err error
 	if req.Options, err = est.Options(ctx); err != nil {
 		return nil, err
 	}
 	var specNotes []string
-	if req.Kernel, req.Device, specNotes, err = kernelAndDevice(values); err != nil {
+	if req.Kernel, req.Device, specNotes, err = kernelAndDevice(values, "predict", true); err != nil {
 		return nil, err
 	}
 	rep, err := req.Run()
@@ -96,6 +99,29 @@ func badValue(key, value, reason string) error {
 	return &request.Error{Field: key, Err: fmt.Errorf("--%s %q: %s", key, value, reason)}
 }
 
+// boolValue returns the boolean value of key, false without one.
+func boolValue(values map[string]string, key string) (bool, error) {
+	v, ok := values[key]
+	if !ok {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, badValue(key, v, "expected true or false")
+	}
+	return b, nil
+}
+
+// launchValues returns the launch of the keys block, fold and tile, with
+// the command line's defaults; Unstaged is left to the caller, which
+// parses it in the order of the keys.
+func launchValues(values map[string]string) request.Launch {
+	l := request.Launch{Block: values["block"], Fold: request.DefaultFold, Tile: kernel.TileConsecutive.String()}
+	setValue(values, "fold", &l.Fold)
+	setValue(values, "tile", &l.Tile)
+	return l
+}
+
 // setValue sets *v to the value of key when the request has one.
 func setValue(values map[string]string, key string, v *string) {
 	if value, ok := values[key]; ok {
@@ -106,11 +132,11 @@ func setValue(values map[string]string, key string, v *string) {
 // kernelAndDevice returns the kernel of the request's "spec" or "example"
 // (the default spec without either) with its "domain", the notes on it
 // (request.LoadSpec) and the device of its "device" (the default device
-// without one).
-func kernelAndDevice(values map[string]string) (*kernel.Kernel, *device.Device, []string, error) {
+// without one), as the command, which takes -D or not, loads them.
+func kernelAndDevice(values map[string]string, command string, takesDefines bool) (*kernel.Kernel, *device.Device, []string, error) {
 	spec := request.Spec{Example: request.DefaultSpec}
 	if text, ok := values[keySpec]; ok {
-		spec = request.Spec{Text: []byte(text), File: request.StdinName, Label: request.StdinName, Path: "-", Command: "predict", TakesDefines: true}
+		spec = request.Spec{Text: []byte(text), File: request.StdinName, Label: request.StdinName, Path: "-", Command: command, TakesDefines: takesDefines}
 	} else if name, ok := values[keyExample]; ok {
 		spec.Example = name
 	}

@@ -192,7 +192,7 @@ func New(cfg Config) *Server {
 	}
 	s.mux.HandleFunc("GET /api/devices", s.handleDevices)
 	s.mux.HandleFunc("GET /api/examples", s.handleExamples)
-	s.mux.HandleFunc("POST /api/predict", s.api(s.handlePredict))
+	s.mux.HandleFunc("POST /api/predict", s.api(s.handleTyped(predictEndpoint, predict)))
 	s.mux.HandleFunc("POST /api/simulate", s.api(s.handleCommand(simulateEndpoint, "--max-accesses="+strconv.FormatInt(cfg.MaxSimAccesses, 10))))
 	s.mux.HandleFunc("POST /api/layercond", s.api(s.handleLayercond))
 	s.mux.HandleFunc("POST /api/explore", s.api(s.handleExplore))
