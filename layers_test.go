@@ -22,7 +22,7 @@ var layers = [][]string{
 	{"waves"},                                                    // wave shapes and wave-level counts
 	{"model"},                                                    // orchestration of one estimate and the performance models
 	{"explore", "layercond", "accuracy", "cudagen", "importer", "importer/jscop", "importer/kerncraft"}, // applications of estimates
-	{"request"},      // requests of the front ends: kinds of errors
+	{"request"},      // requests of the front ends: specs, devices, launches, predict, kinds of errors, JSON
 	{"serve", "cli"}, // front ends
 	{"."},            // the polyvol command
 }

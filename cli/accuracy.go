@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/polyvol/polyvol/request"
 	"os"
 	"runtime"
 	"strings"
@@ -86,7 +87,7 @@ func runAccuracy(c *ucli.Context) error {
 			if err != nil {
 				return nil, err
 			}
-			return kernelAt(k, domain)
+			return request.KernelAt(k, domain)
 		},
 		Progress: func(done, total int) {
 			if bar == nil {

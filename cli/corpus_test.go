@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/polyvol/polyvol/request"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -68,7 +69,7 @@ func pollyCorpusResults(t *testing.T) []corpusResult {
 			return
 		}
 		for i, e := range entries {
-			if !e.IsDir() && isJSCoPName(e.Name()) && (!raceDetector || i%raceStride == 0) {
+			if !e.IsDir() && request.IsJSCoPName(e.Name()) && (!raceDetector || i%raceStride == 0) {
 				files = append(files, filepath.Join(pollyCorpus, e.Name()))
 			}
 		}

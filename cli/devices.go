@@ -11,7 +11,6 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/request"
 	ucli "github.com/urfave/cli/v2"
-	"go.yaml.in/yaml/v3"
 )
 
 func init() {
@@ -55,7 +54,7 @@ func runDevices(c *ucli.Context) error {
 			return err
 		}
 		if format == formatJSON {
-			m, err := deviceMap(d)
+			m, err := request.DeviceMap(d)
 			if err != nil {
 				return err
 			}
@@ -69,13 +68,7 @@ func runDevices(c *ucli.Context) error {
 	}
 	all := append(device.All(), files...)
 	if format == formatJSON {
-		list := make([]map[string]any, len(all))
-		for i, d := range all {
-			if list[i], err = deviceMap(d); err != nil {
-				return err
-			}
-		}
-		return request.WriteJSONValue(w, list)
+		return request.WriteDevicesJSON(w, all)
 	}
 	rows := [][]string{{"name", "display name", "SMs", "clock GHz", "L1 KiB", "L2 MiB", "L2 GB/s", "DRAM GB/s", "L2 / DRAM from"}}
 	for _, d := range all {
@@ -93,17 +86,6 @@ func runDevices(c *ucli.Context) error {
 	_, err = fmt.Fprintln(w, "\nL2 MiB is the capacity one SM sees; NxM means N partitions that duplicate lines.\n"+
 		"Measured bandwidths are achievable ones from micro-benchmarks, spec-sheet ones peaks (docs/devices.md).")
 	return err
-}
-
-// deviceMap returns d as the mapping of its device-file schema (YAML keys),
-// so JSON output uses the same names as device files.
-func deviceMap(d *device.Device) (map[string]any, error) {
-	data, err := yaml.Marshal(d)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	return m, yaml.Unmarshal(data, &m)
 }
 
 // writeDevice prints every parameter of d with its value and the number of

@@ -45,8 +45,8 @@ func checkOneLineUsage(t *testing.T, what string, err error) {
 	if _, ok := err.(*UsageError); !ok {
 		t.Fatalf("%s: error %T is not a usage error: %v", what, err, err)
 	}
-	if line := errorLine(err); strings.Contains(line, "\n") || len(line) > maxErrorLine {
-		t.Fatalf("%s: error is not one line of at most %d characters: %q", what, maxErrorLine, line)
+	if line := errorLine(err); strings.Contains(line, "\n") || len(line) > request.MaxLine {
+		t.Fatalf("%s: error is not one line of at most %d characters: %q", what, request.MaxLine, line)
 	}
 }
 
@@ -165,7 +165,7 @@ func checkFuzzRun(t *testing.T, what string, code int, out, errOut string) {
 			t.Fatalf("%s: exit 0 without output", what)
 		}
 	case ExitUsage:
-		if out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "polyvol: ") || len(errOut) > maxErrorLine+1 {
+		if out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "polyvol: ") || len(errOut) > request.MaxLine+1 {
 			t.Fatalf("%s: usage error is not one line after no output: stdout %d bytes, stderr %q", what, len(out), errOut)
 		}
 	default:

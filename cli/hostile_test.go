@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/request"
 	"maps"
 	"os"
 	"os/exec"
@@ -510,8 +511,8 @@ func checkHostileOutcome(t *testing.T, cmdline, want string, wants []string, cod
 		if stdout != "" {
 			t.Errorf("polyvol %s: exit 2 after %d bytes of output", cmdline, len(stdout))
 		}
-		if strings.Contains(line, "\n") || !strings.HasSuffix(stderr, "\n") || !strings.HasPrefix(line, "polyvol: ") || len(stderr) > maxErrorLine+1 {
-			t.Errorf("polyvol %s: the error is not one line of at most %d characters starting polyvol: (%d bytes):\n%.1000s", cmdline, maxErrorLine, len(stderr), stderr)
+		if strings.Contains(line, "\n") || !strings.HasSuffix(stderr, "\n") || !strings.HasPrefix(line, "polyvol: ") || len(stderr) > request.MaxLine+1 {
+			t.Errorf("polyvol %s: the error is not one line of at most %d characters starting polyvol: (%d bytes):\n%.1000s", cmdline, request.MaxLine, len(stderr), stderr)
 		}
 		if want == wantUsage {
 			for _, s := range wants {
@@ -557,9 +558,9 @@ func checkCorpusCovered(t *testing.T, cases []hostileCase) {
 // one longer than the line allows after its last whole part or word, or
 // inside the first word at a character boundary.
 func TestErrorLine(t *testing.T) {
-	room := maxErrorLine - len("polyvol: ") // 291 bytes, 288 before the "…"
-	part := `key "x": missing; `            // 18 bytes: 16 parts fill 288
-	word := "abcdefghij "                   // 11 bytes: 26 words fill 286, the 27th does not fit
+	room := request.MaxLine - len("polyvol: ") // 291 bytes, 288 before the "…"
+	part := `key "x": missing; `               // 18 bytes: 16 parts fill 288
+	word := "abcdefghij "                      // 11 bytes: 26 words fill 286, the 27th does not fit
 	for _, tc := range []struct {
 		msg, want string
 	}{

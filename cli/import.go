@@ -5,20 +5,14 @@ package cli
 // the commands accept directly as SPEC (loadKernel).
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/polyvol/polyvol/request"
 	"io"
 	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/polyvol/polyvol/importer"
 	"github.com/polyvol/polyvol/importer/jscop"
-	"github.com/polyvol/polyvol/importer/kerncraft"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/printable"
 	ucli "github.com/urfave/cli/v2"
@@ -26,8 +20,8 @@ import (
 
 // Input formats of the import command.
 const (
-	importJSCoP     = "jscop"
-	importKerncraft = "kerncraft"
+	importJSCoP     = request.FormatJSCoP
+	importKerncraft = request.FormatKerncraft
 )
 
 // Output formats of the import command.
@@ -169,7 +163,7 @@ func runImport(c *ucli.Context) error {
 	if kind == importJSCoP {
 		res, err = jscop.Import(data, name, opt)
 	} else {
-		res, err = importKerncraftFile(data, name, opt)
+		res, err = request.ImportKerncraft(data, name, opt)
 	}
 	if err != nil {
 		return asUsage(err)
@@ -222,21 +216,17 @@ func readImportFile(c *ucli.Context, path string) ([]byte, string, error) {
 // importOptions returns the importer options of the importSpecFlags that
 // c's command has.
 func importOptions(c *ucli.Context) (importer.Options, error) {
-	var opt importer.Options
-	var err error
-	if opt.Params, err = importer.ParseDefines(c.StringSlice("D")); err != nil {
-		return opt, asUsage(err)
-	}
-	opt.Statement = c.String("statement")
-	if opt.Map, err = importer.ParseMap(c.String("map")); err != nil {
-		return opt, asUsage(err)
-	}
+	return specImport(c).Options()
+}
+
+// specImport returns the import keys of the importSpecFlags of c's command.
+func specImport(c *ucli.Context) request.Import {
+	im := request.Import{Defines: c.StringSlice("D"), Statement: c.String("statement"), Map: c.String("map"), Given: importFlagsSet(c)}
 	if c.IsSet("element") {
-		if opt.Element = c.Int64("element"); !slices.Contains([]int64{1, 2, 4, 8, 16}, opt.Element) {
-			return opt, flagErrorf("element", "--element %d: expected 1, 2, 4, 8 or 16 bytes per element", opt.Element)
-		}
+		e := c.Int64("element")
+		im.Element = &e
 	}
-	return opt, nil
+	return im
 }
 
 // importFlagsSet returns the importSpecFlags given on c's command line,
@@ -253,147 +243,4 @@ func importFlagsSet(c *ucli.Context) []string {
 		}
 	}
 	return set
-}
-
-// isJSCoPName reports whether a file name is a JSCoP's: FILE.jscop, or
-// FILE.jscop.SUFFIX, as Polly names the JSCoPs it reads back with
-// -polly-import-jscop-postfix (kernel.jscop.interchanged).
-func isJSCoPName(path string) bool {
-	base := strings.ToLower(filepath.Base(path))
-	return strings.HasSuffix(base, ".jscop") || strings.Contains(base, ".jscop.")
-}
-
-// Top-level keys that tell the formats of a SPEC apart.
-var (
-	jscopKeys     = []string{"statements"}
-	specKeys      = []string{"fields", "domain"}
-	kerncraftKeys = []string{"arrays", "loops", "data sources", "data destinations", "code"}
-)
-
-// inputFormat returns the format of a SPEC from its name and contents:
-// importJSCoP for a JSCoP (isJSCoPName, or a top-level "statements"),
-// importKerncraft for Kerncraft kernel code (FILE.c) or a kernel
-// description (a top-level key of one, such as "loops", and none of a
-// polyvol spec), or "" for a polyvol spec.
-func inputFormat(name string, data []byte) string {
-	if isJSCoPName(name) {
-		return importJSCoP
-	}
-	if kerncraft.IsCode(name) {
-		return importKerncraft
-	}
-	keys := topKeys(data)
-	has := func(set []string) bool {
-		return slices.ContainsFunc(keys, func(k string) bool { return slices.Contains(set, k) })
-	}
-	switch {
-	case has(jscopKeys):
-		return importJSCoP
-	case has(specKeys):
-		return ""
-	case has(kerncraftKeys):
-		return importKerncraft
-	}
-	return ""
-}
-
-// yamlTopKey matches a key at the top level of a YAML block mapping: at
-// the start of a line, plain or quoted, followed by ':' and a space or
-// the end of the line.
-var yamlTopKey = regexp.MustCompile(`^("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z_][A-Za-z0-9_ .-]*?)[ \t]*:(?:\s|$)`)
-
-// topKeys returns the keys of the top-level mapping of a YAML or JSON text,
-// as far as they can be read without parsing the whole text: it tells the
-// formats apart, and the reader of the format reports the errors.
-func topKeys(data []byte) []string {
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-		return jsonTopKeys(t)
-	}
-	var keys []string
-	for line := range bytes.Lines(data) {
-		if m := yamlTopKey.FindSubmatch(line); m != nil {
-			k := string(m[1])
-			if k[0] == '"' || k[0] == '\'' {
-				k = k[1 : len(k)-1]
-			}
-			keys = append(keys, k)
-		}
-	}
-	return keys
-}
-
-// jsonTopKeys returns the keys of a JSON object, up to the first syntax
-// error.
-func jsonTopKeys(data []byte) []string {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	var keys []string
-	depth, key := 1, true // key: the next token at depth 1 is a key
-	for depth > 0 {
-		tok, err := dec.Token()
-		if err != nil {
-			break
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			if t == '{' || t == '[' {
-				depth++
-			} else if depth--; depth == 1 {
-				key = true
-			}
-		case string:
-			if depth == 1 && key {
-				keys = append(keys, t)
-				key = false
-				continue
-			}
-			key = key || depth == 1
-		default:
-			key = key || depth == 1
-		}
-	}
-	return keys
-}
-
-// loadImported imports the JSCoP or Kerncraft data (of the SPEC path,
-// named name in messages) as the command's kernel, with the
-// command's -D, --statement, --map and --element flags where it has them,
-// and records the import's notes. A name left unbound is a usage error
-// that names it and, for a command without -D, says how to bind it
-// through import.
-func loadImported(c *ucli.Context, format, path, name string, data []byte) (*kernel.Kernel, error) {
-	opt, err := importOptions(c)
-	if err != nil {
-		return nil, err
-	}
-	var res *importer.Result
-	if format == importJSCoP {
-		res, err = jscop.Import(data, name, opt)
-	} else {
-		res, err = importKerncraftFile(data, name, opt)
-	}
-	var ue *importer.UnboundError
-	if errors.As(err, &ue) && !slices.ContainsFunc(c.Command.Flags, func(f ucli.Flag) bool { return slices.Contains(f.Names(), "D") }) {
-		msg := strings.Replace(err.Error(), ue.Hint(), "", 1)
-		return nil, usageErrorf("%s; polyvol %s has no -D; run: polyvol import %s %s %s | polyvol %s -", msg, c.Command.Name, format, path, ue.Defines(), c.Command.Name)
-	}
-	if err != nil {
-		return nil, asUsage(err)
-	}
-	for _, n := range res.Notes {
-		addNote(c, "%s", n)
-	}
-	return res.Kernel, nil
-}
-
-// importKerncraftFile imports a Kerncraft file: kernel code when its name
-// is FILE.c (kerncraft.IsCode), or when it is standard input that is not
-// empty and has no top-level key (YAML), else a kernel description.
-func importKerncraftFile(data []byte, name string, opt importer.Options) (*importer.Result, error) {
-	if kerncraft.IsCode(name) || name == "<stdin>" && len(bytes.TrimSpace(data)) > 0 && len(topKeys(data)) == 0 {
-		return kerncraft.ImportCode(data, name, opt)
-	}
-	return kerncraft.Import(data, name, opt)
 }

@@ -226,30 +226,6 @@ func TestLoadJSCoPWithFlags(t *testing.T) {
 	}
 }
 
-// TestInputFormat checks how a SPEC's format is told from its name and its
-// top-level keys.
-func TestInputFormat(t *testing.T) {
-	for _, c := range []struct {
-		name, data, want string
-	}{
-		{"k.jscop", "", importJSCoP},
-		{"dir/K.JSCOP", "", importJSCoP},
-		{"kernel.jscop.interchanged", "not even JSON", importJSCoP},
-		{"region", `{"context": "{ : }", "statements": [{"name": "S", "domain": "{ S[i] }"}]}`, importJSCoP},
-		{"spec.json", `{"name": "s", "domain": [8], "fields": [{"name": "A", "statements": 1}]}`, ""},
-		{"spec.json", `{"name": "s", "x": {"statements": [1, {"loops": 2}]}, "domain": [8]}`, ""},
-		{"k.yml", "# a comment\ncode: |\n    for (i...)\narrays:\n    a: {type: double}\n\"data sources\":\n    a: [[i]]\n", importKerncraft},
-		{"k.yml", "'loops':\n  - {index: i}\n", importKerncraft},
-		{"spec.yaml", "name: s\ndomain: [8]\nfields:\n  - name: A\n    loops: 1\narrays: 2\n", ""},
-		{"spec.yaml", "name: s\ndescription: |\n  loops: not a key\n", ""},
-		{"empty", "", ""},
-	} {
-		if got := inputFormat(c.name, []byte(c.data)); got != c.want {
-			t.Errorf("inputFormat(%q, %.40q) = %q, want %q", c.name, c.data, got, c.want)
-		}
-	}
-}
-
 // TestSpecFormats runs predict on a JSCoP named as Polly names the ones it
 // reads back, and on a Kerncraft description, which predict imports with
 // its -D flags: the description of star3d-r1 predicts what star3d-r1 does.

@@ -5,7 +5,6 @@ package cli
 // user caused is a *UsageError, so Run exits with ExitUsage.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -17,10 +16,8 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/footprint"
-	"github.com/polyvol/polyvol/importer"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
-	"github.com/polyvol/polyvol/relation"
 	"github.com/polyvol/polyvol/request"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -56,70 +53,55 @@ func asUsage(err error) error {
 // here, because every command evaluates the accesses. All its errors
 // are usage errors that name the file, line, field and position.
 func loadKernel(c *ucli.Context, arg string) (*kernel.Kernel, error) {
-	var k *kernel.Kernel
+	spec := request.Spec{File: arg, Label: specLabel(arg), Path: arg, Command: c.Command.Name,
+		TakesDefines: slices.ContainsFunc(c.Command.Flags, func(f ucli.Flag) bool { return slices.Contains(f.Names(), "D") }),
+		Import:       specImport(c)}
 	var err error
-	if arg != stdinSpec && isJSCoPName(arg) {
-		data, name, err := readImportFile(c, arg)
-		if err != nil {
-			return nil, err
-		}
-		return loadImported(c, importJSCoP, arg, name, data)
-	}
-	var data []byte
-	name := arg // the file in messages; "" for an embedded example
 	switch _, statErr := os.Stat(arg); {
+	case arg != stdinSpec && request.IsJSCoPName(arg):
+		spec.Text, spec.File, err = readImportFile(c, arg)
 	case arg == stdinSpec:
-		name = "<stdin>"
-		data, err = io.ReadAll(io.LimitReader(c.App.Reader, kernel.MaxSpecBytes+1))
+		spec.File = request.StdinName
+		spec.Text, err = io.ReadAll(io.LimitReader(c.App.Reader, kernel.MaxSpecBytes+1))
+		if err != nil {
+			err = asUsage(&kernel.SpecError{File: spec.File, Msg: err.Error()})
+		}
 	case statErr == nil:
-		f, err := os.Open(arg)
-		if err != nil {
-			return nil, asUsage(err)
-		}
-		data, err = io.ReadAll(io.LimitReader(f, kernel.MaxSpecBytes+1))
-		f.Close()
-		if err != nil {
-			return nil, asUsage(&kernel.SpecError{File: name, Msg: err.Error()})
-		}
+		spec.Text, err = readSpecFile(arg)
 	default:
+		spec.Example = arg
 		_, err = examples.Read(strings.TrimSuffix(arg, ".yaml") + ".yaml")
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, usageErrorf("spec %q: no such file and no embedded example of that name (examples: %s)", arg, strings.Join(examples.Names(), ", "))
 		}
-		if err != nil {
-			return nil, asUsage(err)
-		}
-		name = ""
+		err = asUsage(err)
 	}
-	if err != nil { // reading standard input
-		return nil, asUsage(&kernel.SpecError{File: name, Msg: err.Error()})
+	if err != nil {
+		return nil, err
 	}
-	if format := inputFormat(name, data); name != "" && format != "" && len(data) <= kernel.MaxSpecBytes {
-		return loadImported(c, format, arg, name, data)
+	k, notes, err := spec.Load()
+	if err != nil {
+		return nil, err
 	}
-	if flags := slices.DeleteFunc(importFlagsSet(c), func(f string) bool { return f == "-D" }); len(flags) > 0 {
-		return nil, usageErrorf("%s: %s: a polyvol spec has nothing to import; the flags --statement, --map and --element apply to a JSCoP or Kerncraft SPEC (-D binds the parameters of its raw maps)", specLabel(arg), strings.Join(flags, ", "))
+	for _, n := range notes {
+		addNote(c, "%s", n)
 	}
-	opts := []kernel.Option{relation.Option()}
-	if c.IsSet("D") {
-		params, err := importer.ParseDefines(c.StringSlice("D"))
-		if err != nil {
-			return nil, asUsage(err)
-		}
-		opts = append(opts, kernel.WithParams(params))
-	}
-	if name == "" {
-		k, err = kernel.ParseExample(arg, opts...)
-	} else {
-		k, err = kernel.LoadReader(bytes.NewReader(data), name, opts...)
-	}
-	if err == nil {
-		err = k.ExpressionsError()
-	}
+	return k, nil
+}
+
+// readSpecFile reads the spec file path, at most one byte more than
+// kernel.MaxSpecBytes, which the spec's reader refuses.
+func readSpecFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, asUsage(err)
 	}
-	return k, nil
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, kernel.MaxSpecBytes+1))
+	if err != nil {
+		return nil, asUsage(&kernel.SpecError{File: path, Msg: err.Error()})
+	}
+	return data, nil
 }
 
 // specLabel names a SPEC argument in messages: the file, or the embedded
@@ -174,7 +156,7 @@ func loadDeviceFiles(c *ucli.Context) ([]*device.Device, error) {
 	for _, path := range c.StringSlice(deviceFileFlag.Name) {
 		d, err := device.LoadFile(path)
 		if err != nil {
-			return nil, asUsage(fmt.Errorf("device file %s", joinLines(err)))
+			return nil, asUsage(fmt.Errorf("device file %s", request.JoinLines(err)))
 		}
 		devs = append(devs, d)
 	}
@@ -187,24 +169,14 @@ func loadDeviceFiles(c *ucli.Context) ([]*device.Device, error) {
 // name comes from, such as "--device", for the error about a name that
 // device.CheckName refuses.
 func resolveDevice(c *ucli.Context, source, name string) (*device.Device, error) {
-	if err := device.CheckName(name); err != nil {
-		ue := &UsageError{Err: fmt.Errorf("%s: %v", source, err)}
-		ue.Field, _ = strings.CutPrefix(source, "--")
-		return nil, ue
+	if err := request.CheckDeviceName(source, name); err != nil {
+		return nil, err
 	}
 	files, err := loadDeviceFiles(c)
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range files {
-		for _, n := range append([]string{d.Name, d.DisplayName}, d.Aliases...) {
-			if strings.EqualFold(n, name) {
-				return d, nil
-			}
-		}
-	}
-	d, err := device.Lookup(name)
-	return d, asUsage(err)
+	return request.FindDevice(name, files)
 }
 
 // commandDevice returns the device a command runs on: the one the
@@ -224,18 +196,12 @@ func commandDevice(c *ucli.Context) (*device.Device, error) {
 	return resolveDevice(c, "--device", name)
 }
 
-// joinLines puts a multi-line error (errors.Join) on one line.
-func joinLines(err error) string {
-	return strings.ReplaceAll(err.Error(), "\n", "; ")
-}
-
 // Helpers of the request layer that the commands share under their own
 // names.
 var (
 	parseTriple   = request.ParseTriple
 	parseChoice   = request.ParseChoice
 	triple        = request.Triple
-	launchName    = request.LaunchName
 	estimateError = request.EstimateError
 	defaultBlock  = request.DefaultBlock
 	tilingNames   = request.TilingNames
@@ -285,11 +251,7 @@ func applyDomain(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 		noteKernel(c, k)
 		return k, nil
 	}
-	d, err := parseTriple("domain", c.String("domain"))
-	if err != nil {
-		return nil, err
-	}
-	out, err := kernelAt(k, d)
+	out, err := request.AtDomain(k, c.String("domain"))
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/polyvol/polyvol/request"
 	"io"
 	"io/fs"
 	"math"
@@ -162,7 +163,7 @@ func prepareMeasured(c *ucli.Context, sweeps []*measured.Sweep) ([][]measuredRun
 				}
 				specs[r.Kernel] = k
 			}
-			k, err := kernelAt(k, r.Domain)
+			k, err := request.KernelAt(k, r.Domain)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", s.Path, r.Line, err)
 			}
@@ -202,17 +203,6 @@ func compareMeasured(c *ucli.Context, sweeps []*measured.Sweep, dev *device.Devi
 		bar.add()
 		return rep, nil
 	})
-}
-
-// kernelAt returns k on domain d (kernel.Kernel.AtDomain), the rule of the
-// --domain flag and of `polyvol cuda` when it generated a measured program;
-// an error is the --domain flag's.
-func kernelAt(k *kernel.Kernel, d [3]int64) (*kernel.Kernel, error) {
-	out, err := k.AtDomain(d)
-	if err != nil {
-		return nil, flagErrorf("domain", "--domain %s: %v", triple(d), err)
-	}
-	return out, nil
 }
 
 // writeMeasuredReport renders the comparison as markdown.

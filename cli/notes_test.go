@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/polyvol/polyvol/request"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func TestNotes(t *testing.T) {
 		}
 	}
 	for _, name := range examples.Names() {
-		k, err := loadKernel(nil, name)
+		k, _, err := request.Spec{Example: name}.Load()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -99,7 +99,7 @@ func loadRegionSpec(c *ucli.Context, arg string) (*importer.Region, error) {
 	if err != nil {
 		return nil, err
 	}
-	if inputFormat(arg, data) != importJSCoP {
+	if request.InputFormat(arg, data) != importJSCoP {
 		return nil, usageErrorf("%s: --statement all applies to a JSCoP (a file FILE.jscop or FILE.jscop.*, or JSON with \"statements\"), and this SPEC is not one", name)
 	}
 	opt, err := importOptions(c)

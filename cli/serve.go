@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/polyvol/polyvol/request"
 	"github.com/polyvol/polyvol/serve"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -181,7 +182,7 @@ func servedIPs(ip net.IP) []net.IP {
 func RunForServer(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	ctx = context.WithValue(ctx, forServerKey{}, true)
 	if err := executeContext(ctx, append([]string{"polyvol"}, args...), stdin, stdout, stderr); err != nil {
-		return printedError{err}
+		return request.OneLine(err)
 	}
 	return nil
 }
@@ -189,12 +190,6 @@ func RunForServer(ctx context.Context, args []string, stdin io.Reader, stdout, s
 // forServerKey marks the context of a command line that polyvol serve
 // runs: such a run shares the process with the server's other requests.
 type forServerKey struct{}
-
-// printedError is an error with the message Run prints for it.
-type printedError struct{ err error }
-
-func (e printedError) Error() string { return errorLine(e.err) }
-func (e printedError) Unwrap() error { return e.err }
 
 // setupMu serializes the setup of command lines that run at once in one
 // process, as polyvol serve runs them: urfave/cli's parsing writes package

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/polyvol/polyvol/request"
 	"regexp"
 	"strconv"
 	"strings"
@@ -183,7 +184,7 @@ func TestSimulateRefusesLargeRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := simError(k.NewLaunch([3]int64{256, 1, 2}, kernel.NoFold), &sim.LineLimitError{Lines: 20_000_000, Wave: 7, Limit: 1 << 24}).Error()
+	msg := request.SimError(k.NewLaunch([3]int64{256, 1, 2}, kernel.NoFold), &sim.LineLimitError{Lines: 20_000_000, Wave: 7, Limit: 1 << 24}).Error()
 	if !strings.Contains(msg, "20000000 lines after wave 7") || !strings.Contains(msg, "--domain") || !strings.Contains(msg, "--infinite") || strings.Contains(msg, "Config.") {
 		t.Errorf("line bound: %q", msg)
 	}

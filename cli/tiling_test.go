@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/polyvol/polyvol/request"
 	"strings"
 	"testing"
 
@@ -94,7 +95,7 @@ func TestPredictTileStrided(t *testing.T) {
 // L1 sectors than thread folding, and its output names the tiling.
 func TestSimulateTileStrided(t *testing.T) {
 	args := []string{"simulate", "star2d-r1", "--domain", "256,64", "--block", "32,8", "--fold", "2,1", "--format", "json"}
-	var cons, str simulation
+	var cons, str request.Simulation
 	if err := json.Unmarshal([]byte(mustRun(t, args...)), &cons); err != nil {
 		t.Fatal(err)
 	}

@@ -7,12 +7,14 @@ package request
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/printable"
 )
 
 // Kind is the kind of a failure of a request.
@@ -94,3 +96,31 @@ func FieldOf(err error) string {
 	}
 	return ""
 }
+
+// MaxLine bounds the length of an error's line as the command line prints
+// it, "polyvol: " included.
+const MaxLine = 300
+
+// Line is err's message as polyvol prints it after "polyvol: " and the
+// HTTP API answers it: on one line (the lines of a multi-line error, such
+// as errors.Join's, joined by "; "), and, when longer than MaxLine allows,
+// cut after the last whole part or word that fits and marked "…"
+// (printable.CutLine).
+func Line(err error) string {
+	return printable.CutLine(JoinLines(err), MaxLine-len("polyvol: "))
+}
+
+// JoinLines puts a multi-line error (errors.Join) on one line.
+func JoinLines(err error) string {
+	return strings.ReplaceAll(err.Error(), "\n", "; ")
+}
+
+// OneLine returns err with the message Line(err); it unwraps to err, so
+// that its kind and field stay.
+func OneLine(err error) error { return lineError{err} }
+
+// lineError is an error with the message Line gives it.
+type lineError struct{ err error }
+
+func (e lineError) Error() string { return Line(e.err) }
+func (e lineError) Unwrap() error { return e.err }

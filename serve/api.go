@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/request"
@@ -118,16 +119,16 @@ func writeJSON(w http.ResponseWriter, data []byte) {
 	_, _ = w.Write(data) // the client may be gone; nothing to do then
 }
 
-// run runs cl under ctx, holding n slots from before it starts until it
+// run runs work under ctx, holding n slots from before it starts until it
 // ends. When ctx ends first, run returns its cause at once (errTimeout,
-// errShutdown or errGone): the command is cancelled through ctx and keeps
-// its slots until it has returned, so that the server never starts more
-// than it can run.
-func (s *Server) run(ctx context.Context, cl commandLine, n int, stdout, stderr io.Writer) error {
+// errShutdown or errGone): work is cancelled through ctx and keeps its
+// slots until it has returned, so that the server never starts more than
+// it can run. A panic of work is its error.
+func (s *Server) run(ctx context.Context, n int, work func(context.Context) error) error {
 	if err := s.slots.acquire(ctx, n); err != nil {
 		return err
 	}
-	if ctx.Err() != nil { // the command would start only to stop
+	if ctx.Err() != nil { // the work would start only to stop
 		s.slots.release(n)
 		return cause(ctx)
 	}
@@ -143,17 +144,24 @@ func (s *Server) run(ctx context.Context, cl commandLine, n int, stdout, stderr 
 				done <- fmt.Errorf("internal error: %v", p)
 			}
 		}()
-		done <- s.cfg.Run(ctx, cl.args, bytes.NewReader(cl.stdin), stdout, stderr)
+		done <- work(ctx)
 	}()
 	select {
 	case err := <-done:
-		if ctx.Err() != nil { // the command may have failed because ctx ended
+		if ctx.Err() != nil { // the work may have failed because ctx ended
 			return cause(ctx)
 		}
 		return err
 	case <-ctx.Done():
 		return cause(ctx)
 	}
+}
+
+// runCommand runs cl through the Runner under ctx, holding n slots (run).
+func (s *Server) runCommand(ctx context.Context, cl commandLine, n int, stdout, stderr io.Writer) error {
+	return s.run(ctx, n, func(ctx context.Context) error {
+		return s.cfg.Run(ctx, cl.args, bytes.NewReader(cl.stdin), stdout, stderr)
+	})
 }
 
 // cause returns why ctx, a request's budget, ended: errTimeout, errShutdown,
@@ -197,7 +205,7 @@ func (s *Server) runJSON(w http.ResponseWriter, r *http.Request, cl commandLine,
 	ctx, cancel := s.budget(r)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	if err := s.run(ctx, cl, n, &stdout, &stderr); err != nil {
+	if err := s.runCommand(ctx, cl, n, &stdout, &stderr); err != nil {
 		return nil, err
 	}
 	for _, note := range notes(stderr.Bytes()) {
@@ -224,14 +232,14 @@ func (s *Server) handleCommand(ep endpoint, serverFlags ...string) http.HandlerF
 	}
 }
 
-// handleDevices answers with `polyvol devices --format json`.
-func (s *Server) handleDevices(w http.ResponseWriter, r *http.Request) {
-	out, err := s.runJSON(w, r, commandLine{args: []string{"devices", "--format=json"}}, 1)
-	if err != nil {
+// handleDevices answers with the JSON of polyvol devices --format json.
+func (s *Server) handleDevices(w http.ResponseWriter, _ *http.Request) {
+	var out bytes.Buffer
+	if err := request.WriteDevicesJSON(&out, device.All()); err != nil {
 		fail(w, err)
 		return
 	}
-	writeJSON(w, out)
+	writeJSON(w, out.Bytes())
 }
 
 // example is one entry of /api/examples.

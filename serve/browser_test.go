@@ -135,13 +135,14 @@ func (s *statusWriter) WriteHeader(status int) {
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // crossSitePage is a page of another site that tries to make the browser
-// run a prediction on the server at API: a form of text/plain that the
+// run a simulation on the server at API (a command of the Runner, which
+// counts it): a form of text/plain that the
 // browser submits by itself, a no-cors fetch, and a fetch with JSON and a
 // guessed token, which the browser sends only after a CORS preflight.
 // The page sets body[data-done] to the fetches' outcomes.
 const crossSitePage = `<!doctype html><html><body>
 <iframe name="sink"></iframe>
-<form id="f" method="POST" action="API/api/predict" enctype="text/plain" target="sink">
+<form id="f" method="POST" action="API/api/simulate" enctype="text/plain" target="sink">
 <input name='{"example": "star3d-r1", "x": "' value='"}'></form>
 <script>
 (async () => {
@@ -151,7 +152,7 @@ const crossSitePage = `<!doctype html><html><body>
     {method: "POST", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body: '{"example": "star3d-r1"}'},
     {method: "POST", headers: {"Content-Type": "application/json", "X-Polyvol-Token": "guessed-token-0123"}, body: '{"example": "star3d-r1"}'},
   ]) {
-    try { const r = await fetch("API/api/predict", init); results.push(r.type + " " + r.status); } catch (e) { results.push("refused"); }
+    try { const r = await fetch("API/api/simulate", init); results.push(r.type + " " + r.status); } catch (e) { results.push("refused"); }
   }
   document.body.dataset.done = results.join(", ");
 })();

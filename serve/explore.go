@@ -87,7 +87,7 @@ func (s *Server) handleExplore(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	stream := &exploreStream{w: w}
 	var stdout bytes.Buffer
-	err = s.run(ctx, cl, s.cfg.Slots, &stdout, stream)
+	err = s.runCommand(ctx, cl, s.cfg.Slots, &stdout, stream)
 	var result bytes.Buffer
 	if err == nil {
 		result.WriteString(`{"exploration":`)

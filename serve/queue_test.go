@@ -60,7 +60,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // TestQueueFull fills the 2 slots of a server with commands that block
-// until released and its queue of 3 with waiting predictions: a sixth
+// until released and its queue of 3 with waiting simulations: a sixth
 // request, and an explore, which would wait for every slot, are answered
 // 503 at once with Retry-After and start no command, while the waiting
 // ones run once the slots are free.
@@ -76,7 +76,7 @@ func TestQueueFull(t *testing.T) {
 	var wg sync.WaitGroup
 	answers := make([]answer, 5)
 	for i := range answers {
-		wg.Go(func() { answers[i] = postAnswer(t, srv.URL+"/api/predict", `{}`) })
+		wg.Go(func() { answers[i] = postAnswer(t, srv.URL+"/api/simulate", `{}`) })
 		if i == 1 {
 			<-b.started
 			<-b.started
@@ -86,7 +86,7 @@ func TestQueueFull(t *testing.T) {
 
 	// No command has ended yet: the estimate takes 1 s per command, so the
 	// 3 waiting requests and one more take 2 s on 2 slots.
-	for _, path := range []string{"/api/predict", "/api/explore"} {
+	for _, path := range []string{"/api/simulate", "/api/explore"} {
 		a := postAnswer(t, srv.URL+path, `{}`)
 		checkBusy(t, path+" while 3 wait", a, "queue", int(serve.DefaultRequestTimeout/time.Second))
 		if a.retryAfter != "2" {
@@ -124,7 +124,7 @@ func TestQueueTimeout(t *testing.T) {
 	const budget = 300 * time.Millisecond
 	srv := newServer(t, serve.Config{Run: b.run, Slots: 1, RequestTimeout: budget})
 	defer close(b.release)
-	first := postAnswer(t, srv.URL+"/api/predict", `{}`)
+	first := postAnswer(t, srv.URL+"/api/simulate", `{}`)
 	if first.status != http.StatusServiceUnavailable || !bytes.Contains(first.body, []byte("ran past")) || first.retryAfter != "" {
 		t.Errorf("the running request: status %d, Retry-After %q, %s; want 503 past the time budget without Retry-After", first.status, first.retryAfter, first.body)
 	}
@@ -133,7 +133,7 @@ func TestQueueTimeout(t *testing.T) {
 	var wg sync.WaitGroup
 	waiting := make([]answer, 3)
 	for i := range waiting {
-		wg.Go(func() { waiting[i] = postAnswer(t, srv.URL+"/api/predict", `{}`) })
+		wg.Go(func() { waiting[i] = postAnswer(t, srv.URL+"/api/simulate", `{}`) })
 	}
 	wg.Go(func() {
 		a := postAnswer(t, srv.URL+"/api/explore", `{}`)

@@ -10,9 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -63,26 +63,78 @@ type commandLine struct {
 	stdin []byte   // the spec text, read through SPEC "-"
 }
 
-// decodeRequest reads the request body, a JSON object of flag names and
-// values (strings, numbers or booleans in the CLI's string forms), and turns
-// it into ep's command line with --format=json. An empty body is the empty
-// object.
+// decodeRequest reads the request body (readValues) and turns it into
+// ep's command line with --format=json.
 func decodeRequest(r *http.Request, ep endpoint) (commandLine, error) {
+	values, err := readValues(r, ep)
+	if err != nil {
+		return commandLine{}, err
+	}
+	return ep.commandLine(values), nil
+}
+
+// readValues reads the request body, a JSON object of flag names and
+// values (strings, numbers or booleans in the CLI's string forms), and
+// checks its keys against ep (checkKeys). An empty body is the empty
+// object.
+func readValues(r *http.Request, ep endpoint) (map[string]string, error) {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return commandLine{}, &request.Error{Err: fmt.Errorf("request body larger than %d bytes", tooLarge.Limit)}
+			return nil, &request.Error{Err: fmt.Errorf("request body larger than %d bytes", tooLarge.Limit)}
 		}
-		return commandLine{}, &request.Error{Err: fmt.Errorf("reading the request body: %w", err)}
+		return nil, &request.Error{Err: fmt.Errorf("reading the request body: %w", err)}
 	}
 	values := map[string]string{}
 	if len(bytes.TrimSpace(data)) > 0 {
 		if values, err = decodeObject(data); err != nil {
-			return commandLine{}, &request.Error{Err: fmt.Errorf("request body: %w", err)}
+			return nil, &request.Error{Err: fmt.Errorf("request body: %w", err)}
 		}
 	}
-	return ep.commandLine(values)
+	return values, ep.checkKeys(values)
+}
+
+// expectedObject starts the errors of a body that is not one JSON object.
+const expectedObject = "expected a JSON object of flag names and values"
+
+// checkUTF8 returns the error of a body that is not UTF-8, naming the
+// first bad byte.
+func checkUTF8(data []byte) error {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			return fmt.Errorf("invalid UTF-8 at byte offset %d; a request body is JSON in UTF-8", i)
+		}
+		i += size
+	}
+	return nil
+}
+
+// syntax words an error of the JSON decoder about a body that is not one
+// JSON object.
+func syntax(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("%s: %v (at byte offset %d)", expectedObject, err, se.Offset)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%s: the body ends inside the object", expectedObject)
+	}
+	return fmt.Errorf("%s: %w", expectedObject, err)
+}
+
+// quote quotes a key for a message, cut to 64 bytes at a character
+// boundary.
+func quote(key string) string {
+	if len(key) <= 64 {
+		return strconv.Quote(key)
+	}
+	cut := 64
+	for cut > 0 && !utf8.RuneStart(key[cut]) {
+		cut--
+	}
+	return strconv.Quote(key[:cut]) + "…"
 }
 
 // decodeObject decodes one JSON object whose values are strings, numbers or
@@ -92,33 +144,8 @@ func decodeRequest(r *http.Request, ep endpoint) (commandLine, error) {
 // before anything nested is read. The body must be UTF-8 and the keys free
 // of control characters; errors give byte offsets into the body, 0-based.
 func decodeObject(data []byte) (map[string]string, error) {
-	for i := 0; i < len(data); {
-		r, size := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && size == 1 {
-			return nil, fmt.Errorf("invalid UTF-8 at byte offset %d; a request body is JSON in UTF-8", i)
-		}
-		i += size
-	}
-	const expected = "expected a JSON object of flag names and values"
-	syntax := func(err error) error {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return fmt.Errorf("%s: %v (at byte offset %d)", expected, err, se.Offset)
-		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return fmt.Errorf("%s: the body ends inside the object", expected)
-		}
-		return fmt.Errorf("%s: %w", expected, err)
-	}
-	quote := func(key string) string { // the key, cut to 64 bytes at a character boundary
-		if len(key) <= 64 {
-			return strconv.Quote(key)
-		}
-		cut := 64
-		for cut > 0 && !utf8.RuneStart(key[cut]) {
-			cut--
-		}
-		return strconv.Quote(key[:cut]) + "…"
+	if err := checkUTF8(data); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -138,7 +165,7 @@ func decodeObject(data []byte) (map[string]string, error) {
 		case bool:
 			got = "a boolean"
 		}
-		return nil, fmt.Errorf("%s, got %s", expected, got)
+		return nil, fmt.Errorf("%s, got %s", expectedObject, got)
 	}
 	values := map[string]string{}
 	offsets := map[string]int64{} // byte offset of each key's opening quote
@@ -153,7 +180,7 @@ func decodeObject(data []byte) (map[string]string, error) {
 		}
 		k, ok := tok.(string)
 		if !ok { // the decoder reads only strings as keys
-			return nil, fmt.Errorf("%s: key at byte offset %d is not a string", expected, at)
+			return nil, fmt.Errorf("%s: key at byte offset %d is not a string", expectedObject, at)
 		}
 		for i, r := range k {
 			if r < 0x20 || 0x7f <= r && r <= 0x9f {
@@ -188,51 +215,52 @@ func decodeObject(data []byte) (map[string]string, error) {
 	return values, nil
 }
 
-// commandLine turns request values into ep's command line. The spec comes
-// from "spec" or "example" through standard input, so that no request reads
-// a file of the server; without either the command's default spec applies.
-func (ep endpoint) commandLine(values map[string]string) (commandLine, error) {
-	cl := commandLine{args: []string{ep.command}}
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+// checkKeys checks request values against ep, in the order of their keys:
+// "spec" or "example" (not both, and an example that exists) or a key of
+// ep.flags, each list within its bound.
+func (ep endpoint) checkKeys(values map[string]string) error {
+	spec := false
+	for _, k := range slices.Sorted(maps.Keys(values)) {
 		v := values[k]
 		switch {
 		case k == keySpec || k == keyExample:
-			if cl.stdin != nil {
-				return commandLine{}, &request.Error{Err: errors.New(`give either "spec" or "example", not both`)}
+			if spec {
+				return &request.Error{Err: errors.New(`give either "spec" or "example", not both`)}
 			}
-			text, err := specText(k, v)
-			if err != nil {
-				return commandLine{}, err
+			spec = true
+			if k == keyExample && !slices.Contains(examples.Names(), v) {
+				return &request.Error{Err: fmt.Errorf("example %q: no embedded example of that name (examples: %s)", v, strings.Join(examples.Names(), ", "))}
 			}
-			cl.stdin = text
 		case slices.Contains(ep.flags, k):
 			if n, ok := ep.lists[k]; ok && strings.Count(v, ":")+1 > n {
-				return commandLine{}, &request.Error{Field: k, Err: fmt.Errorf("--%s %q: at most %d entries per request", k, v, n)}
+				return &request.Error{Field: k, Err: fmt.Errorf("--%s %q: at most %d entries per request", k, v, n)}
 			}
-			cl.args = append(cl.args, "--"+k+"="+v)
 		default:
-			return commandLine{}, &request.Error{Err: fmt.Errorf("unknown key %q for %s; expected %s, %s or one of %s", k, ep.command, keySpec, keyExample, strings.Join(ep.flags, ", "))}
+			return &request.Error{Err: fmt.Errorf("unknown key %q for %s; expected %s, %s or one of %s", k, ep.command, keySpec, keyExample, strings.Join(ep.flags, ", "))}
+		}
+	}
+	return nil
+}
+
+// commandLine turns request values that checkKeys accepted into ep's
+// command line. The spec comes from "spec" or "example" through standard
+// input, so that no request reads a file of the server; without either
+// the command's default spec applies.
+func (ep endpoint) commandLine(values map[string]string) commandLine {
+	cl := commandLine{args: []string{ep.command}}
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		switch v := values[k]; k {
+		case keySpec:
+			cl.stdin = []byte(v)
+		case keyExample:
+			cl.stdin, _ = examples.Read(v) // checkKeys found it
+		default:
+			cl.args = append(cl.args, "--"+k+"="+v)
 		}
 	}
 	cl.args = append(cl.args, "--format=json")
 	if cl.stdin != nil {
 		cl.args = append(cl.args, "-")
 	}
-	return cl, nil
-}
-
-// specText returns the spec text of a "spec" or "example" request value.
-func specText(key, value string) ([]byte, error) {
-	if key == keySpec {
-		return []byte(value), nil
-	}
-	if !slices.Contains(examples.Names(), value) {
-		return nil, &request.Error{Err: fmt.Errorf("example %q: no embedded example of that name (examples: %s)", value, strings.Join(examples.Names(), ", "))}
-	}
-	return examples.Read(value)
+	return cl
 }

@@ -3,11 +3,12 @@
 // layercond, simulate, devices) over HTTP with the same JSON, byte for byte,
 // and serves an embedded web page that calls that API.
 //
-// The server does not import the command-line package: it is handed a Runner
-// that executes one polyvol command line in-process, and turns each request
-// into such a command line from a whitelist of flags per endpoint, so that
-// no request can name a file of the server (specs travel as text on standard
-// input). Every request is bounded: the body size, the time, the work of
+// The server does not import the command-line package. It answers predict
+// through the request layer (package request), as the command line does;
+// for the other commands it is handed a Runner that executes one polyvol
+// command line in-process, and turns each request into such a command line.
+// Each endpoint takes a whitelist of keys, so that no request can name a
+// file of the server (specs travel as text). Every request is bounded: the body size, the time, the work of
 // each estimate (the commands' own bounds), the number of estimates
 // running at once (the CPU count) and the number of requests waiting for
 // them (a queue that refuses more with 503 and Retry-After); every
@@ -191,7 +192,7 @@ func New(cfg Config) *Server {
 	}
 	s.mux.HandleFunc("GET /api/devices", s.handleDevices)
 	s.mux.HandleFunc("GET /api/examples", s.handleExamples)
-	s.mux.HandleFunc("POST /api/predict", s.api(s.handleCommand(predictEndpoint)))
+	s.mux.HandleFunc("POST /api/predict", s.api(s.handleTyped(predictEndpoint, predict)))
 	s.mux.HandleFunc("POST /api/simulate", s.api(s.handleCommand(simulateEndpoint, "--max-accesses="+strconv.FormatInt(cfg.MaxSimAccesses, 10))))
 	s.mux.HandleFunc("POST /api/layercond", s.api(s.handleLayercond))
 	s.mux.HandleFunc("POST /api/explore", s.api(s.handleExplore))
