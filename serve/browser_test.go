@@ -168,6 +168,7 @@ const crossSitePage = `<!doctype html><html><body>
 // make the browser post predictions: the server refuses each request the
 // browser sends and runs nothing.
 func TestBrowser(t *testing.T) {
+	skipBrowserInShortMode(t)
 	runner := &countingRunner{}
 	var log requestLog
 	srv := httptest.NewServer(log.handler(serve.New(serve.Config{Run: runner.run})))
@@ -613,6 +614,7 @@ const noOverflowJS = `document.documentElement.scrollWidth <= window.innerWidth`
 // explore request and its rows. At 1400×1000 it saves the screenshots
 // docs/serve-roofline.png and docs/serve-heatmap.png (screenshotDirEnv).
 func TestBrowserCharts(t *testing.T) {
+	skipBrowserInShortMode(t)
 	runner := &countingRunner{}
 	var bodies bodyLog
 	srv := httptest.NewServer(bodies.handler(serve.New(serve.Config{Run: runner.run})))
@@ -788,5 +790,16 @@ func TestBrowserCharts(t *testing.T) {
 	}
 	if len(heat.Best) != 1 || !slices.Equal(heat.Best[0], heat.FirstRow) || heat.Variant != small.Rows[0].Launch.variant() {
 		t.Errorf("heat map shows %q and marks %q as best, the ranking's first row is %q", heat.Variant, heat.Best, heat.FirstRow)
+	}
+}
+
+// skipBrowserInShortMode skips a test that drives Chromium in -short mode:
+// make test runs serve's tests once in full, then again under the race
+// detector in -short mode for the server's own concurrency, which the
+// browser's page does not add to.
+func skipBrowserInShortMode(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("drives Chromium; run without -short")
 	}
 }
