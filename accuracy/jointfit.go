@@ -3,6 +3,7 @@ package accuracy
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -233,15 +234,17 @@ func jointErrors(pts []fitPoint, par model.OverlapParams) (map[string]float64, m
 	return sum, n, nil
 }
 
-// jointObjective is the mean of the datasets' errors over pts.
+// jointObjective is the mean of the datasets' errors over pts, summed in
+// the datasets' order so that the fit does not depend on the order in
+// which a map hands them out.
 func jointObjective(pts []fitPoint, par model.OverlapParams) (float64, error) {
 	errs, _, err := jointErrors(pts, par)
 	if err != nil || len(errs) == 0 {
 		return math.Inf(1), err
 	}
 	s := 0.0
-	for _, e := range errs {
-		s += e
+	for _, d := range slices.Sorted(maps.Keys(errs)) {
+		s += errs[d]
 	}
 	return s / float64(len(errs)), nil
 }
