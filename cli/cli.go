@@ -229,7 +229,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 // reads.
 func RunWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := execute(args, stdin, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "polyvol: %s\n", errorLine(err))
+		fmt.Fprintf(stderr, "polyvol: %s\n", request.Line(err))
 		if isUsageError(err) {
 			return ExitUsage
 		}

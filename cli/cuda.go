@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/polyvol/polyvol/request"
 	"os"
 
 	"github.com/polyvol/polyvol/cudagen"
@@ -84,11 +85,11 @@ func runCuda(c *ucli.Context) error {
 	if k, err = applyDomain(c, k); err != nil {
 		return err
 	}
-	block, err := parseTriple("block", c.String("block"))
+	block, err := request.ParseTriple("block", c.String("block"))
 	if err != nil {
 		return err
 	}
-	fold, err := parseTriple("fold", c.String("fold"))
+	fold, err := request.ParseTriple("fold", c.String("fold"))
 	if err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func runCuda(c *ucli.Context) error {
 	}
 	occ, err := dev.Occupancy(int(l.ThreadsPerBlock()), k.Registers, shared)
 	if err != nil {
-		return estimateError(l, err)
+		return request.EstimateError(l, err)
 	}
 	prog, err := cudagen.Generate(k, l, cudagen.Residency{Device: dev.Name, Arch: dev.Arch, BlocksPerSM: occ.BlocksPerSM})
 	if err != nil {

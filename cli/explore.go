@@ -140,7 +140,7 @@ Examples:
 				deviceFileFlag,
 				&ucli.IntFlag{Name: "threads", Value: kernel.MaxThreadsPerBlock, Usage: "`N` threads per block, a power of two"},
 				&ucli.StringFlag{Name: "folds", Value: "1,1,1:1,2,1:1,1,2", Usage: "colon-separated thread foldings `X,Y,Z:...`"},
-				&ucli.StringFlag{Name: "tiles", Value: strings.Join(tilingNames, ","), Usage: "comma-separated `TILINGS` tried with every fold: consecutive (a thread's fold points are neighbours), strided (one block size apart)"},
+				&ucli.StringFlag{Name: "tiles", Value: strings.Join(request.TilingNames, ","), Usage: "comma-separated `TILINGS` tried with every fold: consecutive (a thread's fold points are neighbours), strided (one block size apart)"},
 				&ucli.StringFlag{Name: "staging", Value: stagingOn, Usage: "comma-separated `CHOICES` tried with every configuration of a kernel with staged fields: on (as the spec stages them), off (read from global memory)"},
 				&ucli.BoolFlag{Name: "all-shapes", Usage: "keep the block shapes with threads along a dimension in which the domain has one point (left out by default: those threads are idle)"},
 				registersFlag(),
@@ -375,7 +375,7 @@ func (sw *exploreSweep) run(c *ucli.Context, n int) (*Exploration, error) {
 	prog.finish()
 	var ce *explore.ConfigError
 	if errors.As(err, &ce) {
-		return nil, estimateError(ce.Launch, ce.Err)
+		return nil, request.EstimateError(ce.Launch, ce.Err)
 	}
 	if err != nil {
 		return nil, err
@@ -435,7 +435,7 @@ const (
 func parseStaging(s string) ([]bool, error) {
 	var unstaged []bool
 	for _, part := range strings.Split(s, ",") {
-		choice, err := parseChoice("staging", strings.TrimSpace(part), stagingOn, stagingOff)
+		choice, err := request.ParseChoice("staging", strings.TrimSpace(part), stagingOn, stagingOff)
 		if err != nil {
 			return nil, err
 		}
@@ -471,12 +471,12 @@ func parseTilings(s string) ([]kernel.Tiling, error) {
 func parseFolds(s string) ([][3]int64, error) {
 	var folds [][3]int64
 	for _, part := range strings.Split(s, ":") {
-		f, err := parseTriple("folds", part)
+		f, err := request.ParseTriple("folds", part)
 		if err != nil {
 			return nil, err
 		}
 		if slices.Contains(folds, f) {
-			return nil, flagErrorf("folds", "--folds %q: fold %s appears twice", s, triple(f))
+			return nil, flagErrorf("folds", "--folds %q: fold %s appears twice", s, request.Triple(f))
 		}
 		folds = append(folds, f)
 	}
@@ -616,7 +616,7 @@ func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, t
 	}
 	switch format {
 	case formatJSON:
-		return writeJSON(stdout, e)
+		return request.WriteJSON(stdout, e)
 	case formatCSV:
 		registers := rowRegisters(e)
 		records := [][]string{append([]string{"rank"}, csvHeader...)}
@@ -625,7 +625,7 @@ func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, t
 		}
 		return writeCSV(stdout, records)
 	}
-	fmt.Fprintf(stdout, "%s on %s, method %s, model %s, domain %s\n", e.Kernel, e.Device, e.Method, e.Model, triple(e.Domain))
+	fmt.Fprintf(stdout, "%s on %s, method %s, model %s, domain %s\n", e.Kernel, e.Device, e.Method, e.Model, request.Triple(e.Domain))
 	shown := len(e.Rows)
 	if top > 0 {
 		shown = min(top, shown)
@@ -636,7 +636,7 @@ func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, t
 	for i, r := range e.Rows[:shown] {
 		d := r.Derived
 		rows = append(rows, []string{
-			strconv.Itoa(i + 1), triple(r.Launch.Block), triple(r.Launch.Fold), tilingCell(r.Launch), fixed(r.Prediction.GLups, 2), r.Prediction.Limiter,
+			strconv.Itoa(i + 1), request.Triple(r.Launch.Block), request.Triple(r.Launch.Fold), tilingCell(r.Launch), fixed(r.Prediction.GLups, 2), r.Prediction.Limiter,
 			strconv.FormatInt(r.Launch.BlocksPerSM, 10), fixed(d.L1CyclesPerLup, 3), fixed(d.L2TotalV2, 2), fixed(d.DRAMVolume(), 2),
 		})
 	}

@@ -45,7 +45,7 @@ func checkOneLineUsage(t *testing.T, what string, err error) {
 	if _, ok := err.(*UsageError); !ok {
 		t.Fatalf("%s: error %T is not a usage error: %v", what, err, err)
 	}
-	if line := errorLine(err); strings.Contains(line, "\n") || len(line) > request.MaxLine {
+	if line := request.Line(err); strings.Contains(line, "\n") || len(line) > request.MaxLine {
 		t.Fatalf("%s: error is not one line of at most %d characters: %q", what, request.MaxLine, line)
 	}
 }
@@ -150,7 +150,7 @@ func skippedShard(f *testing.F, k, n int) []byte {
 		f.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := writeJSON(&b, e); err != nil {
+	if err := request.WriteJSON(&b, e); err != nil {
 		f.Fatal(err)
 	}
 	return b.Bytes()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/polyvol/polyvol/request"
 	"image/color"
 	"slices"
 	"strconv"
@@ -84,7 +85,7 @@ func heatMapOf(e *Exploration) heatMap {
 // variantText names a fold, tiling and staging choice as the web page does:
 // "fold 1,1,2 strided unstaged".
 func variantText(fold [3]int64, tiling string, unstaged bool) string {
-	s := "fold " + triple(fold) + " " + tiling
+	s := "fold " + request.Triple(fold) + " " + tiling
 	if unstaged {
 		s += " unstaged"
 	}
@@ -233,7 +234,7 @@ func plotHeatMap(m heatMap, e *Exploration, path string, size plotSize) error {
 	title := fmt.Sprintf("%s on %s, %d threads per block: predicted GLup/s of %d ranked configurations",
 		e.Kernel, e.Device, e.Threads, len(e.Rows))
 	key := fmt.Sprintf("ringed: the best, block %s %s, %s GLup/s; hatched: skipped; light grey: not a shape of the sweep",
-		triple(best.Launch.Block), variantText(best.Launch.Fold, best.Launch.Tiling.String(), best.Launch.Unstaged), fixed(best.Prediction.GLups, 2))
+		request.Triple(best.Launch.Block), variantText(best.Launch.Fold, best.Launch.Tiling.String(), best.Launch.Unstaged), fixed(best.Prediction.GLups, 2))
 	return saveCanvas(path, vg.Length(size.width)*vg.Inch, vg.Length(size.height)*vg.Inch, func(dc draw.Canvas) {
 		style := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(10)), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter}
 		mid := (dc.Min.X + dc.Max.X) / 2

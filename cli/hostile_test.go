@@ -554,7 +554,7 @@ func checkCorpusCovered(t *testing.T, cases []hostileCase) {
 	}
 }
 
-// TestErrorLine checks that errorLine puts a message on one line and cuts
+// TestErrorLine checks that request.Line puts a message on one line and cuts
 // one longer than the line allows after its last whole part or word, or
 // inside the first word at a character boundary.
 func TestErrorLine(t *testing.T) {
@@ -570,9 +570,9 @@ func TestErrorLine(t *testing.T) {
 		{"x " + strings.Repeat("y", 400), "x …"},
 		{strings.Repeat("é", 400), strings.Repeat("é", 144) + "…"},
 	} {
-		got := errorLine(fmt.Errorf("%s", tc.msg))
+		got := request.Line(fmt.Errorf("%s", tc.msg))
 		if got != tc.want || len(got) > room {
-			t.Errorf("errorLine(%.40q…) = %q (%d bytes), want %q", tc.msg, got, len(got), tc.want)
+			t.Errorf("request.Line(%.40q…) = %q (%d bytes), want %q", tc.msg, got, len(got), tc.want)
 		}
 	}
 }

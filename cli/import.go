@@ -18,12 +18,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 )
 
-// Input formats of the import command.
-const (
-	importJSCoP     = request.FormatJSCoP
-	importKerncraft = request.FormatKerncraft
-)
-
 // Output formats of the import command.
 const (
 	formatYAML = "yaml"
@@ -112,11 +106,11 @@ func runImport(c *ucli.Context) error {
 	if c.NArg() != 2 {
 		return usageErrorf("import takes a format (jscop or kerncraft) and a FILE, got %d arguments", c.NArg())
 	}
-	kind, err := parseChoice("format argument", c.Args().Get(0), importJSCoP, importKerncraft)
+	kind, err := request.ParseChoice("format argument", c.Args().Get(0), request.FormatJSCoP, request.FormatKerncraft)
 	if err != nil {
 		return usageErrorf("import %q: expected jscop or kerncraft", c.Args().Get(0))
 	}
-	format, err := parseChoice("format", c.String("format"), formatYAML, formatJSON)
+	format, err := request.ParseChoice("format", c.String("format"), formatYAML, formatJSON)
 	if err != nil {
 		return err
 	}
@@ -150,7 +144,7 @@ func runImport(c *ucli.Context) error {
 		return err
 	}
 	if opt.Statement == importer.AllStatements {
-		if kind != importJSCoP {
+		if kind != request.FormatJSCoP {
 			return flagErrorf("statement", "--statement all: a Kerncraft description has one statement; --statement applies to a JSCoP")
 		}
 		reg, err := importRegion(c, data, name, opt)
@@ -160,7 +154,7 @@ func runImport(c *ucli.Context) error {
 		return writeImport(c, writeRegionSpecs(reg, format))
 	}
 	var res *importer.Result
-	if kind == importJSCoP {
+	if kind == request.FormatJSCoP {
 		res, err = jscop.Import(data, name, opt)
 	} else {
 		res, err = request.ImportKerncraft(data, name, opt)

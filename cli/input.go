@@ -196,17 +196,6 @@ func commandDevice(c *ucli.Context) (*device.Device, error) {
 	return resolveDevice(c, "--device", name)
 }
 
-// Helpers of the request layer that the commands share under their own
-// names.
-var (
-	parseTriple   = request.ParseTriple
-	parseChoice   = request.ParseChoice
-	triple        = request.Triple
-	estimateError = request.EstimateError
-	defaultBlock  = request.DefaultBlock
-	tilingNames   = request.TilingNames
-)
-
 // estimateFlags are the flags that select how a configuration is estimated,
 // with those that import a JSCoP SPEC.
 func estimateFlags() []ucli.Flag {
@@ -305,7 +294,7 @@ func launchFlags(c *ucli.Context) request.Launch {
 // tileFlag is the --tile flag of the commands that take one launch.
 func tileFlag() ucli.Flag {
 	return &choiceFlag{&ucli.StringFlag{Name: "tile", Value: kernel.TileConsecutive.String(),
-		Usage: "where a thread's fold points lie: `TILING` consecutive (neighbours, thread folding) or strided (one block size apart, as hand-written CUDA tiles)"}, tilingNames}
+		Usage: "where a thread's fold points lie: `TILING` consecutive (neighbours, thread folding) or strided (one block size apart, as hand-written CUDA tiles)"}, request.TilingNames}
 }
 
 // unstagedFlag is the --unstaged flag of the commands that take one launch.

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/polyvol/polyvol/request"
 	"image/color"
 	"io"
 	"io/fs"
@@ -123,12 +124,12 @@ func parseBlocks(values []string) ([][3]int64, error) {
 	var blocks [][3]int64
 	for _, v := range values {
 		for _, part := range strings.Split(v, ":") {
-			b, err := parseTriple("block", part)
+			b, err := request.ParseTriple("block", part)
 			if err != nil {
 				return nil, err
 			}
 			if slices.Contains(blocks, b) {
-				return nil, flagErrorf("block", "--block %s appears twice", triple(b))
+				return nil, flagErrorf("block", "--block %s appears twice", request.Triple(b))
 			}
 			blocks = append(blocks, b)
 		}
@@ -171,7 +172,7 @@ func runLayercond(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	fold, err := parseTriple("fold", c.String("fold"))
+	fold, err := request.ParseTriple("fold", c.String("fold"))
 	if err != nil {
 		return err
 	}
@@ -192,7 +193,7 @@ func runLayercond(c *ucli.Context) error {
 	w := c.App.Writer
 	switch format {
 	case formatJSON:
-		return writeJSON(w, rep)
+		return request.WriteJSON(w, rep)
 	case formatCSV:
 		return writeCSV(w, layercondCSV(rep))
 	}
@@ -220,7 +221,7 @@ func layercondConfigs(c *ucli.Context, base layercond.Config) ([]layercond.Confi
 		return nil, nil, err
 	}
 	if len(blocks) == 0 {
-		blocks = [][3]int64{defaultBlock(k)}
+		blocks = [][3]int64{request.DefaultBlock(k)}
 	}
 	configs := make([]layercond.Config, len(blocks))
 	for i, b := range blocks {
@@ -259,7 +260,7 @@ func sweepLayercond(c *ucli.Context, configs []layercond.Config, fraction float6
 	for _, cfg := range configs {
 		r, err := layercond.SweepContext(c.Context, cfg)
 		if err != nil {
-			return nil, estimateError(k.NewLaunch(cfg.Block, cfg.Fold), err)
+			return nil, request.EstimateError(k.NewLaunch(cfg.Block, cfg.Fold), err)
 		}
 		rep.Sweeps = append(rep.Sweeps, r)
 	}
@@ -327,7 +328,7 @@ func writeLayercond(w io.Writer, rep *LayercondReport, dev *device.Device, fract
 	}
 	fmt.Fprint(w, legend)
 	for _, r := range rep.Sweeps {
-		fmt.Fprintf(w, "\nblock %s  fold %s\n", triple(r.Block), triple(r.Fold))
+		fmt.Fprintf(w, "\nblock %s  fold %s\n", request.Triple(r.Block), request.Triple(r.Fold))
 		rows := layercondRows(r)
 		if wide {
 			rows = layercondWideRows(r)
@@ -664,9 +665,9 @@ func plotLayercond(rep *LayercondReport, path string, size plotSize) error {
 		line.Color, points.Color = plotutil.Color(i), plotutil.Color(i)
 		points.Shape = plotutil.Shape(i)
 		p.Add(line, points)
-		label := "block " + triple(r.Block)
+		label := "block " + request.Triple(r.Block)
 		if r.Fold != kernel.NoFold {
-			label += " fold " + triple(r.Fold)
+			label += " fold " + request.Triple(r.Fold)
 		}
 		p.Legend.Add(label, line, points)
 		if t := r.Transitions[1]; t.Kind == layercond.TransitionFound {

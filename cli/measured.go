@@ -198,7 +198,7 @@ func compareMeasured(c *ucli.Context, sweeps []*measured.Sweep, dev *device.Devi
 		rep, err := model.Estimate(run.k, run.l, dev, model.Options{Method: m})
 		if err != nil {
 			s := sweeps[si]
-			return nil, fmt.Errorf("%s:%d: %w", s.Path, s.Rows[i].Line, estimateError(run.l, err))
+			return nil, fmt.Errorf("%s:%d: %w", s.Path, s.Rows[i].Line, request.EstimateError(run.l, err))
 		}
 		bar.add()
 		return rep, nil
@@ -227,7 +227,7 @@ func writeMeasuredReport(w io.Writer, dir string, dev *device.Device, cmp []accu
 		p("\n| performance | method | n | MAPE %% | ρ | predicted best | predicted GLup/s | measured GLup/s | measured rank | of measured best |\n|---|---|---:|---:|---:|---|---:|---:|---:|---:|\n")
 		for _, b := range sc.Perf {
 			p("| GLup/s | %s | %d | %s | %s | block %s fold %s | %s | %s | %d of %d | %s %% |\n", b.Method, b.N, fmtStat(b.MAPE, 1), fmtStat(b.Rho, 3),
-				triple(b.Row.Block), triple(b.Row.Fold), fixed(b.PredGLups, 2), fixed(b.Row.GLups, 2), b.Best.MeasuredRank, b.N, fixed(100*b.Best.Fraction, 1))
+				request.Triple(b.Row.Block), request.Triple(b.Row.Fold), fixed(b.PredGLups, 2), fixed(b.Row.GLups, 2), b.Best.MeasuredRank, b.N, fixed(100*b.Best.Fraction, 1))
 		}
 	}
 }

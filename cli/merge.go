@@ -277,7 +277,7 @@ func checkShard(e *Exploration) error {
 	index := map[explore.Configuration]int{}
 	for i, c := range all {
 		if _, dup := index[c]; dup {
-			return fmt.Errorf("folds: fold %s appears twice", triple(c.Fold))
+			return fmt.Errorf("folds: fold %s appears twice", request.Triple(c.Fold))
 		}
 		index[c] = i
 	}
@@ -298,7 +298,7 @@ func checkShard(e *Exploration) error {
 	for i, r := range e.Rows {
 		what := fmt.Sprintf("rows[%d]", i)
 		if r.Kernel != e.Kernel || r.Device != e.Device || r.Method != e.Method || r.Launch.Domain != e.Domain {
-			return fmt.Errorf("%s: kernel %q, device %q, method %q or domain %s differ from the shard's", what, r.Kernel, r.Device, r.Method, triple(r.Launch.Domain))
+			return fmt.Errorf("%s: kernel %q, device %q, method %q or domain %s differ from the shard's", what, r.Kernel, r.Device, r.Method, request.Triple(r.Launch.Domain))
 		}
 		if err := place(what, explore.ReportConfiguration(r)); err != nil {
 			return err

@@ -56,7 +56,7 @@ func TestMergeTampered(t *testing.T) {
 				}
 			}
 			var b bytes.Buffer
-			if err := writeJSON(&b, &e); err != nil {
+			if err := request.WriteJSON(&b, &e); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join(dir, name+"-"+strconv.Itoa(k+1)+".json")

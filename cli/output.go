@@ -34,12 +34,8 @@ func formatFlag(formats ...string) ucli.Flag {
 // outputFormat returns the validated --format value of c; allowed must match
 // the formats given to formatFlag.
 func outputFormat(c *ucli.Context, allowed ...string) (string, error) {
-	return parseChoice("format", c.String("format"), allowed...)
+	return request.ParseChoice("format", c.String("format"), allowed...)
 }
-
-// writeJSON writes a command's JSON answer with the encoder the HTTP API
-// shares (request.WriteJSON).
-var writeJSON = request.WriteJSON
 
 // csvHeader names the columns of csvRecord: the configuration (with the
 // tiling and the registers per thread), the main volumes (B/Lup), L1 cycles

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"github.com/polyvol/polyvol/request"
 	"image/png"
 	"io"
 	"math"
@@ -257,7 +258,7 @@ func TestExplorePlot(t *testing.T) {
 	}
 	m := heatMapOf(&e)
 	best := e.Rows[0].Launch
-	if got, want := m.Rows[0].Variant, "fold "+triple(best.Fold)+" "+best.Tiling.String(); got != want {
+	if got, want := m.Rows[0].Variant, "fold "+request.Triple(best.Fold)+" "+best.Tiling.String(); got != want {
 		t.Errorf("first row %q, want the best's variant %q", got, want)
 	}
 	ranked, skipped, bests := 0, 0, 0
@@ -271,11 +272,11 @@ func TestExplorePlot(t *testing.T) {
 			if c.Rank == 1 {
 				bests++
 				if i != 0 || c.Block != best.Block || c.GLups != e.Rows[0].Prediction.GLups {
-					t.Errorf("best cell %+v in row %d, want block %s at %v in row 0", c, i, triple(best.Block), e.Rows[0].Prediction.GLups)
+					t.Errorf("best cell %+v in row %d, want block %s at %v in row 0", c, i, request.Triple(best.Block), e.Rows[0].Prediction.GLups)
 				}
 			}
 			if c.Rank > 0 && e.Rows[c.Rank-1].Launch.Block != c.Block {
-				t.Errorf("cell %+v: rank %d is block %s", c, c.Rank, triple(e.Rows[c.Rank-1].Launch.Block))
+				t.Errorf("cell %+v: rank %d is block %s", c, c.Rank, request.Triple(e.Rows[c.Rank-1].Launch.Block))
 			}
 		}
 	}
@@ -285,7 +286,7 @@ func TestExplorePlot(t *testing.T) {
 	if m.Lo != lo || m.Hi != hi {
 		t.Errorf("scale %v..%v, want %v..%v", m.Lo, m.Hi, lo, hi)
 	}
-	if text := checkSVG(t, svgPath, 648, 396); !strings.Contains(text, "ringed: the best, block "+triple(best.Block)) {
+	if text := checkSVG(t, svgPath, 648, 396); !strings.Contains(text, "ringed: the best, block "+request.Triple(best.Block)) {
 		t.Error("SVG does not name the best configuration")
 	}
 	mustRun(t, append(small, "--top", "1", "--plot", pngPath, "--plot-size", "6x8")...)

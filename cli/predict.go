@@ -156,7 +156,7 @@ func writePrediction(c *ucli.Context, r *model.Report, req request.Predict, form
 	w := c.App.Writer
 	switch format {
 	case formatJSON:
-		return writeJSON(w, r)
+		return request.WriteJSON(w, r)
 	case formatCSV:
 		return writeCSV(w, [][]string{csvHeader, csvRecord(r, req.RegistersPerThread())})
 	}
@@ -184,7 +184,7 @@ func writeReport(w io.Writer, r *model.Report, dev *device.Device, layout string
 	l, d, p := r.Launch, r.Derived, r.Prediction
 	fmt.Fprintf(w, "%s on %s (%s), method %s, model %s\n", r.Kernel, dev.Name, dev.DisplayName, r.Method, p.Model)
 	fmt.Fprintf(w, "block %s  fold %s%s  domain %s  grid %s  (%d threads/block, %d Lups/thread)\n",
-		triple(l.Block), triple(l.Fold), l.Tiling.Suffix(), triple(l.Domain), triple(l.Grid), l.ThreadsPerBlock, l.LupsPerThread)
+		request.Triple(l.Block), request.Triple(l.Fold), l.Tiling.Suffix(), request.Triple(l.Domain), request.Triple(l.Grid), l.ThreadsPerBlock, l.LupsPerThread)
 	limiter := ""
 	if l.OccupancyLimiter != "" {
 		limiter = ", limited by " + l.OccupancyLimiter

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/polyvol/polyvol/request"
 	"os"
 	"path/filepath"
 	"strings"
@@ -298,12 +299,12 @@ func TestRawMapParametersEqualGuardedTwin(t *testing.T) {
 // raises the bound, and that other engine failures are internal.
 func TestEstimateErrorClasses(t *testing.T) {
 	l := kernel.Launch{Block: [3]int64{32, 4, 2}, Fold: [3]int64{1, 1, 2}}
-	err := estimateError(l, fmt.Errorf("counting: %w", footprint.ErrWorkBound))
+	err := request.EstimateError(l, fmt.Errorf("counting: %w", footprint.ErrWorkBound))
 	var ue *UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "block 32,4,2 fold 1,1,2") || !strings.Contains(err.Error(), "--max-work") {
 		t.Errorf("work bound: %v (usage error: %v)", err, errors.As(err, &ue))
 	}
-	if err := estimateError(l, errors.New("boom")); errors.As(err, &ue) {
+	if err := request.EstimateError(l, errors.New("boom")); errors.As(err, &ue) {
 		t.Errorf("internal failure classified as usage error: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/polyvol/polyvol/request"
 	"io"
 	"math"
 	"os"
@@ -166,7 +167,7 @@ func runProject(c *ucli.Context) error {
 		return usageErrorf("%s: %v", path, err)
 	}
 	if format == formatJSON {
-		return writeJSON(c.App.Writer, out)
+		return request.WriteJSON(c.App.Writer, out)
 	}
 	return writeProjection(c.App.Writer, &out, p)
 }
@@ -174,14 +175,14 @@ func runProject(c *ucli.Context) error {
 // estimateBoth estimates k on both GPUs with the --block, --fold and
 // --method flags and fills in the bytes per level of out.
 func estimateBoth(c *ucli.Context, k *kernel.Kernel, from, to *device.Device, out *ProjectOutput) error {
-	block := defaultBlock(k)
+	block := request.DefaultBlock(k)
 	var err error
 	if c.IsSet("block") {
-		if block, err = parseTriple("block", c.String("block")); err != nil {
+		if block, err = request.ParseTriple("block", c.String("block")); err != nil {
 			return err
 		}
 	}
-	fold, err := parseTriple("fold", c.String("fold"))
+	fold, err := request.ParseTriple("fold", c.String("fold"))
 	if err != nil {
 		return err
 	}
@@ -197,7 +198,7 @@ func estimateBoth(c *ucli.Context, k *kernel.Kernel, from, to *device.Device, ou
 	reports := [2]*model.Report{}
 	for i, d := range []*device.Device{from, to} {
 		if reports[i], err = model.Estimate(k, l, d, opt); err != nil {
-			return estimateError(l, err)
+			return request.EstimateError(l, err)
 		}
 	}
 	out.Mode, out.Source, out.Target = "volumes", reports[0], reports[1]

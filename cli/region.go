@@ -99,7 +99,7 @@ func loadRegionSpec(c *ucli.Context, arg string) (*importer.Region, error) {
 	if err != nil {
 		return nil, err
 	}
-	if request.InputFormat(arg, data) != importJSCoP {
+	if request.InputFormat(arg, data) != request.FormatJSCoP {
 		return nil, usageErrorf("%s: --statement all applies to a JSCoP (a file FILE.jscop or FILE.jscop.*, or JSON with \"statements\"), and this SPEC is not one", name)
 	}
 	opt, err := importOptions(c)
@@ -200,7 +200,7 @@ func runPredictRegion(c *ucli.Context, format string, quiet bool, opt model.Opti
 	}
 	switch format {
 	case formatJSON:
-		return writeJSON(c.App.Writer, out)
+		return request.WriteJSON(c.App.Writer, out)
 	case formatCSV:
 		records := [][]string{csvHeader}
 		for _, k := range out.Kernels {
@@ -285,13 +285,13 @@ func predictStatement(c *ucli.Context, s importer.RegionStatement, dev *device.D
 	if err != nil {
 		return regionKernel{}, err
 	}
-	block := defaultBlock(k)
+	block := request.DefaultBlock(k)
 	if c.IsSet("block") {
-		if block, err = parseTriple("block", c.String("block")); err != nil {
+		if block, err = request.ParseTriple("block", c.String("block")); err != nil {
 			return regionKernel{}, err
 		}
 	}
-	fold, err := parseTriple("fold", c.String("fold"))
+	fold, err := request.ParseTriple("fold", c.String("fold"))
 	if err != nil {
 		return regionKernel{}, err
 	}
@@ -304,7 +304,7 @@ func predictStatement(c *ucli.Context, s importer.RegionStatement, dev *device.D
 	}
 	r, err := model.Estimate(k, l, dev, opt)
 	if err != nil {
-		err = estimateError(l, err)
+		err = request.EstimateError(l, err)
 		if isUsageError(err) {
 			return regionKernel{}, usageErrorf("statement %s: %v", s.Name, err)
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/polyvol/polyvol/request"
 	"image/color"
 	"math"
 	"slices"
@@ -193,7 +194,7 @@ func plotRoofline(ch rooflineChart, r *model.Report, path string, size plotSize)
 	p := plot.New()
 	l := r.Launch
 	p.Title.Text = fmt.Sprintf("Hierarchical roofline: %s on %s, block %s fold %s%s\npredicted %s GLup/s, limited by %s",
-		r.Kernel, r.Device, triple(l.Block), triple(l.Fold), l.Tiling.Suffix(), sig(r.Prediction.GLups), ch.Limiter)
+		r.Kernel, r.Device, request.Triple(l.Block), request.Triple(l.Fold), l.Tiling.Suffix(), sig(r.Prediction.GLups), ch.Limiter)
 	p.Title.Padding = vg.Points(6)
 	perfUnit := "GFlop/s"
 	p.X.Label.Text = "arithmetic intensity at each level (flop/B)"

@@ -177,7 +177,7 @@ func servedIPs(ip net.IP) []net.IP {
 // RunForServer is the serve.Runner of polyvol serve: it runs one polyvol
 // command line in-process under ctx, which the commands that estimate many
 // configurations or simulate check as they go, and returns its error with
-// the message Run prints (errorLine); its kind (request.KindOf) tells a
+// the message Run prints (request.Line); its kind (request.KindOf) tells a
 // user error from a failure.
 func RunForServer(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	ctx = context.WithValue(ctx, forServerKey{}, true)

@@ -106,7 +106,7 @@ func runSimulate(c *ucli.Context) error {
 	w := c.App.Writer
 	switch format {
 	case formatJSON:
-		return writeJSON(w, out)
+		return request.WriteJSON(w, out)
 	case formatCSV:
 		return writeCSV(w, [][]string{simCSVHeader, simCSVRecord(*out)})
 	}
@@ -145,7 +145,7 @@ func writeSimulation(w io.Writer, s request.Simulation, dev *device.Device) erro
 	}
 	fmt.Fprintf(w, "%s on %s (%s), simulated: %s, schedule %s\n", s.Kernel, dev.Name, dev.DisplayName, caches, cf.Schedule)
 	fmt.Fprintf(w, "block %s  fold %s%s  domain %s  grid %s  (%d Lups, %d accesses)\n",
-		triple(l.Block), triple(l.Fold), l.Tiling.Suffix(), triple(l.Domain), triple(l.Grid), l.LupCount, s.Simulated.Accesses)
+		request.Triple(l.Block), request.Triple(l.Fold), l.Tiling.Suffix(), request.Triple(l.Domain), request.Triple(l.Grid), l.LupCount, s.Simulated.Accesses)
 	fmt.Fprintf(w, "occupancy: %d blocks/SM, %d blocks/wave, %d waves\n\n", l.BlocksPerSM, l.BlocksPerWave, l.Waves)
 
 	d := s.Derived

@@ -165,7 +165,7 @@ func TestSimulateRefusesLargeRuns(t *testing.T) {
 			t.Errorf("%s: suggested domain %v has %d accesses (message: %s); want at most %d and more than a quarter of it", name, d, n, m[4], tc.bound)
 		}
 		if tc.bound <= 2_000_000 {
-			suggested := append(args[:len(args):len(args)], "--domain", triple(d), "--format", "csv")
+			suggested := append(args[:len(args):len(args)], "--domain", request.Triple(d), "--format", "csv")
 			if _, errOut, code := run(t, suggested...); code != ExitOK {
 				t.Errorf("%s: the suggestion fails: exit %d, %s", name, code, errOut)
 			}

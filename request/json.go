@@ -62,7 +62,7 @@ func WriteJSON(w io.Writer, v any) error {
 		return err
 	}
 	if len(body) < 2 || body[0] != '{' {
-		return fmt.Errorf("writeJSON: %T is not a JSON object", v)
+		return fmt.Errorf("WriteJSON: %T is not a JSON object", v)
 	}
 	if len(body) > 2 {
 		head = append(head[:len(head)-1], ',') // drop '}', keep body's
