@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -23,63 +22,6 @@ import (
 	"github.com/polyvol/polyvol/request"
 	ucli "github.com/urfave/cli/v2"
 )
-
-// Exploration is the JSON output of explore and merge (docs/json.md): the
-// sweep's parameters and one model.Report per evaluated configuration,
-// ranked by predicted GLup/s, ties broken by block and then fold (each
-// compared x, y, z) and then tiling (explore.Rank).
-type Exploration struct {
-	Kernel  string   `json:"kernel"`
-	Device  string   `json:"device"`
-	Method  string   `json:"method"`
-	Model   string   `json:"model"`
-	Domain  [3]int64 `json:"domain"`
-	Threads int64    `json:"threads"`
-	// Folds are the thread foldings tried with every block shape.
-	Folds [][3]int64 `json:"folds"`
-	// Tilings are the tilings tried with every fold and block shape.
-	Tilings []kernel.Tiling `json:"tilings"`
-	// Unstaged are the staging choices tried with a kernel with staged
-	// fields (explore --staging: on is false, off true); left out for the
-	// default, on only, and for a kernel without staged fields.
-	Unstaged []bool `json:"unstaged,omitempty"`
-	// AllShapes is set when the sweep kept the block shapes with threads
-	// along a dimension the domain lacks (explore --all-shapes).
-	AllShapes bool `json:"allShapes,omitempty"`
-	// Registers are the registers per thread of every configuration that
-	// RegistersTable does not list: the spec's, or --registers.
-	Registers int `json:"registers"`
-	// RegistersTable lists the configurations of --registers-table with
-	// their registers per thread.
-	RegistersTable []RegistersEntry `json:"registersTable,omitempty"`
-	// Configurations counts the enumerated configurations: block shapes
-	// times folds times tilings, a strided tiling only where it differs
-	// from thread folding (explore.Configurations), of all shards together.
-	Configurations int       `json:"configurations"`
-	Skipped        []Skipped `json:"skipped"`
-	// Rows holds the reports, best first.
-	Rows []*model.Report `json:"rows"`
-	// Shard is set only in the output of explore --shard, for merge.
-	Shard *Shard `json:"shard,omitempty"`
-}
-
-// Skipped is a configuration left out, and why (explore.Skipped).
-type Skipped = explore.Skipped
-
-// Shard identifies the slice of an exploration one explore --shard K/N run
-// evaluated, and how merge renders the combined result.
-type Shard struct {
-	Index  int    `json:"index"` // K, 1-based
-	Count  int    `json:"count"` // N
-	Format string `json:"format"`
-	Top    int    `json:"top"`
-	// Sweep fingerprints what the exploration depends on (sweepFingerprint):
-	// the shards of one sweep carry the same value.
-	Sweep string `json:"sweep"`
-	// Digest is shardDigest of the shard's rows and skipped configurations,
-	// so that merge notices rows edited, dropped or added after the run.
-	Digest string `json:"digest"`
-}
 
 func init() {
 	register(func() *ucli.Command {
@@ -138,16 +80,16 @@ Examples:
 			Flags: append([]ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,
-				&ucli.IntFlag{Name: "threads", Value: kernel.MaxThreadsPerBlock, Usage: "`N` threads per block, a power of two"},
-				&ucli.StringFlag{Name: "folds", Value: "1,1,1:1,2,1:1,1,2", Usage: "colon-separated thread foldings `X,Y,Z:...`"},
-				&ucli.StringFlag{Name: "tiles", Value: strings.Join(request.TilingNames, ","), Usage: "comma-separated `TILINGS` tried with every fold: consecutive (a thread's fold points are neighbours), strided (one block size apart)"},
-				&ucli.StringFlag{Name: "staging", Value: stagingOn, Usage: "comma-separated `CHOICES` tried with every configuration of a kernel with staged fields: on (as the spec stages them), off (read from global memory)"},
+				&ucli.IntFlag{Name: "threads", Value: request.DefaultThreads, Usage: "`N` threads per block, a power of two"},
+				&ucli.StringFlag{Name: "folds", Value: request.DefaultFolds, Usage: "colon-separated thread foldings `X,Y,Z:...`"},
+				&ucli.StringFlag{Name: "tiles", Value: request.DefaultTiles, Usage: "comma-separated `TILINGS` tried with every fold: consecutive (a thread's fold points are neighbours), strided (one block size apart)"},
+				&ucli.StringFlag{Name: "staging", Value: request.StagingOn, Usage: "comma-separated `CHOICES` tried with every configuration of a kernel with staged fields: on (as the spec stages them), off (read from global memory)"},
 				&ucli.BoolFlag{Name: "all-shapes", Usage: "keep the block shapes with threads along a dimension in which the domain has one point (left out by default: those threads are idle)"},
 				registersFlag(),
 				&ucli.StringFlag{Name: "registers-table", TakesFile: true, Usage: "registers per thread of compiled configurations from the CSV `FILE` (block,fold,tiling,registers)"},
 				&ucli.IntFlag{Name: "top", Value: 10, Usage: "`N` rows of the table (0: all; at most " + strconv.Itoa(maxTop) + ")"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "`N` configurations evaluated in parallel"},
-				&ucli.IntFlag{Name: "max-configurations", Value: defaultMaxConfigurations, Usage: "bound `N` on the configurations of a sweep (of a shard, with --shard), checked before any is estimated"},
+				&ucli.IntFlag{Name: "max-configurations", Value: request.DefaultMaxConfigurations, Usage: "bound `N` on the configurations of a sweep (of a shard, with --shard), checked before any is estimated"},
 				&ucli.StringFlag{Name: "shard", Usage: "evaluate slice `K/N` only (1 <= K <= N, or slurm: the Slurm array task) and write JSON for merge"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 				plotFlag("draw the ranking as heat maps of block x and y,"),
@@ -158,11 +100,6 @@ Examples:
 		}
 	})
 }
-
-// defaultMaxConfigurations is the default of explore's --max-configurations:
-// about a minute of a sweep on 2 cores for the heaviest example kernels
-// (lbm-d3q27-aos: 168 configurations in 3 s), 30 times the paper's sweep.
-const defaultMaxConfigurations = 5000
 
 // Garbage collection during a sweep: the heap of a sweep is a few MB of
 // short-lived counting state, which the default GOGC of 100 collects
@@ -227,14 +164,9 @@ func runExplore(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	k, dev, err := exploreKernel(c)
-	if err != nil {
+	if sw.req.Config.Kernel, sw.req.Config.Device, err = exploreKernel(c); err != nil {
 		return err
 	}
-	if !explore.Staged(k) {
-		sw.cfg.Unstaged = nil // nothing to stage: one choice, which the record leaves out
-	}
-	sw.cfg.Kernel, sw.cfg.Device = k, dev
 	n, err := sw.checkSweep(c)
 	if err != nil {
 		return err
@@ -249,11 +181,11 @@ func runExplore(c *ucli.Context) error {
 // exploreSweep is an explore command line parsed: the sweep and how its
 // result is written.
 type exploreSweep struct {
-	cfg      explore.Config
+	req      request.Explore
 	format   string
 	top      int
 	table    *registersTable
-	shard    *Shard
+	shard    *request.Shard
 	plotPath string
 	size     plotSize
 }
@@ -261,30 +193,31 @@ type exploreSweep struct {
 // exploreFlags parses explore's flags into a sweep without its kernel and
 // device.
 func exploreFlags(c *ucli.Context) (*exploreSweep, error) {
-	sw := &exploreSweep{top: c.Int("top")}
+	sw := &exploreSweep{top: c.Int("top"), req: request.Explore{MaxConfigurations: c.Int("max-configurations")}}
+	cfg := &sw.req.Config
 	var err error
 	if sw.format, err = outputFormat(c, formatTable, formatJSON, formatCSV); err != nil {
 		return nil, err
 	}
-	if sw.cfg.Estimate, err = estimateOptions(c); err != nil {
+	if cfg.Estimate, err = estimateOptions(c); err != nil {
 		return nil, err
 	}
-	if sw.cfg, err = sweepFlags(c, sw.cfg); err != nil {
+	if *cfg, err = sweepFlags(c, *cfg); err != nil {
 		return nil, err
 	}
 	if c.IsSet("registers-table") {
 		if sw.table, err = readRegistersTable(c.String("registers-table")); err != nil {
 			return nil, err
 		}
-		sw.cfg.Registers = sw.table.lookup
+		cfg.Registers, sw.req.RegistersTable = sw.table.lookup, sw.table.entries
 	}
 	if c.IsSet("shard") {
 		k, n, err := parseShard(c.String("shard"), os.Getenv)
 		if err != nil {
 			return nil, err
 		}
-		sw.shard = &Shard{Index: k, Count: n, Format: sw.format, Top: sw.top}
-		sw.cfg.Shard = explore.Shard{Index: k, Count: n}
+		sw.shard = &request.Shard{Index: k, Count: n, Format: sw.format, Top: sw.top}
+		cfg.Shard = explore.Shard{Index: k, Count: n}
 	}
 	if sw.plotPath, sw.size, err = plotFlags(c); err != nil {
 		return nil, err
@@ -305,22 +238,8 @@ func sweepFlags(c *ucli.Context, cfg explore.Config) (explore.Config, error) {
 	if cfg.Workers = c.Int("workers"); cfg.Workers < 1 {
 		return cfg, flagErrorf("workers", "--workers %d: must be at least 1", cfg.Workers)
 	}
-	cfg.Threads = c.Int("threads")
-	if _, err := explore.BlockShapes(cfg.Threads); err != nil {
-		return cfg, flagErrorf("threads", "--%v", err)
-	}
-	var err error
-	if cfg.Folds, err = parseFolds(c.String("folds")); err != nil {
-		return cfg, err
-	}
-	if cfg.Tilings, err = parseTilings(c.String("tiles")); err != nil {
-		return cfg, err
-	}
-	if cfg.Unstaged, err = parseStaging(c.String("staging")); err != nil {
-		return cfg, err
-	}
-	cfg.AllShapes = c.Bool("all-shapes")
-	return cfg, nil
+	sweep := request.Sweep{Threads: c.Int("threads"), Folds: c.String("folds"), Tiles: c.String("tiles"), Staging: c.String("staging"), AllShapes: c.Bool("all-shapes")}
+	return sweep.Apply(cfg)
 }
 
 // exploreKernel loads explore's SPEC with --domain and --registers applied,
@@ -344,16 +263,12 @@ func exploreKernel(c *ucli.Context) (*kernel.Kernel, *device.Device, error) {
 // the --registers-table entries that match no configuration, and returns
 // the number of configurations to estimate.
 func (sw *exploreSweep) checkSweep(c *ucli.Context) (int, error) {
-	cfg := sw.cfg
-	launches, _, _, err := cfg.Launches()
+	n, err := sw.req.Size()
 	if err != nil {
 		return 0, err
 	}
-	if maxConfigs := c.Int("max-configurations"); len(launches) > maxConfigs {
-		return 0, flagErrorf("max-configurations", "--max-configurations %d: the sweep has %d configurations (%s, %s); sweep fewer --folds, --tiles or --threads, split it with --shard, or raise --max-configurations",
-			maxConfigs, len(launches), countNoun(len(cfg.Folds), "fold"), countNoun(len(cfg.Tilings), "tiling"))
-	}
 	if sw.table != nil {
+		cfg := sw.req.Config
 		sweep, err := explore.Configurations(cfg.Threads, cfg.Folds, cfg.Tilings, cfg.Kernel.Domain, cfg.AllShapes)
 		if err != nil {
 			return 0, err
@@ -362,45 +277,28 @@ func (sw *exploreSweep) checkSweep(c *ucli.Context) (int, error) {
 			addNote(c, "%s", note)
 		}
 	}
-	return len(launches), nil
+	return n, nil
 }
 
 // run runs the sweep of n configurations with a progress bar on stderr and
 // returns its exploration.
-func (sw *exploreSweep) run(c *ucli.Context, n int) (*Exploration, error) {
-	cfg := sw.cfg
+func (sw *exploreSweep) run(c *ucli.Context, n int) (*request.Exploration, error) {
+	req := sw.req
 	prog := newProgress(c.App.ErrWriter, n, "explore")
-	cfg.Progress = func(int, int) { prog.add() }
-	res, err := explore.Run(c.Context, cfg)
+	req.Config.Progress = func(int, int) { prog.add() }
+	e, err := req.Run(c.Context)
 	prog.finish()
-	var ce *explore.ConfigError
-	if errors.As(err, &ce) {
-		return nil, request.EstimateError(ce.Launch, ce.Err)
-	}
 	if err != nil {
 		return nil, err
 	}
-	k, opt := cfg.Kernel, cfg.Estimate
-	e := &Exploration{
-		Kernel: k.Name, Device: cfg.Device.Name, Method: opt.Method.Name, Model: string(opt.Model),
-		Domain: k.Domain, Threads: int64(cfg.Threads), Folds: cfg.Folds, Tilings: cfg.Tilings, Unstaged: cfg.Unstaged, AllShapes: cfg.AllShapes, Registers: k.Registers,
-		Configurations: res.Configurations, Skipped: res.Skipped, Rows: res.Reports, Shard: sw.shard,
-	}
-	if sw.table != nil {
-		e.RegistersTable = sw.table.entries
-	}
-	if sw.shard == nil {
-		if err := checkSomeRanked(e); err != nil {
-			return nil, err
-		}
-	}
+	e.Shard = sw.shard
 	return e, nil
 }
 
 // write plots e (--plot) and writes it on standard output, a shard as
 // JSON with its fingerprint and digest, and the register notes of an
 // unsharded sweep.
-func (sw *exploreSweep) write(c *ucli.Context, e *Exploration) error {
+func (sw *exploreSweep) write(c *ucli.Context, e *request.Exploration) error {
 	if sw.plotPath != "" {
 		if err := plotHeatMap(heatMapOf(e), e, sw.plotPath, sw.size); err != nil {
 			return plotError(sw.plotPath, err)
@@ -409,7 +307,7 @@ func (sw *exploreSweep) write(c *ucli.Context, e *Exploration) error {
 	format := sw.format
 	if sw.shard != nil {
 		format = formatJSON
-		sw.shard.Sweep = sweepFingerprint(sw.cfg.Kernel, sw.cfg.Device, e, request.FullVersion(), sw.cfg.Estimate)
+		sw.shard.Sweep = sweepFingerprint(sw.req.Config.Kernel, sw.req.Config.Device, e, request.FullVersion(), sw.req.Config.Estimate)
 		var err error
 		if sw.shard.Digest, err = shardDigest(e); err != nil {
 			return err
@@ -419,68 +317,9 @@ func (sw *exploreSweep) write(c *ucli.Context, e *Exploration) error {
 		return err
 	}
 	if sw.shard == nil {
-		noteRegisters(c.App.ErrWriter, e, sw.cfg.Device, sw.cfg.Kernel.SharedBytes, sw.top)
+		noteRegisters(c.App.ErrWriter, e, sw.req.Config.Device, sw.req.Config.Kernel.SharedBytes, sw.top)
 	}
 	return nil
-}
-
-// The values of explore --staging.
-const (
-	stagingOn  = "on"
-	stagingOff = "off"
-)
-
-// parseStaging parses the --staging value, comma-separated on and off, into
-// explore.Config.Unstaged; on alone is nil.
-func parseStaging(s string) ([]bool, error) {
-	var unstaged []bool
-	for _, part := range strings.Split(s, ",") {
-		choice, err := request.ParseChoice("staging", strings.TrimSpace(part), stagingOn, stagingOff)
-		if err != nil {
-			return nil, err
-		}
-		u := choice == stagingOff
-		if slices.Contains(unstaged, u) {
-			return nil, flagErrorf("staging", "--staging %q: %s appears twice", s, choice)
-		}
-		unstaged = append(unstaged, u)
-	}
-	if len(unstaged) == 1 && !unstaged[0] {
-		return nil, nil
-	}
-	return unstaged, nil
-}
-
-// parseTilings parses the --tiles value, comma-separated tiling names.
-func parseTilings(s string) ([]kernel.Tiling, error) {
-	var tilings []kernel.Tiling
-	for _, part := range strings.Split(s, ",") {
-		t, err := kernel.ParseTiling(strings.TrimSpace(part))
-		if err != nil {
-			return nil, flagErrorf("tiles", "--tiles %q: %v", s, err)
-		}
-		if slices.Contains(tilings, t) {
-			return nil, flagErrorf("tiles", "--tiles %q: tiling %s appears twice", s, t)
-		}
-		tilings = append(tilings, t)
-	}
-	return tilings, nil
-}
-
-// parseFolds parses the --folds value, colon-separated X,Y,Z triples.
-func parseFolds(s string) ([][3]int64, error) {
-	var folds [][3]int64
-	for _, part := range strings.Split(s, ":") {
-		f, err := request.ParseTriple("folds", part)
-		if err != nil {
-			return nil, err
-		}
-		if slices.Contains(folds, f) {
-			return nil, flagErrorf("folds", "--folds %q: fold %s appears twice", s, request.Triple(f))
-		}
-		folds = append(folds, f)
-	}
-	return folds, nil
 }
 
 // slurmShard is the --shard value that takes the shard from the
@@ -528,15 +367,6 @@ func slurmArrayShard(getenv func(string) string) (k, n int, err error) {
 	return (id-lo)/step + 1, count, nil
 }
 
-// checkSomeRanked returns the usage error of a whole sweep whose every
-// configuration was skipped: explore and merge give the same.
-func checkSomeRanked(e *Exploration) error {
-	if len(e.Rows) > 0 || len(e.Skipped) == 0 {
-		return nil
-	}
-	return usageErrorf("every configuration was skipped; the first, %v: %s", e.Skipped[0].Configuration(), e.Skipped[0].Reason)
-}
-
 // sweepFingerprint hashes what an exploration's rows depend on: the polyvol
 // version that computes them (fullVersion), the kernel as loaded (domain,
 // flops, resources, fields and their accesses), the device's parameters,
@@ -544,7 +374,7 @@ func checkSomeRanked(e *Exploration) error {
 // --registers-table), shard count and the estimation bounds.
 // The shards of one sweep share it; merge refuses shards whose fingerprints
 // differ.
-func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *Exploration, version string, opt model.Options) string {
+func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *request.Exploration, version string, opt model.Options) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "polyvol %q\n", version)
 	fmt.Fprintf(h, "kernel %q %v %v %d %d %d\n", k.Name, k.Domain, k.Flops, k.Registers, k.SharedBytes, k.FPType)
@@ -572,10 +402,10 @@ func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *Exploration, vers
 
 // shardDigest hashes the JSON of e's rows and skipped configurations in
 // their order in the shard file.
-func shardDigest(e *Exploration) (string, error) {
+func shardDigest(e *request.Exploration) (string, error) {
 	data, err := json.Marshal(struct {
 		Rows    []*model.Report
-		Skipped []Skipped
+		Skipped []explore.Skipped
 	}{e.Rows, e.Skipped})
 	if err != nil {
 		return "", err
@@ -586,7 +416,7 @@ func shardDigest(e *Exploration) (string, error) {
 
 // noteSkipped prints one note on w per distinct reason in skipped, naming
 // the first configurations it applies to.
-func noteSkipped(w io.Writer, skipped []Skipped) {
+func noteSkipped(w io.Writer, skipped []explore.Skipped) {
 	const named = 3
 	var reasons []string
 	configs := map[string][]string{}
@@ -608,7 +438,7 @@ func noteSkipped(w io.Writer, skipped []Skipped) {
 
 // writeExploration notes the skipped configurations on stderr and writes e to
 // stdout in the given format; the table shows the first top rows (0: all).
-func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, top int) error {
+func writeExploration(stdout, stderr io.Writer, e *request.Exploration, format string, top int) error {
 	explore.SortSkipped(e.Skipped)
 	noteSkipped(stderr, e.Skipped)
 	if note := tieNote(e.Rows); note != "" {
@@ -631,7 +461,7 @@ func writeExploration(stdout, stderr io.Writer, e *Exploration, format string, t
 		shown = min(top, shown)
 	}
 	fmt.Fprintf(stdout, "%d configurations (%d threads per block, %s%s), %d skipped; best %d by predicted GLup/s\n\n",
-		e.Configurations, e.Threads, countNoun(len(e.Folds), "fold"), tilingsText(e), len(e.Skipped), shown)
+		e.Configurations, e.Threads, request.CountNoun(len(e.Folds), "fold"), tilingsText(e), len(e.Skipped), shown)
 	rows := [][]string{{"rank", "block", "fold", "tiling", "GLup/s", "limiter", "blocks/SM", "L1 cycles/Lup", "L2 B/Lup", "DRAM B/Lup"}}
 	for i, r := range e.Rows[:shown] {
 		d := r.Derived
@@ -668,7 +498,7 @@ func tieNote(rows []*model.Report) string {
 // tilingsText describes the strided tiles of e's sweep for the head of the
 // table, ", N strided tiles", or nothing when it has none (thread folding
 // alone, or folds that leave both tilings one launch).
-func tilingsText(e *Exploration) string {
+func tilingsText(e *request.Exploration) string {
 	all, err := sweepConfigurations(e)
 	if err != nil {
 		return ""
@@ -690,7 +520,7 @@ func tilingsText(e *Exploration) string {
 
 // rowRegisters returns a function that gives the registers per thread of
 // a row of e: those its registers table lists, else e.Registers.
-func rowRegisters(e *Exploration) func(*model.Report) int {
+func rowRegisters(e *request.Exploration) func(*model.Report) int {
 	table := make(map[explore.Configuration]int, len(e.RegistersTable))
 	for _, r := range e.RegistersTable {
 		table[r.Configuration] = r.Registers
@@ -707,7 +537,7 @@ func rowRegisters(e *Exploration) func(*model.Report) int {
 // whose registers limit their occupancy or reach the device's maximum
 // (model.RegisterNote), one per distinct note, naming the ranks it applies
 // to; sharedBytes is the spec's shared memory per block.
-func noteRegisters(w io.Writer, e *Exploration, dev *device.Device, sharedBytes int64, top int) {
+func noteRegisters(w io.Writer, e *request.Exploration, dev *device.Device, sharedBytes int64, top int) {
 	const named = 5
 	shown := len(e.Rows)
 	if top > 0 {
@@ -739,14 +569,6 @@ func noteRegisters(w io.Writer, e *Exploration, dev *device.Device, sharedBytes 
 	}
 }
 
-// countNoun writes n and the noun, in the plural unless n is 1.
-func countNoun(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // tilingCell is the tiling column of a ranked configuration: its tiling,
 // followed by " unstaged" where it reads the staged fields from global
 // memory.
@@ -760,7 +582,7 @@ func tilingCell(l model.LaunchInfo) string {
 // sweepConfigurations returns the configurations of e's sweep in the order
 // explore enumerates them (explore.Configurations, each staging choice of
 // e.Unstaged where it has them).
-func sweepConfigurations(e *Exploration) ([]explore.Configuration, error) {
+func sweepConfigurations(e *request.Exploration) ([]explore.Configuration, error) {
 	all, err := explore.Configurations(int(min(e.Threads, math.MaxInt32)), e.Folds, e.Tilings, e.Domain, e.AllShapes)
 	if err != nil || e.Unstaged == nil {
 		return all, err

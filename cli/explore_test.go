@@ -11,6 +11,7 @@ import (
 
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/request"
 )
 
 // idleFraction is the share of r's launched threads that have no lattice
@@ -36,7 +37,7 @@ func TestExploreRanking(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var e Exploration
+	var e request.Exploration
 	if err := json.Unmarshal([]byte(out), &e); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestExploreRanking(t *testing.T) {
 func TestExploreIdleLast(t *testing.T) {
 	for _, m := range []string{"roofline", "latency"} {
 		out := mustRun(t, "explore", "vec-copy", "--domain", "1048576", "--folds", "1,1,1", "--model", m, "--format", "json")
-		var e Exploration
+		var e request.Exploration
 		if err := json.Unmarshal([]byte(out), &e); err != nil {
 			t.Fatal(err)
 		}

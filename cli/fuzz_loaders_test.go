@@ -137,13 +137,13 @@ func skippedShard(f *testing.F, k, n int) []byte {
 	if err != nil {
 		f.Fatal(err)
 	}
-	e := &Exploration{Kernel: "vec-copy", Device: "A100-40GB", Method: "exact", Model: "overlap",
+	e := &request.Exploration{Kernel: "vec-copy", Device: "A100-40GB", Method: "exact", Model: "overlap",
 		Domain: [3]int64{64, 1, 1}, Threads: 2, Folds: [][3]int64{{1, 1, 1}}, Tilings: explore.DefaultTilings,
-		Registers: 32, Configurations: len(blocks), Skipped: []Skipped{}, Rows: []*model.Report{},
-		Shard: &Shard{Index: k, Count: n, Format: formatCSV, Sweep: strings.Repeat("5", 32)}}
+		Registers: 32, Configurations: len(blocks), Skipped: []explore.Skipped{}, Rows: []*model.Report{},
+		Shard: &request.Shard{Index: k, Count: n, Format: formatCSV, Sweep: strings.Repeat("5", 32)}}
 	for i, b := range blocks {
 		if i%n == k-1 {
-			e.Skipped = append(e.Skipped, Skipped{Block: b, Fold: [3]int64{1, 1, 1}, Reason: "seed"})
+			e.Skipped = append(e.Skipped, explore.Skipped{Block: b, Fold: [3]int64{1, 1, 1}, Reason: "seed"})
 		}
 	}
 	if e.Shard.Digest, err = shardDigest(e); err != nil {

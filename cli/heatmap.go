@@ -42,7 +42,7 @@ type heatCell struct {
 }
 
 // heatMapOf collects the heat map of e.
-func heatMapOf(e *Exploration) heatMap {
+func heatMapOf(e *request.Exploration) heatMap {
 	var m heatMap
 	row := map[string]int{}
 	add := func(variant string, c heatCell) {
@@ -222,7 +222,7 @@ func (m *heatMap) heatPlot(row heatRow, z int64, left, bottom bool) *plot.Plot {
 // plotHeatMap draws m, one row of panels per variant and one column per
 // block z, under a title and above the colour scale, and saves it as SVG
 // or PNG by the extension of path.
-func plotHeatMap(m heatMap, e *Exploration, path string, size plotSize) error {
+func plotHeatMap(m heatMap, e *request.Exploration, path string, size plotSize) error {
 	plots := make([][]*plot.Plot, len(m.Rows))
 	for i, row := range m.Rows {
 		plots[i] = make([]*plot.Plot, len(m.Zs))

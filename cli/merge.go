@@ -50,7 +50,7 @@ func runMerge(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkSomeRanked(e); err != nil {
+	if err := request.CheckSomeRanked(e); err != nil {
 		return err
 	}
 	format, top := e.Shard.Format, e.Shard.Top
@@ -92,8 +92,8 @@ func checkTop(top int) error {
 // matches its rows, every row and skipped configuration belongs to its
 // shard's slice of the enumeration (explore: configuration i in shard
 // i mod N + 1), and each configuration appears exactly once.
-func mergeShards(paths []string) (*Exploration, error) {
-	var all *Exploration
+func mergeShards(paths []string) (*request.Exploration, error) {
+	var all *request.Exploration
 	seen := map[int]string{}
 	for _, path := range paths {
 		e, err := readShard(path)
@@ -134,7 +134,7 @@ const maxShardBytes = 32 << 20
 // readShard decodes one shard file of at most maxShardBytes; unknown keys
 // and text after the JSON object are errors. The file is decoded as it is
 // read, so that garbage such as /dev/zero fails at its first byte.
-func readShard(path string) (*Exploration, error) {
+func readShard(path string) (*request.Exploration, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, asUsage(err)
@@ -148,7 +148,7 @@ func readShard(path string) (*Exploration, error) {
 	dec.DisallowUnknownFields()
 	var versioned struct {
 		request.JSONVersion
-		Exploration
+		request.Exploration
 	}
 	if err := dec.Decode(&versioned); err != nil {
 		if in.n > maxShardBytes {
@@ -188,7 +188,7 @@ func readShard(path string) (*Exploration, error) {
 		return nil, usageErrorf("%s: rows: null entry", path)
 	}
 	if e.Skipped == nil {
-		e.Skipped = []Skipped{}
+		e.Skipped = []explore.Skipped{}
 	}
 	if err := checkShard(&e); err != nil {
 		return nil, usageErrorf("%s: %v", path, err)
@@ -244,7 +244,7 @@ func describeJSONError(err error) string {
 // fingerprint, its digest matches its rows and skipped configurations, and
 // they are exactly the configurations of its slice of the enumeration, each
 // once, with the shard's kernel, device, method and domain.
-func checkShard(e *Exploration) error {
+func checkShard(e *request.Exploration) error {
 	if e.Shard.Sweep == "" {
 		return errors.New("shard.sweep: missing; the shard was written by an older polyvol, run explore --shard again")
 	}
@@ -267,7 +267,7 @@ func checkShard(e *Exploration) error {
 	}
 	if e.Configurations != len(all) {
 		return fmt.Errorf("configurations %d: %d threads per block, %s and %s give %d",
-			e.Configurations, e.Threads, countNoun(len(e.Folds), "fold"), countNoun(len(e.Tilings), "tiling"), len(all))
+			e.Configurations, e.Threads, request.CountNoun(len(e.Folds), "fold"), request.CountNoun(len(e.Tilings), "tiling"), len(all))
 	}
 	if err := checkRegisters(e); err != nil {
 		return err
@@ -324,7 +324,7 @@ func checkShard(e *Exploration) error {
 // checkRegisters checks the registers of a shard: every registers per
 // thread from 1 to explore.MaxRegisters, and the registers table ordered
 // by configuration, each canonical and listed once.
-func checkRegisters(e *Exploration) error {
+func checkRegisters(e *request.Exploration) error {
 	if e.Registers < 1 || e.Registers > explore.MaxRegisters {
 		return fmt.Errorf("registers %d: expected 1 to %d", e.Registers, explore.MaxRegisters)
 	}
@@ -342,7 +342,7 @@ func checkRegisters(e *Exploration) error {
 }
 
 // sameExploration reports whether a and b are shards of the same exploration.
-func sameExploration(a, b *Exploration) bool {
+func sameExploration(a, b *request.Exploration) bool {
 	return a.Kernel == b.Kernel && a.Device == b.Device && a.Method == b.Method && a.Model == b.Model &&
 		a.Domain == b.Domain && a.Threads == b.Threads && slices.Equal(a.Folds, b.Folds) &&
 		slices.Equal(a.Tilings, b.Tilings) && slices.Equal(a.Unstaged, b.Unstaged) && a.Registers == b.Registers && slices.Equal(a.RegistersTable, b.RegistersTable) &&

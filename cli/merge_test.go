@@ -25,7 +25,7 @@ import (
 func TestMergeTampered(t *testing.T) {
 	dir := t.TempDir()
 	args := append(slices.Clone(small), "--threads", "64", "--folds", "1,1,1:1,2,1")
-	var shards [3]*Exploration
+	var shards [3]*request.Exploration
 	for k := range shards {
 		out := mustRun(t, append(args, "--shard", strconv.Itoa(k+1)+"/3")...)
 		if err := json.Unmarshal([]byte(out), &shards[k]); err != nil {
@@ -38,10 +38,10 @@ func TestMergeTampered(t *testing.T) {
 	// write stores the shards, the first after tamper; with redigest the
 	// tampered shard's digest is recomputed, so that only the partition and
 	// header checks can catch the change.
-	write := func(name string, tamper func(e *Exploration), redigest bool) []string {
+	write := func(name string, tamper func(e *request.Exploration), redigest bool) []string {
 		var paths []string
 		for k, s := range shards {
-			var e Exploration
+			var e request.Exploration
 			data, _ := json.Marshal(s)
 			if err := json.Unmarshal(data, &e); err != nil { // a deep copy
 				t.Fatal(err)
@@ -67,7 +67,7 @@ func TestMergeTampered(t *testing.T) {
 		}
 		return paths
 	}
-	row := func(e *Exploration, i int) *model.Report {
+	row := func(e *request.Exploration, i int) *model.Report {
 		var r model.Report
 		data, _ := json.Marshal(e.Rows[i])
 		if err := json.Unmarshal(data, &r); err != nil {
@@ -77,25 +77,25 @@ func TestMergeTampered(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		tamper   func(e *Exploration)
+		tamper   func(e *request.Exploration)
 		redigest bool
 		want     string
 	}{
-		{"untouched", func(*Exploration) {}, false, ""},
-		{"dropped-row", func(e *Exploration) { e.Rows = e.Rows[1:] }, false, "does not match"},
-		{"dropped-row-redigest", func(e *Exploration) { e.Rows = e.Rows[1:] }, true, "shard 1/3 of 77 configurations holds 26"},
-		{"edited-number", func(e *Exploration) { e.Rows[0].Prediction.GLups *= 2 }, false, "does not match"},
-		{"duplicated-row", func(e *Exploration) {
+		{"untouched", func(*request.Exploration) {}, false, ""},
+		{"dropped-row", func(e *request.Exploration) { e.Rows = e.Rows[1:] }, false, "does not match"},
+		{"dropped-row-redigest", func(e *request.Exploration) { e.Rows = e.Rows[1:] }, true, "shard 1/3 of 77 configurations holds 26"},
+		{"edited-number", func(e *request.Exploration) { e.Rows[0].Prediction.GLups *= 2 }, false, "does not match"},
+		{"duplicated-row", func(e *request.Exploration) {
 			for range 1000 {
 				e.Rows = append(e.Rows, row(e, 0))
 			}
 		}, true, "appears twice"},
-		{"empty-row", func(e *Exploration) { e.Rows = append(e.Rows, &model.Report{}) }, true, "kernel \"\""},
-		{"foreign-row", func(e *Exploration) {
+		{"empty-row", func(e *request.Exploration) { e.Rows = append(e.Rows, &model.Report{}) }, true, "kernel \"\""},
+		{"foreign-row", func(e *request.Exploration) {
 			l, other := &e.Rows[0].Launch, shards[1].Rows[0].Launch
 			l.Block, l.Fold, l.Tiling = other.Block, other.Fold, other.Tiling
 		}, true, "belongs to shard 2/3"},
-		{"retiled-row", func(e *Exploration) {
+		{"retiled-row", func(e *request.Exploration) {
 			for _, r := range e.Rows {
 				if r.Launch.Fold == kernel.NoFold {
 					r.Launch.Tiling = kernel.TileStrided
@@ -104,21 +104,21 @@ func TestMergeTampered(t *testing.T) {
 			}
 			t.Fatal("no row of fold 1,1,1 in shard 1")
 		}, true, "not a configuration of this sweep"},
-		{"fake-row", func(e *Exploration) { e.Rows[0].Launch.Block = [3]int64{3, 3, 3} }, true, "not a configuration of this sweep"},
-		{"other-domain-row", func(e *Exploration) { e.Rows[0].Launch.Domain[0]++ }, true, "differ from the shard's"},
-		{"relabelled", func(e *Exploration) { e.Shard.Index = 2 }, false, "belongs to shard 1/3, not 2/3"},
-		{"count", func(e *Exploration) { e.Configurations = 99 }, false, "configurations 99"},
-		{"no-tilings", func(e *Exploration) { e.Tilings = nil }, false, "tilings: missing"},
-		{"fewer-tilings", func(e *Exploration) { e.Tilings = e.Tilings[:1] }, false, "configurations 77: 64 threads per block, 2 folds and 1 tiling give 56"},
-		{"no-registers", func(e *Exploration) { e.Registers = 0 }, false, "registers 0: expected 1 to 255"},
-		{"other-registers", func(e *Exploration) { e.Registers = 64 }, false, "different exploration"},
-		{"other-sweep", func(e *Exploration) { e.Shard.Sweep = strings.Repeat("0", 32) }, false, "different sweep"},
-		{"no-sweep", func(e *Exploration) { e.Shard.Sweep = "" }, false, "shard.sweep: missing"},
-		{"other-top", func(e *Exploration) { e.Shard.Top++ }, false, "different exploration"},
-		{"negative-top", func(e *Exploration) { e.Shard.Top = -5 }, false, "shard.top -5: expected 0 (all rows) to 1000000"},
-		{"huge-top", func(e *Exploration) { e.Shard.Top = 1e12 }, false, "shard.top 1000000000000: expected 0 (all rows) to 1000000"},
-		{"empty-format", func(e *Exploration) { e.Shard.Format = "" }, false, `shard.format "": expected table, json or csv`},
-		{"yaml-format", func(e *Exploration) { e.Shard.Format = "yaml" }, false, `shard.format "yaml"`},
+		{"fake-row", func(e *request.Exploration) { e.Rows[0].Launch.Block = [3]int64{3, 3, 3} }, true, "not a configuration of this sweep"},
+		{"other-domain-row", func(e *request.Exploration) { e.Rows[0].Launch.Domain[0]++ }, true, "differ from the shard's"},
+		{"relabelled", func(e *request.Exploration) { e.Shard.Index = 2 }, false, "belongs to shard 1/3, not 2/3"},
+		{"count", func(e *request.Exploration) { e.Configurations = 99 }, false, "configurations 99"},
+		{"no-tilings", func(e *request.Exploration) { e.Tilings = nil }, false, "tilings: missing"},
+		{"fewer-tilings", func(e *request.Exploration) { e.Tilings = e.Tilings[:1] }, false, "configurations 77: 64 threads per block, 2 folds and 1 tiling give 56"},
+		{"no-registers", func(e *request.Exploration) { e.Registers = 0 }, false, "registers 0: expected 1 to 255"},
+		{"other-registers", func(e *request.Exploration) { e.Registers = 64 }, false, "different exploration"},
+		{"other-sweep", func(e *request.Exploration) { e.Shard.Sweep = strings.Repeat("0", 32) }, false, "different sweep"},
+		{"no-sweep", func(e *request.Exploration) { e.Shard.Sweep = "" }, false, "shard.sweep: missing"},
+		{"other-top", func(e *request.Exploration) { e.Shard.Top++ }, false, "different exploration"},
+		{"negative-top", func(e *request.Exploration) { e.Shard.Top = -5 }, false, "shard.top -5: expected 0 (all rows) to 1000000"},
+		{"huge-top", func(e *request.Exploration) { e.Shard.Top = 1e12 }, false, "shard.top 1000000000000: expected 0 (all rows) to 1000000"},
+		{"empty-format", func(e *request.Exploration) { e.Shard.Format = "" }, false, `shard.format "": expected table, json or csv`},
+		{"yaml-format", func(e *request.Exploration) { e.Shard.Format = "yaml" }, false, `shard.format "yaml"`},
 	} {
 		paths := write(tc.name, tc.tamper, tc.redigest)
 		out, errOut, code := run(t, append([]string{"merge", "--format", "csv"}, paths...)...)
@@ -196,7 +196,7 @@ func TestMergeVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &Exploration{Method: "exact", Model: "overlap", Domain: k.Domain, Threads: 256, Folds: [][3]int64{{1, 1, 1}}, Shard: &Shard{Count: 2}}
+	e := &request.Exploration{Method: "exact", Model: "overlap", Domain: k.Domain, Threads: 256, Folds: [][3]int64{{1, 1, 1}}, Shard: &request.Shard{Count: 2}}
 	opt := model.Options{WorkBound: 1, MemoryBound: 1 << 20}
 	a, b := sweepFingerprint(k, dev, e, "0.1.0 (commit a)", opt), sweepFingerprint(k, dev, e, "0.1.0 (commit b)", opt)
 	if a == b || a != sweepFingerprint(k, dev, e, "0.1.0 (commit a)", opt) {

@@ -252,7 +252,7 @@ func TestPredictPlot(t *testing.T) {
 func TestExplorePlot(t *testing.T) {
 	dir := t.TempDir()
 	svgPath, pngPath := filepath.Join(dir, "heat.svg"), filepath.Join(dir, "heat.png")
-	var e Exploration
+	var e request.Exploration
 	if err := json.Unmarshal([]byte(mustRun(t, append(small, "--format", "json", "--plot", svgPath)...)), &e); err != nil {
 		t.Fatal(err)
 	}

@@ -36,20 +36,13 @@ func applyRegisters(c *ucli.Context, k *kernel.Kernel) (*kernel.Kernel, error) {
 	return request.WithRegisters(k, c.Int("registers"))
 }
 
-// RegistersEntry is one configuration of explore --registers-table and its
-// registers per thread.
-type RegistersEntry struct {
-	explore.Configuration
-	Registers int `json:"registers"`
-}
-
 // registersTable is a parsed --registers-table: the registers per thread of
 // each configuration it lists, strided configurations that are the same
 // launch as consecutive ones (explore.Configuration.Canonical) given as
 // consecutive.
 type registersTable struct {
 	path      string
-	entries   []RegistersEntry              // ordered by explore.CompareConfigurations
+	entries   []request.RegistersEntry      // ordered by explore.CompareConfigurations
 	lines     map[explore.Configuration]int // the line that gives each configuration
 	registers map[explore.Configuration]int // the registers of each configuration
 }
@@ -145,10 +138,10 @@ func parseRegistersTable(path string, data []byte) (*registersTable, error) {
 				return nil, tr.fail(line, "%v is given again (first on line %d)", cc, first)
 			}
 			t.lines[cc], t.registers[cc] = line, n
-			t.entries = append(t.entries, RegistersEntry{Configuration: cc, Registers: n})
+			t.entries = append(t.entries, request.RegistersEntry{Configuration: cc, Registers: n})
 		}
 	}
-	slices.SortFunc(t.entries, func(a, b RegistersEntry) int {
+	slices.SortFunc(t.entries, func(a, b request.RegistersEntry) int {
 		return explore.CompareConfigurations(a.Configuration, b.Configuration)
 	})
 	return t, nil
@@ -271,5 +264,5 @@ func (t *registersTable) unmatchedNote(sweep []explore.Configuration) string {
 		return ""
 	}
 	return fmt.Sprintf("%s: %s of %d match no configuration of the sweep (threads, folds and tilings) and are not used; the first on line %d, %v",
-		t.path, countNoun(n, "configuration"), len(t.entries), first, firstConfig)
+		t.path, request.CountNoun(n, "configuration"), len(t.entries), first, firstConfig)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/request"
 )
 
 // csvColumn returns the cells of the named column of CSV output, the
@@ -137,15 +138,15 @@ func TestExploreRegistersTable(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var e Exploration
+	var e request.Exploration
 	if err := json.Unmarshal([]byte(out), &e); err != nil {
 		t.Fatal(err)
 	}
-	wantTable := []RegistersEntry{
-		{explore.Configuration{Block: [3]int64{16, 4, 1}, Fold: [3]int64{2, 1, 1}}, 40},
-		{explore.Configuration{Block: [3]int64{32, 2, 1}, Fold: [3]int64{1, 1, 1}}, 96},
-		{explore.Configuration{Block: [3]int64{64, 1, 1}, Fold: [3]int64{2, 1, 1}, Tiling: kernel.TileStrided}, 128},
-		{explore.Configuration{Block: [3]int64{128, 1, 1}, Fold: [3]int64{1, 1, 1}}, 64},
+	wantTable := []request.RegistersEntry{
+		{Configuration: explore.Configuration{Block: [3]int64{16, 4, 1}, Fold: [3]int64{2, 1, 1}}, Registers: 40},
+		{Configuration: explore.Configuration{Block: [3]int64{32, 2, 1}, Fold: [3]int64{1, 1, 1}}, Registers: 96},
+		{Configuration: explore.Configuration{Block: [3]int64{64, 1, 1}, Fold: [3]int64{2, 1, 1}, Tiling: kernel.TileStrided}, Registers: 128},
+		{Configuration: explore.Configuration{Block: [3]int64{128, 1, 1}, Fold: [3]int64{1, 1, 1}}, Registers: 64},
 	}
 	if !slices.Equal(e.RegistersTable, wantTable) || e.Registers != 32 {
 		t.Errorf("registers %d, table %+v; want 32 and %+v", e.Registers, e.RegistersTable, wantTable)
@@ -243,7 +244,7 @@ func TestRegistersTableErrors(t *testing.T) {
 
 // formatRegistersTable writes entries as a --registers-table file, block
 // and fold as XxYxZ, every tiling named.
-func formatRegistersTable(entries []RegistersEntry) []byte {
+func formatRegistersTable(entries []request.RegistersEntry) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	_ = w.Write(registersTableHeader)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/explore"
+	"github.com/polyvol/polyvol/request"
 )
 
 // stagedSweep explores the staged 7-point stencil on a small domain.
@@ -20,9 +21,9 @@ var stagedSweep = []string{"explore", "star3d-r1-staged", "--domain", "64,64,64"
 // merge into the unsharded output; a kernel without staged fields ignores
 // the choice, and a choice given twice is a usage error.
 func TestExploreStaging(t *testing.T) {
-	decode := func(args ...string) *Exploration {
+	decode := func(args ...string) *request.Exploration {
 		t.Helper()
-		var e Exploration
+		var e request.Exploration
 		if err := json.Unmarshal([]byte(mustRun(t, append(args, "--format", "json")...)), &e); err != nil {
 			t.Fatal(err)
 		}

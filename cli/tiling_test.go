@@ -165,9 +165,9 @@ func TestExploreTilings(t *testing.T) {
 			wide++
 		}
 	}
-	configs := func(args ...string) (*Exploration, map[explore.Configuration]int) {
+	configs := func(args ...string) (*request.Exploration, map[explore.Configuration]int) {
 		t.Helper()
-		var e Exploration
+		var e request.Exploration
 		if err := json.Unmarshal([]byte(mustRun(t, append(append(sweep, args...), "--format", "json")...)), &e); err != nil {
 			t.Fatal(err)
 		}

@@ -35,7 +35,7 @@ func TestHelpExitCodes(t *testing.T) {
 
 // TestCountNoun checks the plurals of explore's summary line.
 func TestCountNoun(t *testing.T) {
-	if got := countNoun(1, "fold") + ", " + countNoun(3, "fold"); got != "1 fold, 3 folds" {
+	if got := request.CountNoun(1, "fold") + ", " + request.CountNoun(3, "fold"); got != "1 fold, 3 folds" {
 		t.Errorf("got %q", got)
 	}
 	if out := mustRun(t, "explore", "vec-copy", "--domain", "4096", "--folds", "1,1,1", "--top", "1"); !strings.Contains(out, "threads per block, 1 fold)") {

@@ -1,0 +1,267 @@
+package request
+
+// The explore request: a sweep of block shapes, folds, tilings and
+// staging choices (package explore), ranked by predicted GLup/s.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/polyvol/polyvol/explore"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/model"
+)
+
+// Exploration is the JSON output of explore and merge (docs/json.md): the
+// sweep's parameters and one model.Report per evaluated configuration,
+// ranked by predicted GLup/s, ties broken by block and then fold (each
+// compared x, y, z) and then tiling (explore.Rank).
+type Exploration struct {
+	Kernel  string   `json:"kernel"`
+	Device  string   `json:"device"`
+	Method  string   `json:"method"`
+	Model   string   `json:"model"`
+	Domain  [3]int64 `json:"domain"`
+	Threads int64    `json:"threads"`
+	// Folds are the thread foldings tried with every block shape.
+	Folds [][3]int64 `json:"folds"`
+	// Tilings are the tilings tried with every fold and block shape.
+	Tilings []kernel.Tiling `json:"tilings"`
+	// Unstaged are the staging choices tried with a kernel with staged
+	// fields (explore --staging: on is false, off true); left out for the
+	// default, on only, and for a kernel without staged fields.
+	Unstaged []bool `json:"unstaged,omitempty"`
+	// AllShapes is set when the sweep kept the block shapes with threads
+	// along a dimension the domain lacks (explore --all-shapes).
+	AllShapes bool `json:"allShapes,omitempty"`
+	// Registers are the registers per thread of every configuration that
+	// RegistersTable does not list: the spec's, or --registers.
+	Registers int `json:"registers"`
+	// RegistersTable lists the configurations of --registers-table with
+	// their registers per thread.
+	RegistersTable []RegistersEntry `json:"registersTable,omitempty"`
+	// Configurations counts the enumerated configurations: block shapes
+	// times folds times tilings, a strided tiling only where it differs
+	// from thread folding (explore.Configurations), of all shards together.
+	Configurations int               `json:"configurations"`
+	Skipped        []explore.Skipped `json:"skipped"`
+	// Rows holds the reports, best first.
+	Rows []*model.Report `json:"rows"`
+	// Shard is set only in the output of explore --shard, for merge.
+	Shard *Shard `json:"shard,omitempty"`
+}
+
+// RegistersEntry is one configuration of explore --registers-table and its
+// registers per thread.
+type RegistersEntry struct {
+	explore.Configuration
+	Registers int `json:"registers"`
+}
+
+// Shard identifies the slice of an exploration one explore --shard K/N run
+// evaluated, and how merge renders the combined result.
+type Shard struct {
+	Index  int    `json:"index"` // K, 1-based
+	Count  int    `json:"count"` // N
+	Format string `json:"format"`
+	Top    int    `json:"top"`
+	// Sweep fingerprints what the exploration depends on: the shards of
+	// one sweep carry the same value.
+	Sweep string `json:"sweep"`
+	// Digest hashes the shard's rows and skipped configurations, so that
+	// merge notices rows edited, dropped or added after the run.
+	Digest string `json:"digest"`
+}
+
+// Defaults of an explore request.
+const (
+	DefaultFolds   = "1,1,1:1,2,1:1,1,2"
+	DefaultThreads = kernel.MaxThreadsPerBlock
+	// DefaultMaxConfigurations bounds a sweep: about a minute on 2 cores
+	// for the heaviest example kernels (lbm-d3q27-aos: 168 configurations
+	// in 3 s), 30 times the paper's sweep.
+	DefaultMaxConfigurations = 5000
+)
+
+// The staging choices of an explore request (--staging).
+const (
+	StagingOn  = "on"
+	StagingOff = "off"
+)
+
+// DefaultTiles is the --tiles value that tries every tiling.
+var DefaultTiles = strings.Join(TilingNames, ",")
+
+// Sweep holds the keys of an explore request that choose its
+// configurations, in their string forms.
+type Sweep struct {
+	Threads               int
+	Folds, Tiles, Staging string
+	AllShapes             bool
+}
+
+// DefaultSweep is the sweep of a request that names none of its keys.
+func DefaultSweep() Sweep {
+	return Sweep{Threads: DefaultThreads, Folds: DefaultFolds, Tiles: DefaultTiles, Staging: StagingOn}
+}
+
+// Apply returns cfg with the threads, folds, tilings, staging choices and
+// shapes of s, checked in that order.
+func (s Sweep) Apply(cfg explore.Config) (explore.Config, error) {
+	cfg.Threads = s.Threads
+	if _, err := explore.BlockShapes(cfg.Threads); err != nil {
+		return cfg, fieldErrorf("threads", "--%v", err)
+	}
+	var err error
+	if cfg.Folds, err = parseFolds(s.Folds); err != nil {
+		return cfg, err
+	}
+	if cfg.Tilings, err = parseTilings(s.Tiles); err != nil {
+		return cfg, err
+	}
+	if cfg.Unstaged, err = parseStaging(s.Staging); err != nil {
+		return cfg, err
+	}
+	cfg.AllShapes = s.AllShapes
+	return cfg, nil
+}
+
+// parseStaging parses the --staging value, comma-separated on and off, into
+// explore.Config.Unstaged; on alone is nil.
+func parseStaging(s string) ([]bool, error) {
+	var unstaged []bool
+	for _, part := range strings.Split(s, ",") {
+		choice, err := ParseChoice("staging", strings.TrimSpace(part), StagingOn, StagingOff)
+		if err != nil {
+			return nil, err
+		}
+		u := choice == StagingOff
+		if slices.Contains(unstaged, u) {
+			return nil, fieldErrorf("staging", "--staging %q: %s appears twice", s, choice)
+		}
+		unstaged = append(unstaged, u)
+	}
+	if len(unstaged) == 1 && !unstaged[0] {
+		return nil, nil
+	}
+	return unstaged, nil
+}
+
+// parseTilings parses the --tiles value, comma-separated tiling names.
+func parseTilings(s string) ([]kernel.Tiling, error) {
+	var tilings []kernel.Tiling
+	for _, part := range strings.Split(s, ",") {
+		t, err := kernel.ParseTiling(strings.TrimSpace(part))
+		if err != nil {
+			return nil, fieldErrorf("tiles", "--tiles %q: %v", s, err)
+		}
+		if slices.Contains(tilings, t) {
+			return nil, fieldErrorf("tiles", "--tiles %q: tiling %s appears twice", s, t)
+		}
+		tilings = append(tilings, t)
+	}
+	return tilings, nil
+}
+
+// parseFolds parses the --folds value, colon-separated X,Y,Z triples.
+func parseFolds(s string) ([][3]int64, error) {
+	var folds [][3]int64
+	for _, part := range strings.Split(s, ":") {
+		f, err := ParseTriple("folds", part)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(folds, f) {
+			return nil, fieldErrorf("folds", "--folds %q: fold %s appears twice", s, Triple(f))
+		}
+		folds = append(folds, f)
+	}
+	return folds, nil
+}
+
+// Explore is a request for the ranking of a sweep: the sweep with its
+// kernel (the request's domain and registers applied), device and
+// estimate options, the bound on its size, and the registers table whose
+// entries Config.Registers looks up.
+type Explore struct {
+	Config            explore.Config
+	MaxConfigurations int
+	RegistersTable    []RegistersEntry
+}
+
+// Size returns the number of configurations to estimate (of the shard,
+// with Config.Shard), or an error when they are more than
+// MaxConfigurations.
+func (x Explore) Size() (int, error) {
+	cfg := x.config()
+	launches, _, _, err := cfg.Launches()
+	if err != nil {
+		return 0, err
+	}
+	if len(launches) > x.MaxConfigurations {
+		return 0, fieldErrorf("max-configurations", "--max-configurations %d: the sweep has %d configurations (%s, %s); sweep fewer --folds, --tiles or --threads, split it with --shard, or raise --max-configurations",
+			x.MaxConfigurations, len(launches), CountNoun(len(cfg.Folds), "fold"), CountNoun(len(cfg.Tilings), "tiling"))
+	}
+	return len(launches), nil
+}
+
+// Run checks the size of the sweep and estimates its configurations under
+// ctx, reporting progress through Config.Progress. Unless
+// the sweep is a shard, at least one configuration must have been ranked.
+func (x Explore) Run(ctx context.Context) (*Exploration, error) {
+	cfg := x.config()
+	if _, err := x.Size(); err != nil {
+		return nil, err
+	}
+	res, err := explore.Run(ctx, cfg)
+	var ce *explore.ConfigError
+	if errors.As(err, &ce) {
+		return nil, EstimateError(ce.Launch, ce.Err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	k, opt := cfg.Kernel, cfg.Estimate
+	e := &Exploration{
+		Kernel: k.Name, Device: cfg.Device.Name, Method: opt.Method.Name, Model: string(opt.Model),
+		Domain: k.Domain, Threads: int64(cfg.Threads), Folds: cfg.Folds, Tilings: cfg.Tilings, Unstaged: cfg.Unstaged, AllShapes: cfg.AllShapes, Registers: k.Registers,
+		RegistersTable: x.RegistersTable, Configurations: res.Configurations, Skipped: res.Skipped, Rows: res.Reports,
+	}
+	if cfg.Shard.Count == 0 {
+		if err := CheckSomeRanked(e); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// config returns the sweep's configuration, with no staging choices for a
+// kernel without staged fields: it has one, which the exploration leaves
+// out.
+func (x Explore) config() explore.Config {
+	cfg := x.Config
+	if !explore.Staged(cfg.Kernel) {
+		cfg.Unstaged = nil
+	}
+	return cfg
+}
+
+// CheckSomeRanked returns the input error of a whole sweep whose every
+// configuration was skipped: explore and merge give the same.
+func CheckSomeRanked(e *Exploration) error {
+	if len(e.Rows) > 0 || len(e.Skipped) == 0 {
+		return nil
+	}
+	return inputErrorf("every configuration was skipped; the first, %v: %s", e.Skipped[0].Configuration(), e.Skipped[0].Reason)
+}
+
+// CountNoun writes n and the noun, in the plural unless n is 1.
+func CountNoun(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
