@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -86,22 +85,6 @@ Examples:
 	})
 }
 
-// LayercondReport is the JSON output of the layercond command: one sweep per
-// block and the sequential layer condition, which depends on the kernel and
-// the cache only.
-type LayercondReport struct {
-	Kernel  string `json:"kernel"`
-	Device  string `json:"device"`
-	Method  string `json:"method"`
-	Total   int64  `json:"total"`
-	L2Bytes int64  `json:"L2Bytes"`
-	// Sequential is the classic layer condition; nil when the kernel has no
-	// loaded field with offset accesses, SequentialNote then says why.
-	Sequential     *layercond.SequentialLC `json:"sequential"`
-	SequentialNote string                  `json:"sequentialNote,omitempty"`
-	Sweeps         []*layercond.Result     `json:"sweeps"`
-}
-
 // repeatedFlag is the value of a repeatable flag: it keeps every occurrence
 // verbatim (urfave's StringSliceFlag would split X,Y,Z at its commas), and
 // the action parses them, so that a bad value is reported like other usage
@@ -118,25 +101,6 @@ func (r *repeatedFlag) Set(s string) error {
 // String returns the occurrences separated by colons.
 func (r *repeatedFlag) String() string { return strings.Join(*r, ":") }
 
-// parseBlocks parses the --block occurrences: X,Y,Z triples, several in one
-// occurrence separated by colons.
-func parseBlocks(values []string) ([][3]int64, error) {
-	var blocks [][3]int64
-	for _, v := range values {
-		for _, part := range strings.Split(v, ":") {
-			b, err := request.ParseTriple("block", part)
-			if err != nil {
-				return nil, err
-			}
-			if slices.Contains(blocks, b) {
-				return nil, flagErrorf("block", "--block %s appears twice", request.Triple(b))
-			}
-			blocks = append(blocks, b)
-		}
-	}
-	return blocks, nil
-}
-
 // runLayercond is the action of the layercond command.
 func runLayercond(c *ucli.Context) error {
 	if c.NArg() > 1 {
@@ -146,42 +110,23 @@ func runLayercond(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	method, err := model.MethodByName(c.String("method"))
+	keys := request.LayercondKeys{Method: c.String("method"), Sweep: c.String("sweep"), Fold: c.String("fold"),
+		MaxPoints: c.Int("max-points"), Total: c.Int64("total"), CacheFraction: c.Float64("cache-fraction")}
+	req, err := keys.Layercond()
 	if err != nil {
-		return flagErrorf("method", "--method: %v", err)
+		return err
 	}
-	maxPoints := c.Int("max-points")
-	if maxPoints < 1 {
-		return flagErrorf("max-points", "--max-points %d: must be at least 1", maxPoints)
-	}
-	sizes, err := layercond.ParseSweep(c.String("sweep"), maxPoints)
-	if err != nil {
-		return flagErrorf("sweep", "--sweep: %v (--max-points); take a coarser step, or raise --max-points", err)
-	}
-	total, workers, fraction := c.Int64("total"), c.Int("workers"), c.Float64("cache-fraction")
-	if total < 1 {
-		return flagErrorf("total", "--total %d: expected a positive number of lattice points", total)
-	}
-	if workers < 1 {
-		return flagErrorf("workers", "--workers %d: must be at least 1", workers)
-	}
-	if !(fraction > 0 && fraction <= 1) {
-		return flagErrorf("cache-fraction", "--cache-fraction %v: expected a share in (0, 1]", fraction)
+	if req.Workers = c.Int("workers"); req.Workers < 1 {
+		return flagErrorf("workers", "--workers %d: must be at least 1", req.Workers)
 	}
 	plotPath, size, err := plotFlags(c)
 	if err != nil {
 		return err
 	}
-	fold, err := request.ParseTriple("fold", c.String("fold"))
-	if err != nil {
+	if err := layercondInput(c, &req); err != nil {
 		return err
 	}
-	base := layercond.Config{Fold: fold, Method: method, Sizes: sizes, Total: total, Workers: workers}
-	configs, dev, err := layercondConfigs(c, base)
-	if err != nil {
-		return err
-	}
-	rep, err := sweepLayercond(c, configs, fraction)
+	rep, err := req.Run(c.Context)
 	if err != nil {
 		return err
 	}
@@ -197,41 +142,25 @@ func runLayercond(c *ucli.Context) error {
 	case formatCSV:
 		return writeCSV(w, layercondCSV(rep))
 	}
-	return writeLayercond(w, rep, dev, fraction, c.Bool("wide"))
+	return writeLayercond(w, rep, req.Device, req.CacheFraction, c.Bool("wide"))
 }
 
-// layercondConfigs returns one sweep per --block (or the SPEC's default
-// block) of the SPEC, or the default spec, on the command's device, each
-// base with its kernel, device and block, validated.
-func layercondConfigs(c *ucli.Context, base layercond.Config) ([]layercond.Config, *device.Device, error) {
+// layercondInput sets the kernel of the SPEC, or the default spec, the
+// command's device and the --block values of req.
+func layercondInput(c *ucli.Context, req *request.Layercond) error {
 	spec := defaultSpec
 	if c.NArg() == 1 {
 		spec = c.Args().First()
 	}
-	k, err := loadKernel(c, spec)
-	if err != nil {
-		return nil, nil, err
+	var err error
+	if req.Kernel, err = loadKernel(c, spec); err != nil {
+		return err
 	}
-	dev, err := commandDevice(c)
-	if err != nil {
-		return nil, nil, err
+	if req.Device, err = commandDevice(c); err != nil {
+		return err
 	}
-	blocks, err := parseBlocks(*c.Generic("block").(*repeatedFlag))
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(blocks) == 0 {
-		blocks = [][3]int64{request.DefaultBlock(k)}
-	}
-	configs := make([]layercond.Config, len(blocks))
-	for i, b := range blocks {
-		configs[i] = base
-		configs[i].Kernel, configs[i].Device, configs[i].Block = k, dev, b
-		if err := configs[i].Validate(); err != nil {
-			return nil, nil, asUsage(err)
-		}
-	}
-	return configs, dev, nil
+	req.Blocks, err = request.ParseBlocks(*c.Generic("block").(*repeatedFlag))
+	return err
 }
 
 // plotFlags returns the --plot file, "" for none, and the --plot-size.
@@ -245,26 +174,6 @@ func plotFlags(c *ucli.Context) (string, plotSize, error) {
 	}
 	size, err := parsePlotSize(c.String("plot-size"))
 	return path, size, err
-}
-
-// sweepLayercond runs the sweep of every configuration (one per block, of
-// the same kernel, device and method) and the sequential layer condition
-// for the share fraction of the L2.
-func sweepLayercond(c *ucli.Context, configs []layercond.Config, fraction float64) (*LayercondReport, error) {
-	k, dev, method := configs[0].Kernel, configs[0].Device, configs[0].Method
-	rep := &LayercondReport{Kernel: k.Name, Device: dev.Name, Method: method.Name, Total: configs[0].Total, L2Bytes: dev.L2Bytes}
-	var err error
-	if rep.Sequential, err = layercond.Sequential(k, int64(fraction*float64(dev.L2Bytes))); err != nil {
-		rep.SequentialNote = err.Error()
-	}
-	for _, cfg := range configs {
-		r, err := layercond.SweepContext(c.Context, cfg)
-		if err != nil {
-			return nil, request.EstimateError(k.NewLaunch(cfg.Block, cfg.Fold), err)
-		}
-		rep.Sweeps = append(rep.Sweeps, r)
-	}
-	return rep, nil
 }
 
 // yesNo renders whether a condition holds.
@@ -314,7 +223,7 @@ columns: s, z       the domain s x s x z
 // writeLayercond prints the sweeps as tables, each with the reasons of its
 // "no"s and its transitions, then the sequential layer condition. The
 // default table has a few columns; wide adds every volume and footprint.
-func writeLayercond(w io.Writer, rep *LayercondReport, dev *device.Device, fraction float64, wide bool) error {
+func writeLayercond(w io.Writer, rep *request.LayercondReport, dev *device.Device, fraction float64, wide bool) error {
 	m, err := model.MethodByName(rep.Method)
 	if err != nil {
 		return err
@@ -590,7 +499,7 @@ func writeTransition(w io.Writer, name, o string, t layercond.Transition, of fun
 
 // layercondCSV returns one record per block and plane size; transitions and
 // the sequential condition are in the table and JSON outputs.
-func layercondCSV(rep *LayercondReport) [][]string {
+func layercondCSV(rep *request.LayercondReport) [][]string {
 	recs := [][]string{{"kernel", "device", "method", "block", "fold", "s", "domain",
 		"memLoadV1", "memLoadV2", "memLoadV3", "memLoadOverlapXY", "memLoadOverlapZ", "noZReuse", "fullReuse",
 		"waveMemLoadNew", "waveMemOldY", "waveMemOldZ", "oldOverL2Y", "oldOverL2Z", "OovY", "OovZ", "fitsY", "fitsZ",
@@ -635,7 +544,7 @@ func parsePlotSize(v string) (plotSize, error) {
 // docs/layercond.md), draws the sequential z-layer condition as a dashed
 // vertical line below the legend, and saves it as SVG or PNG by the
 // extension of path.
-func plotLayercond(rep *LayercondReport, path string, size plotSize) error {
+func plotLayercond(rep *request.LayercondReport, path string, size plotSize) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s on %s, method %s: DRAM load volume", rep.Kernel, rep.Device, rep.Method)
 	p.Title.Padding = vg.Points(6)

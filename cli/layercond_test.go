@@ -17,6 +17,7 @@ import (
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/layercond"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/request"
 )
 
 // layercondArgs is a quick sweep: method reference, block (1024,1,1), whose
@@ -31,7 +32,7 @@ func TestLayercondJSONMatchesLibrary(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var rep LayercondReport
+	var rep request.LayercondReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestLayercondTable(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var rep LayercondReport
+	var rep request.LayercondReport
 	_, js, _ := runCudaCLI(append(layercondArgs, "--format", "json")...)
 	if err := json.Unmarshal([]byte(js), &rep); err != nil {
 		t.Fatal(err)

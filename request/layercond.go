@@ -1,0 +1,149 @@
+package request
+
+// The layercond request: sweeps of the plane size for one or more blocks
+// (package layercond), and the sequential layer condition.
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/layercond"
+	"github.com/polyvol/polyvol/model"
+)
+
+// LayercondReport is the JSON output of the layercond command: one sweep per
+// block and the sequential layer condition, which depends on the kernel and
+// the cache only.
+type LayercondReport struct {
+	Kernel  string `json:"kernel"`
+	Device  string `json:"device"`
+	Method  string `json:"method"`
+	Total   int64  `json:"total"`
+	L2Bytes int64  `json:"L2Bytes"`
+	// Sequential is the classic layer condition; nil when the kernel has no
+	// loaded field with offset accesses, SequentialNote then says why.
+	Sequential     *layercond.SequentialLC `json:"sequential"`
+	SequentialNote string                  `json:"sequentialNote,omitempty"`
+	Sweeps         []*layercond.Result     `json:"sweeps"`
+}
+
+// LayercondKeys holds the keys of a layercond request that do not name
+// the kernel, the device or the blocks, in their string forms.
+type LayercondKeys struct {
+	Method, Sweep, Fold string
+	// MaxPoints bounds the plane sizes of the sweep.
+	MaxPoints     int
+	Total         int64
+	CacheFraction float64
+}
+
+// DefaultLayercondKeys are the keys of a request that names none of them.
+func DefaultLayercondKeys() LayercondKeys {
+	return LayercondKeys{Method: model.MethodExact.Name, Sweep: layercond.DefaultSweep, Fold: DefaultFold,
+		MaxPoints: layercond.MaxSweepSizes, Total: layercond.PaperTotal, CacheFraction: layercond.DefaultCacheFraction}
+}
+
+// Layercond returns the request of the keys, without its kernel, device,
+// blocks and workers; it checks the method, the sweep within MaxPoints,
+// the total, the cache fraction and the fold, in that order.
+func (keys LayercondKeys) Layercond() (Layercond, error) {
+	method, err := model.MethodByName(keys.Method)
+	if err != nil {
+		return Layercond{}, fieldErrorf("method", "--method: %v", err)
+	}
+	if keys.MaxPoints < 1 {
+		return Layercond{}, fieldErrorf("max-points", "--max-points %d: must be at least 1", keys.MaxPoints)
+	}
+	sizes, err := layercond.ParseSweep(keys.Sweep, keys.MaxPoints)
+	if err != nil {
+		return Layercond{}, fieldErrorf("sweep", "--sweep: %v (--max-points); take a coarser step, or raise --max-points", err)
+	}
+	if keys.Total < 1 {
+		return Layercond{}, fieldErrorf("total", "--total %d: expected a positive number of lattice points", keys.Total)
+	}
+	if f := keys.CacheFraction; !(f > 0 && f <= 1) {
+		return Layercond{}, fieldErrorf("cache-fraction", "--cache-fraction %v: expected a share in (0, 1]", f)
+	}
+	fold, err := ParseTriple("fold", keys.Fold)
+	if err != nil {
+		return Layercond{}, err
+	}
+	return Layercond{Method: method, Sizes: sizes, Total: keys.Total, CacheFraction: keys.CacheFraction, Fold: fold, Workers: 1}, nil
+}
+
+// Layercond is a request for layer-condition sweeps: one per block (the
+// kernel's default block when Blocks is empty) of the kernel on the
+// device, with the fold, method, plane sizes and total of lattice points,
+// run by Workers in parallel, and the sequential layer condition for
+// CacheFraction of the L2.
+type Layercond struct {
+	Kernel        *kernel.Kernel
+	Device        *device.Device
+	Blocks        [][3]int64
+	Fold          [3]int64
+	Method        model.Method
+	Sizes         []int64
+	Total         int64
+	Workers       int
+	CacheFraction float64
+}
+
+// ParseBlocks parses the --block values of a layercond request: X,Y,Z
+// triples, several in one value separated by colons, none twice.
+func ParseBlocks(values []string) ([][3]int64, error) {
+	var blocks [][3]int64
+	for _, v := range values {
+		for _, part := range strings.Split(v, ":") {
+			b, err := ParseTriple("block", part)
+			if err != nil {
+				return nil, err
+			}
+			if slices.Contains(blocks, b) {
+				return nil, fieldErrorf("block", "--block %s appears twice", Triple(b))
+			}
+			blocks = append(blocks, b)
+		}
+	}
+	return blocks, nil
+}
+
+// configs returns the sweep of every block, validated.
+func (l Layercond) configs() ([]layercond.Config, error) {
+	blocks := l.Blocks
+	if len(blocks) == 0 {
+		blocks = [][3]int64{DefaultBlock(l.Kernel)}
+	}
+	configs := make([]layercond.Config, len(blocks))
+	for i, b := range blocks {
+		configs[i] = layercond.Config{Kernel: l.Kernel, Device: l.Device, Block: b, Fold: l.Fold, Method: l.Method, Sizes: l.Sizes, Total: l.Total, Workers: l.Workers}
+		if err := configs[i].Validate(); err != nil {
+			return nil, &Error{Err: err}
+		}
+	}
+	return configs, nil
+}
+
+// Run validates every block's sweep, then runs them under ctx and the
+// sequential layer condition.
+func (l Layercond) Run(ctx context.Context) (*LayercondReport, error) {
+	configs, err := l.configs()
+	if err != nil {
+		return nil, err
+	}
+	k, dev := l.Kernel, l.Device
+	rep := &LayercondReport{Kernel: k.Name, Device: dev.Name, Method: l.Method.Name, Total: l.Total, L2Bytes: dev.L2Bytes}
+	if rep.Sequential, err = layercond.Sequential(k, int64(l.CacheFraction*float64(dev.L2Bytes))); err != nil {
+		rep.SequentialNote = err.Error()
+	}
+	for _, cfg := range configs {
+		r, err := layercond.SweepContext(ctx, cfg)
+		if err != nil {
+			return nil, EstimateError(k.NewLaunch(cfg.Block, cfg.Fold), err)
+		}
+		rep.Sweeps = append(rep.Sweeps, r)
+	}
+	return rep, nil
+}
