@@ -23,6 +23,7 @@ var layers = [][]string{
 	{"model"},                                                    // orchestration of one estimate and the performance models
 	{"explore", "layercond", "accuracy", "cudagen", "importer", "importer/jscop", "importer/kerncraft"}, // applications of estimates
 	{"request"},      // requests of the front ends: specs, devices, launches, predict, kinds of errors, JSON
+	{"chart"},        // the images of the reports: rooflines, heat maps, layer-condition curves
 	{"serve", "cli"}, // front ends
 	{"."},            // the polyvol command
 }

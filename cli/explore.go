@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/polyvol/polyvol/chart"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/kernel"
@@ -187,7 +188,7 @@ type exploreSweep struct {
 	table    *registersTable
 	shard    *request.Shard
 	plotPath string
-	size     plotSize
+	size     chart.Size
 }
 
 // exploreFlags parses explore's flags into a sweep without its kernel and
@@ -300,8 +301,10 @@ func (sw *exploreSweep) run(c *ucli.Context, n int) (*request.Exploration, error
 // unsharded sweep.
 func (sw *exploreSweep) write(c *ucli.Context, e *request.Exploration) error {
 	if sw.plotPath != "" {
-		if err := plotHeatMap(heatMapOf(e), e, sw.plotPath, sw.size); err != nil {
-			return plotError(sw.plotPath, err)
+		if err := writePlot(sw.plotPath, func(w io.Writer, format string) error {
+			return chart.HeatMap(w, format, sw.size, e)
+		}); err != nil {
+			return err
 		}
 	}
 	format := sw.format

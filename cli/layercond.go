@@ -1,30 +1,19 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"github.com/polyvol/polyvol/request"
-	"image/color"
 	"io"
-	"io/fs"
 	"math"
-	"math/bits"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 
+	"github.com/polyvol/polyvol/chart"
 	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/layercond"
 	"github.com/polyvol/polyvol/model"
 	ucli "github.com/urfave/cli/v2"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 func init() {
@@ -131,8 +120,10 @@ func runLayercond(c *ucli.Context) error {
 		return err
 	}
 	if plotPath != "" {
-		if err := plotLayercond(rep, plotPath, size); err != nil {
-			return plotError(plotPath, err)
+		if err := writePlot(plotPath, func(w io.Writer, format string) error {
+			return chart.Layercond(w, format, size, rep)
+		}); err != nil {
+			return err
 		}
 	}
 	w := c.App.Writer
@@ -161,19 +152,6 @@ func layercondInput(c *ucli.Context, req *request.Layercond) error {
 	}
 	req.Blocks, err = request.ParseBlocks(*c.Generic("block").(*repeatedFlag))
 	return err
-}
-
-// plotFlags returns the --plot file, "" for none, and the --plot-size.
-func plotFlags(c *ucli.Context) (string, plotSize, error) {
-	path := c.String("plot")
-	if ext := strings.ToLower(filepath.Ext(path)); path != "" && ext != ".svg" && ext != ".png" {
-		return "", plotSize{}, flagErrorf("plot", "--plot %q: expected a file name ending in .svg or .png", path)
-	}
-	if err := checkOutputFlag(c, "plot"); err != nil {
-		return "", plotSize{}, err
-	}
-	size, err := parsePlotSize(c.String("plot-size"))
-	return path, size, err
 }
 
 // yesNo renders whether a condition holds.
@@ -229,7 +207,7 @@ func writeLayercond(w io.Writer, rep *request.LayercondReport, dev *device.Devic
 		return err
 	}
 	fmt.Fprintf(w, "%s on %s (%s), method %s\n", rep.Kernel, dev.Name, dev.DisplayName, rep.Method)
-	fmt.Fprintf(w, "L2 %s MiB, L1 %s KiB per SM; domains s x s x z with z = %s/s^2\n", mib(float64(rep.L2Bytes)), kib(float64(dev.L1Bytes)), powerText(rep.Total))
+	fmt.Fprintf(w, "L2 %s MiB, L1 %s KiB per SM; domains s x s x z with z = %s/s^2\n", mib(float64(rep.L2Bytes)), kib(float64(dev.L1Bytes)), layercond.TotalText(rep.Total))
 	legend := layercondLegend
 	if wide {
 		fmt.Fprintln(w, "volumes in B/Lup, footprints in MiB (L1: KiB)")
@@ -377,13 +355,8 @@ func whyNo(r *layercond.Result, m model.Method, c int, k noCause, pts []layercon
 			return text
 		}
 	}
-	return text + `; the plot marks these points with a cross as "` + boundaryLabel + `"`
+	return text + `; the plot marks these points with a cross as "` + chart.BoundaryLabel + `"`
 }
-
-// boundaryLabel is the plot's legend entry of the points with fewer than
-// three block layers in z, where the representative wave may sit in a
-// partial block layer (docs/layercond.md).
-const boundaryLabel = "boundary case: fewer than 3 block layers in z"
 
 // layerOverFull explains a layer whose reuse does not fit in the L2.
 func layerOverFull(r *layercond.Result, m model.Method, c int, pts []layercond.Point) string {
@@ -519,189 +492,4 @@ func layercondCSV(rep *request.LayercondReport) [][]string {
 		}
 	}
 	return recs
-}
-
-// plotSize is the size of a --plot-size value, in inches.
-type plotSize struct{ width, height float64 }
-
-// defaultPlotSize is the --plot-size default.
-const defaultPlotSize = "9x5.5"
-
-// parsePlotSize parses --plot-size WxH, inches between 2 and 100.
-func parsePlotSize(v string) (plotSize, error) {
-	w, h, ok := strings.Cut(v, "x")
-	width, errW := strconv.ParseFloat(w, 64)
-	height, errH := strconv.ParseFloat(h, 64)
-	if !ok || errW != nil || errH != nil || !(width >= 2 && width <= 100 && height >= 2 && height <= 100) {
-		return plotSize{}, flagErrorf("plot-size", "--plot-size %q: expected WIDTHxHEIGHT in inches, each from 2 to 100, e.g. %s", v, defaultPlotSize)
-	}
-	return plotSize{width, height}, nil
-}
-
-// plotLayercond draws memLoadV3 against the plane size s, one curve per
-// block, marks each block's z transition (the engine's O_ov = 1) and the
-// points of fewer than three block layers in z (boundary cases, see
-// docs/layercond.md), draws the sequential z-layer condition as a dashed
-// vertical line below the legend, and saves it as SVG or PNG by the
-// extension of path.
-func plotLayercond(rep *request.LayercondReport, path string, size plotSize) error {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s on %s, method %s: DRAM load volume", rep.Kernel, rep.Device, rep.Method)
-	p.Title.Padding = vg.Points(6)
-	p.X.Label.Text = fmt.Sprintf("XY plane size s (domain s x s x z, z = %s / s^2)", powerText(rep.Total))
-	p.Y.Label.Text = "DRAM load memLoadV3 (B/Lup)"
-	p.X.Scale = plot.LogScale{}
-	p.Y.Min = 0
-	p.Y.Tick.Marker = shortTicks{}
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Add(plotter.NewGrid())
-	lo, hi, top := math.Inf(1), math.Inf(-1), 0.0
-	var transitions, boundary plotter.XYs
-	for i, r := range rep.Sweeps {
-		xys := make(plotter.XYs, len(r.Points))
-		for j, pt := range r.Points {
-			xys[j] = plotter.XY{X: float64(pt.S), Y: pt.MemLoadV3}
-			lo, hi, top = min(lo, xys[j].X), max(hi, xys[j].X), max(top, pt.MemLoadV3)
-			if pt.Domain[2] < 3*r.Block[2]*r.Fold[2] {
-				boundary = append(boundary, xys[j])
-			}
-		}
-		line, points, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return err
-		}
-		line.Color, points.Color = plotutil.Color(i), plotutil.Color(i)
-		points.Shape = plotutil.Shape(i)
-		p.Add(line, points)
-		label := "block " + request.Triple(r.Block)
-		if r.Fold != kernel.NoFold {
-			label += " fold " + request.Triple(r.Fold)
-		}
-		p.Legend.Add(label, line, points)
-		if t := r.Transitions[1]; t.Kind == layercond.TransitionFound {
-			transitions = append(transitions, plotter.XY{X: float64(t.S), Y: t.Last.MemLoadV3})
-		}
-	}
-	// The legend takes the space above the highest curve.
-	p.Y.Max = top * (1.25 + 0.06*float64(len(rep.Sweeps)+3))
-	for _, m := range []struct {
-		xys   plotter.XYs
-		shape draw.GlyphDrawer
-		label string
-	}{
-		{transitions, draw.RingGlyph{}, "z transition (O_ov = 1, bisection)"},
-		{boundary, draw.CrossGlyph{}, boundaryLabel},
-	} {
-		if len(m.xys) == 0 {
-			continue
-		}
-		sc, err := plotter.NewScatter(m.xys)
-		if err != nil {
-			return err
-		}
-		sc.Shape, sc.Radius, sc.Color = m.shape, vg.Points(6), color.Black
-		p.Add(sc)
-		p.Legend.Add(m.label, sc)
-	}
-	p.X.Tick.Marker = powerOfTwoTicks(lo, hi)
-	if seq := rep.Sequential; seq != nil {
-		s := float64(seq.Conditions[1].MaxSquare)
-		if s >= lo && s <= hi {
-			vline, err := plotter.NewLine(plotter.XYs{{X: s, Y: 0}, {X: s, Y: top * 1.05}})
-			if err != nil {
-				return err
-			}
-			vline.Color = color.Gray{Y: 96}
-			vline.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-			p.Add(vline)
-			p.Legend.Add(fmt.Sprintf("sequential z-layer condition (s <= %d)", seq.Conditions[1].MaxSquare), vline)
-		}
-	}
-	p.Legend.ThumbnailWidth = vg.Points(24)
-	p.Legend.YOffs = -vg.Points(4)
-	p.Legend.XOffs = vg.Points(4)
-	return savePlot(p, path, vg.Length(size.width)*vg.Inch, vg.Length(size.height)*vg.Inch)
-}
-
-// savePlot writes p to path in the format of its extension, with a margin
-// above the title, which gonum/plot draws flush with the top edge.
-func savePlot(p *plot.Plot, path string, width, height vg.Length) error {
-	return saveCanvas(path, width, height, func(dc draw.Canvas) {
-		p.Draw(draw.Crop(dc, 0, 0, 0, -vg.Points(8)))
-	})
-}
-
-// saveCanvas writes what paint draws on a canvas of width × height to path,
-// in the format of its extension.
-func saveCanvas(path string, width, height vg.Length, paint func(draw.Canvas)) error {
-	c, err := draw.NewFormattedCanvas(width, height, strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), "."))
-	if err != nil {
-		return err
-	}
-	paint(draw.New(c))
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// plotError is the error of a --plot file that could not be written: a
-// usage error where the path is at fault (a missing directory, a
-// directory, no permission).
-func plotError(path string, err error) error {
-	if errors.As(err, new(*fs.PathError)) { // a missing directory, a directory, no permission
-		return flagErrorf("plot", "--plot %s: %v", path, err)
-	}
-	return fmt.Errorf("--plot %s: %w", path, err)
-}
-
-// plotFlag is the --plot flag of a command whose plot does what.
-func plotFlag(what string) ucli.Flag {
-	return &ucli.StringFlag{Name: "plot", Usage: what + " to `FILE` (.svg or .png)", TakesFile: true}
-}
-
-// plotSizeFlag returns the --plot-size flag of the commands with --plot.
-func plotSizeFlag() ucli.Flag {
-	return &ucli.StringFlag{Name: "plot-size", Value: defaultPlotSize, Usage: "size of the --plot image, `WxH` in inches"}
-}
-
-// powerText writes n as 2^k when it is a power of two, else in decimal.
-func powerText(n int64) string {
-	if n > 0 && n&(n-1) == 0 {
-		return fmt.Sprintf("2^%d", bits.TrailingZeros64(uint64(n)))
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-// shortTicks are gonum/plot's default ticks with labels in the shortest
-// form ("25", not "25.00").
-type shortTicks struct{}
-
-// Ticks returns the default ticks between lo and hi, relabelled.
-func (shortTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', -1, 64)
-		}
-	}
-	return ticks
-}
-
-// powerOfTwoTicks labels the powers of two between lo and hi, which suit
-// plane sizes better than the decades of plot.LogTicks.
-func powerOfTwoTicks(lo, hi float64) plot.ConstantTicks {
-	var ticks plot.ConstantTicks
-	for v := math.Exp2(math.Floor(math.Log2(lo))); v <= hi*1.0001; v *= 2 {
-		if v >= lo*0.9999 {
-			ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
-		}
-	}
-	return ticks
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/polyvol/polyvol/chart"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/layercond"
@@ -162,16 +163,6 @@ func TestLayercondLegendAndPowers(t *testing.T) {
 			t.Errorf("--wide table lacks %q", want)
 		}
 	}
-	for n, want := range map[int64]string{536870912: "2^29", 1: "2^0", 1000: "1000", 3 << 20: "3145728"} {
-		if got := powerText(n); got != want {
-			t.Errorf("powerText(%d) = %q, want %q", n, got, want)
-		}
-	}
-	for _, tick := range (shortTicks{}).Ticks(0, 75) {
-		if strings.Contains(tick.Label, ".") {
-			t.Errorf("tick label %q", tick.Label)
-		}
-	}
 }
 
 func TestLayercondUsageErrors(t *testing.T) {
@@ -310,7 +301,7 @@ func TestLayercondDefaultAndWide(t *testing.T) {
 			t.Errorf("the %s explanations lack %q:\n%s", column, want, texts[column])
 		}
 	}
-	if !strings.Contains(texts["z layer"], `"`+boundaryLabel+`"`) || !strings.Contains(texts["z layer"], "O_ov z = 1.200 > 1: the z layer set (Old z = 24.00 MiB)") {
+	if !strings.Contains(texts["z layer"], `"`+chart.BoundaryLabel+`"`) || !strings.Contains(texts["z layer"], "O_ov z = 1.200 > 1: the z layer set (Old z = 24.00 MiB)") {
 		t.Errorf("the z explanations lack the plot's boundary label or O_ov z at s = 512:\n%s", texts["z layer"])
 	}
 

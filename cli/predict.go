@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/polyvol/polyvol/chart"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/request"
@@ -128,8 +129,10 @@ func runPredict(c *ucli.Context) error {
 		}
 	}
 	if plotPath != "" {
-		if err := plotRoofline(rooflineOf(r, req.Device), r, plotPath, size); err != nil {
-			return plotError(plotPath, err)
+		if err := writePlot(plotPath, func(w io.Writer, format string) error {
+			return chart.Roofline(w, format, size, r, req.Device)
+		}); err != nil {
+			return err
 		}
 	}
 	return writePrediction(c, r, req, format, quiet)

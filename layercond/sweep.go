@@ -3,6 +3,7 @@ package layercond
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,15 @@ import (
 // PaperTotal is the lattice-point count X·Y·Z that the paper's §5.7 series
 // keeps constant: z = 512·1024·1024/(x·y).
 const PaperTotal = 512 * 1024 * 1024
+
+// TotalText writes a series total as 2^k when it is a power of two, as
+// PaperTotal = 2^29 is, else in decimal.
+func TotalText(total int64) string {
+	if total > 0 && total&(total-1) == 0 {
+		return fmt.Sprintf("2^%d", bits.TrailingZeros64(uint64(total)))
+	}
+	return strconv.FormatInt(total, 10)
+}
 
 // DefaultSweep is the default list of plane sizes: 25 sizes from 64 to 13234,
 // each 1.25 times the one before.

@@ -104,3 +104,13 @@ func TestSeriesDomain(t *testing.T) {
 		}
 	}
 }
+
+// TestTotalText checks the 2^k form of a power-of-two series total and the
+// decimal form of the others.
+func TestTotalText(t *testing.T) {
+	for n, want := range map[int64]string{PaperTotal: "2^29", 1: "2^0", 1000: "1000", 3 << 20: "3145728", 0: "0"} {
+		if got := TotalText(n); got != want {
+			t.Errorf("TotalText(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

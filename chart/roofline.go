@@ -1,15 +1,16 @@
-package cli
+package chart
 
 import (
 	"fmt"
-	"github.com/polyvol/polyvol/request"
 	"image/color"
+	"io"
 	"math"
 	"slices"
 	"strconv"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/request"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -17,7 +18,7 @@ import (
 )
 
 // rooflineChart is the hierarchical roofline of one predict report, as
-// predict --plot draws it and as the web calculator does: one point per
+// Roofline draws it and as the web calculator does: one point per
 // memory level at the kernel's intensity there and its predicted
 // performance, and one ceiling per bound the model combines. The work is
 // the flops, or, for a kernel without flops, the lattice updates.
@@ -187,10 +188,13 @@ var levelColors = map[string]color.Color{
 // flatDashes tell the flat ceilings apart, in their order in the report.
 var flatDashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
 
-// plotRoofline draws the chart of report r on log-log axes, the limiter's
-// ceiling under a highlight, and saves it as SVG or PNG by the extension
-// of path.
-func plotRoofline(ch rooflineChart, r *model.Report, path string, size plotSize) error {
+// Roofline draws the hierarchical roofline of report r on dev to w in
+// format ("svg" or "png"): one point per memory level at the kernel's
+// intensity there and its predicted performance, and one ceiling per bound
+// the model combines, on log-log axes, the limiter's ceiling under a
+// highlight.
+func Roofline(w io.Writer, format string, size Size, r *model.Report, dev *device.Device) error {
+	ch := rooflineOf(r, dev)
 	p := plot.New()
 	l := r.Launch
 	p.Title.Text = fmt.Sprintf("Hierarchical roofline: %s on %s, block %s fold %s%s\npredicted %s GLup/s, limited by %s",
@@ -217,7 +221,7 @@ func plotRoofline(ch rooflineChart, r *model.Report, path string, size plotSize)
 	p.Legend.Left = false
 	p.Legend.ThumbnailWidth = vg.Points(24)
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(4), vg.Points(4)
-	return savePlot(p, path, vg.Length(size.width)*vg.Inch, vg.Length(size.height)*vg.Inch)
+	return writePlot(w, format, size, p)
 }
 
 // addCeilings draws the ceilings within the axes of p, each in the legend

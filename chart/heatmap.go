@@ -1,12 +1,14 @@
-package cli
+package chart
 
 import (
+	"errors"
 	"fmt"
-	"github.com/polyvol/polyvol/request"
 	"image/color"
+	"io"
 	"slices"
 	"strconv"
 
+	"github.com/polyvol/polyvol/request"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
@@ -14,7 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// heatMap is the ranking of an exploration as explore --plot draws it and
+// heatMap is the ranking of an exploration as HeatMap draws it and
 // as the web calculator does: per variant (fold, tiling and staging) and
 // block z a panel of block x across and block y up, each cell a
 // configuration coloured by its GLup/s on the scale of the whole
@@ -219,10 +221,15 @@ func (m *heatMap) heatPlot(row heatRow, z int64, left, bottom bool) *plot.Plot {
 	return p
 }
 
-// plotHeatMap draws m, one row of panels per variant and one column per
-// block z, under a title and above the colour scale, and saves it as SVG
-// or PNG by the extension of path.
-func plotHeatMap(m heatMap, e *request.Exploration, path string, size plotSize) error {
+// HeatMap draws the ranking of exploration e to w in format ("svg" or
+// "png"): one row of panels per variant (fold, tiling and staging) and one
+// column per block z, each cell a configuration coloured by its GLup/s,
+// under a title and above the colour scale.
+func HeatMap(w io.Writer, format string, size Size, e *request.Exploration) error {
+	if len(e.Rows) == 0 {
+		return errors.New("the exploration ranks no configuration to draw")
+	}
+	m := heatMapOf(e)
 	plots := make([][]*plot.Plot, len(m.Rows))
 	for i, row := range m.Rows {
 		plots[i] = make([]*plot.Plot, len(m.Zs))
@@ -234,8 +241,8 @@ func plotHeatMap(m heatMap, e *request.Exploration, path string, size plotSize) 
 	title := fmt.Sprintf("%s on %s, %d threads per block: predicted GLup/s of %d ranked configurations",
 		e.Kernel, e.Device, e.Threads, len(e.Rows))
 	key := fmt.Sprintf("ringed: the best, block %s %s, %s GLup/s; hatched: skipped; light grey: not a shape of the sweep",
-		request.Triple(best.Launch.Block), variantText(best.Launch.Fold, best.Launch.Tiling.String(), best.Launch.Unstaged), fixed(best.Prediction.GLups, 2))
-	return saveCanvas(path, vg.Length(size.width)*vg.Inch, vg.Length(size.height)*vg.Inch, func(dc draw.Canvas) {
+		request.Triple(best.Launch.Block), variantText(best.Launch.Fold, best.Launch.Tiling.String(), best.Launch.Unstaged), strconv.FormatFloat(best.Prediction.GLups, 'f', 2, 64))
+	return writeCanvas(w, format, size, func(dc draw.Canvas) {
 		style := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(10)), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter}
 		mid := (dc.Min.X + dc.Max.X) / 2
 		dc.FillText(style, vg.Point{X: mid, Y: dc.Max.Y - vg.Points(14)}, title)
@@ -278,7 +285,7 @@ func (m heatMap) drawScale(c draw.Canvas) {
 	style := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(8)), Handler: plot.DefaultTextHandler, YAlign: draw.YTop}
 	for _, f := range []float64{0, 0.5, 1} {
 		style.XAlign = draw.XAlignment(-f)
-		c.FillText(style, vg.Point{X: bar.Min.X + w*vg.Length(f), Y: bar.Min.Y - vg.Points(2)}, fixed(m.Lo+(m.Hi-m.Lo)*f, 2))
+		c.FillText(style, vg.Point{X: bar.Min.X + w*vg.Length(f), Y: bar.Min.Y - vg.Points(2)}, strconv.FormatFloat(m.Lo+(m.Hi-m.Lo)*f, 'f', 2, 64))
 	}
 	style.XAlign = draw.XCenter
 	c.FillText(style, vg.Point{X: bar.Min.X + w/2, Y: bar.Min.Y - vg.Points(13)}, "GLup/s")

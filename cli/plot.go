@@ -1,0 +1,86 @@
+package cli
+
+// The --plot and --plot-size flags of predict, explore and layercond,
+// which write the images of package chart to a file.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/polyvol/polyvol/chart"
+	ucli "github.com/urfave/cli/v2"
+)
+
+// defaultPlotSize is the --plot-size default, chart.DefaultSize.
+const defaultPlotSize = "9x5.5"
+
+// plotFlag is the --plot flag of a command whose plot does what.
+func plotFlag(what string) ucli.Flag {
+	return &ucli.StringFlag{Name: "plot", Usage: what + " to `FILE` (.svg or .png)", TakesFile: true}
+}
+
+// plotSizeFlag returns the --plot-size flag of the commands with --plot.
+func plotSizeFlag() ucli.Flag {
+	return &ucli.StringFlag{Name: "plot-size", Value: defaultPlotSize, Usage: "size of the --plot image, `WxH` in inches"}
+}
+
+// plotFlags returns the --plot file, "" for none, and the --plot-size.
+func plotFlags(c *ucli.Context) (string, chart.Size, error) {
+	path := c.String("plot")
+	if ext := plotFormat(path); path != "" && ext != "svg" && ext != "png" {
+		return "", chart.Size{}, flagErrorf("plot", "--plot %q: expected a file name ending in .svg or .png", path)
+	}
+	if err := checkOutputFlag(c, "plot"); err != nil {
+		return "", chart.Size{}, err
+	}
+	size, err := parsePlotSize(c.String("plot-size"))
+	return path, size, err
+}
+
+// parsePlotSize parses --plot-size WxH, inches between 2 and 100.
+func parsePlotSize(v string) (chart.Size, error) {
+	w, h, ok := strings.Cut(v, "x")
+	width, errW := strconv.ParseFloat(w, 64)
+	height, errH := strconv.ParseFloat(h, 64)
+	if !ok || errW != nil || errH != nil || !(width >= 2 && width <= 100 && height >= 2 && height <= 100) {
+		return chart.Size{}, flagErrorf("plot-size", "--plot-size %q: expected WIDTHxHEIGHT in inches, each from 2 to 100, e.g. %s", v, defaultPlotSize)
+	}
+	return chart.Size{Width: width, Height: height}, nil
+}
+
+// plotFormat returns the image format of a --plot file: its extension in
+// lower case, without the dot.
+func plotFormat(path string) string {
+	return strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+}
+
+// writePlot has draw draw the image in the format of the --plot file's
+// extension and writes it to the file path, which it creates, or
+// truncates, only once the image is drawn.
+func writePlot(path string, draw func(w io.Writer, format string) error) error {
+	var img bytes.Buffer
+	if err := draw(&img, plotFormat(path)); err != nil {
+		return plotError(path, err)
+	}
+	if err := os.WriteFile(path, img.Bytes(), 0o666); err != nil {
+		return plotError(path, err)
+	}
+	return nil
+}
+
+// plotError is the error of a --plot file that could not be written: a
+// usage error where the path is at fault (a missing directory, a
+// directory, no permission).
+func plotError(path string, err error) error {
+	if errors.As(err, new(*fs.PathError)) { // a missing directory, a directory, no permission
+		return flagErrorf("plot", "--plot %s: %v", path, err)
+	}
+	return fmt.Errorf("--plot %s: %w", path, err)
+}
