@@ -18,8 +18,8 @@ import (
 	ucli "github.com/urfave/cli/v2"
 )
 
-// defaultPlotSize is the --plot-size default, chart.DefaultSize.
-const defaultPlotSize = "9x5.5"
+// defaultPlotSize is the --plot-size default: chart.DefaultSize, "9x5.5".
+var defaultPlotSize = fmt.Sprintf("%gx%g", chart.DefaultSize.Width, chart.DefaultSize.Height)
 
 // plotFlag is the --plot flag of a command whose plot does what.
 func plotFlag(what string) ucli.Flag {

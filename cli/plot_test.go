@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/polyvol/polyvol/chart"
 )
 
 // checkPNG checks that path holds a PNG of w × h inches at 96 dpi.
@@ -136,5 +138,13 @@ func TestPlotUsageErrors(t *testing.T) {
 		if code != ExitUsage || out != "" || !strings.HasPrefix(errOut, "polyvol: --plot") || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 with one --plot line on stderr", name, code, out, errOut)
 		}
+	}
+}
+
+// TestDefaultPlotSize checks that the --plot-size default reads back as
+// the images' default size.
+func TestDefaultPlotSize(t *testing.T) {
+	if size, err := parsePlotSize(defaultPlotSize); err != nil || size != chart.DefaultSize {
+		t.Errorf("--plot-size %s: %+v, %v; want %+v", defaultPlotSize, size, err, chart.DefaultSize)
 	}
 }
