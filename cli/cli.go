@@ -4,7 +4,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -242,15 +241,8 @@ func RunWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 // notes a successful command collected (addNote) follow on stderr, one line
 // each; a failing command prints only its error.
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return executeContext(context.Background(), args, stdin, stdout, stderr)
-}
-
-// executeContext is execute with ctx as the commands' context
-// (ucli.Context.Context), which the long-running ones stop at when it
-// ends.
-func executeContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	app := newApp(stdin, stdout, stderr)
-	unlock := lockSetup(app) // concurrent runs (polyvol serve) set up one at a time
+	unlock := lockSetup(app) // concurrent runs set up one at a time
 	defer unlock()
 	if n := len(args); n >= 2 && args[n-1] == completionMarker {
 		complete(app, args[1:n-1])
@@ -259,7 +251,7 @@ func executeContext(ctx context.Context, args []string, stdin io.Reader, stdout,
 	app.ExitErrHandler = func(*ucli.Context, error) {} // the caller decides the exit code
 	notes := repeatedFlagNotes(app, args[1:])
 	app.Metadata = map[string]any{notesKey: &notes}
-	if err := app.RunContext(ctx, flagsFirst(app, args)); err != nil {
+	if err := app.Run(flagsFirst(app, args)); err != nil {
 		if errors.As(err, new(ucli.ExitCoder)) { // urfave/cli's own: the help of an unknown topic
 			return &UsageError{Err: err}
 		}
@@ -273,7 +265,7 @@ func executeContext(ctx context.Context, args []string, stdin io.Reader, stdout,
 
 // isUsageError reports whether err is the user's: one whose kind
 // (request.KindOf) is not KindInternal. Flag parsing errors of urfave/cli
-// are *UsageErrors (onUsageError, executeContext).
+// are *UsageErrors (onUsageError, execute).
 func isUsageError(err error) bool {
 	return request.KindOf(err) != request.KindInternal
 }

@@ -334,7 +334,7 @@ func (r *docRunner) output(kind, command string) string {
 // url returns the URL of the server that answers the docs' requests.
 func (r *docRunner) url() string {
 	if r.server == nil {
-		r.server = httptest.NewServer(serve.New(serve.Config{Run: RunForServer, Token: docToken}))
+		r.server = httptest.NewServer(serve.New(serve.Config{Token: docToken}))
 	}
 	return r.server.URL
 }

@@ -115,8 +115,7 @@ const (
 // quietGC sets the sweep's garbage-collection targets, unless the GOGC or
 // GOMEMLIMIT environment variables set them, and returns the function that
 // restores the previous ones. Sweeps may run at once in one process: the
-// first sets the targets, the last to finish restores them. Explorations
-// that polyvol serve runs leave them alone.
+// first sets the targets, the last to finish restores them.
 func quietGC() (restore func()) {
 	sweepGC.Lock()
 	defer sweepGC.Unlock()
@@ -158,9 +157,7 @@ func runExplore(c *ucli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("explore takes one SPEC, got %d arguments", c.NArg())
 	}
-	if c.Context.Value(forServerKey{}) == nil { // the server keeps its own memory budget
-		defer quietGC()()
-	}
+	defer quietGC()()
 	sw, err := exploreFlags(c)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os/signal"
@@ -15,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/polyvol/polyvol/request"
 	"github.com/polyvol/polyvol/serve"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -113,7 +111,7 @@ func runServe(c *ucli.Context) error {
 	for _, ip := range ips {
 		hosts = append(hosts, ip.String())
 	}
-	srv := serve.New(serve.Config{Run: RunForServer, Token: token, Hosts: hosts})
+	srv := serve.New(serve.Config{Token: token, Hosts: hosts})
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	served := make(chan error, 1)
@@ -174,28 +172,11 @@ func servedIPs(ip net.IP) []net.IP {
 	return ips
 }
 
-// RunForServer is the serve.Runner of polyvol serve: it runs one polyvol
-// command line in-process under ctx, which the commands that estimate many
-// configurations or simulate check as they go, and returns its error with
-// the message Run prints (request.Line); its kind (request.KindOf) tells a
-// user error from a failure.
-func RunForServer(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	ctx = context.WithValue(ctx, forServerKey{}, true)
-	if err := executeContext(ctx, append([]string{"polyvol"}, args...), stdin, stdout, stderr); err != nil {
-		return request.OneLine(err)
-	}
-	return nil
-}
-
-// forServerKey marks the context of a command line that polyvol serve
-// runs: such a run shares the process with the server's other requests.
-type forServerKey struct{}
-
 // setupMu serializes the setup of command lines that run at once in one
-// process, as polyvol serve runs them: urfave/cli's parsing writes package
-// variables shared by every App (its help command and help flag) and the
-// flags polyvol shares between commands. The actions, where the work is,
-// run concurrently.
+// process (Run is safe for concurrent use): urfave/cli's parsing writes
+// package variables shared by every App (its help command and help flag)
+// and the flags polyvol shares between commands. The actions, where the
+// work is, run concurrently.
 var setupMu sync.Mutex
 
 // lockSetup locks setupMu until one of app's command actions starts, and

@@ -209,7 +209,8 @@ func (x Explore) Size() (int, error) {
 }
 
 // Run checks the size of the sweep and estimates its configurations under
-// ctx, reporting progress through Config.Progress. Unless
+// ctx, reporting progress through Config.Progress; the skipped
+// configurations come in explore.SortSkipped's order. Unless
 // the sweep is a shard, at least one configuration must have been ranked.
 func (x Explore) Run(ctx context.Context) (*Exploration, error) {
 	cfg := x.config()
@@ -224,6 +225,7 @@ func (x Explore) Run(ctx context.Context) (*Exploration, error) {
 	if err != nil {
 		return nil, err
 	}
+	explore.SortSkipped(res.Skipped)
 	k, opt := cfg.Kernel, cfg.Estimate
 	e := &Exploration{
 		Kernel: k.Name, Device: cfg.Device.Name, Method: opt.Method.Name, Model: string(opt.Model),

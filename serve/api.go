@@ -1,7 +1,7 @@
 package serve
 
-// The API handlers: each runs one command line through the Runner under
-// the request's budget and answers with the command's JSON.
+// The API handlers: each runs its endpoint's answer under the request's
+// budget and answers with the command's JSON.
 
 import (
 	"bytes"
@@ -9,10 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -157,13 +155,6 @@ func (s *Server) run(ctx context.Context, n int, work func(context.Context) erro
 	}
 }
 
-// runCommand runs cl through the Runner under ctx, holding n slots (run).
-func (s *Server) runCommand(ctx context.Context, cl commandLine, n int, stdout, stderr io.Writer) error {
-	return s.run(ctx, n, func(ctx context.Context) error {
-		return s.cfg.Run(ctx, cl.args, bytes.NewReader(cl.stdin), stdout, stderr)
-	})
-}
-
 // cause returns why ctx, a request's budget, ended: errTimeout, errShutdown,
 // or errGone when the client left.
 func cause(ctx context.Context) error {
@@ -188,48 +179,43 @@ func (s *Server) budget(r *http.Request) (context.Context, context.CancelFunc) {
 	}
 }
 
-// notes returns the "polyvol: note: " lines of a command's standard error.
-func notes(stderr []byte) []string {
-	var out []string
-	for line := range strings.Lines(string(stderr)) {
-		if note, ok := strings.CutPrefix(strings.TrimSpace(line), "polyvol: note: "); ok {
-			out = append(out, note)
-		}
-	}
-	return out
-}
-
-// runJSON runs cl and returns its JSON output; the command's notes go into
-// Polyvol-Note headers.
-func (s *Server) runJSON(w http.ResponseWriter, r *http.Request, cl commandLine, n int) ([]byte, error) {
-	ctx, cancel := s.budget(r)
-	defer cancel()
-	var stdout, stderr bytes.Buffer
-	if err := s.runCommand(ctx, cl, n, &stdout, &stderr); err != nil {
-		return nil, err
-	}
-	for _, note := range notes(stderr.Bytes()) {
-		w.Header().Add("Polyvol-Note", note)
-	}
-	return stdout.Bytes(), nil
-}
-
-// handleCommand answers a command endpoint with the command's JSON output;
-// the server's own flags follow the request's.
-func (s *Server) handleCommand(ep endpoint, serverFlags ...string) http.HandlerFunc {
+// handleAnswer answers ep's requests with its answer, which holds one slot,
+// or every slot for the endpoints that estimate in parallel, while it
+// runs; the notes go into Polyvol-Note headers.
+func (s *Server) handleAnswer(ep endpoint) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		cl, err := decodeRequest(r, ep)
-		cl.args = append(cl.args, serverFlags...)
-		var out []byte
-		if err == nil {
-			out, err = s.runJSON(w, r, cl, 1)
-		}
+		values, err := readValues(r, ep)
 		if err != nil {
 			fail(w, err)
 			return
 		}
-		writeJSON(w, out)
+		ctx, cancel := s.budget(r)
+		defer cancel()
+		var body []byte
+		var notes []string
+		err = s.run(ctx, s.slotsOf(ep), func(ctx context.Context) error {
+			var err error
+			body, notes, err = s.answers[ep.command](ctx, values, nil)
+			return err
+		})
+		if err != nil {
+			fail(w, request.OneLine(err))
+			return
+		}
+		for _, n := range notes {
+			w.Header().Add("Polyvol-Note", n)
+		}
+		writeJSON(w, body)
 	}
+}
+
+// slotsOf returns the slots ep's answers hold: every slot for the
+// endpoints that estimate in parallel, else one.
+func (s *Server) slotsOf(ep endpoint) int {
+	if ep.parallel {
+		return s.cfg.Slots
+	}
+	return 1
 }
 
 // handleDevices answers with the JSON of polyvol devices --format json.
@@ -265,43 +251,4 @@ func (s *Server) handleExamples(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	writeJSON(w, append(data, '\n'))
-}
-
-// handleLayercond answers with {"report": the JSON of layercond, "svg": its
-// plot}; the plot is drawn by the command into a temporary file.
-func (s *Server) handleLayercond(w http.ResponseWriter, r *http.Request) {
-	cl, err := decodeRequest(r, layercondEndpoint)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	dir, err := os.MkdirTemp("", "polyvol-serve-")
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	defer os.RemoveAll(dir)
-	plot := filepath.Join(dir, "layercond.svg")
-	cl.args = append(cl.args, "--plot="+plot, "--workers="+strconv.Itoa(s.cfg.Slots))
-	report, err := s.runJSON(w, r, cl, s.cfg.Slots)
-	var svg []byte
-	if err == nil {
-		svg, err = os.ReadFile(plot)
-	}
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	var b bytes.Buffer
-	b.WriteString("{\n\"report\": ")
-	b.Write(bytes.TrimSpace(report))
-	b.WriteString(",\n\"svg\": ")
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // keep the SVG's < and > readable
-	if err := enc.Encode(string(svg)); err != nil {
-		fail(w, err)
-		return
-	}
-	b.WriteString("}\n")
-	writeJSON(w, b.Bytes())
 }

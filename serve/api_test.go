@@ -30,18 +30,18 @@ type testServer struct {
 	*serve.Server
 }
 
-// newServer serves the API on a loopback port with cfg (Run defaults to
-// polyvol's own runner, Token to testToken) until the test ends, and then
-// shuts it down.
-func newServer(t *testing.T, cfg serve.Config) *testServer {
+// newServer serves the API on a loopback port with cfg (Token defaults to
+// testToken) and the endpoints' answers wrapped by wrap, if given, until
+// the test ends, and then shuts it down.
+func newServer(t *testing.T, cfg serve.Config, wrap ...answerWrapper) *testServer {
 	t.Helper()
-	if cfg.Run == nil {
-		cfg.Run = cli.RunForServer
-	}
 	if cfg.Token == "" {
 		cfg.Token = testToken
 	}
 	s := serve.New(cfg)
+	for _, w := range wrap {
+		wrapAnswers(s, w)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -439,16 +439,32 @@ func TestHostAndMethod(t *testing.T) {
 	}
 }
 
-// blockingRunner is a Runner that waits until release is closed.
-type blockingRunner struct {
+// answerWrapper returns the answer that replaces the answer a of the
+// endpoint of command.
+type answerWrapper func(command string, a serve.Answer) serve.Answer
+
+// wrapAnswers replaces the answer of every endpoint of s that runs work
+// with wrap's, before s serves.
+func wrapAnswers(s *serve.Server, wrap answerWrapper) *serve.Server {
+	for _, command := range []string{"predict", "simulate", "layercond", "explore"} {
+		s.SetAnswer(command, wrap(command, s.AnswerOf(command)))
+	}
+	return s
+}
+
+// blockingAnswers replace every answer by one that waits until release
+// is closed and then answers {}.
+type blockingAnswers struct {
 	started chan struct{}
 	release chan struct{}
 }
 
-func (b blockingRunner) run(context.Context, []string, io.Reader, io.Writer, io.Writer) error {
-	b.started <- struct{}{}
-	<-b.release
-	return nil
+func (b blockingAnswers) wrap(string, serve.Answer) serve.Answer {
+	return func(context.Context, map[string]string, func(int, int)) ([]byte, []string, error) {
+		b.started <- struct{}{}
+		<-b.release
+		return []byte("{}\n"), nil, nil
+	}
 }
 
 // TestPredictNotes checks that the notes polyvol predict prints on standard

@@ -169,9 +169,9 @@ const crossSitePage = `<!doctype html><html><body>
 // browser sends and runs nothing.
 func TestBrowser(t *testing.T) {
 	skipBrowserInShortMode(t)
-	runner := &countingRunner{}
+	runner := &countingAnswers{}
 	var log requestLog
-	srv := httptest.NewServer(log.handler(serve.New(serve.Config{Run: runner.run})))
+	srv := httptest.NewServer(log.handler(wrapAnswers(serve.New(serve.Config{}), runner.wrap)))
 	defer srv.Close()
 	ctx := browser(t)
 
@@ -615,9 +615,9 @@ const noOverflowJS = `document.documentElement.scrollWidth <= window.innerWidth`
 // docs/serve-roofline.png and docs/serve-heatmap.png (screenshotDirEnv).
 func TestBrowserCharts(t *testing.T) {
 	skipBrowserInShortMode(t)
-	runner := &countingRunner{}
+	runner := &countingAnswers{}
 	var bodies bodyLog
-	srv := httptest.NewServer(bodies.handler(serve.New(serve.Config{Run: runner.run})))
+	srv := httptest.NewServer(bodies.handler(wrapAnswers(serve.New(serve.Config{}), runner.wrap)))
 	defer srv.Close()
 	ctx := browser(t)
 

@@ -5,53 +5,47 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/polyvol/polyvol/cli"
 	"github.com/polyvol/polyvol/serve"
 )
 
-// recordedRun is how one command of a recordingRunner ended.
+// recordedRun is how one answer of recordingAnswers ended.
 type recordedRun struct {
 	err      error
 	ended    time.Time
 	progress int // the progress reports of the command, the one of 0 done included
 }
 
-// recordingRunner runs polyvol's commands and sends how each ended.
-type recordingRunner struct{ ended chan recordedRun }
+// recordingAnswers run polyvol's answers and send how each ended.
+type recordingAnswers struct{ ended chan recordedRun }
 
-func newRecordingRunner() recordingRunner { return recordingRunner{ended: make(chan recordedRun, 16)} }
+func newRecordingAnswers() recordingAnswers {
+	return recordingAnswers{ended: make(chan recordedRun, 16)}
+}
 
-func (r recordingRunner) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var n atomic.Int64
-	if p, ok := stderr.(cli.ProgressReporter); ok {
-		stderr = countingReporter{Writer: stderr, p: p, n: &n}
+func (r recordingAnswers) wrap(_ string, a serve.Answer) serve.Answer {
+	return func(ctx context.Context, values map[string]string, progress func(int, int)) ([]byte, []string, error) {
+		var n atomic.Int64
+		if progress != nil {
+			report := progress
+			progress = func(done, total int) {
+				n.Add(1)
+				report(done, total)
+			}
+		}
+		body, notes, err := a(ctx, values, progress)
+		r.ended <- recordedRun{err: err, ended: time.Now(), progress: int(n.Load())}
+		return body, notes, err
 	}
-	err := cli.RunForServer(ctx, args, stdin, stdout, stderr)
-	r.ended <- recordedRun{err: err, ended: time.Now(), progress: int(n.Load())}
-	return err
-}
-
-// countingReporter passes progress reports on and counts them.
-type countingReporter struct {
-	io.Writer
-	p cli.ProgressReporter
-	n *atomic.Int64
-}
-
-func (c countingReporter) Progress(done, total int) {
-	c.n.Add(1)
-	c.p.Progress(done, total)
 }
 
 // wait returns the next command's end, failing the test after a minute.
-func (r recordingRunner) wait(t *testing.T) recordedRun {
+func (r recordingAnswers) wait(t *testing.T) recordedRun {
 	t.Helper()
 	select {
 	case run := <-r.ended:
@@ -67,8 +61,8 @@ func (r recordingRunner) wait(t *testing.T) recordedRun {
 // the third progress line: the command must stop with the context's error
 // long before it has estimated every configuration.
 func TestClientLeavesExplore(t *testing.T) {
-	rec := newRecordingRunner()
-	srv := newServer(t, serve.Config{Run: rec.run, Slots: 2})
+	rec := newRecordingAnswers()
+	srv := newServer(t, serve.Config{Slots: 2}, rec.wrap)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req := apiRequest(t, srv.URL+"/api/explore", `{"example": "lbm-d3q27-aos"}`).WithContext(ctx)
@@ -104,8 +98,8 @@ func TestClientLeavesExplore(t *testing.T) {
 // the connection after a second: the sweep must stop with the context's
 // error.
 func TestClientLeavesLayercond(t *testing.T) {
-	rec := newRecordingRunner()
-	srv := newServer(t, serve.Config{Run: rec.run, Slots: 2})
+	rec := newRecordingAnswers()
+	srv := newServer(t, serve.Config{Slots: 2}, rec.wrap)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req := apiRequest(t, srv.URL+"/api/layercond", `{"example": "lbm-d3q27-aos", "block": "256,1,1", "sweep": "64:4096:+16"}`).WithContext(ctx)
@@ -135,8 +129,8 @@ func TestClientLeavesLayercond(t *testing.T) {
 // accesses, about 2 s) under a time budget of 300 ms: the answer is 503 and
 // the simulation stops with the context's deadline.
 func TestBudgetStopsSimulate(t *testing.T) {
-	rec := newRecordingRunner()
-	srv := newServer(t, serve.Config{Run: rec.run, RequestTimeout: 300 * time.Millisecond})
+	rec := newRecordingAnswers()
+	srv := newServer(t, serve.Config{RequestTimeout: 300 * time.Millisecond}, rec.wrap)
 	start := time.Now()
 	status, body := post(t, srv.URL+"/api/simulate", `{"example": "star3d-r1", "domain": "512,512,64", "block": "256,1,1"}`)
 	if status != http.StatusServiceUnavailable || !strings.Contains(string(body), "ran past") {

@@ -5,10 +5,12 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"sync"
+
+	"github.com/polyvol/polyvol/request"
 )
 
 // progressEvent is one progress line of /api/explore.
@@ -19,29 +21,19 @@ type progressEvent struct {
 	} `json:"progress"`
 }
 
-// exploreStream is the standard error of an explore command: it keeps the
-// command's messages, and writes each progress report as an NDJSON line to
-// the response, flushed at once. The first line commits the status 200;
-// errors before it are answered with their own status. After close it
-// writes nothing, since the handler may have returned while the command
+// exploreStream writes each progress report of a sweep as an NDJSON line
+// to the response, flushed at once. The first line commits the status
+// 200; errors before it are answered with their own status. After close
+// it writes nothing, since the handler may have returned while the sweep
 // still runs.
 type exploreStream struct {
 	mu      sync.Mutex
 	w       http.ResponseWriter
 	started bool
 	closed  bool
-	stderr  bytes.Buffer
 }
 
-// Write keeps the command's messages (notes and errors).
-func (e *exploreStream) Write(p []byte) (int, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.stderr.Write(p)
-}
-
-// Progress is called by the command (cli's ProgressReporter) after each
-// finished configuration, and once with done = 0 before the first.
+// Progress writes a progress line: done of total configurations.
 func (e *exploreStream) Progress(done, total int) {
 	var ev progressEvent
 	ev.Progress.Done, ev.Progress.Total = done, total
@@ -60,7 +52,7 @@ func (e *exploreStream) line(data []byte) {
 		e.w.Header().Set("Content-Type", "application/x-ndjson")
 		e.started = true
 	}
-	_, _ = e.w.Write(append(data, '\n')) // the client may be gone; the command ends by itself
+	_, _ = e.w.Write(append(data, '\n')) // the client may be gone; the sweep ends by itself
 	http.NewResponseController(e.w).Flush()
 }
 
@@ -77,21 +69,24 @@ func (e *exploreStream) close() (started bool) {
 // JSON (compacted onto one line), or {"error": ...} when the sweep fails
 // after progress was sent. Errors before any progress get their status.
 func (s *Server) handleExplore(w http.ResponseWriter, r *http.Request) {
-	cl, err := decodeRequest(r, exploreEndpoint)
+	values, err := readValues(r, exploreEndpoint)
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	cl.args = append(cl.args, "--workers="+strconv.Itoa(s.cfg.Slots))
 	ctx, cancel := s.budget(r)
 	defer cancel()
 	stream := &exploreStream{w: w}
-	var stdout bytes.Buffer
-	err = s.runCommand(ctx, cl, s.cfg.Slots, &stdout, stream)
+	var body []byte
+	err = s.run(ctx, s.slotsOf(exploreEndpoint), func(ctx context.Context) error {
+		var err error
+		body, _, err = s.answers[exploreEndpoint.command](ctx, values, stream.Progress)
+		return err
+	})
 	var result bytes.Buffer
 	if err == nil {
 		result.WriteString(`{"exploration":`)
-		err = json.Compact(&result, stdout.Bytes())
+		err = json.Compact(&result, body)
 		result.WriteString("}")
 	}
 	if err == nil {
@@ -100,10 +95,10 @@ func (s *Server) handleExplore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !stream.close() {
-		fail(w, err)
+		fail(w, request.OneLine(err))
 		return
 	}
-	_, body := errorOf(err)
-	line, _ := json.Marshal(map[string]errorBody{"error": body}) // strings and ints always marshal
+	_, errBody := errorOf(request.OneLine(err))
+	line, _ := json.Marshal(map[string]errorBody{"error": errBody}) // strings and ints always marshal
 	_, _ = w.Write(append(line, '\n'))
 }

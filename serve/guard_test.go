@@ -13,16 +13,17 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/polyvol/polyvol/cli"
 	"github.com/polyvol/polyvol/serve"
 )
 
-// countingRunner runs polyvol's commands and counts them.
-type countingRunner struct{ n atomic.Int64 }
+// countingAnswers count the answers that start.
+type countingAnswers struct{ n atomic.Int64 }
 
-func (c *countingRunner) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	c.n.Add(1)
-	return cli.RunForServer(ctx, args, stdin, stdout, stderr)
+func (c *countingAnswers) wrap(_ string, a serve.Answer) serve.Answer {
+	return func(ctx context.Context, values map[string]string, progress func(int, int)) ([]byte, []string, error) {
+		c.n.Add(1)
+		return a(ctx, values, progress)
+	}
 }
 
 // browserRequest returns a request to srv's path with the headers a browser
@@ -71,8 +72,8 @@ func checkRefused(t *testing.T, name string, req *http.Request, status int, what
 // is refused with 403 and runs nothing; the same requests from the
 // server's own page succeed.
 func TestCrossSiteRefused(t *testing.T) {
-	runner := &countingRunner{}
-	srv := newServer(t, serve.Config{Run: runner.run})
+	runner := &countingAnswers{}
+	srv := newServer(t, serve.Config{}, runner.wrap)
 	const evil = "http://evil.com"
 	spec := `{"example": "star3d-r1"}`
 	var multi bytes.Buffer
@@ -149,8 +150,8 @@ func TestCrossSiteRefused(t *testing.T) {
 // Content-Type application/json (415 otherwise) and the API token (403
 // otherwise), and run nothing without them.
 func TestTokenAndContentType(t *testing.T) {
-	runner := &countingRunner{}
-	srv := newServer(t, serve.Config{Run: runner.run})
+	runner := &countingAnswers{}
+	srv := newServer(t, serve.Config{}, runner.wrap)
 	body := `{"example": "star3d-r1"}`
 	for _, path := range []string{"/api/predict", "/api/explore", "/api/layercond", "/api/simulate"} {
 		for _, ct := range []string{"", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp", "text/json", "application/json;;"} {
@@ -189,7 +190,7 @@ func TestPageToken(t *testing.T) {
 	tokenMeta := regexp.MustCompile(`<meta name="polyvol-token" content="([^"]*)">`)
 	seen := map[string]bool{}
 	for range 3 {
-		s := serve.New(serve.Config{Run: cli.RunForServer})
+		s := serve.New(serve.Config{})
 		token := s.Token()
 		if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(token) || seen[token] {
 			t.Errorf("token %q: want 32 hexadecimal digits, new each time", token)

@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polyvol/polyvol/cli"
 	"github.com/polyvol/polyvol/serve"
 )
 
@@ -118,11 +117,10 @@ const maxFloodLines = 5_000_000
 
 // flood reports progress through the explore stream as fast as the stream
 // takes it, until ctx ends or maxFloodLines.
-func flood(ctx context.Context, stderr io.Writer) floodEnd {
-	p := stderr.(cli.ProgressReporter)
+func flood(ctx context.Context, progress func(done, total int)) floodEnd {
 	n := 0
 	for ; n < maxFloodLines && ctx.Err() == nil; n++ {
-		p.Progress(n, maxFloodLines)
+		progress(n, maxFloodLines)
 	}
 	return floodEnd{lines: n, err: ctx.Err()}
 }
@@ -198,31 +196,27 @@ func trickle(c net.Conn, text string, stop <-chan struct{}, done chan<- struct{}
 func TestConnectionBounds(t *testing.T) {
 	fds0, goroutines0 := openFDs(), runtime.NumGoroutine()
 	floods := map[string]chan floodEnd{"never-reads": make(chan floodEnd, 1), "leaves": make(chan floodEnd, 1)}
-	runner := func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-		if args[0] != "explore" {
-			return cli.RunForServer(ctx, args, stdin, stdout, stderr)
+	streams := func(command string, a serve.Answer) serve.Answer {
+		if command != "explore" {
+			return a
 		}
-		var ended chan floodEnd
-		for _, a := range args {
-			if device, ok := strings.CutPrefix(a, "--device="); ok {
-				ended = floods[device]
-			}
-		}
-		if ended == nil { // a long stream: a line every 100 ms for 4 write timeouts
-			const lines = 20
-			for i := range lines {
-				if ctx.Err() != nil {
-					return ctx.Err()
+		return func(ctx context.Context, values map[string]string, progress func(int, int)) ([]byte, []string, error) {
+			ended := floods[values["device"]]
+			if ended == nil { // a long stream: a line every 100 ms for 4 write timeouts
+				const lines = 20
+				for i := range lines {
+					if ctx.Err() != nil {
+						return nil, nil, ctx.Err()
+					}
+					progress(i, lines)
+					time.Sleep(100 * time.Millisecond)
 				}
-				stderr.(cli.ProgressReporter).Progress(i, lines)
-				time.Sleep(100 * time.Millisecond)
+				return []byte(`{"long": true}`), nil, nil
 			}
-			_, err := io.WriteString(stdout, `{"long": true}`)
-			return err
+			end := flood(ctx, progress)
+			ended <- end
+			return nil, nil, end.err
 		}
-		end := flood(ctx, stderr)
-		ended <- end
-		return end.err
 	}
 	const (
 		readTimeout  = time.Second
@@ -230,8 +224,8 @@ func TestConnectionBounds(t *testing.T) {
 		idleTimeout  = 500 * time.Millisecond
 		closeLimit   = 15 * time.Second // generous: each bound above is at most a second
 	)
-	s := serve.New(serve.Config{Run: runner, Token: testToken, ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout,
-		WriteTimeout: writeTimeout, IdleTimeout: idleTimeout})
+	s := wrapAnswers(serve.New(serve.Config{Token: testToken, ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout,
+		WriteTimeout: writeTimeout, IdleTimeout: idleTimeout}), streams)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -396,7 +390,7 @@ func TestConnectionBounds(t *testing.T) {
 		t.Run("connection limit", func(t *testing.T) {
 			t.Parallel()
 			const limit = 3
-			s := serve.New(serve.Config{Run: cli.RunForServer, MaxConns: limit, ReadHeaderTimeout: time.Minute})
+			s := serve.New(serve.Config{MaxConns: limit, ReadHeaderTimeout: time.Minute})
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)

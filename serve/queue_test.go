@@ -65,8 +65,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // 503 at once with Retry-After and start no command, while the waiting
 // ones run once the slots are free.
 func TestQueueFull(t *testing.T) {
-	b := blockingRunner{started: make(chan struct{}, 16), release: make(chan struct{})}
-	srv := newServer(t, serve.Config{Run: b.run, Slots: 2, MaxQueue: 3})
+	b := blockingAnswers{started: make(chan struct{}, 16), release: make(chan struct{})}
+	srv := newServer(t, serve.Config{Slots: 2, MaxQueue: 3}, b.wrap)
 	released := false
 	defer func() {
 		if !released {
@@ -120,9 +120,9 @@ func TestQueueFull(t *testing.T) {
 // Retry-After (the same work would run past it again), and the requests
 // waiting for the slot are answered 503 busy with Retry-After.
 func TestQueueTimeout(t *testing.T) {
-	b := blockingRunner{started: make(chan struct{}, 16), release: make(chan struct{})}
+	b := blockingAnswers{started: make(chan struct{}, 16), release: make(chan struct{})}
 	const budget = 300 * time.Millisecond
-	srv := newServer(t, serve.Config{Run: b.run, Slots: 1, RequestTimeout: budget})
+	srv := newServer(t, serve.Config{Slots: 1, RequestTimeout: budget}, b.wrap)
 	defer close(b.release)
 	first := postAnswer(t, srv.URL+"/api/simulate", `{}`)
 	if first.status != http.StatusServiceUnavailable || !bytes.Contains(first.body, []byte("ran past")) || first.retryAfter != "" {

@@ -1,8 +1,7 @@
 package serve
 
 // Requests: a JSON object whose keys are the CLI's flag names with the
-// CLI's string forms, turned into a polyvol command line from a whitelist of
-// flags per endpoint.
+// CLI's string forms, from a whitelist of flags per endpoint.
 
 import (
 	"bytes"
@@ -27,23 +26,24 @@ const (
 	keyExample = "example" // the name of an embedded example
 )
 
-// endpoint describes how the requests of one command endpoint become a
-// command line.
+// endpoint describes the requests of one command endpoint.
 type endpoint struct {
 	command string
-	// flags are the request keys passed on as --KEY=VALUE.
+	// flags are the request keys besides spec and example: the command's
+	// flag names.
 	flags []string
 	// lists bounds the entries of the keys whose value is a colon-separated
 	// list, since each entry multiplies the work of the request.
 	lists map[string]int
-	// parallel commands estimate with --workers and take every slot.
+	// parallel commands estimate on every slot.
 	parallel bool
 }
 
 // The command endpoints. Flags that name files (--device-file, --plot,
-// --registers-table, --cpuprofile), choose the output (--format, --top, --shard) or move the
-// server's bounds (--max-work, --max-memory, --max-accesses, --workers)
-// are not request keys: the server sets what it needs itself.
+// --registers-table, --cpuprofile), choose the output (--format, --top,
+// --shard) or move the server's bounds (--max-work, --max-memory,
+// --max-accesses, --max-configurations, --max-points, --workers) are not
+// request keys: the server sets what it needs itself.
 var (
 	predictEndpoint = endpoint{command: "predict",
 		flags: []string{"device", "block", "fold", "tile", "unstaged", "registers", "domain", "method", "model"}}
@@ -56,22 +56,6 @@ var (
 		flags: []string{"device", "threads", "folds", "tiles", "staging", "registers", "domain", "method", "model"},
 		lists: map[string]int{"folds": 8}, parallel: true}
 )
-
-// commandLine holds a request turned into a command line.
-type commandLine struct {
-	args  []string // without the program name
-	stdin []byte   // the spec text, read through SPEC "-"
-}
-
-// decodeRequest reads the request body (readValues) and turns it into
-// ep's command line with --format=json.
-func decodeRequest(r *http.Request, ep endpoint) (commandLine, error) {
-	values, err := readValues(r, ep)
-	if err != nil {
-		return commandLine{}, err
-	}
-	return ep.commandLine(values), nil
-}
 
 // readValues reads the request body, a JSON object of flag names and
 // values (strings, numbers or booleans in the CLI's string forms), and
@@ -240,27 +224,4 @@ func (ep endpoint) checkKeys(values map[string]string) error {
 		}
 	}
 	return nil
-}
-
-// commandLine turns request values that checkKeys accepted into ep's
-// command line. The spec comes from "spec" or "example" through standard
-// input, so that no request reads a file of the server; without either
-// the command's default spec applies.
-func (ep endpoint) commandLine(values map[string]string) commandLine {
-	cl := commandLine{args: []string{ep.command}}
-	for _, k := range slices.Sorted(maps.Keys(values)) {
-		switch v := values[k]; k {
-		case keySpec:
-			cl.stdin = []byte(v)
-		case keyExample:
-			cl.stdin, _ = examples.Read(v) // checkKeys found it
-		default:
-			cl.args = append(cl.args, "--"+k+"="+v)
-		}
-	}
-	cl.args = append(cl.args, "--format=json")
-	if cl.stdin != nil {
-		cl.args = append(cl.args, "-")
-	}
-	return cl
 }

@@ -3,13 +3,14 @@
 // layercond, simulate, devices) over HTTP with the same JSON, byte for byte,
 // and serves an embedded web page that calls that API.
 //
-// The server does not import the command-line package. It answers predict
-// through the request layer (package request), as the command line does;
-// for the other commands it is handed a Runner that executes one polyvol
-// command line in-process, and turns each request into such a command line.
-// Each endpoint takes a whitelist of keys, so that no request can name a
-// file of the server (specs travel as text). Every request is bounded: the body size, the time, the work of
-// each estimate (the commands' own bounds), the number of estimates
+// The server answers through the typed request layer (package request),
+// as the command line does, so both give the same JSON and the same
+// errors; each request's work is cancelled through its context when its
+// time budget ends, the client leaves or the server shuts down. Each
+// endpoint takes a whitelist of keys, the command line's flag names, so
+// that no request can name a file of the server (specs travel as text).
+// Every request is bounded: the body size, the time, the work of each
+// estimate (the commands' own bounds), the number of estimates
 // running at once (the CPU count) and the number of requests waiting for
 // them (a queue that refuses more with 503 and Retry-After); every
 // connection is bounded by read, write and idle timeouts, and their number
@@ -28,23 +29,13 @@ import (
 	"embed"
 	"errors"
 	"html"
-	"io"
 	"io/fs"
 	"net/http"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 )
-
-// Runner runs one polyvol command line in-process: args are the command and
-// its arguments without the program name, stdin is what a SPEC of "-" reads.
-// It returns nil on success, an error whose kind (request.KindOf) is not
-// request.KindInternal when the command line (and so the request) is at
-// fault, or another error for a failure of the server. When ctx ends, the
-// command should stop soon and return; its error is then ignored.
-type Runner func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
 
 // Defaults of Config.
 const (
@@ -75,10 +66,8 @@ const (
 // TokenHeader is the request header that carries the API token.
 const TokenHeader = "X-Polyvol-Token"
 
-// Config configures a Server. Run is required; zero values of the other
-// fields select the defaults.
+// Config configures a Server; zero values select the defaults.
 type Config struct {
-	Run Runner
 	// MaxBodyBytes bounds a request body (DefaultMaxBodyBytes).
 	MaxBodyBytes int64
 	// RequestTimeout bounds the time of one request, waiting for a slot
@@ -92,7 +81,8 @@ type Config struct {
 	// (DefaultQueuePerSlot × Slots). A request that would wait while that
 	// many wait already is answered 503 at once, with a Retry-After header.
 	MaxQueue int
-	// MaxSimAccesses is simulate's --max-accesses (DefaultMaxSimAccesses).
+	// MaxSimAccesses bounds the thread memory accesses of a simulation
+	// (DefaultMaxSimAccesses).
 	MaxSimAccesses int64
 	// Token is the API token that the requests running work must carry in
 	// TokenHeader; empty means a random one (CheckToken says which tokens
@@ -123,7 +113,10 @@ type Server struct {
 	// cut ends every request's context when Shutdown's grace has passed.
 	cut  context.Context
 	stop context.CancelCauseFunc
-	// commands counts the commands still running, also those whose
+	// answers holds the answer of each endpoint that runs work, by its
+	// command's name.
+	answers map[string]answer
+	// commands counts the answers still running, also those whose
 	// request was already answered.
 	commands atomic.Int64
 }
@@ -173,7 +166,13 @@ func New(cfg Config) *Server {
 	} else if err := CheckToken(cfg.Token); err != nil {
 		panic("serve: " + err.Error())
 	}
-	s := &Server{cfg: cfg, slots: newSlots(cfg.Slots, cfg.MaxQueue, cfg.RequestTimeout), mux: http.NewServeMux(), hosts: map[string]bool{}}
+	s := &Server{cfg: cfg, slots: newSlots(cfg.Slots, cfg.MaxQueue, cfg.RequestTimeout), mux: http.NewServeMux(), hosts: map[string]bool{},
+		answers: map[string]answer{
+			predictEndpoint.command:   predictAnswer,
+			simulateEndpoint.command:  simulateAnswer(cfg.MaxSimAccesses),
+			layercondEndpoint.command: layercondAnswer(cfg.Slots),
+			exploreEndpoint.command:   exploreAnswer(cfg.Slots),
+		}}
 	for _, h := range cfg.Hosts {
 		s.hosts[hostKey(h)] = true
 	}
@@ -192,9 +191,9 @@ func New(cfg Config) *Server {
 	}
 	s.mux.HandleFunc("GET /api/devices", s.handleDevices)
 	s.mux.HandleFunc("GET /api/examples", s.handleExamples)
-	s.mux.HandleFunc("POST /api/predict", s.api(s.handleTyped(predictEndpoint, predict)))
-	s.mux.HandleFunc("POST /api/simulate", s.api(s.handleCommand(simulateEndpoint, "--max-accesses="+strconv.FormatInt(cfg.MaxSimAccesses, 10))))
-	s.mux.HandleFunc("POST /api/layercond", s.api(s.handleLayercond))
+	s.mux.HandleFunc("POST /api/predict", s.api(s.handleAnswer(predictEndpoint)))
+	s.mux.HandleFunc("POST /api/simulate", s.api(s.handleAnswer(simulateEndpoint)))
+	s.mux.HandleFunc("POST /api/layercond", s.api(s.handleAnswer(layercondEndpoint)))
 	s.mux.HandleFunc("POST /api/explore", s.api(s.handleExplore))
 	s.hs = &http.Server{
 		Handler:           s,

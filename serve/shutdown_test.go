@@ -13,28 +13,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polyvol/polyvol/cli"
 	"github.com/polyvol/polyvol/serve"
 )
 
-// pacedExplore is a Runner whose explore reports progress every 20 ms for
-// lines lines, then writes {"paced": true}; it sends its context's error
-// on ended when it returns. Other commands run polyvol's.
-func pacedExplore(lines int, ended chan<- error) serve.Runner {
-	return func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-		if args[0] != "explore" {
-			return cli.RunForServer(ctx, args, stdin, stdout, stderr)
+// pacedExplore replaces the answer of explore by one that reports
+// progress every 20 ms for lines lines, then answers {"paced": true}; it
+// sends its context's error on ended when it returns. The other endpoints
+// keep polyvol's answers.
+func pacedExplore(lines int, ended chan<- error) answerWrapper {
+	return func(command string, a serve.Answer) serve.Answer {
+		if command != "explore" {
+			return a
 		}
-		defer func() { ended <- ctx.Err() }()
-		for i := range lines {
-			if ctx.Err() != nil {
-				return ctx.Err()
+		return func(ctx context.Context, _ map[string]string, progress func(int, int)) ([]byte, []string, error) {
+			defer func() { ended <- ctx.Err() }()
+			for i := range lines {
+				if ctx.Err() != nil {
+					return nil, nil, ctx.Err()
+				}
+				progress(i, lines)
+				time.Sleep(20 * time.Millisecond)
 			}
-			stderr.(cli.ProgressReporter).Progress(i, lines)
-			time.Sleep(20 * time.Millisecond)
+			return []byte(`{"paced": true}`), nil, nil
 		}
-		_, err := io.WriteString(stdout, `{"paced": true}`)
-		return err
 	}
 }
 
@@ -80,7 +81,7 @@ func lastLine(lines *bufio.Scanner) string {
 // refused at once, and the stream ends with its exploration.
 func TestShutdownLetsStreamsFinish(t *testing.T) {
 	ended := make(chan error, 1)
-	s := serve.New(serve.Config{Run: pacedExplore(25, ended), Token: testToken})
+	s := wrapAnswers(serve.New(serve.Config{Token: testToken}), pacedExplore(25, ended))
 	url, served := startServing(t, s)
 	resp, lines := openStream(t, url)
 	defer resp.Body.Close()
@@ -115,7 +116,7 @@ func TestShutdownLetsStreamsFinish(t *testing.T) {
 // stream would have ended.
 func TestShutdownCutsStreams(t *testing.T) {
 	ended := make(chan error, 1)
-	s := serve.New(serve.Config{Run: pacedExplore(3000, ended), Token: testToken, Slots: 1})
+	s := wrapAnswers(serve.New(serve.Config{Token: testToken, Slots: 1}), pacedExplore(3000, ended))
 	url, served := startServing(t, s)
 	resp, lines := openStream(t, url)
 	defer resp.Body.Close()

@@ -1,0 +1,314 @@
+package serve
+
+// The answers of the endpoints that run work: the request's keys become a
+// typed request of package request (Predict, Simulate, Layercond,
+// Explore), answered with the command's JSON.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/polyvol/polyvol/chart"
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/explore"
+	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/request"
+	"github.com/polyvol/polyvol/sim"
+)
+
+// answer computes the answer of one endpoint to a request's values under
+// ctx: the JSON body and the notes the command line prints, in its order.
+// progress, set for explore only, receives the sweep's progress: once with
+// done = 0 before the first configuration, then after each.
+type answer func(ctx context.Context, values map[string]string, progress func(done, total int)) (body []byte, notes []string, err error)
+
+// predictAnswer estimates the configuration of predict's request values under
+// ctx. Its notes come in polyvol predict's order: those on the launch, then
+// those of the spec's import and on the kernel. Its errors come in the
+// command line's order: the values of the integer and boolean keys, the
+// estimate's options, the spec, the domain and the device, then the launch.
+func predictAnswer(ctx context.Context, values map[string]string, _ func(int, int)) ([]byte, []string, error) {
+	req := request.Predict{Launch: launchValues(values)}
+	registers, err := registersValue(values)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Registers = registers
+	if req.Launch.Unstaged, err = boolValue(values, "unstaged"); err != nil {
+		return nil, nil, err
+	}
+	if req.Options, err = estimateValues(values).Options(ctx); err != nil {
+		return nil, nil, err
+	}
+	var specNotes []string
+	if req.Kernel, req.Device, specNotes, err = kernelAndDevice(values, "predict", true); err != nil {
+		return nil, nil, err
+	}
+	rep, err := req.Run()
+	if err != nil {
+		return nil, nil, err
+	}
+	var notes []string
+	for _, n := range rep.Notes[len(kernel.Lint(req.Kernel)):] { // the kernel's notes come first
+		notes = append(notes, n.Text)
+	}
+	body, err := jsonOf(rep)
+	return body, append(notes, specNotes...), err
+}
+
+// simulateAnswer returns the answer of simulate's request values, whose trace
+// may hold at most maxAccesses thread memory accesses.
+func simulateAnswer(maxAccesses int64) answer {
+	return func(ctx context.Context, values map[string]string, _ func(int, int)) ([]byte, []string, error) {
+		launch := launchValues(values)
+		req := request.Simulate{L1Policy: sim.LRU.String(), L2Policy: sim.LRU.String(), Schedule: request.ScheduleLockstep, MaxAccesses: maxAccesses}
+		var err error
+		for _, b := range []struct {
+			key string
+			v   *bool
+		}{{"unstaged", &launch.Unstaged}, {"infinite", &req.Infinite}, {"split-l2", &req.SplitL2}} {
+			if *b.v, err = boolValue(values, b.key); err != nil {
+				return nil, nil, err
+			}
+		}
+		setValue(values, "l1-policy", &req.L1Policy)
+		setValue(values, "l2-policy", &req.L2Policy)
+		setValue(values, "schedule", &req.Schedule)
+		var specNotes []string
+		if req.Kernel, req.Device, specNotes, err = kernelAndDevice(values, "simulate", false); err != nil {
+			return nil, nil, err
+		}
+		if req.Launch, err = launch.Of(req.Kernel); err != nil {
+			return nil, nil, err
+		}
+		out, err := req.Run(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		body, err := jsonOf(out)
+		return body, append(req.Notes(), specNotes...), err
+	}
+}
+
+// layercondAnswer returns the answer of layercond's request values, whose
+// sweeps run workers plane sizes in parallel: {"report": layercond's JSON,
+// "svg": its plot}.
+func layercondAnswer(workers int) answer {
+	return func(ctx context.Context, values map[string]string, _ func(int, int)) ([]byte, []string, error) {
+		keys := request.DefaultLayercondKeys()
+		setValue(values, "method", &keys.Method)
+		setValue(values, "sweep", &keys.Sweep)
+		setValue(values, "fold", &keys.Fold)
+		if v, ok := values["total"]; ok {
+			n, err := strconv.ParseInt(v, 0, 64)
+			if err != nil {
+				return nil, nil, badValue("total", v, "not a valid value")
+			}
+			keys.Total = n
+		}
+		if v, ok := values["cache-fraction"]; ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return nil, nil, badValue("cache-fraction", v, "not a valid value")
+			}
+			keys.CacheFraction = f
+		}
+		req, err := keys.Layercond()
+		if err != nil {
+			return nil, nil, err
+		}
+		req.Workers = workers
+		var notes []string
+		if req.Kernel, req.Device, notes, err = kernelAndDevice(values, "layercond", true); err != nil {
+			return nil, nil, err
+		}
+		if b, ok := values["block"]; ok {
+			if req.Blocks, err = request.ParseBlocks([]string{b}); err != nil {
+				return nil, nil, err
+			}
+		}
+		rep, err := req.Run(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		body, err := layercondBody(rep)
+		return body, notes, err
+	}
+}
+
+// layercondBody returns {"report": the JSON of rep, "svg": its plot}.
+func layercondBody(rep *request.LayercondReport) ([]byte, error) {
+	report, err := jsonOf(rep)
+	if err != nil {
+		return nil, err
+	}
+	var svg bytes.Buffer
+	if err := chart.Layercond(&svg, "svg", chart.DefaultSize, rep); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteString("{\n\"report\": ")
+	b.Write(bytes.TrimSpace(report))
+	b.WriteString(",\n\"svg\": ")
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // keep the SVG's < and > readable
+	if err := enc.Encode(svg.String()); err != nil {
+		return nil, err
+	}
+	b.WriteString("}\n")
+	return b.Bytes(), nil
+}
+
+// exploreAnswer returns the answer of explore's request values, whose sweep
+// estimates workers configurations in parallel: explore's JSON.
+func exploreAnswer(workers int) answer {
+	return func(ctx context.Context, values map[string]string, progress func(int, int)) ([]byte, []string, error) {
+		opt, err := estimateValues(values).Options(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		sweep := request.DefaultSweep()
+		if v, ok := values["threads"]; ok {
+			n, err := strconv.ParseInt(v, 0, 32)
+			if err != nil {
+				return nil, nil, badValue("threads", v, "not a valid value")
+			}
+			sweep.Threads = int(n)
+		}
+		setValue(values, "folds", &sweep.Folds)
+		setValue(values, "tiles", &sweep.Tiles)
+		setValue(values, "staging", &sweep.Staging)
+		req := request.Explore{MaxConfigurations: request.DefaultMaxConfigurations}
+		if req.Config, err = sweep.Apply(explore.Config{Estimate: opt, Workers: workers}); err != nil {
+			return nil, nil, err
+		}
+		registers, err := registersValue(values)
+		if err != nil {
+			return nil, nil, err
+		}
+		var notes []string
+		if req.Config.Kernel, req.Config.Device, notes, err = kernelAndDevice(values, "explore", true); err != nil {
+			return nil, nil, err
+		}
+		if registers != nil {
+			if req.Config.Kernel, err = request.WithRegisters(req.Config.Kernel, *registers); err != nil {
+				return nil, nil, err
+			}
+		}
+		n, err := req.Size()
+		if err != nil {
+			return nil, nil, err
+		}
+		progress(0, n)
+		req.Config.Progress = progress
+		e, err := req.Run(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		body, err := jsonOf(e)
+		return body, notes, err
+	}
+}
+
+// jsonOf returns the JSON of v as the command line writes it
+// (request.WriteJSON).
+func jsonOf(v any) ([]byte, error) {
+	var out bytes.Buffer
+	err := request.WriteJSON(&out, v)
+	return out.Bytes(), err
+}
+
+// estimateValues returns the estimate of the keys method and model, with
+// the command line's defaults and bounds.
+func estimateValues(values map[string]string) request.Estimate {
+	est := request.Estimate{Method: model.MethodExact.Name, Model: string(model.DefaultModel), MaxWork: footprint.DefaultWorkBound, MaxMemoryMB: request.DefaultMaxMemoryMB}
+	setValue(values, "method", &est.Method)
+	setValue(values, "model", &est.Model)
+	return est
+}
+
+// registersValue returns the value of the key registers, nil without one.
+func registersValue(values map[string]string) (*int, error) {
+	v, ok := values["registers"]
+	if !ok {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(v, 0, strconv.IntSize)
+	if err != nil {
+		return nil, badValue("registers", v, "not a valid value")
+	}
+	registers := int(n)
+	return &registers, nil
+}
+
+// badValue is the error of a key whose value its flag cannot parse, as
+// the command line words it.
+func badValue(key, value, reason string) error {
+	return &request.Error{Field: key, Err: fmt.Errorf("--%s %q: %s", key, value, reason)}
+}
+
+// boolValue returns the boolean value of key, false without one.
+func boolValue(values map[string]string, key string) (bool, error) {
+	v, ok := values[key]
+	if !ok {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, badValue(key, v, "expected true or false")
+	}
+	return b, nil
+}
+
+// launchValues returns the launch of the keys block, fold and tile, with
+// the command line's defaults; Unstaged is left to the caller, which
+// parses it in the order of the keys.
+func launchValues(values map[string]string) request.Launch {
+	l := request.Launch{Block: values["block"], Fold: request.DefaultFold, Tile: kernel.TileConsecutive.String()}
+	setValue(values, "fold", &l.Fold)
+	setValue(values, "tile", &l.Tile)
+	return l
+}
+
+// setValue sets *v to the value of key when the request has one.
+func setValue(values map[string]string, key string, v *string) {
+	if value, ok := values[key]; ok {
+		*v = value
+	}
+}
+
+// kernelAndDevice returns the kernel of the request's "spec" or "example"
+// (the default spec without either) with its "domain", the notes on it
+// (request.LoadSpec) and the device of its "device" (the default device
+// without one), as the command, which takes -D or not, loads them.
+func kernelAndDevice(values map[string]string, command string, takesDefines bool) (*kernel.Kernel, *device.Device, []string, error) {
+	spec := request.Spec{Example: request.DefaultSpec}
+	if text, ok := values[keySpec]; ok {
+		spec = request.Spec{Text: []byte(text), File: request.StdinName, Label: request.StdinName, Path: "-", Command: command, TakesDefines: takesDefines}
+	} else if name, ok := values[keyExample]; ok {
+		spec.Example = name
+	}
+	var domain *string
+	if d, ok := values["domain"]; ok {
+		domain = &d
+	}
+	k, notes, err := request.LoadSpec(spec, domain)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	name := request.DefaultDevice
+	setValue(values, "device", &name)
+	if err := request.CheckDeviceName("--device", name); err != nil {
+		return nil, nil, nil, err
+	}
+	dev, err := request.FindDevice(name, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return k, dev, notes, nil
+}
