@@ -93,37 +93,34 @@ func (e *Engine) field(q Request) *kernel.Field { return e.Mapper.Kernel.Fields[
 // blockClassifier sorts the blocks of one request into classes whose
 // footprints are translates of each other in the linear address space.
 // Affine accesses and quasi-affine ones (floor and modulo terms) alike:
-// every address a_j is affine on each residue class of points modulo its
-// period (kernel.Expr.Period), so two point boxes of the same extents
-// whose first points agree modulo the common period L, and whose
-// addresses lie the same distances from the first one's there, see every
-// address shifted by one amount, the shift of the first (a_j(o′+q) −
-// a_j(o+q) = a_j(o′) − a_j(o) for o′ ≡ o mod L).
+// two blocks whose first points fall in one class of the accesses'
+// addresses (translationClassifier, for any shift) see every address
+// shifted by one amount, the shift of the first; with lattice points of
+// the same extents, and the same parts of them kept by each guard, their
+// footprints are translates. Merging the classes of different phases
+// whose addresses are affine on the whole block (affineShape) is a
+// concern of its own, which the translation classes cannot see.
 type blockClassifier struct {
 	mapper *geometry.AccessMapper
 	addrs  []laneAddress // each access's byte address
 	// guards are the distinct boxes of the accesses that apply on part of
 	// the domain only (kernel.Access.Partial).
 	guards []lattice.Box
-	// period is the least common multiple of the addresses' periods per
-	// coordinate, 1 where every address is affine in it.
-	period [3]int64
-	// rigid is true when every address drifts like the first over a
-	// period, a_j(p + L_i·u_i) − a_j(p) = a_0(p + L_i·u_i) − a_0(p): the
-	// distances between the addresses at a box's first point then depend
-	// only on its phase modulo the period and are left out of the key.
-	rigid bool
-	// affine is true when every address is affine.
-	affine bool
-	// keyer tells the distances of affine addresses apart by a few
-	// products (translationKeyer).
-	keyer translationKeyer
+	// translations classifies the blocks' first points.
+	translations *translationClassifier
 	// shapes maps the affine shapes of classes (affineShape) to them.
 	shapes map[string]*blockClass
 }
 
+// blockKey is the class of a block up to translation: the class of its
+// origin and the description of its points (appendPointsKey).
+type blockKey struct {
+	class  translationClass
+	points string
+}
+
 // maxClassifierPeriod bounds the common period, per coordinate, of the
-// addresses a blockClassifier takes.
+// addresses a translationClassifier of blocks takes.
 const maxClassifierPeriod = 1 << 30
 
 // newBlockClassifier returns the classifier of request q; ok is false when
@@ -134,7 +131,8 @@ func newBlockClassifier(e *Engine, q Request) (c *blockClassifier, ok bool) {
 	if q.Space != geometry.LinearSpace {
 		return nil, false
 	}
-	c = &blockClassifier{mapper: e.Mapper, period: [3]int64{1, 1, 1}, rigid: true, affine: true, shapes: map[string]*blockClass{}}
+	c = &blockClassifier{mapper: e.Mapper, shapes: map[string]*blockClass{}}
+	period := [3]int64{1, 1, 1}
 	for _, a := range f.Accesses(q.Store) {
 		if g, partial, _ := a.Partial(e.Mapper.Geom.Domain); partial && !slices.Contains(c.guards, g) {
 			c.guards = append(c.guards, g)
@@ -146,60 +144,41 @@ func newBlockClassifier(e *Engine, q Request) (c *blockClassifier, ok bool) {
 		if err != nil {
 			return nil, false
 		}
-		addr := newLaneAddress(idx)
-		if c.period, ok = widenPeriod(c.period, idx); !ok {
+		if period, ok = widenPeriod(period, idx); !ok {
 			return nil, false
 		}
-		c.affine = c.affine && addr.affine
-		c.addrs = append(c.addrs, addr)
+		c.addrs = append(c.addrs, newLaneAddress(idx))
 	}
 	if len(c.addrs) == 0 {
 		return nil, false
 	}
-	// The drift of each address over one period in each coordinate; by
-	// the period's property it is the same from every point, so from 0.
-	var zero kernel.Point
-	base := make([]int64, len(c.addrs))
-	for j := range c.addrs {
-		base[j] = c.addrs[j].at(zero)
-	}
-	for i := range 3 {
-		var step kernel.Point
-		step[i] = c.period[i]
-		for j := range c.addrs {
-			c.rigid = c.rigid && c.addrs[j].at(step)-base[j] == c.addrs[0].at(step)-base[0]
-		}
-	}
-	c.keyer = newTranslationKeyer(c.addrs)
+	c.translations = newTranslationClassifier(c.addrs, 1, period)
 	return c, true
 }
 
-// classify returns the translation key of the block with thread box
-// blockThreads and base, the first access's byte address at the block's
-// first point; two blocks of a class differ by the shift between their
-// bases. The key holds the extents of the block's lattice points (clipped
-// to the domain where the mapper clips), the phase of its first point
-// modulo the period, and, unless the classifier is rigid, the distances of
-// the addresses from the first there.
-func (c *blockClassifier) classify(blockThreads lattice.Box) (key string, base int64) {
+// classify returns the class of the block with thread box blockThreads
+// and base, the first access's byte address at the block's first point;
+// two blocks of a class differ by the shift between their bases. The
+// block's points are its lattice points, clipped to the domain where the
+// mapper clips.
+func (c *blockClassifier) classify(blockThreads lattice.Box) (key blockKey, base int64) {
 	points := c.mapper.PointBox(blockThreads)
 	var origin kernel.Point
 	for i := range 3 {
 		origin[i] = blockThreads.Lo[i] * c.mapper.Geom.Fold[i]
 	}
-	var k []byte
-	if c.rigid {
-		k, base = appendTranslationKey(nil, c.addrs[:1], origin, points)
-	} else {
-		k, base = c.keyer.appendKey(nil, origin, points)
+	key.class, base = c.translations.classify(origin)
+	key.points = string(appendPointsKey(nil, c.guards, origin, points))
+	return key, base
+}
+
+// appendPointsKey appends to key the extents of a block's lattice points
+// and, for each guard box, the part of them it keeps (appendGuardKey).
+func appendPointsKey(key []byte, guards []lattice.Box, origin kernel.Point, points lattice.Box) []byte {
+	for i := range 3 {
+		key = binary.AppendVarint(key, max(0, points.Hi[i]-points.Lo[i]))
 	}
-	k = appendGuardKey(k, c.guards, origin, points)
-	if !c.affine {
-		for i := range 3 {
-			k = binary.AppendVarint(k, intmath.FloorMod(origin[i], c.period[i]))
-		}
-	}
-	return string(k), base
+	return appendGuardKey(key, guards, origin, points)
 }
 
 // appendGuardKey appends to key, for each guard box, the part of the
@@ -232,7 +211,7 @@ func appendGuardKey(key []byte, guards []lattice.Box, origin kernel.Point, point
 // (classify's key is then the shape).
 func (c *blockClassifier) affineShape(blockThreads lattice.Box) (shape string, ok bool) {
 	points := c.mapper.PointBox(blockThreads)
-	if c.affine || points.Empty() || len(c.guards) > 0 {
+	if !c.translations.phased || points.Empty() || len(c.guards) > 0 {
 		return "", false
 	}
 	lo, hi := kernel.Point(points.Lo), kernel.Point{points.Hi[0] - 1, points.Hi[1] - 1, points.Hi[2] - 1}
@@ -274,7 +253,7 @@ type blockClass struct {
 // maxClassifierPeriod are counted one by one.
 func (e *Engine) SumOverBlocks(q Request, blocks []lattice.Box) (int64, error) {
 	classifier, ok := newBlockClassifier(e, q)
-	classes := map[string]*blockClass{}
+	classes := map[blockKey]*blockClass{}
 	var sum int64
 	for _, b := range blocks {
 		if !ok {

@@ -4,26 +4,26 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/kernel/kerneltest"
 	"github.com/polyvol/polyvol/sim"
 )
 
-// stagedCase is a random kernel with one staged field A, and its launch.
+// stagedCase is a random kernel whose first field is staged, and its
+// launch.
 type stagedCase struct {
 	spec string
 	l    kernel.Launch
 }
 
-// randomStagedCase draws a kernel of 1 to 3 dimensions whose field A
-// (element 4 or 8, sometimes two instances) is staged with a random copy
-// mapping and padding, its loads a random set of halo offsets (array
-// dimensions sometimes transposed, sometimes one indexed by a constant
-// only), and a launch over a small domain with a random block (x not
-// always a multiple of 32), fold and tiling.
+// randomStagedCase draws a kernel of 1 to 3 dimensions whose first field
+// (element 4 or 8, sometimes two instances) is staged (kerneltest.Stage)
+// with loads at halo offsets up to 3, sometimes with a second field that
+// loads and stores at every point, and a launch over a small domain with
+// a random block (x not always a multiple of 32), fold and tiling.
 func randomStagedCase(rng *rand.Rand) stagedCase {
 	dims := 1 + rng.IntN(3)
 	domain := [3]int64{1 + rng.Int64N(70), 1, 1}
@@ -33,71 +33,19 @@ func randomStagedCase(rng *rand.Rand) stagedCase {
 	if dims == 3 {
 		domain[2] = 1 + rng.Int64N(6)
 	}
-	// coord[j] is the lattice coordinate indexing array dimension j, −1
-	// for a constant.
-	coord := []int{0, 1, 2}[:dims]
-	if dims >= 2 && rng.IntN(4) == 0 {
-		rng.Shuffle(dims, func(a, b int) { coord[a], coord[b] = coord[b], coord[a] })
-	}
-	if dims < 3 && rng.IntN(4) == 0 {
-		coord = append(coord, -1)
-		if rng.IntN(2) == 0 {
-			coord[0], coord[len(coord)-1] = coord[len(coord)-1], coord[0]
-		}
-	}
-	const halo = 3
-	extent := make([]int64, len(coord))
-	offset, stride := int64(rng.IntN(8)), int64(1)
-	for j, c := range coord {
-		if c < 0 {
-			extent[j] = 3 + rng.Int64N(2)
-		} else {
-			extent[j] = domain[c] + 2*halo + rng.Int64N(5)
-			offset += halo * stride
-		}
-		stride *= extent[j]
-	}
-	names := [3]string{"x", "y", "z"}
-	radius := rng.Int64N(halo + 1)
-	loads := make([]string, 1+rng.IntN(5))
-	for i := range loads {
-		idx := make([]string, len(coord))
-		for j, c := range coord {
-			if c < 0 {
-				idx[j] = fmt.Sprint(rng.Int64N(extent[j]))
-				continue
-			}
-			switch d := rng.Int64N(2*radius+1) - radius; {
-			case d > 0:
-				idx[j] = fmt.Sprintf("%s + %d", names[c], d)
-			case d < 0:
-				idx[j] = fmt.Sprintf("%s - %d", names[c], -d)
-			default:
-				idx[j] = names[c]
-			}
-		}
-		loads[i] = "[" + strings.Join(idx, ", ") + "]"
-	}
-	pad := fmt.Sprint(rng.IntN(41))
-	if rng.IntN(5) == 0 {
-		pad = "banks"
-	}
-	copyMapping := []string{"rows", "block"}[rng.IntN(2)]
-	element := []int64{4, 8}[rng.IntN(2)]
-	multiplicity := 1 + rng.IntN(5)/4
-	dom, out := make([]string, dims), make([]string, dims)
-	for i := range dims {
-		dom[i], out[i] = fmt.Sprint(domain[i]), names[i]
-	}
-	spec := fmt.Sprintf(`name: staged-random
-domain: [%s]
-flops: 1
-fields:
-  - {name: A, element: %d, multiplicity: %d, extent: %s, offset: %d, stage: {copy: %s, pad: %s}, load: [%s]}
-  - {name: B, element: 8, extent: [%s], store: [[%s]]}
-`, strings.Join(dom, ", "), element, multiplicity, strings.ReplaceAll(fmt.Sprint(extent), " ", ", "), offset,
-		copyMapping, pad, strings.Join(loads, ", "), strings.Join(dom, ", "), strings.Join(out, ", "))
-
+	spec := kerneltest.Spec(rng, kerneltest.Options{
+		Name:         "staged-random",
+		Domain:       domain,
+		Flops:        1,
+		Fields:       2,
+		Loads:        5,
+		StoreAtPoint: true,
+		Elements:     []int64{4, 8},
+		Multiplicity: true,
+		MaxOffset:    7,
+		Margin:       [3]int64{4, 4, 4},
+		Stage:        &kerneltest.Stage{Dims: dims, Halo: 3},
+	})
 	l := kernel.Launch{Domain: domain, Fold: kernel.NoFold, Tiling: kernel.Tiling(rng.IntN(2))}
 	l.Block = [3]int64{[]int64{1, 7, 16, 20, 32, 33, 48, 64, 96}[rng.IntN(9)], 1, 1}
 	for i := 1; i < 3; i++ {

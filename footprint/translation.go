@@ -18,7 +18,8 @@ import (
 // addresses from the first there (translationKeyer), and, unless every
 // address is affine, the origin's phase modulo the addresses' common
 // period (kernel.Expr.Period), which makes every address drift alike. The
-// block classes of the sample (blockClasses), the memo of a warp measure
+// block classes of the sample (blockClasses), the translated block
+// footprints of a request (blockClassifier), the memo of a warp measure
 // (warpMeasure.on) and the groups of equivalent warps (warpSet.grouped)
 // all sort by it.
 type translationClassifier struct {
@@ -28,8 +29,9 @@ type translationClassifier struct {
 	// false where every address is affine, and the phase is left out.
 	period [3]int64
 	phased bool
-	// distances numbers the distinct distance vectors seen, with two
-	// addresses or more (nil otherwise).
+	// distances numbers the distinct distance vectors seen; nil where the
+	// class leaves them out: with fewer than two addresses, or where the
+	// addresses are rigid (rigid), so that the phase fixes them.
 	distances map[string]int
 	scratch   []byte
 }
@@ -42,15 +44,37 @@ type translationClass struct {
 }
 
 // newTranslationClassifier returns the classifier of addrs for shifts by
-// multiples of modulus; period is their common period per coordinate,
-// which only addresses that are not all affine need.
+// multiples of modulus (1 for any shift); period is their common period
+// per coordinate (all ones where every address is affine).
 func newTranslationClassifier(addrs []laneAddress, modulus int64, period [3]int64) *translationClassifier {
 	c := &translationClassifier{keyer: newTranslationKeyer(addrs), modulus: modulus, period: period}
 	c.phased = !c.keyer.affine
-	if len(addrs) > 1 {
+	if len(addrs) > 1 && !c.rigid() {
 		c.distances = map[string]int{}
 	}
 	return c
+}
+
+// rigid reports whether every address drifts like the first over one
+// period in each coordinate, a_j(p + L_i·u_i) − a_j(p) = a_0(p + L_i·u_i) −
+// a_0(p): the distances of the addresses from the first then repeat with
+// the period, so the phase fixes them (affine addresses: they are
+// constant). By the period's property the drift is the same from every
+// point, so it is taken from 0.
+func (c *translationClassifier) rigid() bool {
+	addrs := c.keyer.addrs
+	var zero kernel.Point
+	for i := range 3 {
+		var step kernel.Point
+		step[i] = c.period[i]
+		drift := addrs[0].at(step) - addrs[0].at(zero)
+		for _, a := range addrs[1:] {
+			if a.at(step)-a.at(zero) != drift {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // classify returns the class of origin and the first address there (0
@@ -120,10 +144,6 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 		}
 	}
 	classifier := newTranslationClassifier(addrs, modulus, period)
-	type blockKey struct {
-		class          translationClass
-		pointsInGuards string // the extents of the points, and the guards' parts of them
-	}
 	index := map[blockKey]int{}
 	var key []byte
 	for _, b := range sample {
@@ -132,11 +152,7 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 			points.Lo[i] = b[i] * l.Block[i] * l.Fold[i]
 			points.Hi[i] = min(points.Lo[i]+l.Block[i]*l.Fold[i], l.Domain[i])
 		}
-		key = key[:0]
-		for i := range 3 {
-			key = binary.AppendVarint(key, max(0, points.Hi[i]-points.Lo[i]))
-		}
-		key = appendGuardKey(key, guards, kernel.Point(points.Lo), points)
+		key = appendPointsKey(key[:0], guards, kernel.Point(points.Lo), points)
 		class, _ := classifier.classify(kernel.Point{b[0] * l.Block[0], b[1] * l.Block[1], b[2] * l.Block[2]})
 		k := blockKey{class, string(key)}
 		if i, ok := index[k]; ok {
@@ -166,9 +182,8 @@ func widenPeriod(period [3]int64, e kernel.Expr) (widened [3]int64, ok bool) {
 	return period, true
 }
 
-// translationKeyer tells blocks apart up to translation as
-// appendTranslationKey does, faster where every address is affine. The
-// distance a_i(o) − a_0(o) between two affine addresses is
+// translationKeyer tells apart the distances of addresses from the first
+// at an origin, faster where every address is affine. The distance a_i(o) − a_0(o) between two affine addresses is
 // (c_i − c_0) + (g_i − g_0)·o for their constants c and gradients g, so
 // two origins give the same distances exactly when they give the same
 // products δ·o for the distinct non-zero gradient differences δ: a few,
@@ -208,31 +223,4 @@ func (t translationKeyer) appendDistances(key []byte, origin kernel.Point, first
 		key = binary.AppendVarint(key, a.at(origin)-first)
 	}
 	return key
-}
-
-// appendKey appends to key a description of the block with the given
-// origin and points up to translation, and returns it with the first
-// address at origin: appendTranslationKey's, or for affine addresses one
-// that tells the same blocks apart.
-func (t translationKeyer) appendKey(key []byte, origin kernel.Point, points lattice.Box) ([]byte, int64) {
-	for i := range 3 {
-		key = binary.AppendVarint(key, max(0, points.Hi[i]-points.Lo[i]))
-	}
-	if len(t.addrs) == 0 {
-		return key, 0
-	}
-	first := t.addrs[0].at(origin)
-	return t.appendDistances(key, origin, first), first
-}
-
-// appendTranslationKey appends to key a description of a block up to
-// translation and returns it with the first address addrs[0] at origin,
-// the block's first thread or point in the coordinates of addrs (0 without
-// addresses). The description is the extent of points, the block's lattice
-// points (clipped to the domain where the caller clips), relative to their
-// first, and the distances between the addresses at origin. Two blocks
-// with the same description have footprints that are translates of each
-// other by the difference of their first addresses.
-func appendTranslationKey(key []byte, addrs []laneAddress, origin kernel.Point, points lattice.Box) ([]byte, int64) {
-	return translationKeyer{addrs: addrs}.appendKey(key, origin, points)
 }

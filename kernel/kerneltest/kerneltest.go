@@ -66,6 +66,26 @@ type Options struct {
 	BaseOffset   int      // added to every field offset
 	Margin       [3]int64 // extents: the domain plus 0 … Margin (at least 1 each)
 	Rows         []int64  // x extents that one field in three takes instead
+	// Stage, when set, draws the first field staged (Stage) in place of
+	// one drawn by Lead and Extra.
+	Stage *Stage
+}
+
+// Stage shapes the staged field (kernel.Staging) that Options.Stage draws:
+// read only, with a copy mapping of rows or block and a row padding of 0
+// … 40 elements or, in about one field in five, the bank rule. Its array
+// dimensions are indexed by the lattice coordinates x … up to Dims, in
+// permuted order in about one field in four, and, below 3 coordinates in
+// about one field in four, one more dimension by a constant. Its 1 …
+// Options.Loads loads are stencil neighbours, each coordinate plus an
+// offset within a radius drawn from 0 … Halo. Each extent holds the
+// domain grown by Halo on both sides plus 0 … Options.Margin, and the
+// field's offset adds to the one drawn as for every field the halo of
+// each coordinate's dimension, so that each index, shifted by the halo,
+// falls inside its extent.
+type Stage struct {
+	Dims int   // the coordinates that index the array; 3
+	Halo int64 // the greatest load offset in each coordinate; 0
 }
 
 // generator draws one kernel.
@@ -131,10 +151,17 @@ func (g *generator) defaults() {
 	if o.Periods == nil {
 		o.Periods = []int64{4, 8}
 	}
+	if o.Stage != nil && o.Stage.Dims == 0 {
+		o.Stage = &Stage{Dims: 3, Halo: o.Stage.Halo}
+	}
 }
 
 // field writes field f.
 func (g *generator) field(b *strings.Builder, f int) {
+	if f == 0 && g.o.Stage != nil {
+		g.stagedField(b)
+		return
+	}
 	r, o := g.r, g.o
 	var ext [3]int64
 	for i := range ext {
@@ -155,6 +182,62 @@ func (g *generator) field(b *strings.Builder, f int) {
 	case o.Stores > 0 && r.IntN(2) == 0:
 		g.accesses(b, "store", 1+r.IntN(o.Stores))
 	}
+}
+
+// stagedField writes field F0 staged (Options.Stage).
+func (g *generator) stagedField(b *strings.Builder) {
+	r, o, halo := g.r, g.o, g.o.Stage.Halo
+	coord := g.stageLayout()
+	extent := make([]int64, len(coord))
+	offset, stride := int64(o.BaseOffset+r.IntN(o.MaxOffset+1)), int64(1)
+	for j, c := range coord {
+		if c < 0 {
+			extent[j] = 3 + r.Int64N(2)
+		} else {
+			extent[j] = o.Domain[c] + 2*halo + r.Int64N(max(1, o.Margin[c]+1))
+			offset += halo * stride
+		}
+		stride *= extent[j]
+	}
+	fmt.Fprintf(b, "  - name: F0\n    element: %d\n    offset: %d\n    extent: %s\n",
+		o.Elements[r.IntN(len(o.Elements))], offset, strings.ReplaceAll(fmt.Sprint(extent), " ", ", "))
+	if o.Multiplicity {
+		fmt.Fprintf(b, "    multiplicity: %d\n", 1+r.IntN(2))
+	}
+	pad := fmt.Sprint(r.IntN(41))
+	if r.IntN(5) == 0 {
+		pad = "banks"
+	}
+	fmt.Fprintf(b, "    stage: {copy: %s, pad: %s}\n    load:\n", []string{"rows", "block"}[r.IntN(2)], pad)
+	radius := r.Int64N(halo + 1)
+	for range 1 + r.IntN(o.Loads) {
+		idx := make([]string, len(coord))
+		for j, c := range coord {
+			if c < 0 {
+				idx[j] = fmt.Sprint(r.Int64N(extent[j]))
+			} else {
+				idx[j] = fmt.Sprintf("%s + %d", coords[c], r.Int64N(2*radius+1)-radius)
+			}
+		}
+		fmt.Fprintf(b, "      - [%s]\n", strings.Join(idx, ", "))
+	}
+}
+
+// stageLayout returns the lattice coordinate that indexes each array
+// dimension of the staged field, −1 for the one indexed by a constant.
+func (g *generator) stageLayout() []int {
+	r, dims := g.r, g.o.Stage.Dims
+	coord := []int{0, 1, 2}[:dims]
+	if dims >= 2 && r.IntN(4) == 0 {
+		r.Shuffle(dims, func(a, b int) { coord[a], coord[b] = coord[b], coord[a] })
+	}
+	if dims < 3 && r.IntN(4) == 0 {
+		coord = append(coord, -1)
+		if r.IntN(2) == 0 {
+			coord[0], coord[dims] = coord[dims], coord[0]
+		}
+	}
+	return coord
 }
 
 // accesses writes a list of n accesses of the given kind.
