@@ -109,10 +109,10 @@ python-test:
 # goroutines or share state between them (the worker pool, explore and
 # layercond on it, the server, the supervisor, the counting budget shared
 # by concurrent estimates, the ISL binding's context checks, the memory
-# reader) run again under the race detector, in -short mode. Of footprint,
-# whose other tests run no goroutines (so the race detector could find
-# nothing in them), only the tests that share its state between goroutines
-# (the budgets of concurrent estimates, the instruction cache) run again.
+# reader) run again under the race detector, in -short mode. Of footprint
+# only the tests that share its state between goroutines (the budgets of
+# concurrent estimates, the instruction cache) run again: its other tests
+# start no goroutine, so the race detector could find nothing in them.
 RACE_PACKAGES := ./pool ./explore ./layercond ./serve ./supervise ./isl ./procmem ./request
 RACE_FOOTPRINT_TESTS := Concurrent$$
 go-test:
