@@ -109,11 +109,16 @@ python-test:
 # goroutines or share state between them (the worker pool, explore and
 # layercond on it, the server, the supervisor, the counting budget shared
 # by concurrent estimates, the ISL binding's context checks, the memory
-# reader) run again under the race detector, in -short mode.
-RACE_PACKAGES := ./pool ./explore ./layercond ./serve ./supervise ./footprint ./isl ./procmem ./request
+# reader) run again under the race detector, in -short mode. Of footprint
+# only the tests that share its state between goroutines (the budgets of
+# concurrent estimates, the instruction cache) run again: its other tests
+# start no goroutine, so the race detector could find nothing in them.
+RACE_PACKAGES := ./pool ./explore ./layercond ./serve ./supervise ./isl ./procmem ./request
+RACE_FOOTPRINT_TESTS := Concurrent$$
 go-test:
 	$(GO) test -timeout 30m ./...
 	$(GO) test -race -short -timeout 30m $(RACE_PACKAGES)
+	$(GO) test -race -short -run '$(RACE_FOOTPRINT_TESTS)' ./footprint
 
 # Run after changing dependencies or adding, removing or renaming packages or
 # files: go mod vendor deletes vendor/**/BUILD.bazel, gazelle writes them back.

@@ -188,11 +188,11 @@ func ratios(pts []fitPoint, par model.OverlapParams) (raw, scaled []float64, err
 	logSum, count := map[groupKey]float64{}, map[groupKey]int{}
 	raw = make([]float64, len(pts))
 	for i, p := range pts {
-		pred, err := model.OverlapPrediction(p.rep, p.dev, p.warps, p.lanes, par)
+		glups, err := model.OverlapGLups(p.rep, p.dev, p.warps, p.lanes, par)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s %s %s: %w", p.dataset, p.device, p.kernel, err)
 		}
-		raw[i] = pred.GLups / p.measured
+		raw[i] = glups / p.measured
 		if p.group != "" {
 			k := groupKey{p.dataset, p.group}
 			logSum[k] += math.Log(raw[i])

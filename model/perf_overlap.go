@@ -130,9 +130,39 @@ func ActiveWarps(r *Report, dev *device.Device) (warpsPerSM, lanes float64) {
 // limiters of r on dev with warps warps in flight per SM of lanes active
 // threads each (Estimate passes ActiveWarps) and the constants par.
 func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par OverlapParams) (Prediction, error) {
-	p := Prediction{Model: ModelOverlap}
+	o, err := overlapRate(r, dev, warps, lanes, par)
+	if err != nil {
+		return Prediction{Model: ModelOverlap, Limiter: o.limiter}, err
+	}
+	return o.prediction(r, dev, par), nil
+}
+
+// OverlapGLups is the rate of OverlapPrediction alone, without the bounds
+// and the description that the prediction assembles: for fitting code that
+// evaluates the model many times under trial constants.
+func OverlapGLups(r *Report, dev *device.Device, warps, lanes float64, par OverlapParams) (float64, error) {
+	o, err := overlapRate(r, dev, warps, lanes, par)
+	return o.tail.glups, err
+}
+
+// overlapRun is the overlap model's arithmetic for one report, before
+// OverlapPrediction puts it into words.
+type overlapRun struct {
+	warps, lanes, cycles, latGLups float64
+	bounds                         []overlapBound // overlapBounds
+	limiter                        string
+	// steady is the p-norm of the bounds, capped at blockLaunch, the block
+	// launches' bound (0 where the device has no launch rate).
+	steady, blockLaunch float64
+	tail                tailResult
+}
+
+// overlapRate computes the overlap model's rate of r on dev (see
+// OverlapPrediction).
+func overlapRate(r *Report, dev *device.Device, warps, lanes float64, par OverlapParams) (overlapRun, error) {
+	o := overlapRun{warps: warps, lanes: lanes}
 	if !(par.Exponent >= 1) || !(par.LoadRoundTrips >= 0) || !(par.StoreRoundTrips >= 0) {
-		return p, fmt.Errorf("model: overlap model needs an exponent ≥ 1 and non-negative round trips, got %v, %v and %v", par.Exponent, par.LoadRoundTrips, par.StoreRoundTrips)
+		return o, fmt.Errorf("model: overlap model needs an exponent ≥ 1 and non-negative round trips, got %v, %v and %v", par.Exponent, par.LoadRoundTrips, par.StoreRoundTrips)
 	}
 	d := r.Derived
 	lambda := float64(r.Launch.LupsPerThread)
@@ -144,28 +174,54 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 		trips += par.StoreRoundTrips
 	}
 	path := LatencyPath{MemoryRoundTrips: trips, DRAMFraction: d.dramShare(), DependentFP: r.Launch.FlopsPerLup / 2 * lambda}
-	cycles := path.Cycles(*dev)
-	if !(cycles > 0) || !(warps > 0) || !(lanes > 0) {
-		return p, fmt.Errorf("model: overlap model needs warps in flight and a positive latency, got %v warps of %v lanes and %v cycles", warps, lanes, cycles)
+	o.cycles = path.Cycles(*dev)
+	if !(o.cycles > 0) || !(warps > 0) || !(lanes > 0) {
+		return o, fmt.Errorf("model: overlap model needs warps in flight and a positive latency, got %v warps of %v lanes and %v cycles", warps, lanes, o.cycles)
 	}
-	latGLups := float64(dev.SMs) * dev.ClockGHz * warps * lanes * lambda / cycles
-	bounds := overlapBounds(d, latGLups)
+	o.latGLups = float64(dev.SMs) * dev.ClockGHz * warps * lanes * lambda / o.cycles
+	o.bounds = overlapBounds(d, o.latGLups)
 	slow := math.Inf(1)
-	for _, b := range bounds {
+	for _, b := range o.bounds {
 		if b.glups < slow {
-			slow, p.Limiter = b.glups, b.name
+			slow, o.limiter = b.glups, b.name
 		}
 	}
 	if !(slow > 0) || math.IsInf(slow, 0) {
-		return p, fmt.Errorf("model: overlap model: no finite positive bound (slowest %v GLup/s)", slow)
+		return o, fmt.Errorf("model: overlap model: no finite positive bound (slowest %v GLup/s)", slow)
 	}
-	p.GLups = pNorm(bounds, par.Exponent)
-	for _, b := range bounds {
+	o.steady = pNorm(o.bounds, par.Exponent)
+	// An SM starts at most one block per BlockLaunchCycles, whatever else
+	// it waits for; the blocks' launch is serial, so this bound is a hard
+	// ceiling, not one more p-norm term. A block's lattice updates are its
+	// active warps × lanes × λ.
+	if dev.BlockLaunchCycles > 0 {
+		o.blockLaunch = float64(dev.SMs) * dev.ClockGHz / dev.BlockLaunchCycles * (warps / float64(r.Launch.BlocksPerSM) * lanes * lambda)
+		if o.blockLaunch < o.steady {
+			o.steady, o.limiter = o.blockLaunch, "block launch"
+		}
+	}
+	o.tail = gridTail(r, dev, o.bounds, o.steady, par.Exponent)
+	if o.tail.launchBound {
+		o.limiter = "launch"
+	}
+	return o, nil
+}
+
+// prediction assembles the prediction of the run o of r on dev: its
+// bounds, limiter, regime and description.
+func (o overlapRun) prediction(r *Report, dev *device.Device, par OverlapParams) Prediction {
+	p := Prediction{Model: ModelOverlap, GLups: o.tail.glups, Limiter: o.limiter}
+	for _, b := range o.bounds {
 		if b.glups > 0 && !math.IsInf(b.glups, 1) {
 			p.Bounds = append(p.Bounds, Bound{Name: b.name, GLups: b.glups})
 		}
 	}
-	launchNote := capBlockLaunch(&p, dev, warps/float64(r.Launch.BlocksPerSM)*lanes*lambda)
+	launchNote := ""
+	if dev.BlockLaunchCycles > 0 {
+		p.Bounds = append(p.Bounds, Bound{Name: "block launch", GLups: o.blockLaunch})
+		launchNote = fmt.Sprintf("; capped at one block start per SM every %g cycles", dev.BlockLaunchCycles)
+	}
+	d := r.Derived
 	for i := range p.Bounds {
 		switch p.Bounds[i].Name {
 		case "L2":
@@ -174,22 +230,17 @@ func OverlapPrediction(r *Report, dev *device.Device, warps, lanes float64, par 
 			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs = d.DRAMVolume(), dev.DRAMBandwidthGBs
 		}
 	}
-	tail := gridTail(r, dev, bounds, p.GLups, par.Exponent)
-	p.GLups = tail.glups
-	if tail.launchBound {
-		p.Limiter = "launch"
-	}
-	p.Combination = fmt.Sprintf("(1/GLups)^p = Σ (1/bound)^p with p = %g; the latency bound has %.4g warps of %.4g active lanes per SM in flight, %.0f cycles per update%s%s", par.Exponent, warps, lanes, cycles, launchNote, tail.note)
+	p.Combination = fmt.Sprintf("(1/GLups)^p = Σ (1/bound)^p with p = %g; the latency bound has %.4g warps of %.4g active lanes per SM in flight, %.0f cycles per update%s%s", par.Exponent, o.warps, o.lanes, o.cycles, launchNote, o.tail.note(dev))
 	p.Regime = string(ThroughputBound)
 	if p.Limiter == "latency" {
 		p.Regime = string(LatencyBound)
 	}
 	// Warps per SM at which the latency bound equals the slowest
 	// throughput bound.
-	if thr := slowestThroughput(bounds[:6]); thr > 0 && !math.IsInf(thr, 1) {
-		p.NeededWarpsPerSM = warps * thr / latGLups
+	if thr := slowestThroughput(o.bounds[:6]); thr > 0 && !math.IsInf(thr, 1) {
+		p.NeededWarpsPerSM = o.warps * thr / o.latGLups
 	}
-	return p, nil
+	return p
 }
 
 // overlapBounds returns the bounds that the overlap model combines: d's
@@ -206,24 +257,6 @@ func overlapBounds(d Derived, latGLups float64) []overlapBound {
 		issue = *d.PerfIssue
 	}
 	return []overlapBound{{"flops", flops}, {"issue", issue}, {"L1", d.PerfL1}, {"L2", d.PerfL2V2}, {"DRAM", d.PerfMemV3}, {"shared", shared}, {"latency", latGLups}}
-}
-
-// capBlockLaunch caps p at the block launches' bound and returns the
-// combination's note on it, "" where dev has no launch rate. An SM starts
-// at most one block per BlockLaunchCycles, whatever else it waits for; the
-// blocks' launch is serial, so this bound is a hard ceiling, not one more
-// p-norm term. blockLups is a block's lattice updates: its active warps ×
-// lanes × λ.
-func capBlockLaunch(p *Prediction, dev *device.Device, blockLups float64) string {
-	if dev.BlockLaunchCycles <= 0 {
-		return ""
-	}
-	blk := float64(dev.SMs) * dev.ClockGHz / dev.BlockLaunchCycles * blockLups
-	p.Bounds = append(p.Bounds, Bound{Name: "block launch", GLups: blk})
-	if blk < p.GLups {
-		p.GLups, p.Limiter = blk, "block launch"
-	}
-	return fmt.Sprintf("; capped at one block start per SM every %g cycles", dev.BlockLaunchCycles)
 }
 
 // overlapBound is one bound the overlap model combines.

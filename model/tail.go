@@ -38,9 +38,12 @@ const TailNoteShare = 0.5
 // tailResult is the prediction after the grid's tail and launch.
 type tailResult struct {
 	glups float64
-	note  string
 	// launchBound: the launch takes more than half of the kernel's time.
 	launchBound bool
+	// steady is the rate of full waves; blocks, slots and last are the
+	// grid's blocks, the block slots of one wave and the blocks of the
+	// partial last wave, all zero where the grid has no blocks to wave.
+	steady, blocks, slots, last float64
 }
 
 // gridTail applies the partial last wave and the launch cost to the steady
@@ -71,15 +74,25 @@ func gridTail(r *Report, dev *device.Device, bounds []overlapBound, steady, expo
 	}
 	launch := KernelLaunchMicroseconds * 1e-6
 	seconds += launch
-	res := tailResult{glups: lups / seconds / 1e9, launchBound: launch > seconds/2}
+	return tailResult{glups: lups / seconds / 1e9, launchBound: launch > seconds/2, steady: steady, blocks: blocks, slots: W, last: n}
+}
+
+// note describes the tail t on dev for the prediction's combination: a
+// grid that leaves SMs idle, a last wave mostly empty, and the rate where
+// the tail and launch lower it; "" where none applies.
+func (t tailResult) note(dev *device.Device) string {
+	if t.slots == 0 {
+		return ""
+	}
+	note := ""
 	switch {
-	case blocks < float64(dev.SMs):
-		res.note = fmt.Sprintf("; the grid's %.0f blocks occupy %.0f of %d SMs", blocks, blocks, dev.SMs)
-	case n > 0 && 1-n/W > TailNoteShare:
-		res.note = fmt.Sprintf("; the last of %.2f waves fills %.0f %% of its block slots", blocks/W, 100*n/W)
+	case t.blocks < float64(dev.SMs):
+		note = fmt.Sprintf("; the grid's %.0f blocks occupy %.0f of %d SMs", t.blocks, t.blocks, dev.SMs)
+	case t.last > 0 && 1-t.last/t.slots > TailNoteShare:
+		note = fmt.Sprintf("; the last of %.2f waves fills %.0f %% of its block slots", t.blocks/t.slots, 100*t.last/t.slots)
 	}
-	if res.note != "" || res.glups < 0.99*steady {
-		res.note += fmt.Sprintf("; with the partial last wave and a %g µs launch the grid runs at %.4g of the steady %.4g GLup/s", KernelLaunchMicroseconds, res.glups, steady)
+	if note != "" || t.glups < 0.99*t.steady {
+		note += fmt.Sprintf("; with the partial last wave and a %g µs launch the grid runs at %.4g of the steady %.4g GLup/s", KernelLaunchMicroseconds, t.glups, t.steady)
 	}
-	return res
+	return note
 }

@@ -40,7 +40,7 @@ func TestGridTailByHand(t *testing.T) {
 	r = report(25, 1, 1e8)
 	res := gridTail(r, dev, l1, 200, 3)
 	near("quarter of the SMs, L1", res.glups, 1e8/(1e8/50e9+launch)/1e9)
-	if res.note == "" {
+	if res.note(dev) == "" {
 		t.Error("no note for a grid on 25 of 100 SMs")
 	}
 
@@ -52,7 +52,7 @@ func TestGridTailByHand(t *testing.T) {
 	want := 1e9 / (0.8e9/80e9 + 0.2e9/20e9 + launch) / 1e9
 	res = gridTail(r, dev, lat, 80, 3)
 	near("latency tail", res.glups, want)
-	if res.note == "" {
+	if res.note(dev) == "" {
 		t.Error("no note for a last wave a quarter full")
 	}
 
