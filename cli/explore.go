@@ -9,17 +9,16 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/polyvol/polyvol/chart"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/procmem"
 	"github.com/polyvol/polyvol/request"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -102,62 +101,12 @@ Examples:
 	})
 }
 
-// Garbage collection during a sweep: the heap of a sweep is a few MB of
-// short-lived counting state, which the default GOGC of 100 collects
-// hundreds of times. sweepGCPercent lets it grow further between
-// collections (a fifth less CPU on the tuning benchmark), within a soft
-// limit of sweepMemoryLimit on the process's memory.
-const (
-	sweepGCPercent   = 400
-	sweepMemoryLimit = 200 << 20
-)
-
-// quietGC sets the sweep's garbage-collection targets, unless the GOGC or
-// GOMEMLIMIT environment variables set them, and returns the function that
-// restores the previous ones. Sweeps may run at once in one process: the
-// first sets the targets, the last to finish restores them.
-func quietGC() (restore func()) {
-	sweepGC.Lock()
-	defer sweepGC.Unlock()
-	if sweepGC.running == 0 {
-		sweepGC.percent, sweepGC.limit = -2, -1
-		if os.Getenv("GOGC") == "" {
-			sweepGC.percent = debug.SetGCPercent(sweepGCPercent)
-		}
-		if os.Getenv("GOMEMLIMIT") == "" {
-			sweepGC.limit = debug.SetMemoryLimit(sweepMemoryLimit)
-		}
-	}
-	sweepGC.running++
-	return func() {
-		sweepGC.Lock()
-		defer sweepGC.Unlock()
-		if sweepGC.running--; sweepGC.running > 0 {
-			return
-		}
-		if sweepGC.percent != -2 {
-			debug.SetGCPercent(sweepGC.percent)
-		}
-		if sweepGC.limit >= 0 {
-			debug.SetMemoryLimit(sweepGC.limit)
-		}
-	}
-}
-
-// sweepGC counts the sweeps running and keeps the targets they replaced.
-var sweepGC struct {
-	sync.Mutex
-	running int
-	percent int   // -2: left alone
-	limit   int64 // -1: left alone
-}
-
 // runExplore is the action of the explore command.
 func runExplore(c *ucli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("explore takes one SPEC, got %d arguments", c.NArg())
 	}
-	defer quietGC()()
+	defer procmem.QuietGC()()
 	sw, err := exploreFlags(c)
 	if err != nil {
 		return err

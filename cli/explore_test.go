@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -168,35 +167,5 @@ func TestMergeErrors(t *testing.T) {
 	}
 	if _, errOut, code := run(t, "merge", s2, s1); code != ExitOK {
 		t.Errorf("complete set: exit %d %s", code, errOut)
-	}
-}
-
-// TestQuietGC checks that sweeps set the garbage-collection targets while
-// any runs and that the last to finish restores the previous ones.
-func TestQuietGC(t *testing.T) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		t.Log("GOGC or GOMEMLIMIT set: quietGC leaves the targets alone")
-		return
-	}
-	prevPercent := debug.SetGCPercent(150)
-	prevLimit := debug.SetMemoryLimit(1 << 40)
-	defer func() { debug.SetGCPercent(prevPercent); debug.SetMemoryLimit(prevLimit) }()
-	first := quietGC()
-	second := quietGC()
-	first()
-	if p := debug.SetGCPercent(-1); p != sweepGCPercent {
-		t.Errorf("GC percent %d while a sweep runs, want %d", p, sweepGCPercent)
-	}
-	debug.SetGCPercent(sweepGCPercent)
-	if l := debug.SetMemoryLimit(-1); l != sweepMemoryLimit {
-		t.Errorf("memory limit %d while a sweep runs, want %d", l, sweepMemoryLimit)
-	}
-	second()
-	if p := debug.SetGCPercent(-1); p != 150 {
-		t.Errorf("GC percent %d after the sweeps, want 150", p)
-	}
-	debug.SetGCPercent(150)
-	if l := debug.SetMemoryLimit(-1); l != 1<<40 {
-		t.Errorf("memory limit %d after the sweeps, want 2^40", l)
 	}
 }

@@ -1,5 +1,6 @@
 // Package procmem reads the resident memory of the running process, which
-// the estimates' memory bound and the tests of repeated runs measure.
+// the estimates' memory bound and the tests of repeated runs measure, and
+// sets the garbage-collection targets of sweeps of many estimates.
 package procmem
 
 import (

@@ -57,7 +57,7 @@ EVERY = 9
 GOAL_K, GOAL = 20, 1.03
 #: Garbage-collection targets of the polyvol processes that the replay runs,
 #: where the environment sets none: those that polyvol explore sets
-#: (cli/explore.go). They take about a tenth off the CPU time of these
+#: (procmem.QuietGC). They take about a tenth off the CPU time of these
 #: short-lived estimates and change no result.
 GC_TARGETS = {"GOGC": "400", "GOMEMLIMIT": "200MiB"}
 OUTPUTS = 4096  # the convolution's output side
