@@ -43,7 +43,7 @@ func TestStagingKeys(t *testing.T) {
 	}
 
 	resp, err := http.DefaultClient.Do(apiRequest(t, srv.URL+"/api/explore",
-		`{"example": "star3d-r1-staged", "domain": "64,64,64", "threads": 64, "folds": "1,1,1", "staging": "on,off"}`))
+		`{"example": "star3d-r1-staged", "domain": "32,32,32", "threads": 32, "folds": "1,1,1", "staging": "on,off"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestStagingKeys(t *testing.T) {
 		last = lines.Text()
 	}
 	resp.Body.Close()
-	want := cliJSON(t, "", "explore", "star3d-r1-staged", "--domain", "64,64,64", "--threads", "64", "--folds", "1,1,1", "--staging", "on,off", "--format", "json")
+	want := cliJSON(t, "", "explore", "star3d-r1-staged", "--domain", "32,32,32", "--threads", "32", "--folds", "1,1,1", "--staging", "on,off", "--format", "json")
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, want); err != nil {
 		t.Fatal(err)
