@@ -79,6 +79,9 @@ func TestPerFieldVolumesSumToTotals(t *testing.T) {
 // summed over the load and store fields under its JSON key equals the total
 // of the same key: the table's per-field columns add up to its total column.
 func TestPerFieldSharesSumToTotals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every example on every device with both methods")
+	}
 	for _, name := range examples.Names() {
 		k := loadExample(t, name)
 		block := [3]int64{256, 1, 1}

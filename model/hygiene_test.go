@@ -93,6 +93,9 @@ func runHygiene(t testing.TB, n int) hygieneFigures {
 // TestEstimateHygiene runs 500 estimates of every example, with both
 // methods, some failing at the work bound: the resident set may not grow by more than 10 % from the first half to the second.
 func TestEstimateHygiene(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 500 estimates")
+	}
 	fig := runHygiene(t, 500)
 	t.Logf("VmRSS %d KiB at the start, %d KiB after 250 estimates, %d KiB after 500", fig.Start>>10, fig.Middle>>10, fig.End>>10)
 	if err := fig.CheckFlat(0.1); err != nil {
