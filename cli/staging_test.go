@@ -12,7 +12,7 @@ import (
 )
 
 // stagedSweep explores the staged 7-point stencil on a small domain.
-var stagedSweep = []string{"explore", "star3d-r1-staged", "--domain", "64,64,64", "--threads", "64", "--folds", "1,1,1", "--tiles", "consecutive"}
+var stagedSweep = []string{"explore", "star3d-r1-staged", "--domain", "32,32,32", "--threads", "32", "--folds", "1,1,1", "--tiles", "consecutive"}
 
 // TestExploreStaging checks explore --staging: on alone (the default)
 // tries every configuration staged; on,off tries each twice, and the
