@@ -104,12 +104,9 @@ func layercondAnswer(workers int) answer {
 		setValue(values, "method", &keys.Method)
 		setValue(values, "sweep", &keys.Sweep)
 		setValue(values, "fold", &keys.Fold)
-		if v, ok := values["total"]; ok {
-			n, err := strconv.ParseInt(v, 0, 64)
-			if err != nil {
-				return nil, nil, badValue("total", v, "not a valid value")
-			}
-			keys.Total = n
+		var err error
+		if keys.Total, err = intValue(values, "total", 64, keys.Total); err != nil {
+			return nil, nil, err
 		}
 		if v, ok := values["cache-fraction"]; ok {
 			f, err := strconv.ParseFloat(v, 64)
@@ -173,13 +170,11 @@ func exploreAnswer(workers int) answer {
 			return nil, nil, err
 		}
 		sweep := request.DefaultSweep()
-		if v, ok := values["threads"]; ok {
-			n, err := strconv.ParseInt(v, 0, 32)
-			if err != nil {
-				return nil, nil, badValue("threads", v, "not a valid value")
-			}
-			sweep.Threads = int(n)
+		threads, err := intValue(values, "threads", 32, int64(sweep.Threads))
+		if err != nil {
+			return nil, nil, err
 		}
+		sweep.Threads = int(threads)
 		setValue(values, "folds", &sweep.Folds)
 		setValue(values, "tiles", &sweep.Tiles)
 		setValue(values, "staging", &sweep.Staging)
@@ -234,16 +229,29 @@ func estimateValues(values map[string]string) request.Estimate {
 
 // registersValue returns the value of the key registers, nil without one.
 func registersValue(values map[string]string) (*int, error) {
-	v, ok := values["registers"]
-	if !ok {
+	if _, ok := values["registers"]; !ok {
 		return nil, nil
 	}
-	n, err := strconv.ParseInt(v, 0, strconv.IntSize)
+	n, err := intValue(values, "registers", strconv.IntSize, 0)
 	if err != nil {
-		return nil, badValue("registers", v, "not a valid value")
+		return nil, err
 	}
 	registers := int(n)
 	return &registers, nil
+}
+
+// intValue returns the integer value of key (Go syntax, fitting in bits
+// bits), or def without one.
+func intValue(values map[string]string, key string, bits int, def int64) (int64, error) {
+	v, ok := values[key]
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 0, bits)
+	if err != nil {
+		return 0, badValue(key, v, "not a valid value")
+	}
+	return n, nil
 }
 
 // badValue is the error of a key whose value its flag cannot parse, as

@@ -179,25 +179,11 @@ func (s *Server) budget(r *http.Request) (context.Context, context.CancelFunc) {
 	}
 }
 
-// handleAnswer answers ep's requests with its answer, which holds one slot,
-// or every slot for the endpoints that estimate in parallel, while it
-// runs; the notes go into Polyvol-Note headers.
+// handleAnswer answers ep's requests with its answer (answerRequest); the
+// notes go into Polyvol-Note headers.
 func (s *Server) handleAnswer(ep endpoint) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		values, err := readValues(r, ep)
-		if err != nil {
-			fail(w, err)
-			return
-		}
-		ctx, cancel := s.budget(r)
-		defer cancel()
-		var body []byte
-		var notes []string
-		err = s.run(ctx, s.slotsOf(ep), func(ctx context.Context) error {
-			var err error
-			body, notes, err = s.answers[ep.command](ctx, values, nil)
-			return err
-		})
+		body, notes, err := s.answerRequest(r, ep, nil)
 		if err != nil {
 			fail(w, request.OneLine(err))
 			return
@@ -207,6 +193,29 @@ func (s *Server) handleAnswer(ep endpoint) http.HandlerFunc {
 		}
 		writeJSON(w, body)
 	}
+}
+
+// answerRequest reads r's values for ep and runs ep's answer on them under
+// the request's budget, holding one slot, or every slot for the endpoints
+// that estimate in parallel, while it runs (run).
+func (s *Server) answerRequest(r *http.Request, ep endpoint, progress func(done, total int)) ([]byte, []string, error) {
+	values, err := readValues(r, ep)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := s.budget(r)
+	defer cancel()
+	var body []byte
+	var notes []string
+	err = s.run(ctx, s.slotsOf(ep), func(ctx context.Context) error {
+		var err error
+		body, notes, err = s.answers[ep.command](ctx, values, progress)
+		return err
+	})
+	if err != nil { // the answer may still run, and write body and notes
+		return nil, nil, err
+	}
+	return body, notes, nil
 }
 
 // slotsOf returns the slots ep's answers hold: every slot for the

@@ -5,7 +5,6 @@ package serve
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"sync"
@@ -69,20 +68,8 @@ func (e *exploreStream) close() (started bool) {
 // JSON (compacted onto one line), or {"error": ...} when the sweep fails
 // after progress was sent. Errors before any progress get their status.
 func (s *Server) handleExplore(w http.ResponseWriter, r *http.Request) {
-	values, err := readValues(r, exploreEndpoint)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	ctx, cancel := s.budget(r)
-	defer cancel()
 	stream := &exploreStream{w: w}
-	var body []byte
-	err = s.run(ctx, s.slotsOf(exploreEndpoint), func(ctx context.Context) error {
-		var err error
-		body, _, err = s.answers[exploreEndpoint.command](ctx, values, stream.Progress)
-		return err
-	})
+	body, _, err := s.answerRequest(r, exploreEndpoint, stream.Progress)
 	var result bytes.Buffer
 	if err == nil {
 		result.WriteString(`{"exploration":`)
