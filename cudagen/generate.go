@@ -33,12 +33,17 @@ const chainWeight = "0.5"
 
 // Program is a generated CUDA program and what it does per lattice update.
 type Program struct {
-	Source   string  // the complete .cu file
-	Function string  // name of the __global__ function (contains "polyvol")
-	Flops    float64 // floating-point operations per lattice update in the FMA chain
-	Loads    int64   // load instructions per lattice update (distinct per thread, divided by λ)
-	Stores   int64   // store instructions per thread
-	Bytes    int64   // device memory allocated for all fields
+	Source string // the complete .cu file
+	// DeviceSource is the program's device code alone: its constants,
+	// index helpers and kernels, without the host includes, the CHECK
+	// macro and main. A device-only compile (package compiled) reads it
+	// with its own prelude, needing no CUDA or ROCm headers.
+	DeviceSource string
+	Function     string  // name of the __global__ function (contains "polyvol")
+	Flops        float64 // floating-point operations per lattice update in the FMA chain
+	Loads        int64   // load instructions per lattice update (distinct per thread, divided by λ)
+	Stores       int64   // store instructions per thread
+	Bytes        int64   // device memory allocated for all fields
 	// SharedBytes is the shared memory per block that the launch needs:
 	// the spec's shared_bytes plus the staged tiles, which the kernel
 	// declares as __shared__ arrays (kernel.StagedSharedBytes).

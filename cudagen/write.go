@@ -51,14 +51,16 @@ func (g *gen) write() (*Program, error) {
 		return nil, err
 	}
 
-	var b strings.Builder
-	g.writeSummary(&b, c, shared)
-	g.writeUsage(&b, fn, build)
-	g.writeConstants(&b, real, compiler, shared)
-	g.writeInit(&b)
-	g.writeKernel(&b, fn, real, fma, weight, sink)
-	g.writeMain(&b, fn, real, fmtFloat(c.flopsPerLup), sink)
-	return &Program{Source: b.String(), Function: fn, Flops: c.flopsPerLup, Bytes: c.bytes, SharedBytes: shared}, nil
+	var head, device, host strings.Builder
+	g.writeSummary(&head, c, shared)
+	g.writeUsage(&head, fn, build)
+	fmt.Fprintf(&head, "#include <cstdio>\n#include <cstdlib>\n#include <cuda_runtime.h>\n\n%s\n", checkMacro)
+	g.writeConstants(&device, real, compiler, shared)
+	g.writeInit(&device)
+	g.writeKernel(&device, fn, real, fma, weight, sink)
+	g.writeMain(&host, fn, real, fmtFloat(c.flopsPerLup), sink)
+	return &Program{Source: head.String() + device.String() + host.String(), DeviceSource: device.String(),
+		Function: fn, Flops: c.flopsPerLup, Bytes: c.bytes, SharedBytes: shared}, nil
 }
 
 // counts are what a thread of the program accesses and computes, and the
@@ -127,13 +129,13 @@ func (g *gen) writeUsage(b *strings.Builder, fn, build string) {
 	p("// and the resident blocks per SM the runtime reports and that polyvol models.\n\n")
 }
 
-// writeConstants writes the includes, the launch's constants, the arrays'
-// sizes and offsets, and the index helpers in use.
+// writeConstants writes the launch's constants, the arrays' sizes and
+// offsets, and the index helpers in use.
 func (g *gen) writeConstants(b *strings.Builder, real, compiler string, shared int64) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	k, l := g.k, g.l
 	grid := l.Grid()
-	p("#include <cstdio>\n#include <cstdlib>\n#include <cuda_runtime.h>\n\n%s\ntypedef %s real_t;\n\n", checkMacro, real)
+	p("typedef %s real_t;\n\n", real)
 	p("constexpr long long D0 = %d, D1 = %d, D2 = %d; // domain in lattice points\n", l.Domain[0], l.Domain[1], l.Domain[2])
 	p("constexpr int BX = %d, BY = %d, BZ = %d; // block\n", l.Block[0], l.Block[1], l.Block[2])
 	p("// Resident blocks per SM that polyvol models on %s with %d registers per\n", oneLine(g.residency.Device), k.Registers)
@@ -283,7 +285,7 @@ func (v loadedValue) load(decl bool) string {
 		array = "s_" + v.in.ident
 	}
 	if v.d.cond != "" { // a partial access loads only where its guards hold
-		return fmt.Sprintf("%s = (%s) ? %s[%s] : %s{};", lhs, v.d.cond, array, v.d.index, v.fp.typ.name)
+		return fmt.Sprintf("%s = (%s) ? %s[%s] : %s;", lhs, v.d.cond, array, v.d.index, v.fp.typ.zero())
 	}
 	return fmt.Sprintf("%s = %s[%s];", lhs, array, v.d.index)
 }
@@ -584,6 +586,15 @@ func realOperands(name string, t ctype, real string) []string {
 	default:
 		return []string{fmt.Sprintf("(real_t)%s", name)}
 	}
+}
+
+// zero returns the C expression of t's zero value: T{} takes a type of one
+// word only, so signed char's is a cast.
+func (t ctype) zero() string {
+	if strings.Contains(t.name, " ") {
+		return "(" + t.name + ")0"
+	}
+	return t.name + "{}"
 }
 
 // storeValue converts the accumulator to an element of type t.

@@ -58,15 +58,19 @@ import (
 type Kernel struct {
 	Name        string
 	Description string
-	Domain      [3]int64    // lattice points per dimension, x fastest
-	Dims        int         // number of domain entries given in the spec (1 to 3)
-	Flops       float64     // floating-point operations per lattice update
-	Registers   int         // registers per thread
-	SharedBytes int64       // shared memory per block in bytes
-	BoundsCheck BoundsCheck // the domain checks the kernel's code makes
-	FPType      int         // 4 (single) or 8 (double precision) bytes
-	Fields      []*Field
-	Source      string // file name the kernel was read from, for messages
+	Domain      [3]int64 // lattice points per dimension, x fastest
+	Dims        int      // number of domain entries given in the spec (1 to 3)
+	Flops       float64  // floating-point operations per lattice update
+	Registers   int      // registers per thread
+	// RegistersStated is set where the spec states Registers (or a
+	// front end's --registers does), so that they win over a compiled
+	// kernel's.
+	RegistersStated bool
+	SharedBytes     int64       // shared memory per block in bytes
+	BoundsCheck     BoundsCheck // the domain checks the kernel's code makes
+	FPType          int         // 4 (single) or 8 (double precision) bytes
+	Fields          []*Field
+	Source          string // file name the kernel was read from, for messages
 }
 
 // Field is one array the kernel accesses. Loads and stores of the same field

@@ -467,7 +467,7 @@ func (l *loader) settings(m map[string]entry, k *Kernel) error {
 		if err != nil {
 			return err
 		}
-		k.Registers = int(v)
+		k.Registers, k.RegistersStated = int(v), true
 	}
 	if e, ok := m["shared_bytes"]; ok {
 		if k.SharedBytes, err = l.intRange(e.value, "shared_bytes", 0, math.MaxInt32); err != nil {

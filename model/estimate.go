@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/polyvol/polyvol/compiled"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/geometry"
@@ -40,10 +41,21 @@ type Options struct {
 	// estimates of a sweep (explore); Estimate makes one of its own when it
 	// is nil, which its own steps share.
 	Instructions *footprint.InstructionCache
+	// Code compiles the kernel of the estimate and reads its instruction
+	// mix and registers (package compiled's Provider); nil, or a compile
+	// that is not to be had (an error wrapping compiled.ErrUnavailable),
+	// counts the mix from the spec instead (CountInstructions).
+	Code CodeProvider
 	// Context stops the estimate when it ends: Estimate then returns an
 	// error wrapping the context's error, at once when it has ended before,
 	// else at the next step of counting. nil means none.
 	Context context.Context
+}
+
+// CodeProvider compiles the kernel of an estimate: k under launch l for
+// dev's architecture.
+type CodeProvider interface {
+	Code(k *kernel.Kernel, l kernel.Launch, dev *device.Device) (*compiled.Code, error)
 }
 
 // LaunchInfo describes the launch as the engine saw it.
@@ -103,7 +115,7 @@ type Report struct {
 	Basic   Basic      `json:"basic"`
 	Derived Derived    `json:"derived"`
 	// Instructions is one thread's instruction mix per lattice update,
-	// which sets Derived's issue bound.
+	// compiled or counted, which sets Derived's issue bound.
 	Instructions *InstructionMix `json:"instructions,omitempty"`
 	Prediction   Prediction      `json:"prediction"`
 	// Notes are what the caller found worth saying about the estimate
@@ -128,9 +140,13 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	if err != nil {
 		return nil, err
 	}
+	code, unavailable, err := compileKernel(k, l, dev, opt.Code)
+	if err != nil {
+		return nil, err
+	}
 	g := geometry.NewGeometry(l)
 	B := g.ThreadsPerBlock()
-	beta, limiter, err := waves.BlocksPerSM(method.Occupancy, dev, B, k.Registers, sharedBytes)
+	beta, limiter, err := waves.BlocksPerSM(method.Occupancy, dev, B, occupancyRegisters(k, code), sharedBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +184,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	if rep.Derived, err = Derive(basic, derivedLaunch(k, l, method, W, shape, beta), *dev, method); err != nil {
 		return nil, err
 	}
-	if err := addIssueBound(rep, lists, staging, k, l, dev); err != nil {
+	if err := addIssueBound(rep, lists, staging, k, l, dev, code, unavailable); err != nil {
 		return nil, err
 	}
 	if rep.Prediction, err = perf.Predict(rep, dev, k.FPType); err != nil {
@@ -267,12 +283,20 @@ func derivedLaunch(k *kernel.Kernel, l kernel.Launch, m Method, W int64, shape w
 	}
 }
 
-// addIssueBound counts the instruction mix of k's instruction lists under
-// l and sets the report's issue bound with the active lanes of its warps.
-func addIssueBound(rep *Report, lists []footprint.FieldInstructions, staging footprint.StagingResult, k *kernel.Kernel, l kernel.Launch, dev *device.Device) error {
-	mix, err := countInstructions(lists, staging, k, l)
-	if err != nil {
-		return err
+// addIssueBound sets the report's instruction mix, compiled where code is
+// not nil, else counted from k's instruction lists under l (with the
+// reason the compiled one is unavailable), and its issue bound with the
+// active lanes of its warps.
+func addIssueBound(rep *Report, lists []footprint.FieldInstructions, staging footprint.StagingResult, k *kernel.Kernel, l kernel.Launch, dev *device.Device, code *compiled.Code, unavailable string) error {
+	var mix InstructionMix
+	if code != nil {
+		mix = compiledMix(code, l)
+	} else {
+		var err error
+		if mix, err = countInstructions(lists, staging, k, l); err != nil {
+			return err
+		}
+		mix.Note = unavailable
 	}
 	rep.Instructions = &mix
 	_, lanes := ActiveWarps(rep, dev)

@@ -1,9 +1,11 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
+	"github.com/polyvol/polyvol/compiled"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/kernel"
@@ -55,9 +57,41 @@ const IndexInstructionsPerDim = 3
 // distance are the base plus an immediate offset and cost nothing.
 const AddressInstructionsPerBase = 2
 
+// Sources of an instruction mix.
+const (
+	SourceCompiled = "compiled" // read from the code clang compiled (package compiled)
+	SourceCounted  = "counted"  // counted from the spec (CountInstructions)
+)
+
 // InstructionMix is one thread's warp instructions per lattice update, by
-// kind (see above).
+// kind (see above), counted from the spec or read from the compiled code.
+// A compiled mix fills the kinds from the compiled classes (Classes):
+// loads and stores are the global ones, fp both precisions, shared the
+// shared-memory instructions and barriers, guard the compares and
+// branches, and address every other vector instruction (integer,
+// constant, spills, others); index is then 0, and AMDGPU's scalar
+// instructions, which take no vector issue slot, are in Classes only.
 type InstructionMix struct {
+	// Source is SourceCompiled or SourceCounted.
+	Source string `json:"source"`
+	// Compiler and Target name the compile of a compiled mix.
+	Compiler string `json:"compiler,omitempty"`
+	Target   string `json:"target,omitempty"`
+	// Classes is a compiled mix's instructions by class per lattice
+	// update.
+	Classes *compiled.Counts `json:"classes,omitempty"`
+	// Registers are the compiled code's registers per thread
+	// (compiled.Code.Registers), estimated for PTX (RegistersEstimated).
+	Registers          int  `json:"registers,omitempty"`
+	RegistersEstimated bool `json:"registersEstimated,omitempty"`
+	// SpillBytes is the compiled code's spill memory per thread.
+	SpillBytes int64 `json:"spillBytes,omitempty"`
+	// Loops is the loops the compiler left, whose bodies count once.
+	Loops []compiled.Loop `json:"loops,omitempty"`
+	// Note says why a counted mix is not compiled, where a compile was
+	// asked for.
+	Note string `json:"note,omitempty"`
+
 	Loads   float64 `json:"loads"`
 	Stores  float64 `json:"stores"`
 	FP      float64 `json:"fp"`
@@ -80,10 +114,47 @@ func CountInstructions(k *kernel.Kernel, l kernel.Launch, dev *device.Device, ru
 	return countInstructions(lists, footprint.StagingResult{}, k, l)
 }
 
+// compiledMix is the instruction mix per lattice update of code, the
+// kernel of launch l.
+func compiledMix(code *compiled.Code, l kernel.Launch) InstructionMix {
+	c := code.Counts.Scaled(1 / float64(l.LupsPerThread()))
+	return InstructionMix{
+		Source: SourceCompiled, Compiler: code.Compiler, Target: code.Target, Classes: &c,
+		Registers: code.Registers, RegistersEstimated: code.RegistersEstimated, SpillBytes: code.SpillBytes, Loops: code.Loops,
+		Loads: c.GlobalLoads, Stores: c.GlobalStores, FP: c.FP32 + c.FP64, Shared: c.Shared + c.Barriers,
+		Guard: c.Compares + c.Branches, Address: c.Integer + c.Constant + c.Local + c.Other, Total: c.Vector(),
+	}
+}
+
+// compileKernel asks provider for the compiled code of k under l on dev:
+// the code, or nil and why it is unavailable (the mix is then counted), or
+// an error.
+func compileKernel(k *kernel.Kernel, l kernel.Launch, dev *device.Device, provider CodeProvider) (*compiled.Code, string, error) {
+	if provider == nil {
+		return nil, "", nil
+	}
+	code, err := provider.Code(k, l, dev)
+	if errors.Is(err, compiled.ErrUnavailable) {
+		return nil, err.Error(), nil
+	}
+	return code, "", err
+}
+
+// occupancyRegisters returns the registers per thread that occupancy is
+// computed with: the spec's where it states them (or --registers), else
+// the compiled code's where the target states them (not a PTX estimate),
+// else the spec's default.
+func occupancyRegisters(k *kernel.Kernel, code *compiled.Code) int {
+	if k.RegistersStated || code == nil || code.RegistersEstimated || code.Registers < 1 {
+		return k.Registers
+	}
+	return code.Registers
+}
+
 // countInstructions is CountInstructions of k's instructions under l
 // (footprint.Instructions).
 func countInstructions(lists []footprint.FieldInstructions, staging footprint.StagingResult, k *kernel.Kernel, l kernel.Launch) (InstructionMix, error) {
-	var mix InstructionMix
+	mix := InstructionMix{Source: SourceCounted}
 	lambda := float64(l.LupsPerThread())
 	var memory float64
 	for _, sf := range staging.Fields {

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
@@ -31,15 +32,15 @@ func TestInstructionMixByHand(t *testing.T) {
 		// 5 loads of A and one store of B, each field one address base
 		// (2 instructions each), ⌈5/2⌉ FMAs, 3 index instructions in each
 		// of 2 dimensions, and a point check of 2 compares and a branch.
-		{"star2d-r1", star, kernel.NoFold, InstructionMix{Loads: 5, Stores: 1, FP: 3, Address: 4, Index: 6, Guard: 3, Total: 22}},
+		{"star2d-r1", star, kernel.NoFold, InstructionMix{Source: SourceCounted, Loads: 5, Stores: 1, FP: 3, Address: 4, Index: 6, Guard: 3, Total: 22}},
 		// Folded by 2 in y: 8 distinct loads, 2 stores, 5 FMAs, the same
 		// bases and index, two point checks; per lattice update half.
-		{"star2d-r1 fold y 2", star, [3]int64{1, 2, 1}, InstructionMix{Loads: 4, Stores: 1, FP: 2.5, Address: 2, Index: 3, Guard: 3, Total: 15.5}},
+		{"star2d-r1 fold y 2", star, [3]int64{1, 2, 1}, InstructionMix{Source: SourceCounted, Loads: 4, Stores: 1, FP: 2.5, Address: 2, Index: 3, Guard: 3, Total: 15.5}},
 		// A 15×15 convolution checking every access: 225 loads, 1 store,
 		// 225 FMAs, one base per field, 6 index instructions; 15 + 15
 		// distinct input coordinates and 1 + 1 output coordinates
 		// compared, and one predicate combination per memory instruction.
-		{"convolution, checks on every access", conv, kernel.NoFold, InstructionMix{Loads: 225, Stores: 1, FP: 225, Address: 4, Index: 6, Guard: 32 + 226, Total: 225 + 1 + 225 + 4 + 6 + 258}},
+		{"convolution, checks on every access", conv, kernel.NoFold, InstructionMix{Source: SourceCounted, Loads: 225, Stores: 1, FP: 225, Address: 4, Index: 6, Guard: 32 + 226, Total: 225 + 1 + 225 + 4 + 6 + 258}},
 	}
 	for _, tc := range tests {
 		l := tc.k.NewLaunch([3]int64{32, 8, 1}, tc.fold)
@@ -47,7 +48,7 @@ func TestInstructionMixByHand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != tc.want {
+		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
 		}
 	}

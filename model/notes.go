@@ -1,6 +1,8 @@
 package model
 
 import (
+	"fmt"
+
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 )
@@ -19,12 +21,13 @@ const (
 	NoteRegisters     = "registers"          // RegisterNote
 	NotePartialAccess = "partial-access"     // PartialNote
 	NoteTLBReach      = "tlb-reach-exceeded" // TLBNote
+	NoteInstructions  = "instructions"       // InstructionsNote
 )
 
 // LaunchNotes gathers the notes on report r of kernel k under launch l on
 // dev, with the kernel's registers per thread and shared bytes per block,
 // in the order a reader meets them: the launch, its threads, the counting,
-// the resources, the kernel's accesses, the TLB.
+// the resources, the kernel's accesses, the TLB, the instruction mix.
 func LaunchNotes(k *kernel.Kernel, l kernel.Launch, r *Report, dev *device.Device, registers int, sharedBytes int64) []Note {
 	var notes []Note
 	for _, n := range []Note{
@@ -34,10 +37,28 @@ func LaunchNotes(k *kernel.Kernel, l kernel.Launch, r *Report, dev *device.Devic
 		{Code: NoteRegisters, Text: RegisterNote(r, dev, registers, sharedBytes)},
 		{Code: NotePartialAccess, Text: PartialNote(k)},
 		{Code: NoteTLBReach, Text: TLBNote(r, dev)},
+		{Code: NoteInstructions, Text: InstructionsNote(r)},
 	} {
 		if n.Text != "" {
 			notes = append(notes, n)
 		}
 	}
 	return notes
+}
+
+// InstructionsNote says where report r's instruction mix is less than the
+// compiled code's: counted from the spec because no compile was to be had
+// (and why), or compiled with loops left, whose bodies count once; ""
+// otherwise.
+func InstructionsNote(r *Report) string {
+	mix := r.Instructions
+	switch {
+	case mix == nil:
+		return ""
+	case mix.Note != "":
+		return "instruction mix counted from the spec, not compiled: " + mix.Note
+	case len(mix.Loops) > 0:
+		return fmt.Sprintf("the compiled kernel keeps %d loop(s) (%s); each body counts once in the instruction mix, so the issue bound is an upper bound", len(mix.Loops), mix.Target)
+	}
+	return ""
 }

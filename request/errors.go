@@ -7,6 +7,7 @@ package request
 
 import (
 	"errors"
+	"github.com/polyvol/polyvol/compiled"
 	"strings"
 
 	"github.com/polyvol/polyvol/device"
@@ -78,7 +79,7 @@ func KindOf(err error) Kind {
 	if errors.As(err, &e) {
 		return e.Kind
 	}
-	if errors.As(err, new(*kernel.SpecError)) || errors.Is(err, model.ErrNoAccessInWave) {
+	if errors.As(err, new(*kernel.SpecError)) || errors.Is(err, model.ErrNoAccessInWave) || errors.As(err, new(*compiled.CompileError)) {
 		return KindInput
 	}
 	return KindInternal

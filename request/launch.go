@@ -131,6 +131,9 @@ type Estimate struct {
 	Model       string // a name of model.ModelNames
 	MaxWork     int64  // the bound on the counting work (footprint.DefaultWorkBound)
 	MaxMemoryMB int64  // the bound on the memory, in MB (DefaultMaxMemoryMB)
+	// Instructions selects the instruction mix: compiled (the default)
+	// or counted, and the kernel source to compile.
+	Instructions Instructions
 }
 
 // Options returns the model options of e, under ctx: the estimates stop
@@ -150,7 +153,11 @@ func (e Estimate) Options(ctx context.Context) (model.Options, error) {
 	if mb := e.MaxMemoryMB; mb < 1 || mb > MaxMaxMemoryMB {
 		return model.Options{}, fieldErrorf("max-memory", "--max-memory %d: expected 1 to %d (MB)", mb, MaxMaxMemoryMB)
 	}
-	return model.Options{Method: m, Model: mn, WorkBound: e.MaxWork, MemoryBound: e.MaxMemoryMB << 20, Context: ctx}, nil
+	code, err := e.Instructions.Provider(ctx)
+	if err != nil {
+		return model.Options{}, err
+	}
+	return model.Options{Method: m, Model: mn, WorkBound: e.MaxWork, MemoryBound: e.MaxMemoryMB << 20, Context: ctx, Code: code}, nil
 }
 
 // ParseMethod returns the estimation method of a --method value.

@@ -57,7 +57,7 @@ func WithRegisters(k *kernel.Kernel, n int) (*kernel.Kernel, error) {
 		return nil, fieldErrorf("registers", "--registers %d: expected 1 to %d registers per thread", n, explore.MaxRegisters)
 	}
 	out := *k
-	out.Registers = n
+	out.Registers, out.RegistersStated = n, true
 	return &out, nil
 }
 

@@ -10,7 +10,7 @@
 # else it prints the command to run and fails.
 set -euo pipefail
 
-packages=(libisl-dev)
+packages=(libisl-dev clang-19)
 if [[ "${1:-run}" == test ]]; then
 	packages+=(make g++ bazel-bootstrap bazel-skylib bazel-rules-java chromium python3 python3-pytest python3-venv)
 fi

@@ -1,0 +1,300 @@
+package compiled
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed" // the prelude
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+//go:embed prelude.h
+var prelude string
+
+// cacheVersion changes whenever what a compile yields for the same input
+// changes (the parsers, the flags, the prelude is hashed itself).
+const cacheVersion = "compiled-1"
+
+// CompileTimeout bounds one compile.
+const CompileTimeout = 2 * time.Minute
+
+// ErrUnavailable is matched (errors.Is) by the errors of compiles that are
+// not to be had, as opposed to compiles that failed: no clang installed
+// (ErrNoCompiler), or a generated kernel that cannot be written for the
+// launch. The model then counts the mix from the spec and says why.
+var ErrUnavailable = errors.New("no compiled instruction mix")
+
+// ErrNoCompiler is matched (errors.Is) by Find's error where no clang of
+// at least MinClangMajor is installed; it wraps ErrUnavailable.
+var ErrNoCompiler = fmt.Errorf("%w: no clang of version 19 or later found (Debian: apt-get install clang-19)", ErrUnavailable)
+
+// MinClangMajor is the oldest clang whose CUDA and HIP device-only
+// compiles polyvol reads.
+const MinClangMajor = 19
+
+// Source is a CUDA or HIP translation unit to compile for a GPU.
+type Source struct {
+	Name string // the file name that clang's messages name
+	Code string
+	// Macros are defined before the code (-D NAME=VALUE), as Kernel
+	// Tuner passes tunable parameters.
+	Macros []Macro
+	// Entry is the kernel to count: its name as written (or its mangled
+	// symbol); empty for the code's only kernel.
+	Entry string
+}
+
+// Macro is one preprocessor definition.
+type Macro struct{ Name, Value string }
+
+// CompileError is a compile that clang refused: Message is clang's
+// diagnostics, which name the source's file, line and column.
+type CompileError struct {
+	Source, Arch, Message string
+}
+
+func (e *CompileError) Error() string {
+	return fmt.Sprintf("%s: clang could not compile it for %s: %s", e.Source, e.Arch, e.Message)
+}
+
+// Compiler compiles kernels with one clang and remembers what it read, in
+// memory and, where Dir is set, on disk. It is safe for concurrent use; a
+// compile that several goroutines ask for at once runs once.
+type Compiler struct {
+	Path    string // the clang executable
+	Version string // e.g. "clang 19.1.7"
+	// Dir holds the disk cache, one JSON file per compile; "" for none.
+	Dir string
+
+	mu      sync.Mutex
+	entries map[string]*cacheEntry
+	// Compiles counts the compiles that ran clang (not answered from a
+	// cache), for progress and tests.
+	compiles int
+}
+
+type cacheEntry struct {
+	done chan struct{}
+	code *Code
+	err  error
+}
+
+var clangVersion = regexp.MustCompile(`clang version ([0-9]+)\.([0-9]+)\.([0-9]+)`)
+
+// Find returns the compiler polyvol uses: $POLYVOL_CLANG where set, else
+// clang-19, clang-20 or clang on PATH, whichever is first of version 19 or
+// later, with its disk cache in the user's cache directory
+// (polyvol/compiled), or none where there is none.
+func Find() (*Compiler, error) {
+	candidates := []string{"clang-19", "clang-20", "clang-21", "clang"}
+	if env := os.Getenv("POLYVOL_CLANG"); env != "" {
+		candidates = []string{env}
+	}
+	for _, name := range candidates {
+		path, err := exec.LookPath(name)
+		if err != nil {
+			continue
+		}
+		out, err := exec.Command(path, "--version").Output()
+		if err != nil {
+			continue
+		}
+		m := clangVersion.FindStringSubmatch(string(out))
+		if m == nil || parseInt(m[1]) < MinClangMajor {
+			continue
+		}
+		c := &Compiler{Path: path, Version: fmt.Sprintf("clang %s.%s.%s", m[1], m[2], m[3])}
+		if dir, err := os.UserCacheDir(); err == nil {
+			c.Dir = filepath.Join(dir, "polyvol", "compiled")
+		}
+		return c, nil
+	}
+	return nil, ErrNoCompiler
+}
+
+// Compiles returns how many compiles ran clang so far.
+func (c *Compiler) Compiles() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.compiles
+}
+
+// Compile compiles src for arch (sm_NN: CUDA to PTX; gfxNNNN: HIP to
+// AMDGPU machine code) and counts its kernel, or answers from the cache
+// when the same source, macros, architecture and compiler were compiled
+// before.
+func (c *Compiler) Compile(ctx context.Context, src Source, arch string) (*Code, error) {
+	args, format, err := targetArgs(arch)
+	if err != nil {
+		return nil, err
+	}
+	key := c.key(src, arch, args)
+	c.mu.Lock()
+	if c.entries == nil {
+		c.entries = map[string]*cacheEntry{}
+	}
+	if e, ok := c.entries[key]; ok {
+		c.mu.Unlock()
+		select {
+		case <-e.done:
+			return e.code, e.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	e := &cacheEntry{done: make(chan struct{})}
+	c.entries[key] = e
+	c.mu.Unlock()
+
+	e.code, e.err = c.load(key)
+	if e.code == nil {
+		e.code, e.err = c.run(ctx, src, arch, args, format)
+		if e.err == nil {
+			c.store(key, e.code)
+		}
+	}
+	if e.err != nil && ctx.Err() != nil {
+		// A compile cut short is not an answer: forget it.
+		c.mu.Lock()
+		delete(c.entries, key)
+		c.mu.Unlock()
+	}
+	close(e.done)
+	return e.code, e.err
+}
+
+// targetArgs returns clang's arguments for a device-only compile for arch
+// and the format of what it emits.
+func targetArgs(arch string) ([]string, string, error) {
+	switch {
+	case nvidiaArch.MatchString(arch):
+		return []string{"-x", "cuda", "--cuda-gpu-arch=" + arch, "-nocudainc", "-nocudalib"}, FormatPTX, nil
+	case amdArch.MatchString(arch):
+		return []string{"-x", "hip", "--offload-arch=" + arch, "-nogpuinc", "-nogpulib"}, FormatAMDGPU, nil
+	}
+	return nil, "", fmt.Errorf("architecture %q: want sm_NN (NVIDIA) or gfxNNNN (AMD)", arch)
+}
+
+var (
+	nvidiaArch = regexp.MustCompile(`^sm_[0-9]{2,3}[a-z]?$`)
+	amdArch    = regexp.MustCompile(`^gfx[0-9a-f]{3,4}$`)
+)
+
+// key identifies a compile: everything that changes what it yields.
+func (c *Compiler) key(src Source, arch string, args []string) string {
+	h := sha256.New()
+	macros := slices.Clone(src.Macros)
+	slices.SortFunc(macros, func(a, b Macro) int { return strings.Compare(a.Name, b.Name) })
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%q\x00%s\x00", cacheVersion, c.Version, arch, args, src.Entry)
+	for _, m := range macros {
+		fmt.Fprintf(h, "%s=%s\x00", m.Name, m.Value)
+	}
+	h.Write([]byte(prelude))
+	h.Write([]byte{0})
+	h.Write([]byte(src.Code))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// run compiles src with clang and parses its output.
+func (c *Compiler) run(ctx context.Context, src Source, arch string, target []string, format string) (*Code, error) {
+	ctx, cancel := context.WithTimeout(ctx, CompileTimeout)
+	defer cancel()
+	args := append([]string{"--cuda-device-only", "-O3", "-S", "-o", "-", "-Wno-unknown-cuda-version"}, target...)
+	for _, m := range src.Macros {
+		args = append(args, "-D"+m.Name+"="+m.Value)
+	}
+	args = append(args, "-")
+	cmd := exec.CommandContext(ctx, c.Path, args...)
+	name := src.Name
+	if name == "" {
+		name = "kernel.cu"
+	}
+	cmd.Stdin = strings.NewReader(prelude + fmt.Sprintf("#line 1 %q\n", name) + src.Code)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	c.mu.Lock()
+	c.compiles++
+	c.mu.Unlock()
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: compile for %s stopped: %w", name, arch, ctx.Err())
+		}
+		return nil, &CompileError{Source: name, Arch: arch, Message: firstErrors(stderr.String())}
+	}
+	var code *Code
+	var err error
+	if format == FormatPTX {
+		code, err = ParsePTX(stdout.String(), src.Entry)
+	} else {
+		code, err = ParseAMDGPU(stdout.String(), src.Entry)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s for %s: %w", name, arch, err)
+	}
+	code.Compiler, code.Target = c.Version, arch
+	return code, nil
+}
+
+// firstErrors returns clang's first error lines, at most three, on one
+// line.
+func firstErrors(diagnostics string) string {
+	var errs []string
+	for _, line := range strings.Split(diagnostics, "\n") {
+		if strings.Contains(line, "error:") && len(errs) < 3 {
+			errs = append(errs, strings.TrimSpace(line))
+		}
+	}
+	if len(errs) == 0 {
+		return strings.Join(strings.Fields(diagnostics), " ")
+	}
+	return strings.Join(errs, "; ")
+}
+
+// load reads the compile of key from the disk cache: nil where it is
+// absent or unreadable (then it is compiled anew).
+func (c *Compiler) load(key string) (*Code, error) {
+	if c.Dir == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(filepath.Join(c.Dir, key+".json"))
+	if err != nil {
+		return nil, nil
+	}
+	var code Code
+	if json.Unmarshal(data, &code) != nil || code.Format == "" {
+		return nil, nil
+	}
+	return &code, nil
+}
+
+// store writes the compile of key to the disk cache, atomically; a cache
+// that cannot be written is skipped.
+func (c *Compiler) store(key string, code *Code) {
+	if c.Dir == "" {
+		return
+	}
+	data, err := json.Marshal(code)
+	if err != nil || os.MkdirAll(c.Dir, 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(c.Dir, key+".*.tmp")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(c.Dir, key+".json")) != nil {
+		os.Remove(tmp.Name())
+	}
+}

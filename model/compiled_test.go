@@ -1,0 +1,145 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/polyvol/polyvol/compiled"
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/waves"
+)
+
+// codeOf is a CodeProvider that answers every estimate with one code or
+// one error, and records the launch it was asked for.
+type codeOf struct {
+	code   *compiled.Code
+	err    error
+	launch kernel.Launch
+}
+
+func (c *codeOf) Code(k *kernel.Kernel, l kernel.Launch, dev *device.Device) (*compiled.Code, error) {
+	c.launch = l
+	return c.code, c.err
+}
+
+// TestCompiledMix: a compiled mix sets the issue bound from its vector
+// instructions per lattice update (AMDGPU's scalar ones left out), and
+// its kinds from the compiled classes, by hand.
+func TestCompiledMix(t *testing.T) {
+	dev, err := device.Lookup("MI210")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := loadExample(t, "star2d-r1")
+	code := &compiled.Code{Compiler: "clang 19.1.7", Target: "gfx90a", Format: compiled.FormatAMDGPU, Registers: 24, WaveSize: 64,
+		Counts: compiled.Counts{FP32: 6, Integer: 4, Scalar: 10, GlobalLoads: 8, GlobalStores: 2, Compares: 1, Branches: 1, Constant: 2}}
+	provider := &codeOf{code: code}
+	l := k.NewLaunch([3]int64{64, 4, 1}, [3]int64{1, 2, 1})
+	r, err := Estimate(k, l, dev, Options{Code: provider})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if provider.launch.Fold != l.Fold || provider.launch.Block != l.Block {
+		t.Errorf("the provider was asked for launch %v/%v, want %v/%v", provider.launch.Block, provider.launch.Fold, l.Block, l.Fold)
+	}
+	mix := r.Instructions
+	// Per lattice update (λ = 2): 24 vector instructions / 2.
+	if mix.Source != SourceCompiled || mix.Total != 12 || mix.Loads != 4 || mix.Stores != 1 || mix.FP != 3 || mix.Guard != 1 || mix.Address != 3 || mix.Index != 0 {
+		t.Errorf("compiled mix %+v", *mix)
+	}
+	if mix.Classes == nil || mix.Classes.Scalar != 5 || mix.Target != "gfx90a" || mix.Registers != 24 {
+		t.Errorf("compiled classes %+v, target %s, registers %d", mix.Classes, mix.Target, mix.Registers)
+	}
+	_, lanes := ActiveWarps(r, dev)
+	want, _ := IssueBound(InstructionMix{Total: 12}, lanes, *dev)
+	if r.Derived.PerfIssue == nil || *r.Derived.PerfIssue != want {
+		t.Errorf("issue bound %v, want %v", r.Derived.PerfIssue, want)
+	}
+	if note := InstructionsNote(r); note != "" {
+		t.Errorf("a compiled mix without loops has a note: %q", note)
+	}
+}
+
+// TestCompiledRegisters: the registers the target states set the
+// occupancy, unless the spec or --registers states them or they are a PTX
+// estimate.
+func TestCompiledRegisters(t *testing.T) {
+	dev, err := device.Lookup("MI210")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := loadExample(t, "star2d-r1")
+	l := k.NewLaunch([3]int64{256, 1, 1}, kernel.NoFold)
+	blocks := func(regs int) int64 {
+		n, _, err := waves.BlocksPerSM(MethodExact.Occupancy, dev, 256, regs, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if blocks(128) >= blocks(k.Registers) {
+		t.Fatalf("128 registers allow %d blocks, %d as many as %d: no test", blocks(128), blocks(k.Registers), k.Registers)
+	}
+	stated := *k
+	stated.RegistersStated = true
+	for _, tc := range []struct {
+		name      string
+		k         *kernel.Kernel
+		estimated bool
+		want      int64
+	}{
+		{"stated by the target", k, false, blocks(128)},
+		{"a PTX estimate", k, true, blocks(k.Registers)},
+		{"stated by the spec", &stated, false, blocks(k.Registers)},
+	} {
+		code := &compiled.Code{Format: compiled.FormatAMDGPU, Registers: 128, RegistersEstimated: tc.estimated, Counts: compiled.Counts{FP32: 1, GlobalLoads: 5, GlobalStores: 1}}
+		r, err := Estimate(tc.k, l, dev, Options{Code: &codeOf{code: code}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Launch.BlocksPerSM != tc.want {
+			t.Errorf("%s: %d blocks per SM, want %d", tc.name, r.Launch.BlocksPerSM, tc.want)
+		}
+	}
+}
+
+// TestCompiledUnavailable: a compile that is not to be had counts the mix
+// and says why; a compile that failed fails the estimate.
+func TestCompiledUnavailable(t *testing.T) {
+	dev, err := device.Lookup("A100-40GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := loadExample(t, "star2d-r1")
+	l := k.NewLaunch([3]int64{64, 4, 1}, kernel.NoFold)
+	r, err := Estimate(k, l, dev, Options{Code: &codeOf{err: fmt.Errorf("%w: no clang here", compiled.ErrUnavailable)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted, err := Estimate(k, l, dev, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Instructions.Source != SourceCounted || r.Instructions.Total != counted.Instructions.Total || !strings.Contains(InstructionsNote(r), "no clang here") {
+		t.Errorf("unavailable: mix %+v, note %q", *r.Instructions, InstructionsNote(r))
+	}
+	if counted.Instructions.Note != "" || InstructionsNote(counted) != "" {
+		t.Errorf("a counted mix that nobody asked to compile has a note: %q", InstructionsNote(counted))
+	}
+	failed := &compiled.CompileError{Source: "mine.cu", Arch: "sm_80", Message: "mine.cu:2:3: error: oops"}
+	if _, err := Estimate(k, l, dev, Options{Code: &codeOf{err: failed}}); !errors.As(err, &failed) {
+		t.Errorf("a failed compile: got %v", err)
+	}
+	looped := &compiled.Code{Target: "sm_80", Format: compiled.FormatPTX, Registers: 20, RegistersEstimated: true,
+		Counts: compiled.Counts{FP32: 3, GlobalLoads: 5, GlobalStores: 1}, Loops: []compiled.Loop{{Depth: 1, Instructions: 7}}}
+	r, err = Estimate(k, l, dev, Options{Code: &codeOf{code: looped}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := InstructionsNote(r); !strings.Contains(note, "1 loop") {
+		t.Errorf("a compiled kernel with a loop: note %q", note)
+	}
+}

@@ -1,0 +1,108 @@
+package request
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/polyvol/polyvol/compiled"
+	"github.com/polyvol/polyvol/model"
+)
+
+// The --instructions choices: where the instruction mix comes from.
+const (
+	InstructionsCompiled = model.SourceCompiled // compile the kernel with clang, counted (with a note) where none is installed
+	InstructionsCounted  = model.SourceCounted  // count the mix from the spec; the default without a source file
+)
+
+// Instructions selects the instruction mix of the estimates: compiled or
+// counted, and the user's own kernel source to compile instead of the
+// kernel polyvol cuda writes for the spec.
+type Instructions struct {
+	// Mode is InstructionsCompiled or InstructionsCounted; "" counts,
+	// or compiles where a SourceFile is given.
+	Mode string
+	// SourceFile is the user's CUDA or HIP file; "" compiles the spec's
+	// generated kernel.
+	SourceFile string
+	// Defines (--macro) are the source's further macros, NAME=VALUE or NAME (1),
+	// beside those of the launch (compiled.LaunchMacros).
+	Defines []string
+	// Entry is the kernel of the source to count; "" for its only one.
+	Entry string
+}
+
+var (
+	compilerOnce sync.Once
+	compiler     *compiled.Compiler
+)
+
+// Compiler returns the process's one clang compiler, which every estimate
+// shares with its caches, or nil where none is installed.
+func Compiler() *compiled.Compiler {
+	compilerOnce.Do(func() {
+		compiler, _ = compiled.Find()
+	})
+	return compiler
+}
+
+// Provider returns the code provider of the estimates (model.Options.Code)
+// under ctx: nil for the counted mix. It reads the source file, and fails
+// where a source is given but no clang is installed.
+func (in Instructions) Provider(ctx context.Context) (model.CodeProvider, error) {
+	mode := in.Mode
+	if mode == "" {
+		mode = InstructionsCounted
+		if in.SourceFile != "" {
+			mode = InstructionsCompiled
+		}
+	}
+	switch mode {
+	case InstructionsCounted:
+		if in.SourceFile != "" {
+			return nil, fieldErrorf("source", "--source %s: its instructions are compiled; --instructions counted counts them from the spec instead", in.SourceFile)
+		}
+		return nil, nil
+	case InstructionsCompiled:
+	default:
+		return nil, fieldErrorf("instructions", "--instructions %q: expected %s or %s", in.Mode, InstructionsCompiled, InstructionsCounted)
+	}
+	p := &compiled.Provider{Compiler: Compiler(), Context: ctx}
+	if in.SourceFile == "" {
+		if len(in.Defines) > 0 || in.Entry != "" {
+			return nil, fieldErrorf("macro", "--macro and --kernel-name apply to a --source file")
+		}
+		return p, nil
+	}
+	if p.Compiler == nil {
+		return nil, inputErrorf("--source %s: %v", in.SourceFile, compiled.ErrNoCompiler)
+	}
+	code, err := os.ReadFile(in.SourceFile)
+	if err != nil {
+		return nil, inputErrorf("--source: %v", err)
+	}
+	src := &compiled.Source{Name: in.SourceFile, Code: string(code), Entry: in.Entry}
+	for _, d := range in.Defines {
+		name, value, ok := strings.Cut(d, "=")
+		if !ok {
+			value = "1"
+		}
+		if !macroName(name) {
+			return nil, fieldErrorf("macro", "--macro %q: expected NAME=VALUE with NAME a C identifier", d)
+		}
+		src.Macros = append(src.Macros, compiled.Macro{Name: name, Value: value})
+	}
+	p.Source = src
+	return p, nil
+}
+
+// macroName reports whether s is a C identifier.
+func macroName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
