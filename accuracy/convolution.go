@@ -3,6 +3,7 @@ package accuracy
 import (
 	"context"
 	"fmt"
+	"github.com/polyvol/polyvol/compiled"
 	"io"
 	"math"
 	"path/filepath"
@@ -333,6 +334,12 @@ type Convolution struct {
 	Pays   []ConvolutionPays  // per GPU, InputShared then InputSharedPadded
 	// Failures lists each launch whose estimate failed, with the error.
 	Failures []string
+	// Compiler names the compiler of the instruction mix where it was
+	// compiled from ConvolutionSource; "" where it was counted.
+	Compiler string
+
+	compiler *compiled.Compiler
+	source   string
 }
 
 // convolutionRow is one row of a sweep.
@@ -435,7 +442,7 @@ func sampleConvolution(rows []convolutionRow, every int) (sample map[Convolution
 // 1: all, tests take a sample) and the rows of those. A launch whose
 // estimate fails is counted in its groups and listed in Failures; progress
 // receives what is being estimated and how long each GPU took.
-func ConvolutionReport(dir string, every int, progress io.Writer) (*Convolution, error) {
+func ConvolutionReport(dir string, every int, compiler *compiled.Compiler, progress io.Writer) (*Convolution, error) {
 	if every < 1 {
 		return nil, fmt.Errorf("accuracy: convolution sample: every %d-th configuration; want at least 1", every)
 	}
@@ -443,7 +450,14 @@ func ConvolutionReport(dir string, every int, progress io.Writer) (*Convolution,
 	if err != nil {
 		return nil, err
 	}
-	c := &Convolution{Every: every}
+	c := &Convolution{Every: every, compiler: compiler}
+	if compiler != nil {
+		code, err := examples.Sources.ReadFile(ConvolutionSource)
+		if err != nil {
+			return nil, err
+		}
+		c.Compiler, c.source = compiler.Version, string(code)
+	}
 	for _, g := range ConvolutionGPUs {
 		if err := c.gpu(dir, g, kernels, progress); err != nil {
 			return nil, err
@@ -485,7 +499,7 @@ func (c *Convolution) gpu(dir string, g ConvolutionGPU, kernels map[convolutionS
 	st.Sampled, st.Launches = len(rows), len(launches)
 	fmt.Fprintf(progress, "estimating %d launches of %s on %s\n", len(launches), g.File, g.Device)
 	start := time.Now()
-	reports, errs, err := estimateConvolution(launches, kernels, dev)
+	reports, errs, err := c.estimate(launches, kernels, dev)
 	if err != nil {
 		return err
 	}
@@ -579,18 +593,24 @@ func stagingPays(g ConvolutionGPU, rows []convolutionRow, glups map[convolutionL
 	return out
 }
 
-// estimateConvolution estimates each launch on dev with the kernel of its
-// input and bounds checks, method exact and the default model, in
-// parallel. A launch whose estimate fails, or predicts no positive rate,
-// has a nil report and its error in errs; err is for the pool's own
+// estimate estimates each launch on dev with the kernel of its input and
+// bounds checks, method exact and the default model, in parallel, with
+// the instruction mix compiled from ConvolutionSource where the report
+// has a compiler (use_shmem and use_padding as the input states, read_only
+// 0), else counted. A launch whose estimate fails, or predicts no positive
+// rate, has a nil report and its error in errs; err is for the pool's own
 // failures.
-func estimateConvolution(launches []convolutionLaunch, kernels map[convolutionSpecKey]*kernel.Kernel, dev *device.Device) (reports []*model.Report, errs []error, err error) {
+func (c *Convolution) estimate(launches []convolutionLaunch, kernels map[convolutionSpecKey]*kernel.Kernel, dev *device.Device) (reports []*model.Report, errs []error, err error) {
 	reports = make([]*model.Report, len(launches))
 	errs = make([]error, len(launches))
 	err = pool.Run(context.Background(), len(launches), pool.Options{}, func(i int) error {
 		cfg := launches[i].cfg
 		k := kernels[convolutionSpecKey{launches[i].input, cfg.BoundsChecks()}]
-		r, err := model.Estimate(k, cfg.Launch(k), dev, model.Options{Method: model.MethodExact, Model: model.DefaultModel})
+		opt := model.Options{Method: model.MethodExact, Model: model.DefaultModel}
+		if c.compiler != nil {
+			opt.Code = &compiled.Provider{Compiler: c.compiler, Source: c.sourceOf(launches[i].input)}
+		}
+		r, err := model.Estimate(k, cfg.Launch(k), dev, opt)
 		if err == nil && !(r.Prediction.GLups > 0) {
 			err = fmt.Errorf("predicted %g GLup/s", r.Prediction.GLups)
 		}
@@ -602,6 +622,25 @@ func estimateConvolution(launches []convolutionLaunch, kernels map[convolutionSp
 		return nil
 	})
 	return reports, errs, err
+}
+
+// ConvolutionSource is the file of examples.Sources that the report
+// compiles for the instruction mix, where it has a compiler.
+const ConvolutionSource = "sources/convolution-15x15.cu"
+
+// sourceOf is the convolution's source as Kernel Tuner would compile it
+// for input in: use_shmem and use_padding as in states, read_only 0 (the
+// read-only path changes the kind of load, not their number).
+func (c *Convolution) sourceOf(in ConvolutionInput) *compiled.Source {
+	shmem, padding := "0", "0"
+	if in.Staged() {
+		shmem = "1"
+		if in == InputSharedPadded {
+			padding = "1"
+		}
+	}
+	return &compiled.Source{Name: ConvolutionSource, Code: c.source,
+		Macros: []compiled.Macro{{Name: "use_shmem", Value: shmem}, {Name: "use_padding", Value: padding}, {Name: "read_only", Value: "0"}}}
 }
 
 // convolutionSpecKey selects one spec of the convolution: its input and
@@ -650,12 +689,19 @@ func median(v []float64) float64 {
 // docs/accuracy-hardware.md.
 func (c *Convolution) WriteMarkdown(w io.Writer) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	p("\n## Convolution (Kernel Tuner, four GPUs)\n\n")
+	if c.Compiler != "" {
+		p("\n## Convolution (Kernel Tuner, four GPUs), compiled instruction mix\n\n")
+	} else {
+		p("\n## Convolution (Kernel Tuner, four GPUs)\n\n")
+	}
 	p("The yardstick is Kernel Tuner's measured time of each configuration on each GPU: a 15×15 single-precision convolution (4096² outputs from a 4110² input, the filter in constant memory) over every block size, per-thread tile, `read_only`, `use_shmem` and `use_padding` setting, ")
 	p("measured by others on four GPUs (%s). polyvol predicts the times of the use_shmem=0 configurations from the spec `examples/%s.yaml` ", strings.Join(ConvolutionFiles(), ", "), ConvolutionExample)
 	p("and those of the use_shmem=1 configurations, which first copy each block's (bsy·tsy + 14) × (bsx·tsx + 14) input tile into shared memory, from `examples/%s.yaml`: ", ConvolutionStagedExample)
 	p("the tile copied by the block's thread box (`stage: {copy: block, …}`), its rows unpadded for use_padding=0 (`pad: 0`) and padded by the bank rule for use_padding=1 (`pad: banks`). ")
 	p("Method exact and the default performance model (%s). ", model.DefaultModel)
+	if c.Compiler != "" {
+		p("The instruction mix of the issue bound is compiled (%s) from `examples/%s`, a kernel written for polyvol with the measured kernel's thread mapping and Kernel Tuner's macros, for each launch's block, tile, use_shmem and use_padding and each GPU's architecture; read_only=0. ", c.Compiler, ConvolutionSource)
+	}
 	p("A thread computes a tile of outputs strided by the block size: block (bsx, bsy, 1), fold (tsx, tsy, 1), strided tiling. ")
 	p("The predicted time is 4096² / (predicted GLup/s · 10⁹).")
 	if c.Every > 1 {

@@ -32,7 +32,7 @@ var convolutionOnce struct {
 func sampledConvolution(t *testing.T) *Convolution {
 	t.Helper()
 	convolutionOnce.Do(func() {
-		convolutionOnce.c, convolutionOnce.err = ConvolutionReport(hardwareDir, convolutionTestSample, io.Discard)
+		convolutionOnce.c, convolutionOnce.err = ConvolutionReport(hardwareDir, convolutionTestSample, nil, io.Discard)
 	})
 	if convolutionOnce.err != nil {
 		t.Fatal(convolutionOnce.err)

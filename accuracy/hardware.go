@@ -306,7 +306,7 @@ func HardwareReport(dir string, convolutionEvery int, progress io.Writer) (*Hard
 	h.Perf = pf
 	h.Skipped = append(h.Skipped, skipped...)
 	if convolutionEvery > 0 {
-		if h.Convolution, err = ConvolutionReport(dir, convolutionEvery, progress); err != nil {
+		if h.Convolution, err = ConvolutionReport(dir, convolutionEvery, nil, progress); err != nil {
 			return nil, err
 		}
 		if h.Joint, err = h.FitJoint(dir, progress); err != nil {

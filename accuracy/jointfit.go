@@ -165,7 +165,7 @@ func convolutionFitPoints(dir string, progress io.Writer) ([]fitPoint, error) {
 			n++
 		}
 		fmt.Fprintf(progress, "estimating %d launches of %s for the joint fit\n", len(launches), g.File)
-		reports, errs, err := estimateConvolution(launches, kernels, dev)
+		reports, errs, err := (&Convolution{}).estimate(launches, kernels, dev) // the counted mix the fit is made with
 		if err != nil {
 			return nil, err
 		}

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/polyvol/polyvol/request"
 	"io"
 	"io/fs"
 	"math"
@@ -13,10 +12,12 @@ import (
 	"strings"
 
 	"github.com/polyvol/polyvol/accuracy"
+	"github.com/polyvol/polyvol/compiled"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/measured"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/request"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -39,6 +40,7 @@ Examples:
    polyvol measured testdata/measured/h100 \
        --methods exact -o docs/accuracy-h100.md
    polyvol measured --hardware testdata/measured -o docs/accuracy-hardware.md
+   polyvol measured --hardware testdata/measured --compiled-convolution 8 -o docs/accuracy-compiled.md
 
 With --hardware, DIR holds the published V100 measurements (see
 accuracy.HardwareFiles) and the report gives volume MAPE and Spearman ρ per
@@ -50,6 +52,7 @@ method and performance model.`,
 				&ucli.StringFlag{Name: "methods", Value: "exact,reference", Usage: "comma-separated estimation `METHODS` to compare"},
 				&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` instead of standard output", TakesFile: true},
 				&ucli.BoolFlag{Name: "hardware", Usage: "DIR holds the published V100 measurements (testdata/measured): write the report of docs/accuracy-hardware.md"},
+				&ucli.IntFlag{Name: "compiled-convolution", Usage: "with --hardware: write only the Kernel Tuner convolution's section, its instruction mix compiled by clang from examples/sources/convolution-15x15.cu for every `N`-th configuration (docs/accuracy-compiled.md; a compile of 1 to 10 s per launch and architecture, cached)"},
 			},
 			Action: runMeasured,
 		}
@@ -120,7 +123,20 @@ func runHardware(c *ucli.Context, dir string) error {
 			return flagErrorf("hardware", "--hardware: %v (DIR must hold %s)", err, strings.Join(files, ", "))
 		}
 	}
-	h, err := accuracy.HardwareReport(dir, 1, c.App.ErrWriter)
+	var report interface{ WriteMarkdown(io.Writer) }
+	var err error
+	if every := c.Int("compiled-convolution"); every != 0 {
+		compiler := request.Compiler()
+		if compiler == nil {
+			return flagErrorf("compiled-convolution", "--compiled-convolution: %v", compiled.ErrNoCompiler)
+		}
+		if every < 1 {
+			return flagErrorf("compiled-convolution", "--compiled-convolution %d: expected every N-th configuration, N ≥ 1", every)
+		}
+		report, err = accuracy.ConvolutionReport(dir, every, compiler, c.App.ErrWriter)
+	} else {
+		report, err = accuracy.HardwareReport(dir, 1, c.App.ErrWriter)
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return flagErrorf("hardware", "--hardware: %v (DIR must hold %s)", err, strings.Join(files, ", "))
@@ -128,7 +144,7 @@ func runHardware(c *ucli.Context, dir string) error {
 		return err
 	}
 	var b strings.Builder
-	h.WriteMarkdown(&b)
+	report.WriteMarkdown(&b)
 	if out := c.String("output"); out != "" {
 		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
 			return flagErrorf("output", "--output: %v", err)

@@ -14,6 +14,12 @@ import (
 //go:embed *.yaml
 var FS embed.FS
 
+// Sources holds example CUDA kernels written the way Kernel Tuner tunes
+// them, under sources/, for polyvol's --source.
+//
+//go:embed sources/*.cu
+var Sources embed.FS
+
 // Names returns the names of the embedded examples (file names without
 // ".yaml"), sorted.
 func Names() []string {
