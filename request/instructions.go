@@ -51,6 +51,9 @@ func Compiler() *compiled.Compiler {
 // under ctx: nil for the counted mix. It reads the source file, and fails
 // where a source is given but no clang is installed.
 func (in Instructions) Provider(ctx context.Context) (model.CodeProvider, error) {
+	if in.SourceFile == "" && (len(in.Defines) > 0 || in.Entry != "") {
+		return nil, fieldErrorf("macro", "--macro and --kernel-name apply to a --source file")
+	}
 	mode := in.Mode
 	if mode == "" {
 		mode = InstructionsCounted
@@ -70,9 +73,6 @@ func (in Instructions) Provider(ctx context.Context) (model.CodeProvider, error)
 	}
 	p := &compiled.Provider{Compiler: Compiler(), Context: ctx}
 	if in.SourceFile == "" {
-		if len(in.Defines) > 0 || in.Entry != "" {
-			return nil, fieldErrorf("macro", "--macro and --kernel-name apply to a --source file")
-		}
 		return p, nil
 	}
 	if p.Compiler == nil {
