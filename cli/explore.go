@@ -232,6 +232,9 @@ func (sw *exploreSweep) checkSweep(c *ucli.Context) (int, error) {
 func (sw *exploreSweep) run(c *ucli.Context, n int) (*request.Exploration, error) {
 	req := sw.req
 	prog := newProgress(c.App.ErrWriter, n, "explore")
+	if compiler := request.Compiler(); req.Config.Estimate.Code != nil && compiler != nil {
+		prog.label = func() string { return fmt.Sprintf("explore (%d kernels compiled)", compiler.Compiles()) }
+	}
 	req.Config.Progress = func(int, int) { prog.add() }
 	e, err := req.Run(c.Context)
 	prog.finish()

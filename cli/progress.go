@@ -24,6 +24,8 @@ type progress struct {
 	done  int
 	bar   *progressbar.ProgressBar
 	timer *time.Timer
+	// label, where set, describes the bar anew at each finished item.
+	label func() string
 }
 
 // newProgress starts counting a sweep of total items described by desc.
@@ -57,6 +59,9 @@ func (p *progress) add() {
 	defer p.mu.Unlock()
 	p.done++
 	if p.bar != nil {
+		if p.label != nil {
+			p.bar.Describe(p.label())
+		}
 		_ = p.bar.Add(1)
 	}
 }

@@ -64,6 +64,7 @@ type CompileError struct {
 	Source, Arch, Message string
 }
 
+// Error returns clang's refusal on one line.
 func (e *CompileError) Error() string {
 	return fmt.Sprintf("%s: clang could not compile it for %s: %s", e.Source, e.Arch, e.Message)
 }
@@ -79,11 +80,12 @@ type Compiler struct {
 
 	mu      sync.Mutex
 	entries map[string]*cacheEntry
-	// Compiles counts the compiles that ran clang (not answered from a
+	// compiles counts the compiles that ran clang (not answered from a
 	// cache), for progress and tests.
 	compiles int
 }
 
+// cacheEntry is one compile, done once its channel is closed.
 type cacheEntry struct {
 	done chan struct{}
 	code *Code

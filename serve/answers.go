@@ -218,12 +218,15 @@ func jsonOf(v any) ([]byte, error) {
 	return out.Bytes(), err
 }
 
-// estimateValues returns the estimate of the keys method and model, with
-// the command line's defaults and bounds.
+// estimateValues returns the estimate of the keys method, model and
+// instructions (compiled or counted: the spec's generated kernel; a
+// request names no source file), with the command line's defaults and
+// bounds.
 func estimateValues(values map[string]string) request.Estimate {
 	est := request.Estimate{Method: model.MethodExact.Name, Model: string(model.DefaultModel), MaxWork: footprint.DefaultWorkBound, MaxMemoryMB: request.DefaultMaxMemoryMB}
 	setValue(values, "method", &est.Method)
 	setValue(values, "model", &est.Model)
+	setValue(values, "instructions", &est.Instructions.Mode)
 	return est
 }
 
