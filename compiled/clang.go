@@ -58,15 +58,17 @@ type Source struct {
 // Macro is one preprocessor definition.
 type Macro struct{ Name, Value string }
 
-// CompileError is a compile that clang refused: Message is clang's
-// diagnostics, which name the source's file, line and column.
+// CompileError is a source that clang refused, or whose compiled code
+// lacks the kernel asked for: an error of the source, not of polyvol.
+// Message quotes clang's diagnostics, which name the source's file, line
+// and column.
 type CompileError struct {
 	Source, Arch, Message string
 }
 
-// Error returns clang's refusal on one line.
+// Error returns the refusal on one line.
 func (e *CompileError) Error() string {
-	return fmt.Sprintf("%s: clang could not compile it for %s: %s", e.Source, e.Arch, e.Message)
+	return fmt.Sprintf("%s for %s: %s", e.Source, e.Arch, e.Message)
 }
 
 // Compiler compiles kernels with one clang and remembers what it read, in
@@ -232,7 +234,7 @@ func (c *Compiler) run(ctx context.Context, src Source, arch string, target []st
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: compile for %s stopped: %w", name, arch, ctx.Err())
 		}
-		return nil, &CompileError{Source: name, Arch: arch, Message: firstErrors(stderr.String())}
+		return nil, &CompileError{Source: name, Arch: arch, Message: "clang could not compile it: " + firstErrors(stderr.String())}
 	}
 	var code *Code
 	var err error
@@ -242,7 +244,7 @@ func (c *Compiler) run(ctx context.Context, src Source, arch string, target []st
 		code, err = ParseAMDGPU(stdout.String(), src.Entry)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s for %s: %w", name, arch, err)
+		return nil, &CompileError{Source: name, Arch: arch, Message: err.Error()}
 	}
 	code.Compiler, code.Target = c.Version, arch
 	return code, nil

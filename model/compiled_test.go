@@ -100,9 +100,26 @@ func TestCompiledRegisters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Launch.BlocksPerSM != tc.want {
-			t.Errorf("%s: %d blocks per SM, want %d", tc.name, r.Launch.BlocksPerSM, tc.want)
+		if r.Launch.BlocksPerSM != tc.want || r.Instructions.OccupancyNote != "" {
+			t.Errorf("%s: %d blocks per SM (note %q), want %d", tc.name, r.Launch.BlocksPerSM, r.Instructions.OccupancyNote, tc.want)
 		}
+	}
+	// 1024 threads of 128 registers exceed one CU's file: the hardware
+	// runs the block on a work-group processor, the occupancy counts the
+	// spec's registers and says so.
+	rdna, err := device.Lookup("PRO-W6600")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := k.NewLaunch([3]int64{1024, 1, 1}, kernel.NoFold)
+	code := &compiled.Code{Format: compiled.FormatAMDGPU, Target: "gfx1032", Registers: 128, Counts: compiled.Counts{FP32: 1, GlobalLoads: 5, GlobalStores: 1}}
+	r, err := Estimate(k, big, rdna, Options{Code: &codeOf{code: code}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := waves.BlocksPerSM(MethodExact.Occupancy, rdna, 1024, k.Registers, 0)
+	if err != nil || r.Launch.BlocksPerSM != want || !strings.Contains(InstructionsNote(r), "128 registers") {
+		t.Errorf("a block that does not fit one CU: %d blocks per SM, want %d (%v); note %q", r.Launch.BlocksPerSM, want, err, InstructionsNote(r))
 	}
 }
 

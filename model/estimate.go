@@ -146,7 +146,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	}
 	g := geometry.NewGeometry(l)
 	B := g.ThreadsPerBlock()
-	beta, limiter, err := waves.BlocksPerSM(method.Occupancy, dev, B, occupancyRegisters(k, code), sharedBytes)
+	beta, limiter, occupancyNote, err := blocksPerSM(method, dev, B, k, code, sharedBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +187,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	if err := addIssueBound(rep, lists, staging, k, l, dev, code, unavailable); err != nil {
 		return nil, err
 	}
+	rep.Instructions.OccupancyNote = occupancyNote
 	if rep.Prediction, err = perf.Predict(rep, dev, k.FPType); err != nil {
 		return nil, err
 	}

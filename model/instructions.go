@@ -9,6 +9,7 @@ import (
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/waves"
 )
 
 // Instruction issue.
@@ -91,6 +92,9 @@ type InstructionMix struct {
 	// Note says why a counted mix is not compiled, where a compile was
 	// asked for.
 	Note string `json:"note,omitempty"`
+	// OccupancyNote says why the occupancy leaves a compiled mix's
+	// registers out (blocksPerSM).
+	OccupancyNote string `json:"occupancyNote,omitempty"`
 
 	Loads   float64 `json:"loads"`
 	Stores  float64 `json:"stores"`
@@ -140,15 +144,26 @@ func compileKernel(k *kernel.Kernel, l kernel.Launch, dev *device.Device, provid
 	return code, "", err
 }
 
-// occupancyRegisters returns the registers per thread that occupancy is
-// computed with: the spec's where it states them (or --registers), else
-// the compiled code's where the target states them (not a PTX estimate),
-// else the spec's default.
-func occupancyRegisters(k *kernel.Kernel, code *compiled.Code) int {
+// blocksPerSM returns the resident blocks per SM of B threads and their
+// limiter, with the registers of the compiled code where the target
+// states them and the spec does not (nor --registers), else the spec's.
+// Where the compiled registers leave no room for one block, which the
+// hardware still runs (RDNA places a block of up to 1024 threads on a
+// work-group processor of two CUs, beyond the per-CU limits of the device
+// data), it counts the spec's and says so in the note.
+func blocksPerSM(method Method, dev *device.Device, B int64, k *kernel.Kernel, code *compiled.Code, sharedBytes int64) (int64, string, string, error) {
 	if k.RegistersStated || code == nil || code.RegistersEstimated || code.Registers < 1 {
-		return k.Registers
+		beta, limiter, err := waves.BlocksPerSM(method.Occupancy, dev, B, k.Registers, sharedBytes)
+		return beta, limiter, "", err
 	}
-	return code.Registers
+	beta, limiter, err := waves.BlocksPerSM(method.Occupancy, dev, B, code.Registers, sharedBytes)
+	if err == nil && beta >= 1 {
+		return beta, limiter, "", nil
+	}
+	beta, limiter, err = waves.BlocksPerSM(method.Occupancy, dev, B, k.Registers, sharedBytes)
+	note := fmt.Sprintf("the compiled code's %d registers per thread leave no room on one %s SM for a block of %d threads, which %s fits to run (on AMD's RDNA a work-group processor of two CUs holds it, beyond the per-CU limits polyvol models): occupancy counts the spec's %d registers",
+		code.Registers, dev.Name, B, code.Target, k.Registers)
+	return beta, limiter, note, err
 }
 
 // countInstructions is CountInstructions of k's instructions under l

@@ -48,8 +48,8 @@ func LaunchNotes(k *kernel.Kernel, l kernel.Launch, r *Report, dev *device.Devic
 
 // InstructionsNote says where report r's instruction mix is less than the
 // compiled code's: counted from the spec because no compile was to be had
-// (and why), or compiled with loops left, whose bodies count once; ""
-// otherwise.
+// (and why), compiled but with registers the occupancy leaves out, or
+// compiled with loops left, whose bodies count once; "" otherwise.
 func InstructionsNote(r *Report) string {
 	mix := r.Instructions
 	switch {
@@ -57,6 +57,8 @@ func InstructionsNote(r *Report) string {
 		return ""
 	case mix.Note != "":
 		return "instruction mix counted from the spec, not compiled: " + mix.Note
+	case mix.OccupancyNote != "":
+		return mix.OccupancyNote
 	case len(mix.Loops) > 0:
 		return fmt.Sprintf("the compiled kernel keeps %d loop(s) (%s); each body counts once in the instruction mix, so the issue bound is an upper bound", len(mix.Loops), mix.Target)
 	}
