@@ -35,12 +35,28 @@ directory (what ``go run .`` does, without rebuilding on every call).
 
 from __future__ import annotations
 
-from ._api import Device, Launch, Prediction, Ranked, Volumes, devices, explore, predict, to_pandas
+from ._api import (
+    Device,
+    InstructionClasses,
+    Instructions,
+    Launch,
+    Loop,
+    Prediction,
+    Ranked,
+    Volumes,
+    devices,
+    explore,
+    predict,
+    to_pandas,
+)
 from ._runner import PolyvolError, binary
 
 __all__ = [
     "Device",
+    "InstructionClasses",
+    "Instructions",
     "Launch",
+    "Loop",
     "Prediction",
     "PolyvolError",
     "Ranked",

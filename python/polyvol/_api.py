@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._runner import Spec, run_json, spec_argument
 
 __all__ = [
     "Launch",
     "Volumes",
+    "InstructionClasses",
+    "Loop",
+    "Instructions",
     "Prediction",
     "Ranked",
     "Device",
@@ -20,13 +24,17 @@ __all__ = [
 ]
 
 Triple = Tuple[int, int, int]
-TripleLike = Union[Sequence[int], str]
+TripleLike = Union[Sequence[int], int, str]
+PathLike = Union[str, "os.PathLike[str]"]
 
 
 def _triple(value: TripleLike, what: str) -> str:
-    """A triple as polyvol's flags want it: "x,y,z" (missing entries are 1)."""
+    """A triple as polyvol's flags want it: "x,y,z" (missing entries are 1;
+    an int is x alone)."""
     if isinstance(value, str):
         return value
+    if isinstance(value, int):
+        value = (value,)
     vals = [int(v) for v in value]
     if not 1 <= len(vals) <= 3:
         raise ValueError(f"{what} must have 1 to 3 entries, not {len(vals)}")
@@ -105,10 +113,125 @@ class Volumes:
 
 
 @dataclass(frozen=True)
+class InstructionClasses:
+    """A compiled instruction mix by class: one thread's warp instructions
+    per lattice update (``instructions.classes`` of the JSON). polyvol
+    leaves out some zero classes; they read 0 here."""
+
+    fp32: float = 0.0  # single-precision arithmetic
+    fp64: float = 0.0  # double-precision arithmetic
+    integer: float = 0.0  # vector integer and address arithmetic
+    scalar: float = 0.0  # AMDGPU's scalar instructions (no vector issue slot)
+    global_loads: float = 0.0
+    global_stores: float = 0.0
+    shared: float = 0.0  # shared-memory (LDS) loads and stores
+    constant: float = 0.0  # constant-bank or scalar-memory loads
+    local: float = 0.0  # spills: local (PTX) or scratch (AMDGPU) loads and stores
+    compares: float = 0.0
+    branches: float = 0.0
+    barriers: float = 0.0
+    other: float = 0.0
+
+    _KEYS = (
+        ("fp32", "fp32"),
+        ("fp64", "fp64"),
+        ("integer", "integer"),
+        ("scalar", "scalar"),
+        ("global_loads", "globalLoads"),
+        ("global_stores", "globalStores"),
+        ("shared", "shared"),
+        ("constant", "constant"),
+        ("local", "local"),
+        ("compares", "compares"),
+        ("branches", "branches"),
+        ("barriers", "barriers"),
+        ("other", "other"),
+    )
+
+    @property
+    def total(self) -> float:
+        """Every class added up (AMDGPU's scalar instructions included)."""
+        return sum(getattr(self, attr) for attr, _ in self._KEYS)
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "InstructionClasses":
+        return cls(**{attr: float(d.get(key, 0)) for attr, key in cls._KEYS})
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A loop the compiler left in the code (its body counts once)."""
+
+    depth: int  # 1 for an outermost loop
+    instructions: int  # the instructions of its body
+
+
+@dataclass(frozen=True)
+class Instructions:
+    """The instruction mix of a prediction (``instructions`` of the JSON):
+    one thread's warp instructions per lattice update, the issue bound's
+    input. ``source`` is ``"compiled"`` (clang compiled the kernel for the
+    device's architecture; ``compiler``, ``target``, ``classes``,
+    ``registers`` and ``loops`` describe that compile) or ``"counted"``
+    (counted from the spec; ``note`` says why, where a compile was asked
+    for but could not be done). The kinds ``loads`` ... ``shared`` and
+    ``total`` are what the issue bound uses, for both sources."""
+
+    source: str  # "compiled" or "counted"
+    compiler: Optional[str] = None  # e.g. "clang 19.1.7"
+    target: Optional[str] = None  # the architecture compiled for: "sm_86", "gfx1030"
+    classes: Optional[InstructionClasses] = None  # a compiled mix by class
+    registers: Optional[int] = None  # the compiled code's registers per thread
+    registers_estimated: bool = False  # registers estimated (PTX), not allocated
+    spill_bytes: int = 0  # spill memory per thread
+    loops: Tuple[Loop, ...] = ()
+    note: Optional[str] = None
+    loads: float = 0.0
+    stores: float = 0.0
+    fp: float = 0.0
+    address: float = 0.0
+    index: float = 0.0
+    guard: float = 0.0
+    shared: float = 0.0  # shared-memory instructions of staged fields
+    total: float = 0.0
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the mix was read from compiled code."""
+        return self.source == "compiled"
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Instructions":
+        classes = d.get("classes")
+        regs = d.get("registers")
+        return cls(
+            source=d["source"],
+            compiler=d.get("compiler") or None,
+            target=d.get("target") or None,
+            classes=InstructionClasses.from_json(classes) if classes is not None else None,
+            registers=int(regs) if regs is not None else None,
+            registers_estimated=bool(d.get("registersEstimated", False)),
+            spill_bytes=int(d.get("spillBytes", 0)),
+            loops=tuple(Loop(int(l["depth"]), int(l["instructions"])) for l in d.get("loops") or ()),
+            note=d.get("note") or None,
+            loads=float(d.get("loads", 0)),
+            stores=float(d.get("stores", 0)),
+            fp=float(d.get("fp", 0)),
+            address=float(d.get("address", 0)),
+            index=float(d.get("index", 0)),
+            guard=float(d.get("guard", 0)),
+            shared=float(d.get("shared", 0)),
+            total=float(d.get("total", 0)),
+        )
+
+
+@dataclass(frozen=True)
 class Prediction:
     """One ``polyvol predict --format json`` report. ``raw`` is the whole JSON
     object, for every key this class leaves out; ``notes`` are polyvol's notes
-    on stderr (``polyvol: note: ...`` without the prefix)."""
+    on stderr (``polyvol: note: ...`` without the prefix); ``instructions``
+    is the instruction mix, ``None`` where polyvol reports none (a kernel
+    given as raw ISL maps)."""
 
     kernel: str
     device: str
@@ -120,6 +243,7 @@ class Prediction:
     volumes: Volumes
     raw: Dict[str, Any] = field(repr=False, compare=False)
     notes: Tuple[str, ...] = field(default=(), repr=False, compare=False)
+    instructions: Optional[Instructions] = field(default=None, repr=False)
 
     @property
     def seconds(self) -> float:
@@ -140,6 +264,7 @@ class Prediction:
             volumes=Volumes.from_json(d["derived"]),
             raw=d,
             notes=tuple(notes),
+            instructions=Instructions.from_json(d["instructions"]) if d.get("instructions") else None,
         )
 
     def to_row(self) -> Dict[str, Any]:
@@ -159,6 +284,12 @@ class Prediction:
             blocks_per_sm=la.blocks_per_sm,
         )
         row.update(asdict(self.volumes))
+        ins = self.instructions
+        row.update(
+            instructions=ins.source if ins else None,
+            instructions_total=ins.total if ins else None,
+            registers=ins.registers if ins else None,
+        )
         row.update(glups=self.glups, limiter=self.limiter)
         return row
 
@@ -245,6 +376,10 @@ def _common_flags(
     domain: Optional[TripleLike],
     registers: Optional[int],
     defines: Optional[Dict[str, Any]],
+    instructions: Optional[str] = None,
+    source: Optional[PathLike] = None,
+    macros: Optional[Mapping[str, Any]] = None,
+    kernel_name: Optional[str] = None,
 ) -> List[str]:
     args: List[str] = []
     if device is not None:
@@ -259,7 +394,24 @@ def _common_flags(
         args += ["--registers", str(int(registers))]
     for k, v in (defines or {}).items():
         args += ["--define", f"{k}={v}"]
+    if instructions is not None:
+        if instructions not in ("compiled", "counted"):
+            raise ValueError(f'instructions must be "compiled" or "counted", not {instructions!r}')
+        args += ["--instructions", instructions]
+    if source is not None:
+        args += ["--source", os.fspath(source)]
+    for k, v in (macros or {}).items():
+        args += ["--macro", f"{k}={_macro_value(v)}"]
+    if kernel_name is not None:
+        args += ["--kernel-name", kernel_name]
     return args
+
+
+def _macro_value(v: Any) -> str:
+    """A macro's value as the preprocessor should read it: a bool is 1 or 0."""
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    return str(v)
 
 
 def predict(
@@ -275,6 +427,10 @@ def predict(
     registers: Optional[int] = None,
     defines: Optional[Dict[str, Any]] = None,
     unstaged: bool = False,
+    instructions: Optional[str] = None,
+    source: Optional[PathLike] = None,
+    macros: Optional[Mapping[str, Any]] = None,
+    kernel_name: Optional[str] = None,
     timeout: Optional[float] = None,
 ) -> Prediction:
     """Predicts one launch: ``polyvol predict SPEC --format json``.
@@ -284,12 +440,24 @@ def predict(
     or polyvol's own "x,y,z"; ``tile`` is ``"consecutive"`` (thread folding,
     the default) or ``"strided"``; ``unstaged`` reads the fields the spec
     stages in shared memory from global memory (``--unstaged``). ``None``
-    leaves polyvol's default. Raises
-    :class:`PolyvolError` when polyvol refuses the input.
+    leaves polyvol's default.
+
+    The instruction mix (:attr:`Prediction.instructions`): ``instructions``
+    is ``"counted"`` (from the spec; polyvol's default without a source)
+    or ``"compiled"`` (clang compiles the kernel for the device's
+    architecture; counted, with a note, where no clang is installed; the
+    default with a source); ``source`` is a CUDA or
+    HIP file to compile instead of the kernel polyvol writes for the spec
+    (the launch reaches it as the macros ``block_size_x/y/z`` and
+    ``tile_size_x/y/z``, the fold), ``macros`` a dict of its further
+    macros (``--macro NAME=VALUE``; a bool is 1 or 0; one named like a
+    launch macro replaces it) and ``kernel_name`` the ``__global__``
+    function to count where it has several. Raises :class:`PolyvolError`
+    when polyvol refuses the input.
     """
     arg, stdin = spec_argument(spec)
     args = ["predict", arg, "--format", "json"]
-    args += _common_flags(device, model, method, domain, registers, defines)
+    args += _common_flags(device, model, method, domain, registers, defines, instructions, source, macros, kernel_name)
     if block is not None:
         args += ["--block", _triple(block, "block")]
     if fold is not None:
@@ -318,6 +486,10 @@ def explore(
     workers: Optional[int] = None,
     all_shapes: bool = False,
     staging: Optional[Sequence[str]] = None,
+    instructions: Optional[str] = None,
+    source: Optional[PathLike] = None,
+    macros: Optional[Mapping[str, Any]] = None,
+    kernel_name: Optional[str] = None,
     timeout: Optional[float] = None,
 ) -> List[Ranked]:
     """Ranks block shapes of ``threads`` threads, folds and tilings:
@@ -328,10 +500,12 @@ def explore(
     domain has one point (``--all-shapes``); ``staging`` a list of ``"on"``
     (the spec's staged fields in shared memory, the default) and ``"off"``
     (read from global memory), tried with every configuration
-    (``--staging``)."""
+    (``--staging``). ``instructions``, ``source``, ``macros`` and
+    ``kernel_name`` choose the instruction mix as for :func:`predict`;
+    each configuration's source is compiled with its own launch macros."""
     arg, stdin = spec_argument(spec)
     args = ["explore", arg, "--format", "json"]
-    args += _common_flags(device, model, method, domain, registers, defines)
+    args += _common_flags(device, model, method, domain, registers, defines, instructions, source, macros, kernel_name)
     if threads is not None:
         args += ["--threads", str(int(threads))]
     if folds is not None:

@@ -27,8 +27,11 @@ Spec = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 _MODULE = "module github.com/polyvol/polyvol"
 
 # polyvol's user errors: one line "polyvol: FILE:LINE:COL: message", or,
-# without a position, "polyvol: message" (docs/guide.md, exit codes).
-_POSITIONED = re.compile(r"^polyvol: (?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$")
+# without a position, "polyvol: message" (docs/guide.md, exit codes). FILE
+# holds no ": ", so that a message that quotes a position further on
+# ("polyvol: block 128,1,1 ...: k.cu: clang could not compile it for sm_86:
+# k.cu:1:1: error: ...") is not read as one.
+_POSITIONED = re.compile(r"^polyvol: (?P<file>(?:(?!: ).)+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$")
 _EXAMPLE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 

@@ -196,6 +196,30 @@ def _spec_key(spec: Spec) -> str:
     return "str:" + str(spec)
 
 
+def _macro_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    return str(v)
+
+
+def _macros_of(
+    config: Config,
+    source: Union[None, str, "os.PathLike[str]"],
+    macros: Union[None, Mapping[str, Any], Callable[[Config], Mapping[str, Any]]],
+) -> Tuple[Tuple[str, str], ...]:
+    """The --macro pairs of a configuration's source: its parameters (as
+    Kernel Tuner defines them) and the further macros, or what the callable
+    gives; none without a source."""
+    if source is None:
+        return ()
+    if callable(macros):
+        ms: Dict[str, Any] = dict(macros(dict(config)))
+    else:
+        ms = dict(config)
+        ms.update(macros or {})
+    return tuple((str(k), _macro_value(v)) for k, v in ms.items())
+
+
 def rank(
     space: Space,
     spec_fn: Union[Callable[[Config], Spec], Spec],
@@ -205,6 +229,10 @@ def rank(
     method: Optional[str] = None,
     workers: Optional[int] = None,
     failures: Optional[List[Tuple[Config, PolyvolError]]] = None,
+    instructions: Optional[str] = None,
+    source: Union[None, str, "os.PathLike[str]"] = None,
+    macros: Union[None, Mapping[str, Any], Callable[[Config], Mapping[str, Any]]] = None,
+    kernel_name: Optional[str] = None,
 ) -> List[Tuple[Config, float]]:
     """Ranks the configurations of ``space`` by polyvol's predicted GLup/s on
     ``device``, fastest first: a list of (configuration, GLup/s).
@@ -223,21 +251,40 @@ def rank(
     Configurations whose prediction polyvol refuses (a launch the device
     cannot run) are left out of the ranking; pass a list as ``failures`` to
     receive them with the error.
+
+    ``instructions`` (``"counted"``, polyvol's default without a source,
+    or ``"compiled"``)
+    chooses the instruction mix as for :func:`polyvol.predict`. ``source``
+    is the kernel Kernel Tuner tunes (a CUDA or HIP file), compiled for
+    each configuration instead of the kernel polyvol writes for the spec.
+    As Kernel Tuner does, it sees every parameter of the configuration as
+    a macro (a bool as 1 or 0), beside the launch's ``block_size_x/y/z``
+    and ``tile_size_x/y/z``; ``macros`` is a dict of further macros (which
+    replace parameters of the same name) or a callable that maps the
+    configuration to all the macros to pass. With a source, each distinct
+    (spec, launch, macros) is predicted once. ``kernel_name`` names the
+    ``__global__`` function to count where the source has several.
     """
+    if source is None and (macros is not None or kernel_name is not None):
+        raise ValueError("macros and kernel_name apply to a source file")
     configs = space.configs()
-    keys: List[Tuple[str, LaunchOf]] = []
+    keys: List[Tuple[str, LaunchOf, Tuple[Tuple[str, str], ...]]] = []
     specs: Dict[str, Spec] = {}
     for c in configs:
         spec = spec_fn(dict(c)) if callable(spec_fn) else spec_fn
         k = _spec_key(spec)
         specs.setdefault(k, spec)
-        keys.append((k, space.launch(c)))
+        keys.append((k, space.launch(c), _macros_of(c, source, macros)))
     distinct = list(dict.fromkeys(keys))
 
-    def one(key: Tuple[str, LaunchOf]) -> Union[float, PolyvolError]:
-        sk, la = key
+    def one(key: Tuple[str, LaunchOf, Tuple[Tuple[str, str], ...]]) -> Union[float, PolyvolError]:
+        sk, la, ms = key
         try:
-            p = predict(specs[sk], device=device, block=la.block, fold=la.fold, tile=la.tiling, model=model, method=method, unstaged=la.unstaged)
+            p = predict(
+                specs[sk], device=device, block=la.block, fold=la.fold, tile=la.tiling, model=model, method=method,
+                unstaged=la.unstaged, instructions=instructions, source=source,
+                macros=dict(ms) if source is not None else None, kernel_name=kernel_name,
+            )
         except PolyvolError as e:
             return e
         return p.glups

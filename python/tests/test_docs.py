@@ -30,3 +30,19 @@ def test_docs_example_runs():
     # The example's ranking is what it claims: fastest first.
     g = [x for _, x in ns["ranking"]]
     assert g == sorted(g, reverse=True) and len(g) == len(ns["space"])
+
+
+def test_docs_instructions_example_runs():
+    # The example compiles a source with clang-19, which make test installs.
+    code = re.findall(r"<!-- test: instructions -->\n```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
+    assert len(code) == 1, "docs/python.md should have one example marked <!-- test: instructions -->"
+    out = io.StringIO()
+    ns: dict = {"__name__": "__docs__"}
+    with contextlib.redirect_stdout(out):
+        exec(compile(code[0], str(DOC), "exec"), ns)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("compiled clang ") and " sm_86 " in lines[0]
+    # What the comments in the example claim.
+    assert lines[1] == "2.0 1.0 1.0"
+    assert float(lines[2]) > 0
+    assert ns["ins"].registers == int(lines[0].split()[-1])
