@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages polyvol needs, if any are missing:
-#   scripts/deps.sh run    libisl for the cgo isl package
+#   scripts/deps.sh run    libisl for the cgo isl package, and clang-19, which
+#                          compiles kernels for the instruction mix
+#                          (package compiled)
 #   scripts/deps.sh test   also make, g++ (the syntax check of the generated
 #                          CUDA), the offline Bazel 4.2 pieces, and Chromium
 #                          and Python 3 for the tests of polyvol serve (its
