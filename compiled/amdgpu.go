@@ -36,11 +36,7 @@ func ParseAMDGPU(asm, entry string) (*Code, error) {
 	}
 	b := &body{}
 	for _, line := range lines[start+1:] {
-		line = strings.TrimSpace(line)
-		comment := ""
-		if i := strings.Index(line, ";"); i >= 0 {
-			line, comment = strings.TrimSpace(line[:i]), line[i:]
-		}
+		line, comment := cutComment(line, ";")
 		if line == "" {
 			b.annotate(comment)
 			continue
@@ -56,13 +52,7 @@ func ParseAMDGPU(asm, entry string) (*Code, error) {
 			continue
 		}
 		op, rest, _ := strings.Cut(line, " ")
-		var operands []string
-		for _, o := range strings.Split(rest, ",") {
-			if o = strings.TrimSpace(o); o != "" {
-				operands = append(operands, o)
-			}
-		}
-		b.add(instruction{op: op, operands: operands, class: classifyAMDGPU(op)})
+		b.add(instruction{op: op, operands: splitOperands(rest), class: classifyAMDGPU(op)})
 	}
 	counts, loops := b.count()
 	code := &Code{Format: FormatAMDGPU, Entry: symbol, Counts: counts, Loops: loops}

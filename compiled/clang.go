@@ -161,7 +161,7 @@ func (c *Compiler) Compile(ctx context.Context, src Source, arch string) (*Code,
 	c.entries[key] = e
 	c.mu.Unlock()
 
-	e.code, e.err = c.load(key)
+	e.code = c.load(key)
 	if e.code == nil {
 		e.code, e.err = c.run(ctx, src, arch, args, format)
 		if e.err == nil {
@@ -267,19 +267,19 @@ func firstErrors(diagnostics string) string {
 
 // load reads the compile of key from the disk cache: nil where it is
 // absent or unreadable (then it is compiled anew).
-func (c *Compiler) load(key string) (*Code, error) {
+func (c *Compiler) load(key string) *Code {
 	if c.Dir == "" {
-		return nil, nil
+		return nil
 	}
 	data, err := os.ReadFile(filepath.Join(c.Dir, key+".json"))
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	var code Code
 	if json.Unmarshal(data, &code) != nil || code.Format == "" {
-		return nil, nil
+		return nil
 	}
-	return &code, nil
+	return &code
 }
 
 // store writes the compile of key to the disk cache, atomically; a cache

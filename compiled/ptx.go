@@ -7,112 +7,6 @@ import (
 	"strings"
 )
 
-// An instruction of a kernel's body: its opcode, operands and class.
-type instruction struct {
-	op       string   // the opcode with its modifiers, e.g. "ld.global.nc.f32"
-	operands []string // as written, without the trailing ';'
-	class    instructionClass
-	loop     string // the innermost loop's header block, "" outside loops
-}
-
-// body is a kernel's instructions in program order and its loops, as
-// clang's comments mark them: a block is the header of a loop ("Loop
-// Header: Depth=N", its parents as "Parent Loop BBi_j") or lies in one
-// ("in Loop: Header=BBi_j").
-type body struct {
-	instructions []instruction
-	loops        map[string]*loopInfo // by header block
-	block        string               // the current block's innermost loop
-	pending      string               // the comment lines of the last label
-}
-
-// loopInfo is one loop of a body: its depth and its parent loop's header.
-type loopInfo struct {
-	depth  int
-	parent string
-}
-
-var (
-	loopHeader = regexp.MustCompile(`Loop Header: Depth=([0-9]+)`)
-	loopParent = regexp.MustCompile(`Parent Loop (BB[0-9_]+)`)
-	loopMember = regexp.MustCompile(`in Loop: Header=(BB[0-9_]+)`)
-	blockName  = regexp.MustCompile(`(BB[0-9_]+):`)
-)
-
-// label starts a block at a label line; comment is the line's comment.
-func (b *body) label(line, comment string) {
-	b.block = ""
-	b.pending = ""
-	if m := blockName.FindStringSubmatch(line); m != nil {
-		b.pending = m[1]
-	}
-	b.annotate(comment)
-}
-
-// annotate reads a comment of the current block's label: its loop.
-func (b *body) annotate(comment string) {
-	if b.pending == "" {
-		return
-	}
-	if m := loopMember.FindStringSubmatch(comment); m != nil {
-		b.block = m[1]
-	}
-	if m := loopParent.FindStringSubmatch(comment); m != nil {
-		b.block = m[1] // until its own header line, if it is one
-		b.loop(b.pending).parent = m[1]
-	}
-	if m := loopHeader.FindStringSubmatch(comment); m != nil {
-		info := b.loop(b.pending)
-		info.depth = int(parseInt(m[1]))
-		b.block = b.pending
-	}
-}
-
-// loop returns the loop headed by block, made on first use.
-func (b *body) loop(header string) *loopInfo {
-	if b.loops == nil {
-		b.loops = map[string]*loopInfo{}
-	}
-	if b.loops[header] == nil {
-		b.loops[header] = &loopInfo{}
-	}
-	return b.loops[header]
-}
-
-// add appends an instruction to the current block.
-func (b *body) add(in instruction) {
-	b.pending = ""
-	in.loop = b.block
-	b.instructions = append(b.instructions, in)
-}
-
-// count adds up the body's instructions by class and returns the loops
-// that clang left, with their sizes; every instruction counts once: the
-// loops' trip counts are not read.
-func (b *body) count() (Counts, []Loop) {
-	var c Counts
-	size := map[string]int{}
-	for _, in := range b.instructions {
-		c.add(in.class, 1)
-		for h, seen := in.loop, 0; h != "" && b.loops[h] != nil && seen <= len(b.loops); h, seen = b.loops[h].parent, seen+1 {
-			size[h]++
-		}
-	}
-	var loops []Loop
-	for h, info := range b.loops {
-		if info.depth > 0 {
-			loops = append(loops, Loop{Depth: info.depth, Instructions: size[h]})
-		}
-	}
-	slices.SortFunc(loops, func(x, y Loop) int {
-		if x.Depth != y.Depth {
-			return x.Depth - y.Depth
-		}
-		return y.Instructions - x.Instructions
-	})
-	return c, loops
-}
-
 var (
 	ptxEntry    = regexp.MustCompile(`^\.(?:visible|weak)?\s*\.entry\s+([A-Za-z_$][\w$]*)\s*\(`)
 	ptxLabel    = regexp.MustCompile(`^(\$?[A-Za-z_][\w$]*):`)
@@ -138,11 +32,7 @@ func ParsePTX(ptx, entry string) (*Code, error) {
 	var spill int64
 	depth := 0
 	for _, line := range lines[start:] {
-		line = strings.TrimSpace(line)
-		comment := ""
-		if i := strings.Index(line, "//"); i >= 0 {
-			line, comment = strings.TrimSpace(line[:i]), line[i:]
-		}
+		line, comment := cutComment(line, "//")
 		switch {
 		case line == "":
 			b.annotate(comment)
@@ -165,9 +55,7 @@ func ParsePTX(ptx, entry string) (*Code, error) {
 			continue
 		}
 		if m := ptxLocal.FindStringSubmatch(line); m != nil {
-			var n int64
-			fmt.Sscan(m[1], &n)
-			spill += n
+			spill += parseInt(m[1])
 		}
 		if strings.HasPrefix(line, ".") {
 			continue // register and shared declarations
@@ -197,12 +85,7 @@ func parsePTXInstruction(line string) instruction {
 	if strings.Contains(op, " ") {
 		op, rest, _ = strings.Cut(line, " ")
 	}
-	var operands []string
-	for _, o := range strings.Split(rest, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			operands = append(operands, o)
-		}
-	}
+	operands := splitOperands(rest)
 	return instruction{op: op, operands: operands, class: classifyPTX(op, operands)}
 }
 
@@ -213,14 +96,7 @@ func parsePTXInstruction(line string) instruction {
 func classifyPTX(op string, operands []string) instructionClass {
 	parts := strings.Split(op, ".")
 	name := parts[0]
-	has := func(mod string) bool {
-		for _, p := range parts[1:] {
-			if p == mod {
-				return true
-			}
-		}
-		return false
-	}
+	has := func(mod string) bool { return slices.Contains(parts[1:], mod) }
 	switch name {
 	case "ld", "ldu", "st", "red", "atom", "prefetch":
 		store := name != "ld" && name != "ldu" && name != "prefetch"
@@ -272,14 +148,14 @@ func ptxLiveRegisters(b *body) int {
 	first, last := map[string]int{}, map[string]int{}
 	loopSpan := map[string][2]int{} // a loop's first and last instruction
 	for i, in := range b.instructions {
-		for h, seen := in.loop, 0; h != "" && b.loops[h] != nil && seen <= len(b.loops); h, seen = b.loops[h].parent, seen+1 {
+		b.around(in.loop, func(h string) {
 			span, ok := loopSpan[h]
 			if !ok {
 				span[0] = i
 			}
 			span[1] = i
 			loopSpan[h] = span
-		}
+		})
 		for _, o := range in.operands {
 			for _, r := range ptxRegister.FindAllString(o, -1) {
 				if _, ok := first[r]; !ok {
@@ -314,35 +190,4 @@ func ptxLiveRegisters(b *body) int {
 		most = max(most, live)
 	}
 	return most
-}
-
-// findEntry returns the index of the line that declares the kernel entry
-// (symbolOf returns a line's kernel symbol, "" for other lines) and its
-// symbol: the symbol equal to entry or mangled from it (_Z<len><entry>),
-// or the only kernel where entry is empty.
-func findEntry(lines []string, entry string, symbolOf func(string) string) (int, string, error) {
-	var symbols []string
-	var at []int
-	for i, line := range lines {
-		if s := symbolOf(line); s != "" {
-			symbols = append(symbols, s)
-			at = append(at, i)
-		}
-	}
-	if len(symbols) == 0 {
-		return 0, "", fmt.Errorf("the compiled code has no kernel (__global__ function)")
-	}
-	if entry == "" {
-		if len(symbols) == 1 {
-			return at[0], symbols[0], nil
-		}
-		return 0, "", fmt.Errorf("the compiled code has %d kernels (%s): name the one to count", len(symbols), strings.Join(symbols, ", "))
-	}
-	mangled := fmt.Sprintf("_Z%d%s", len(entry), entry)
-	for i, s := range symbols {
-		if s == entry || strings.HasPrefix(s, mangled) {
-			return at[i], s, nil
-		}
-	}
-	return 0, "", fmt.Errorf("no kernel %q in the compiled code (kernels: %s)", entry, strings.Join(symbols, ", "))
 }

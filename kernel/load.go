@@ -708,7 +708,7 @@ func (l *loader) paramValues(m map[string]entry) (map[string]int64, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !isIdentifier(name) {
+			if !IsIdentifier(name) {
 				return nil, l.errf(key, "params: %q is not a parameter name (a letter or _, then letters, digits or _)", excerpt(name))
 			}
 			if _, dup := out[name]; dup {
@@ -725,8 +725,9 @@ func (l *loader) paramValues(m map[string]entry) (map[string]int64, error) {
 	return out, nil
 }
 
-// isIdentifier reports whether s is a C-style name.
-func isIdentifier(s string) bool {
+// IsIdentifier reports whether s is a C-style name: a parameter of a spec,
+// a macro of a kernel source.
+func IsIdentifier(s string) bool {
 	for i, r := range s {
 		if !isIdentRune(r) && (i == 0 || r < '0' || r > '9') {
 			return false

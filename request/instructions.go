@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/polyvol/polyvol/compiled"
+	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 )
 
@@ -88,21 +89,11 @@ func (in Instructions) Provider(ctx context.Context) (model.CodeProvider, error)
 		if !ok {
 			value = "1"
 		}
-		if !macroName(name) {
+		if !kernel.IsIdentifier(name) {
 			return nil, fieldErrorf("macro", "--macro %q: expected NAME=VALUE with NAME a C identifier", d)
 		}
 		src.Macros = append(src.Macros, compiled.Macro{Name: name, Value: value})
 	}
 	p.Source = src
 	return p, nil
-}
-
-// macroName reports whether s is a C identifier.
-func macroName(s string) bool {
-	for i, r := range s {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return s != ""
 }
