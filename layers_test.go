@@ -15,12 +15,12 @@ import (
 // package may import packages of lower layers only, never one of its own
 // layer or above. The folder of a file tells its layer.
 var layers = [][]string{
-	{"intmath", "lattice", "isl", "yamldoc", "examples", "supervise", "printable", "procmem", "similar"}, // leaves: arithmetic, boxes, the ISL binding, YAML positions, embedded data, the crash supervisor, printable names and lines, process memory, name suggestions
-	{"kernel", "device", "measured"},                                        // what is estimated, on what, and what hardware measured
-	{"geometry", "sim", "pool", "relation", "kernel/kerneltest", "cudagen"}, // the launch's threads and points; the independent simulator; the worker pool; the reader of ISL maps into accesses; random kernels for the tests; CUDA programs of a spec
-	{"sets", "footprint", "compiled"},                                       // ISL sets of threads and addresses, the tests' oracle; counting in plain Go; the instruction mix of the code clang compiles
-	{"waves"},                                                               // wave shapes and wave-level counts
-	{"model"},                                                               // orchestration of one estimate and the performance models
+	{"intmath", "lattice", "isl", "yamldoc", "examples", "printable", "procmem", "similar"}, // leaves: arithmetic, boxes, the ISL binding, YAML positions, embedded data, printable names and lines, process memory, name suggestions
+	{"kernel", "device", "measured", "supervise"},                                           // what is estimated, on what, and what hardware measured; the supervisor of the command and of the workers that run untrusted work
+	{"geometry", "sim", "pool", "relation", "kernel/kerneltest", "cudagen"},                 // the launch's threads and points; the independent simulator; the worker pool; the reader of ISL maps into accesses; random kernels for the tests; CUDA programs of a spec
+	{"sets", "footprint", "compiled"},                                                       // ISL sets of threads and addresses, the tests' oracle; counting in plain Go; the instruction mix of the code clang compiles
+	{"waves"},                                                                               // wave shapes and wave-level counts
+	{"model"},                                                                               // orchestration of one estimate and the performance models
 	{"explore", "layercond", "accuracy", "importer", "importer/jscop", "importer/kerncraft"}, // applications of estimates
 	{"request"},      // requests of the front ends: specs, devices, launches, predict, kinds of errors, JSON
 	{"chart"},        // the images of the reports: rooflines, heat maps, layer-condition curves

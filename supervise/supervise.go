@@ -1,5 +1,6 @@
 // Package supervise runs the polyvol command in a child process and turns
-// a crash of the child into one line of error. A Go program cannot recover
+// a crash of the child into one line of error, and runs untrusted work in
+// worker processes under operating-system limits (Run). A Go program cannot recover
 // from everything in-process: an unrecovered panic in another goroutine, a
 // fatal error of the runtime (out of memory, a deadlock), and a fatal
 // signal in C code (libisl) all end the process with a dump of every
@@ -37,18 +38,25 @@ const (
 
 // Main runs command in a supervised child process and returns the exit
 // status to exit with. In the child, or where no child can be started, it
-// runs command directly. prefix starts the line of a crash, e.g.
-// "polyvol: ".
+// runs command directly, with workers enabled (EnableWorkers); in a worker
+// it serves jobs (ServeJobs). The child dies with the parent. prefix
+// starts the line of a crash, e.g. "polyvol: ".
 func Main(prefix string, command func() int) int {
+	if IsWorker() {
+		return ServeJobs()
+	}
 	if os.Getenv(childEnv) == "1" {
+		EnableWorkers()
 		return command()
 	}
 	exe, err := os.Executable()
 	if err != nil {
+		EnableWorkers()
 		return command()
 	}
 	status, err := runChild(exe, os.Args, prefix)
 	if err != nil {
+		EnableWorkers()
 		return command()
 	}
 	return status
@@ -69,6 +77,7 @@ func runChild(exe string, args []string, prefix string) (int, error) {
 	cmd := exec.Command(exe)
 	cmd.Args = args
 	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if term.IsTerminal(int(os.Stderr.Fd())) {
 		cmd.Env = append(cmd.Env, terminalEnv+"=1")
 	}

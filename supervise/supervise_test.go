@@ -3,6 +3,7 @@ package supervise
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -19,6 +20,9 @@ import (
 const modeEnv = "SUPERVISE_TEST_MODE"
 
 func TestMain(m *testing.M) {
+	if IsWorker() {
+		os.Exit(ServeJobs())
+	}
 	if mode := os.Getenv(modeEnv); mode != "" {
 		os.Exit(Main("polyvol: ", func() int { return behave(mode) }))
 	}
@@ -45,6 +49,12 @@ func behave(mode string) int {
 	case "runtime fatal error":
 		var mu sync.Mutex
 		mu.Unlock()
+	case "print pid and wait":
+		fmt.Println(os.Getpid())
+		time.Sleep(time.Minute)
+	case "start a worker and wait":
+		EnableWorkers()
+		_, _ = Run(context.Background(), "pid", Limits{Memory: testMemory}, nil, func(pid []byte) { fmt.Println(string(pid)) })
 	case "killed":
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		time.Sleep(time.Minute)
