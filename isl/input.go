@@ -1,6 +1,7 @@
 package isl
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -13,6 +14,16 @@ import (
 // could not describe a kernel it models; refusing it also keeps ISL's
 // arbitrary-precision arithmetic from working on numbers of unbounded size.
 const maxLiteral = "9223372036854775808"
+
+// maxNesting bounds the depth of brackets, parentheses and braces: ISL's
+// reader descends recursively on the C stack, which 60,000 nested
+// parentheses overflow; a kernel's map nests a few levels.
+const maxNesting = 64
+
+// maxPieces bounds the pieces (separated by ";") of one text: ISL's reader
+// and its simplifications grow faster than linearly with them, and a
+// kernel's map has a handful.
+const maxPieces = 256
 
 // maxTupleEntries bounds the entries of one tuple, parameter list or list of
 // existential variables: ISL's cost grows with the dimensions of a space
@@ -77,12 +88,14 @@ func literalTooLarge(digits string) bool {
 // checkInput rejects, before ISL's reader op sees it, text that would make
 // the reader fail in a way that is not an error return: libisl 0.25 folds
 // "c // d" of two literals with an unchecked division, so "x < 5 // 0" kills
-// the process with SIGFPE. It refuses
+// the process with SIGFPE. It checks the text as ISL's reader sees it
+// (logical: continuation lines joined, comments dropped), and refuses
 //   - text that is not ISL notation ({ ... } or [params] -> { ... }): ISL
 //     also reads PolyLib's matrix format, where "0 100000000" allocates a
 //     space of 10^8 dimensions;
 //   - lists (tuples, parameters, existential variables) of more than
-//     maxTupleEntries entries;
+//     maxTupleEntries entries, nesting deeper than maxNesting, and more
+//     than maxPieces pieces;
 //   - a literal zero divisor after "/", "//", "%" or "mod", even behind
 //     signs and parentheses (ISL reports the other forms itself, but the
 //     message here names the position);
@@ -92,27 +105,100 @@ func literalTooLarge(digits string) bool {
 //
 // The scan is lexical and deliberately conservative: it may refuse a zero
 // divisor ISL would have rejected as a syntax error anyway, never the other
-// way round.
+// way round. It is a fast path with positioned messages, not the defence:
+// a program that reads untrusted text runs ISL in a worker process
+// (package supervise).
 func checkInput(str, op string) error {
+	text, at := logical(str)
+	if err := checkLogical(text); err != nil {
+		var ie *inputErr
+		if errors.As(err, &ie) {
+			off := ie.off
+			if at != nil {
+				off = at[min(off, len(at)-1)]
+			}
+			return inputError(op, str, off, ie.msg)
+		}
+		return err
+	}
+	return nil
+}
+
+// inputErr is an error of checkLogical at byte offset off of the logical
+// text.
+type inputErr struct {
+	off int
+	msg string
+}
+
+func (e *inputErr) Error() string { return e.msg }
+
+// logical returns the text that ISL's reader reads from str, and for each
+// of its bytes the offset in str it comes from (nil when the text is str
+// itself). ISL joins a line that ends in a backslash with the next, before
+// anything else (so inside a comment too), and skips a "#" comment to the
+// end of its line; the comment becomes one blank here.
+func logical(str string) (string, []int) {
+	if !strings.ContainsAny(str, "#\\") {
+		return str, nil
+	}
+	b := make([]byte, 0, len(str))
+	at := make([]int, 0, len(str))
+	comment := false
+	for i := 0; i < len(str); i++ {
+		c := str[i]
+		switch {
+		case c == '\\' && i+1 < len(str) && str[i+1] == '\n':
+			i++
+		case comment && c != '\n':
+		case c == '#':
+			comment = true
+			b, at = append(b, ' '), append(at, i)
+		default:
+			comment = false
+			b, at = append(b, c), append(at, i)
+		}
+	}
+	return string(b), at
+}
+
+// checkLogical is checkInput on the logical text; its refusals are
+// *inputErr with an offset into str.
+func checkLogical(str string) error {
 	if i := len(str) - len(strings.TrimLeft(str, " \t\r\n\v\f")); i == len(str) || str[i] != '{' && str[i] != '[' {
-		return inputError(op, str, i, "ISL notation starts with '{' or a parameter list '['")
+		return &inputErr{i, "ISL notation starts with '{' or a parameter list '['"}
 	}
 	var tuples []int // entries so far of each open tuple, innermost last
+	depth, pieces := 0, 1
 	for i := 0; i < len(str); {
 		c := str[i]
 		switch {
 		case c == 0:
-			return inputError(op, str, i, "NUL byte in the input")
-		case c == '[' || c == '(':
-			tuples = append(tuples, 1)
+			return &inputErr{i, "NUL byte in the input"}
+		case c == '[' || c == '(' || c == '{':
+			if depth++; depth > maxNesting {
+				return &inputErr{i, fmt.Sprintf("brackets nested more than %d deep", maxNesting)}
+			}
+			if c != '{' {
+				tuples = append(tuples, 1)
+			}
+			i++
+		case c == '}':
+			depth = max(depth-1, 0)
+			i++
+		case c == ';':
+			if pieces++; pieces > maxPieces {
+				return &inputErr{i, fmt.Sprintf("more than %d pieces separated by ';'", maxPieces)}
+			}
 			i++
 		case c == ',' && len(tuples) > 0:
 			if tuples[len(tuples)-1]++; tuples[len(tuples)-1] > maxTupleEntries {
-				return inputError(op, str, i, fmt.Sprintf("more than %d entries in one list", maxTupleEntries))
+				return &inputErr{i, fmt.Sprintf("more than %d entries in one list", maxTupleEntries)}
 			}
 			i++
 		case (c == ']' || c == ')') && len(tuples) > 0:
 			tuples = tuples[:len(tuples)-1]
+			depth = max(depth-1, 0)
 			i++
 		case isIdentStart(c):
 			j := i + 1
@@ -120,7 +206,7 @@ func checkInput(str, op string) error {
 				j++
 			}
 			if str[i:j] == "mod" {
-				if err := checkDivisor(op, str, i, j); err != nil {
+				if err := checkDivisor(str, i, j); err != nil {
 					return err
 				}
 			}
@@ -131,11 +217,11 @@ func checkInput(str, op string) error {
 				j++
 			}
 			if literalTooLarge(str[i:j]) {
-				return inputError(op, str, i, fmt.Sprintf("the number %s is out of the 64-bit range", abbreviate(str[i:j], "digits")))
+				return &inputErr{i, fmt.Sprintf("the number %s is out of the 64-bit range", abbreviate(str[i:j], "digits"))}
 			}
 			end, ok := powerFits(str, i, j)
 			if !ok {
-				return inputError(op, str, i, fmt.Sprintf("the power %s is out of the 64-bit range", abbreviate(str[i:end], "characters")))
+				return &inputErr{i, fmt.Sprintf("the power %s is out of the 64-bit range", abbreviate(str[i:end], "characters"))}
 			}
 			i = end
 		case c == '/' || c == '%':
@@ -143,7 +229,7 @@ func checkInput(str, op string) error {
 			if c == '/' && j < len(str) && str[j] == '/' {
 				j++
 			}
-			if err := checkDivisor(op, str, i, j); err != nil {
+			if err := checkDivisor(str, i, j); err != nil {
 				return err
 			}
 			i = j
@@ -154,10 +240,10 @@ func checkInput(str, op string) error {
 	return nil
 }
 
-// checkDivisor reports an error of the reader readOp when the operand that
-// starts at str[end:], behind blanks, signs and opening parentheses, is a
-// literal zero: the divisor of the operator at str[start:end].
-func checkDivisor(readOp, str string, start, end int) error {
+// checkDivisor reports an *inputErr when the operand that starts at
+// str[end:], behind blanks, signs and opening parentheses, is a literal
+// zero: the divisor of the operator at str[start:end].
+func checkDivisor(str string, start, end int) error {
 	j := end
 	for j < len(str) && (isBlank(str[j]) || strings.IndexByte("+-(", str[j]) >= 0) {
 		j++
@@ -169,7 +255,7 @@ func checkDivisor(readOp, str string, start, end int) error {
 	if k == j || k < len(str) && isDigit(str[k]) {
 		return nil
 	}
-	return inputError(readOp, str, start, fmt.Sprintf("division by zero in %q", str[start:k]))
+	return &inputErr{start, fmt.Sprintf("division by zero in %q", oneLine(str[start:k]))}
 }
 
 // inputError is the error of the reader op for text refused at byte offset
@@ -187,13 +273,17 @@ func inputError(op, str string, off int, msg string) error {
 }
 
 // abbreviate shortens a long literal for a message, counting its length in
-// unit.
+// unit, on one line.
 func abbreviate(s, unit string) string {
+	s = oneLine(s)
 	if len(s) <= 24 {
 		return s
 	}
 	return fmt.Sprintf("%s…%s (%d %s)", s[:10], s[len(s)-4:], len(s), unit)
 }
+
+// oneLine puts the text of an excerpt on one line, its blanks as one space.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func isDigit(c byte) bool      { return '0' <= c && c <= '9' }
 func isIdentStart(c byte) bool { return c == '_' || 'a' <= c|0x20 && c|0x20 <= 'z' }

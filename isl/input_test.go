@@ -110,6 +110,16 @@ func TestReadRefusesUnboundedText(t *testing.T) {
 		{"  \n", "line 2, column 1: ISL notation starts with '{' or a parameter list '['"},
 		{"{ [" + strings.Repeat("a, ", 64) + "b] }", "column 194: more than 64 entries in one list"},
 		{"{ [x] : exists (" + strings.Repeat("e, ", 64) + "f: x = e) }", "column 207: more than 64 entries in one list"},
+		// What ISL's reader sees behind comments and continuation lines.
+		{"{ [i] : i < 5 // #\n 0 }", "line 1, column 15: division by zero in \"// 0\""},
+		{"{ [i] : i < 5 //\\\n0 }", "line 1, column 15: division by zero in \"//0\""},
+		{"{ [i] : i < 5 # a comment \\\n still the comment\n // 0 }", "line 3, column 2: division by zero in \"// 0\""},
+		{"{ [i] : i < 2 ^ #\n 100000000000000 }", "line 1, column 13: the power 2 ^ 100000000000000 is out of the 64-bit range"},
+		{"{ [i] : i < 3 ^\\\n4000000000 }", "line 1, column 13: the power 3 ^4000000000 is out of the 64-bit range"},
+		{"{ [i] : i < 1\\\n0000000000000000000 }", "line 1, column 13: the number 10000000000000000000 is out of the 64-bit range"},
+		{"{ [x] : exists (# a comment\n" + strings.Repeat("e, ", 300) + "f: x = e) }", "line 2, column 191: more than 64 entries in one list"},
+		{"{ [x] : x = " + strings.Repeat("(", 60000) + "x" + strings.Repeat(")", 60000) + " }", "column 76: brackets nested more than 64 deep"},
+		{"{ " + strings.Repeat("[x] : x = 1; ", 300) + "[x] }", "column 3329: more than 256 pieces separated by ';'"},
 	} {
 		s, err := ctx.ReadSet(tc.text)
 		s.Free()

@@ -27,7 +27,11 @@ type SpecError struct {
 	File      string
 	Line, Col int
 	Msg       string
+	Err       error // the error Msg reports, where another package's (such as a MapReader's); or nil
 }
+
+// Unwrap returns the error the message reports, or nil.
+func (e *SpecError) Unwrap() error { return e.Err }
 
 func (e *SpecError) Error() string {
 	switch {
@@ -840,7 +844,9 @@ func (l *loader) convertMaps(f *Field, maps []string, store bool, what string, n
 			return l.errf(items[i], "%s: the map cannot be turned into index expressions, which polyvol counts: %v (in %q)", where, um.Reason, excerpt(src))
 		}
 		if err != nil {
-			return l.errf(items[i], "%s: %v (in %q)", where, err, excerpt(src))
+			se := l.errf(items[i], "%s: %v (in %q)", where, err, excerpt(src))
+			se.(*SpecError).Err = err
+			return se
 		}
 		for _, a := range accs {
 			if lo, hi, ok := f.AddressBounds(a, Point{}, last); !ok || lo < -maxAddress || hi > maxAddress {

@@ -27,6 +27,7 @@ import (
 
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/supervise"
 )
 
 // MaxAccesses bounds the accesses one map may stand for.
@@ -40,9 +41,22 @@ const maxOperations = 20_000_000
 func Option() kernel.Option { return kernel.WithMapReader(Read) }
 
 // Read turns the raw access map src into the accesses it stands for (see
-// the package comment). It is a kernel.MapReader. Each call uses an ISL
-// context of its own, freed before it returns.
-func Read(src string, site kernel.MapSite) (accs []kernel.Access, err error) {
+// the package comment). It is a kernel.MapReader. Where the program runs
+// untrusted work in worker processes (supervise.EnableWorkers), ISL reads
+// the map in one, under readLimits, so that no map can crash or exhaust
+// the caller: a crash of libisl is a *supervise.CrashError, a limit a
+// *supervise.LimitError. Otherwise it reads in this process, behind the
+// lexical check of package isl alone. Each read uses an ISL context of
+// its own, freed before it returns.
+func Read(src string, site kernel.MapSite) ([]kernel.Access, error) {
+	if !supervise.WorkersEnabled() {
+		return read(src, site)
+	}
+	return readInWorker(src, site)
+}
+
+// read is Read in this process.
+func read(src string, site kernel.MapSite) (accs []kernel.Access, err error) {
 	ctx, err := isl.NewCtx(isl.WithMaxOperations(maxOperations))
 	if err != nil {
 		return nil, err

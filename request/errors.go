@@ -16,6 +16,7 @@ import (
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/printable"
+	"github.com/polyvol/polyvol/supervise"
 )
 
 // Kind is the kind of a failure of a request.
@@ -62,15 +63,18 @@ type Error struct {
 func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
-// KindOf returns the kind of err: the bound or fit failure it wraps
-// (footprint.ErrWorkBound, footprint.ErrMemoryBound, isl.ErrQuota;
-// *device.NoFitError, kernel.ErrTileTooLarge) first, whichever error
-// carries it, else the kind of the *Error it wraps, KindInput for a
-// *kernel.SpecError or model.ErrNoAccessInWave, and KindInternal for the
-// rest.
+// KindOf returns the kind of err: a worker process that crashed
+// (*supervise.CrashError, KindInternal), and the bound or fit failure it
+// wraps (footprint.ErrWorkBound, footprint.ErrMemoryBound, isl.ErrQuota, a
+// worker's *supervise.LimitError; *device.NoFitError,
+// kernel.ErrTileTooLarge) first, whichever error carries it, else the kind
+// of the *Error it wraps, KindInput for a *kernel.SpecError or
+// model.ErrNoAccessInWave, and KindInternal for the rest.
 func KindOf(err error) Kind {
 	switch {
-	case errors.Is(err, footprint.ErrWorkBound) || errors.Is(err, footprint.ErrMemoryBound) || errors.Is(err, isl.ErrQuota):
+	case errors.As(err, new(*supervise.CrashError)):
+		return KindInternal
+	case errors.Is(err, footprint.ErrWorkBound) || errors.Is(err, footprint.ErrMemoryBound) || errors.Is(err, isl.ErrQuota) || errors.As(err, new(*supervise.LimitError)):
 		return KindWorkBound
 	case errors.As(err, new(*device.NoFitError)) || errors.Is(err, kernel.ErrTileTooLarge):
 		return KindNoFit

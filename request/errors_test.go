@@ -10,6 +10,7 @@ import (
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/supervise"
 )
 
 // TestKindOf checks the kind of each typed failure, wrapped as the front
@@ -32,6 +33,9 @@ func TestKindOf(t *testing.T) {
 		{&Error{Err: wrap(&device.NoFitError{Device: "A100", ThreadsPerBlock: 1024, Reason: "registers"})}, KindNoFit},
 		{wrap(kernel.ErrTileTooLarge), KindNoFit},
 		{&Error{Kind: KindNoFit, Err: errors.New("too large")}, KindNoFit},
+		// A worker that read a map of a spec: the loader's error carries it.
+		{&Error{Err: &kernel.SpecError{Msg: "bad", Err: wrap(&supervise.LimitError{Limit: "memory", Value: "256 MB"})}}, KindWorkBound},
+		{&Error{Err: &kernel.SpecError{Msg: "bad", Err: wrap(&supervise.CrashError{Reason: "SIGFPE"})}}, KindInternal},
 	} {
 		if got := KindOf(c.err); got != c.want {
 			t.Errorf("KindOf(%v) = %v, want %v", c.err, got, c.want)
