@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/request"
+	"github.com/polyvol/polyvol/supervise"
 	"maps"
 	"os"
 	"os/exec"
@@ -24,9 +25,14 @@ import (
 const hostileChildEnv = "POLYVOL_HOSTILE_CHILD"
 
 // TestMain runs the tests, or, in a child of TestHostileInputs, one
-// polyvol command line.
+// polyvol command line, with its untrusted work in workers as the polyvol
+// command runs it, or, in a worker, the worker's jobs.
 func TestMain(m *testing.M) {
+	if supervise.IsWorker() {
+		os.Exit(supervise.ServeJobs())
+	}
 	if os.Getenv(hostileChildEnv) == "1" {
+		supervise.EnableWorkers()
 		os.Exit(RunWithInput(append([]string{"polyvol"}, os.Args[1:]...), os.Stdin, os.Stdout, os.Stderr))
 	}
 	isl.PanicOnLeak() // a forgotten ISL object crashes the tests with its allocation site
@@ -123,6 +129,21 @@ func hostileCases() []hostileCase {
 		usage("spec-coupled-wrap-6400.yaml", w("block 256,1,2 fold 1,1,1", "--max-memory"), "predict", "{h}/spec-coupled-wrap-6400.yaml"),
 		predictSpec("spec-raw-divide-by-zero.yaml", ":10:9:", "load_isl[0]", "column 35: division by zero"),
 		predictSpec("jscop-domain-divide-by-zero.jscop", ":6:16:", `statement "Stmt"`, "column 25: division by zero"),
+		// Raw maps that crashed libisl or ran it without bound behind its
+		// reader's comments and continuation lines, nesting and long
+		// lists: refused with a position, or stopped by the limits of the
+		// worker process that reads them.
+		predictSpec("spec-isl-comment-divide-by-zero.yaml", ":9:9:", "load_isl[0]", "line 1, column 35: division by zero"),
+		predictSpec("spec-isl-continuation-divide-by-zero.yaml", ":9:9:", "load_isl[0]", "line 1, column 35: division by zero"),
+		predictSpec("spec-isl-comment-power.yaml", ":9:9:", "load_isl[0]", "line 1, column 33: the power 2 ^ 100000000000000 is out of the 64-bit range"),
+		predictSpec("spec-isl-continuation-power.yaml", ":9:9:", "load_isl[0]", "line 1, column 33: the power 3 ^4000000000"),
+		predictSpec("spec-isl-comment-existentials.yaml", ":9:9:", "load_isl[0]", "line 2, column 310: more than 64 entries in one list"),
+		predictSpec("spec-isl-parens60000.yaml", ":9:9:", "load_isl[0]", "column 96: brackets nested more than 64 deep"),
+		predictSpec("spec-isl-pieces4096.yaml", ":9:9:", "load_isl[0]", "column 8851: more than 256 pieces"),
+		predictSpec("spec-isl-nested-mods.yaml", ":9:9:", "load_isl[0]", "reading the map with libisl: the work passed its"),
+		ok("spec-isl-existentials2000.yaml", "predict", "{h}/spec-isl-existentials2000.yaml"),
+		usage("jscop-nested-mods.jscop", w("jscop-nested-mods.jscop: importing the file with libisl: the work passed its"), "predict", "{h}/jscop-nested-mods.jscop"),
+		predictSpec("jscop-comment-divide-by-zero.jscop", ":6:16:", `statement "Stmt"`, "line 1, column 25: division by zero"),
 		usage("spec-shared-huge.yaml", w("shared memory", "200000 bytes"), "predict", "{h}/spec-shared-huge.yaml"),
 		predictSpec("spec-flops-huge.yaml", ":4:8:", "flops"),
 		predictSpec("spec-flops-negative.yaml", ":4:8:", "flops"),

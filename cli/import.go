@@ -153,12 +153,7 @@ func runImport(c *ucli.Context) error {
 		}
 		return writeImport(c, writeRegionSpecs(reg, format))
 	}
-	var res *importer.Result
-	if kind == request.FormatJSCoP {
-		res, err = jscop.Import(data, name, opt)
-	} else {
-		res, err = request.ImportKerncraft(data, name, opt)
-	}
+	res, err := request.ImportText(kind, data, name, opt)
 	if err != nil {
 		return asUsage(err)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/importer"
-	"github.com/polyvol/polyvol/importer/jscop"
 	"github.com/polyvol/polyvol/model"
 	ucli "github.com/urfave/cli/v2"
 )
@@ -30,7 +29,7 @@ func wholeRegion(c *ucli.Context) bool {
 // import and one note per skipped statement. A region without a statement
 // to model is a usage error.
 func importRegion(c *ucli.Context, data []byte, name string, opt importer.Options) (*importer.Region, error) {
-	reg, err := jscop.ImportRegion(data, name, opt)
+	reg, err := request.ImportRegion(data, name, opt)
 	if err != nil {
 		return nil, asUsage(err)
 	}

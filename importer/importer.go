@@ -58,7 +58,7 @@ type Error struct {
 	Line, Col int
 	Where     string
 	Msg       string
-	Err       error // the cause, such as an *UnboundError, when there is one
+	Err       error `json:"-"` // the cause, such as an *UnboundError, when there is one
 }
 
 // Unwrap returns the cause of the error.
@@ -198,20 +198,22 @@ type SpecField struct {
 // index-expression form).
 type Result struct {
 	Spec   *Spec
-	Kernel *kernel.Kernel
+	Kernel *kernel.Kernel `json:"-"` // parsed anew where a Result travels (Reparse)
 	Notes  []string
 	// Launch is the launch configuration the import suggests, or nil: for
 	// a reduction, a block over the outputs and a fold over the reduction
 	// loops (each thread's loop); for a tiled schedule, a block that covers
 	// one tile. The YAML's header names it as predict's flags.
 	Launch *kernel.Launch
-	header string
+	// Header is the YAML's leading comment: the spec's origin, the
+	// parameters bound and the launch suggested.
+	Header string
 }
 
 // YAML renders the spec as YAML, with a comment that names its origin.
 func (r *Result) YAML() []byte {
 	var buf bytes.Buffer
-	buf.WriteString(r.header)
+	buf.WriteString(r.Header)
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(r.Spec); err != nil { // a Spec always marshals
@@ -316,7 +318,7 @@ func (b *builder) build() (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Spec: spec, Notes: append(slices.Clip(b.s.Notes), notes...)}
-	res.header = b.header(lat, hint)
+	res.Header = b.header(lat, hint)
 	if err := b.parse(res); err != nil {
 		return nil, err
 	}
@@ -544,14 +546,23 @@ func (b *builder) header(lat *lattice, hint *launchHint) string {
 	return header
 }
 
-// parse validates res's YAML with kernel.Parse into res.Kernel, and notes
-// the maps that have no index-expression form.
+// parse validates res's YAML with kernel.Parse into res.Kernel.
 func (b *builder) parse(res *Result) error {
-	k, err := kernel.Parse(res.YAML(), b.s.File+" (imported)", relation.Option())
-	if err != nil {
+	if err := res.Reparse(b.s.File); err != nil {
 		return b.errf(Pos{}, b.stmt.Where, "the imported spec is not valid: %v", specMessage(err))
 	}
-	res.Kernel = k
+	return nil
+}
+
+// Reparse parses r's spec, as Build does, into r.Kernel: Build's last
+// step, and the first where a Result travelled without its kernel (from a
+// worker process). file is the imported file.
+func (r *Result) Reparse(file string) error {
+	k, err := kernel.Parse(r.YAML(), file+" (imported)", relation.Option())
+	if err != nil {
+		return err
+	}
+	r.Kernel = k
 	return nil
 }
 

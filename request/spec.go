@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/polyvol/polyvol/importer"
-	"github.com/polyvol/polyvol/importer/jscop"
 	"github.com/polyvol/polyvol/importer/kerncraft"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/relation"
@@ -134,12 +133,7 @@ func (s Spec) imported(format string) (*kernel.Kernel, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var res *importer.Result
-	if format == FormatJSCoP {
-		res, err = jscop.Import(s.Text, s.File, opt)
-	} else {
-		res, err = ImportKerncraft(s.Text, s.File, opt)
-	}
+	res, err := ImportText(format, s.Text, s.File, opt)
 	var ue *importer.UnboundError
 	if errors.As(err, &ue) && !s.TakesDefines {
 		msg := strings.Replace(err.Error(), ue.Hint(), "", 1)

@@ -288,7 +288,7 @@ func (w *worker) kill() {
 func (w *worker) run(ctx context.Context, name string, limits Limits, request []byte, progress func([]byte)) ([]byte, error) {
 	if err := w.enc.Encode(message{Kind: 'J', Job: name, Processor: limits.Processor, Data: request}); err != nil {
 		w.kill()
-		return nil, w.ended()
+		return nil, w.ended(limits)
 	}
 	type result struct {
 		data []byte
@@ -328,7 +328,7 @@ func (w *worker) run(ctx context.Context, name string, limits Limits, request []
 		if r.err != nil && !errors.As(r.err, &je) {
 			// The answer broke off: the worker ended.
 			<-w.exited
-			return nil, w.ended()
+			return nil, w.ended(limits)
 		}
 		return r.data, r.err
 	case <-deadline:
@@ -341,21 +341,20 @@ func (w *worker) run(ctx context.Context, name string, limits Limits, request []
 }
 
 // ended returns the error of a worker that ended without answering.
-func (w *worker) ended() error {
+func (w *worker) ended(limits Limits) error {
 	var exit *exec.ExitError
 	if !errors.As(w.status, &exit) {
 		return &CrashError{Reason: fmt.Sprint(w.status)}
 	}
-	memory, _ := strconv.ParseInt(cmdEnv(w.cmd, workerEnv), 10, 64)
 	switch exit.ExitCode() {
 	case exitMemory:
-		return &LimitError{Limit: "memory", Value: megabytes(memory)}
+		return &LimitError{Limit: "memory", Value: megabytes(limits.Memory)}
 	case exitProcessor:
-		return &LimitError{Limit: "processor time", Value: "the job's"}
+		return &LimitError{Limit: "processor time", Value: limits.Processor.String()}
 	}
 	tail := w.stderr.bytes()
 	if bytes.Contains(tail, []byte("out of memory")) || bytes.Contains(tail, []byte("Cannot allocate memory")) {
-		return &LimitError{Limit: "memory", Value: megabytes(memory)}
+		return &LimitError{Limit: "memory", Value: megabytes(limits.Memory)}
 	}
 	return &CrashError{Reason: crashReason(tail, exit)}
 }
@@ -386,23 +385,6 @@ func crashReason(stderr []byte, exit *exec.ExitError) string {
 		return fmt.Sprintf("killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
 	}
 	return exit.Error()
-}
-
-// cmdEnv returns the value of the variable key in cmd's environment.
-func cmdEnv(cmd *exec.Cmd, key string) string {
-	for i := len(cmd.Env) - 1; i >= 0; i-- {
-		if v, ok := cutVar(cmd.Env[i], key); ok {
-			return v
-		}
-	}
-	return ""
-}
-
-func cutVar(kv, key string) (string, bool) {
-	if len(kv) > len(key) && kv[:len(key)] == key && kv[len(key)] == '=' {
-		return kv[len(key)+1:], true
-	}
-	return "", false
 }
 
 // megabytes renders a byte count in MB.

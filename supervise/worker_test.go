@@ -111,7 +111,7 @@ func TestWorkerEnds(t *testing.T) {
 	}{
 		{"fault", Limits{Memory: testMemory}, "the worker process crashed: SIGFPE: floating-point exception"},
 		{"allocate", Limits{Memory: testMemory}, "the work passed its memory limit of 128 MB"},
-		{"spin", Limits{Memory: testMemory, Processor: time.Second}, "the work passed its processor time limit of the job's"},
+		{"spin", Limits{Memory: testMemory, Processor: time.Second}, "the work passed its processor time limit of 1s"},
 		{"sleep", Limits{Memory: testMemory, Wall: 200 * time.Millisecond}, "the work passed its time limit of 200ms"},
 	} {
 		_, err := Run(context.Background(), tc.job, tc.limits, nil, nil)
