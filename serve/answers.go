@@ -27,6 +27,19 @@ import (
 // done = 0 before the first configuration, then after each.
 type answer func(ctx context.Context, values map[string]string, progress func(done, total int)) (body []byte, notes []string, err error)
 
+// answersOf returns the answer of each endpoint that runs work, by its
+// command's name: explore and layercond estimate on slots goroutines, and
+// a simulation's trace holds at most maxSimAccesses thread memory
+// accesses.
+func answersOf(slots int, maxSimAccesses int64) map[string]answer {
+	return map[string]answer{
+		predictEndpoint.command:   predictAnswer,
+		simulateEndpoint.command:  simulateAnswer(maxSimAccesses),
+		layercondEndpoint.command: layercondAnswer(slots),
+		exploreEndpoint.command:   exploreAnswer(slots),
+	}
+}
+
 // predictAnswer estimates the configuration of predict's request values under
 // ctx. Its notes come in polyvol predict's order: those on the launch, then
 // those of the spec's import and on the kernel. Its errors come in the

@@ -49,11 +49,16 @@ var errTimeout = errors.New("the request ran past the server's time budget; ask 
 // errGone is the error of a request whose client closed its connection.
 var errGone = errors.New("the client closed the connection before the answer")
 
-// errorOf describes err for the client with its HTTP status: 503 when the
+// errorOf describes err for the client with its HTTP status: as a worker
+// answered it (answeredError), 503 when the
 // server is busy, the time budget ran out or the server shuts down, 408
 // when the body did not arrive in time, else the status of err's kind
 // (kindStatus: 400 for a request's error, 500 for the rest).
 func errorOf(err error) (int, errorBody) {
+	var answered *answeredError
+	if errors.As(err, &answered) {
+		return answered.status, answered.body
+	}
 	body := errorBody{Error: err.Error()}
 	switch {
 	case errors.Is(err, errBusy) || errors.Is(err, errQueueFull) || errors.Is(err, errTimeout) || errors.Is(err, errShutdown) || errors.Is(err, errGone):
@@ -209,7 +214,7 @@ func (s *Server) answerRequest(r *http.Request, ep endpoint, progress func(done,
 	var notes []string
 	err = s.run(ctx, s.slotsOf(ep), func(ctx context.Context) error {
 		var err error
-		body, notes, err = s.answers[ep.command](ctx, values, progress)
+		body, notes, err = s.answer(ctx, ep.command, values, progress)
 		return err
 	})
 	if err != nil { // the answer may still run, and write body and notes

@@ -167,12 +167,7 @@ func New(cfg Config) *Server {
 		panic("serve: " + err.Error())
 	}
 	s := &Server{cfg: cfg, slots: newSlots(cfg.Slots, cfg.MaxQueue, cfg.RequestTimeout), mux: http.NewServeMux(), hosts: map[string]bool{},
-		answers: map[string]answer{
-			predictEndpoint.command:   predictAnswer,
-			simulateEndpoint.command:  simulateAnswer(cfg.MaxSimAccesses),
-			layercondEndpoint.command: layercondAnswer(cfg.Slots),
-			exploreEndpoint.command:   exploreAnswer(cfg.Slots),
-		}}
+		answers: answersOf(cfg.Slots, cfg.MaxSimAccesses)}
 	for _, h := range cfg.Hosts {
 		s.hosts[hostKey(h)] = true
 	}

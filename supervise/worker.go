@@ -128,11 +128,10 @@ var (
 // EnableWorkers makes Run start workers from this process's executable,
 // which must serve jobs when workerEnv is set (Main, or IsWorker and
 // ServeJobs). It reports whether workers are enabled: not where the
-// executable cannot be found, or in a worker itself.
+// executable cannot be found. A worker may enable workers of its own for
+// parts of its job that need limits of their own; a job must not Run
+// itself there.
 func EnableWorkers() bool {
-	if IsWorker() {
-		return false
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		return false

@@ -1,0 +1,17 @@
+package serve_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/polyvol/polyvol/supervise"
+)
+
+// TestMain serves jobs when the test binary runs as a worker (the tests
+// that answer requests in worker processes).
+func TestMain(m *testing.M) {
+	if supervise.IsWorker() {
+		os.Exit(supervise.ServeJobs())
+	}
+	os.Exit(m.Run())
+}
