@@ -372,7 +372,14 @@ func TestContextsInParallel(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	for _, s := range []string{"{ [i] : 0 <= i < 10 }", "[n] -> { [i, j] : exists (e : i = 4e) and j < n }",
 		"{ A[i] -> B[floor(i/3)] }", "{ [i] : i mod 0 = 1 }", "{ [i] : ", "",
-		"{ [x, y, z] -> A[x, y, z] : x < 5 // 0 }", "{ [i] : 0 <= i < 1//0 }"} {
+		"{ [x, y, z] -> A[x, y, z] : x < 5 // 0 }", "{ [i] : 0 <= i < 1//0 }",
+		// ISL's reader joins continuation lines and skips comments; long
+		// lists, deep nesting and many pieces.
+		"{ [i] : i < 5 // #\n 0 }", "{ [i] : i < 5 //\\\n0 }", "{ [i] : i < 2 ^ #\n 100 }", "{ [i] : i < 3 ^\\\n40 }",
+		"{ [i] : # c \\\n more\n i < 3 }", "{ [x] : exists (#\n e0, e1, e2, e3 : x = e0) }",
+		"{ [x] : x = ((((((((((y)))))))))) }", "{ [x] : x = 0; [x] : x = 1; [x] : x = 2 }",
+		"[p0, p1, p2, p3, p4, p5, p6, p7] -> { [x] : x < p0 + p7 }",
+	} {
 		f.Add(s)
 	}
 	ctx, err := NewCtx(WithMaxOperations(100000))

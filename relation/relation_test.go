@@ -156,6 +156,10 @@ func FuzzRead(f *testing.F) {
 		"[N] -> { [x, y, z] -> A[x + N] : x < N }",
 		"{ [x, y, z] -> A[o0] : (-x + o0) mod 127 = 0 and 0 <= o0 <= 126 }",
 		"{ [x, y, z] -> A[i] : x <= i < 2x }",
+		// Comments, continuation lines, nesting and lists, as ISL reads them.
+		"{ [x, y, z] -> A[x // #\n 2, y] }", "{ [x, y, z] -> A[x, y //\\\n2] }", "{ [x, y, z] -> A[((((x)))) + 1] # c\n }",
+		"{ [x, y, z] -> A[x] : exists (#\n e0, e1 : x = 2e0 + e1 and 0 <= e1 < 2) }",
+		"{ [x, y, z] -> A[x] : x < 3; [x, y, z] -> A[0] : x >= 3 }",
 	} {
 		f.Add(s)
 	}
