@@ -278,9 +278,9 @@ func TestDefineErrors(t *testing.T) {
 		{[]string{"predict", "star2d-r1", "-D", "N=64", "--map", "i=x"},
 			"polyvol: embedded example \"star2d-r1\": --map: a polyvol spec has nothing to import; the flags --statement, --map and --element apply to a JSCoP or Kerncraft SPEC (-D binds the parameters of its raw maps)\n"},
 		{[]string{"predict", "star2d-r1", "-D", "N=64"},
-			"polyvol: star2d-r1.yaml: -D N=64: no parameter of that name in the spec; its raw maps name no parameters\n"},
+			"polyvol: star2d-r1.yaml: -D N=64: no parameter of that name in the spec; it names no parameters\n"},
 		{[]string{"predict", "testdata/specs/raw-params.yaml", "-D", "N=64", "-D", "Q=1"},
-			"polyvol: testdata/specs/raw-params.yaml: -D Q=1: no parameter of that name in the spec; its raw maps name N\n"},
+			"polyvol: testdata/specs/raw-params.yaml: -D Q=1: no parameter of that name in the spec; it names N\n"},
 	} {
 		out, errOut, code := run(t, c.args...)
 		if code != ExitUsage || out != "" || errOut != c.want {

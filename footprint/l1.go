@@ -65,19 +65,20 @@ func L1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, 
 	if err != nil {
 		return L1Result{}, err
 	}
-	return l1Cycles(lists, l, d, r, sample, alloc, true)
+	return l1Cycles(lists, l, d, r, sample, alloc, true, &Budget{})
 }
 
 // L1CyclesOf is L1Cycles for the kernel's instructions under l, computed
-// already (Instructions, InstructionCache).
-func L1CyclesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines) (L1Result, error) {
-	return l1Cycles(lists, l, d, r, sample, alloc, true)
+// already (Instructions, InstructionCache), with its work charged to
+// budget as WarpVolumesOf charges it.
+func L1CyclesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines, budget *Budget) (L1Result, error) {
+	return l1Cycles(lists, l, d, r, sample, alloc, true, budget)
 }
 
 // l1Cycles is L1CyclesOf with memoisation switchable, for tests: without
 // it every warp of every sample block is measured lane by lane (no
 // blockClasses, no memo).
-func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines, memoise bool) (L1Result, error) {
+func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines, memoise bool, budget *Budget) (L1Result, error) {
 	lists, _ = SplitShared(lists) // shared-memory reads are StagingOf's
 	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return L1Result{}, err
@@ -99,7 +100,7 @@ func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r Wa
 			n[i] = min(referenceCycleSampleThreads, l.Block[i]*t[i]) / shape[i]
 		}
 		n[0] = max(referenceCycleMinWidth/l.Block[0], n[0])
-		warps = newWarpSet(boxTiles(shape, n), guard)
+		warps = newWarpSet(boxTiles(shape, n))
 		threads = float64(len(warps.tiles) * d.SubWarpSize)
 		allocBlocks = ReferenceSampleBlocks(l)
 		threadsPerBlock = float64(l.ThreadsPerBlock())
@@ -116,7 +117,7 @@ func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r Wa
 		if memoise {
 			reps, weights = blockClasses(lists, l, modulus, sample)
 		}
-		warps = newWarpSet(hardwareWarps(l.Block, d.SubWarpSize, reps, weights), guard)
+		warps = newWarpSet(hardwareWarps(l.Block, d.SubWarpSize, reps, weights))
 		active := guard.activeThreadsIn(sample)
 		if active == 0 {
 			return L1Result{}, fmt.Errorf("footprint: the sample blocks hold no thread inside the domain %v", l.Domain)
@@ -132,10 +133,15 @@ func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r Wa
 		// §3.8.7, §8 item 9: scalar fields on CDNA have no per-access terms.
 		if !(fi.Field.Scalar && d.L1Model == device.L1CDNA) {
 			for _, in := range fi.Instructions {
-				c := newWarpMeasure([]Instruction{in}, guard, model.modulus(in.Width), memoise, func(lanes [][]int64) l1Terms {
+				c, err := newWarpMeasure([]Instruction{in}, guard, model.modulus(in.Width), memoise, budget, func(lanes [][]int64) l1Terms {
 					return model.terms(lanes[0], in.Width)
 				})
-				c.each(warps, sum.add)
+				if err == nil {
+					err = c.each(warps, sum.add)
+				}
+				if err != nil {
+					return L1Result{}, err
+				}
 			}
 		}
 		var lines float64

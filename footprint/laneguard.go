@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
 )
 
 // pointGuard decides which lanes execute an instruction under method Exact:
@@ -12,43 +13,31 @@ import (
 // 19); the launch's tiling places the points (kernel.Tiling). A guarded
 // point (an access that applies on part of the domain) counts only where
 // the point also lies in its guard's box, under either method.
+//
+// executes is that definition, lane by lane. The measures ask threads
+// instead: for one point j, the threads whose point lies in a box of
+// lattice points (the domain, a guard's box) form a box of threads, so an
+// instruction's threads are a union of a few boxes, computed once per
+// instruction, and a warp's lanes are all inside, all outside or cut by
+// them, which its lanes' bounding box tells at a cost that depends on
+// neither the grid nor the fold.
 type pointGuard struct {
 	launch kernel.Launch
 	// clip: points outside the domain do not execute (method Exact).
 	clip bool
-	// guarded: some instruction has guarded points.
-	guarded bool
-	// guardedOnly holds, for each instruction whose points are all
-	// guarded, its guarded points.
-	guardedOnly [][]GuardedPoint
-	// kept memoises, per warp, whether the guards keep all its lanes: the
-	// measures ask about every warp once per instruction or coefficient.
-	kept map[warpKey]bool
-}
-
-// warpKey identifies a warp tile.
-type warpKey struct {
-	base  kernel.Point
-	lanes *lanePattern
 }
 
 // newPointGuard returns the lane guard of launch l for the instruction
 // lists, nil when lanes are neither clipped to the domain (docs/metrics.md
 // §8 item 6) nor guarded.
 func newPointGuard(l kernel.Launch, clip bool, lists []FieldInstructions) *pointGuard {
-	g := &pointGuard{launch: l, clip: clip}
-	for _, fi := range lists {
-		for _, in := range fi.Instructions {
-			g.guarded = g.guarded || len(in.Guarded) > 0
-			if len(in.Points) == 0 && len(in.Guarded) > 0 {
-				g.guardedOnly = append(g.guardedOnly, in.Guarded)
-			}
-		}
-	}
-	if !clip && !g.guarded {
+	guarded := slices.ContainsFunc(lists, func(fi FieldInstructions) bool {
+		return slices.ContainsFunc(fi.Instructions, func(in Instruction) bool { return len(in.Guarded) > 0 })
+	})
+	if !clip && !guarded {
 		return nil
 	}
-	return g
+	return &pointGuard{launch: l, clip: clip}
 }
 
 // executes reports whether the lane at thread t executes in.
@@ -68,69 +57,99 @@ func (g *pointGuard) executes(t kernel.Point, in *Instruction) bool {
 	return false
 }
 
-// allExecute reports whether every lane of w has all its lattice points in
-// the domain (the last lane's last point is the greatest,
-// kernel.Launch.PointCoord) and every instruction whose points are all
-// guarded has one whose guard keeps every lane, so that every lane
-// executes every instruction.
-func (g *pointGuard) allExecute(w warpTile) bool {
-	l := g.launch
-	for i := range 3 {
-		if l.PointCoord(i, w.base[i]+w.lanes.hi[i], l.Fold[i]-1) >= l.Domain[i] {
-			return false
-		}
-	}
-	if len(g.guardedOnly) == 0 {
-		return true
-	}
-	// Every point of every lane lies in the domain, so an instruction with
-	// a point that applies everywhere executes on every lane; one whose
-	// points are all guarded does where one of them keeps every lane.
-	key := warpKey{w.base, w.lanes}
-	if all, ok := g.kept[key]; ok {
-		return all
-	}
-	all := true
-	for _, points := range g.guardedOnly {
-		if !slices.ContainsFunc(points, func(u GuardedPoint) bool { return g.keepsAll(w, u) }) {
-			all = false
-			break
-		}
-	}
-	if g.kept == nil {
-		g.kept = map[warpKey]bool{}
-	}
-	g.kept[key] = all
-	return all
+// threadSet is the set of threads that execute one instruction: every
+// thread, or the threads in the union of boxes (thread coordinates).
+type threadSet struct {
+	every bool
+	boxes []lattice.Box
 }
 
-// keepsAll reports whether the guard of point u holds for every lane of w:
-// a lane's point grows with its thread coordinate under either tiling, so
-// the points of the first and the last lane bound them all.
-func (g *pointGuard) keepsAll(w warpTile, u GuardedPoint) bool {
-	for i := range 3 {
-		lo := g.launch.PointCoord(i, w.base[i]+w.lanes.lo[i], u.J[i])
-		hi := g.launch.PointCoord(i, w.base[i]+w.lanes.hi[i], u.J[i])
-		if lo < u.Box.Lo[i] || hi >= u.Box.Hi[i] {
-			return false
+// laneState says which lanes of a warp execute an instruction.
+type laneState uint8
+
+// The lane states.
+const (
+	noLane    laneState = iota // no lane executes it
+	someLanes                  // some lanes do, some do not
+	everyLane                  // every lane does
+)
+
+// threads returns the threads that execute in (executes), every thread
+// for a nil guard. Each point j contributes the box of threads whose point
+// j lies in the domain (with clipping) and, for a guarded point, in its
+// guard's box (kernel.Launch.FirstThread); boxes that are empty or inside
+// another are left out. It takes one unit of work per point.
+func (g *pointGuard) threads(in *Instruction, budget *Budget) (threadSet, error) {
+	if g == nil || !g.clip && len(in.Points) > 0 {
+		return threadSet{every: true}, nil
+	}
+	if err := budget.spend(int64(len(in.Points) + len(in.Guarded))); err != nil {
+		return threadSet{}, err
+	}
+	var boxes []lattice.Box
+	add := func(b lattice.Box) {
+		if !b.Empty() && !slices.Contains(boxes, b) {
+			boxes = append(boxes, b)
 		}
 	}
-	return true
+	domain := lattice.Box{Hi: g.launch.Domain}
+	for _, j := range in.Points {
+		add(g.threadBox(j, domain))
+	}
+	for _, u := range in.Guarded {
+		points := u.Box
+		if g.clip {
+			points = points.Intersect(domain)
+		}
+		add(g.threadBox(u.J, points))
+	}
+	return threadSet{boxes: outerBoxes(boxes)}, nil
 }
 
-// noneExecutes reports whether no lane of w has a lattice point in the
-// domain, so that it executes no instruction.
-func (g *pointGuard) noneExecutes(w warpTile) bool {
-	if !g.clip {
-		return false
-	}
-	l := g.launch
+// threadBox returns the box of threads whose point j lies in points.
+func (g *pointGuard) threadBox(j [3]int64, points lattice.Box) lattice.Box {
+	var b lattice.Box
 	for i := range 3 {
-		if l.PointCoord(i, w.base[i]+w.lanes.lo[i], 0) >= l.Domain[i] {
-			return true
+		b.Lo[i] = g.launch.FirstThread(i, j[i], points.Lo[i])
+		b.Hi[i] = g.launch.FirstThread(i, j[i], points.Hi[i])
+	}
+	return b
+}
+
+// outerBoxes returns the distinct non-empty boxes that lie inside no
+// other: they have the same union.
+func outerBoxes(boxes []lattice.Box) []lattice.Box {
+	var out []lattice.Box
+	for _, b := range boxes {
+		if !slices.ContainsFunc(boxes, func(o lattice.Box) bool { return o != b && b.Intersect(o) == b }) {
+			out = append(out, b)
 		}
 	}
-	return false
+	return out
+}
+
+// cover tells from the bounding box lo..hi (inclusive) of a warp's lanes
+// whether all of them lie in s, none, or possibly some.
+func (s threadSet) cover(lo, hi kernel.Point) laneState {
+	if s.every {
+		return everyLane
+	}
+	lanes := lattice.Box{Lo: lo, Hi: [3]int64{hi[0] + 1, hi[1] + 1, hi[2] + 1}}
+	state := noLane
+	for _, b := range s.boxes {
+		switch in := lanes.Intersect(b); {
+		case in == lanes:
+			return everyLane
+		case !in.Empty():
+			state = someLanes
+		}
+	}
+	return state
+}
+
+// contains reports whether thread t lies in s.
+func (s threadSet) contains(t kernel.Point) bool {
+	return s.every || slices.ContainsFunc(s.boxes, func(b lattice.Box) bool { return b.Contains(t) })
 }
 
 // activeThreadsIn returns the threads of the given blocks that have at

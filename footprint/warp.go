@@ -60,24 +60,27 @@ type WarpField struct {
 // fused access counts its full byte range, nothing is clamped, and
 // warpL1Load counts CLFetchSize sectors of the device's warps (§8 items 3,
 // 5, 6, 10, 13 and 28).
+// The work is bounded by the default Budget.
 func WarpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64) (WarpResult, error) {
 	lists, err := Instructions(k, l, d, r.Fusion)
 	if err != nil {
 		return WarpResult{}, err
 	}
-	return warpVolumes(lists, l, d, r, sample, true)
+	return warpVolumes(lists, l, d, r, sample, true, &Budget{})
 }
 
 // WarpVolumesOf is WarpVolumes for the kernel's instructions under l,
-// computed already (Instructions, InstructionCache).
-func WarpVolumesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64) (WarpResult, error) {
-	return warpVolumes(lists, l, d, r, sample, true)
+// computed already (Instructions, InstructionCache), with its work charged
+// to budget: the warps measured lane by lane, and the lanes tested against
+// guards (a nil budget is not bounded).
+func WarpVolumesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, budget *Budget) (WarpResult, error) {
+	return warpVolumes(lists, l, d, r, sample, true, budget)
 }
 
 // warpVolumes is WarpVolumesOf with memoisation switchable, so that tests
 // can compare it with plain enumeration: without it every warp of every
 // sample block is measured lane by lane (no blockClasses, no memo).
-func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, memoise bool) (WarpResult, error) {
+func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, memoise bool, budget *Budget) (WarpResult, error) {
 	lists, _ = SplitShared(lists) // shared-memory reads move no global bytes (StagingOf)
 	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return WarpResult{}, err
@@ -88,9 +91,9 @@ func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r
 	diagGranule := d.L1FetchBytes
 	if !r.SampleBlockWarps {
 		t := truncatedGrid(l)
-		warps = newWarpSet(warpBoxesOver(l.Block, d.WarpSize, t), guard)
+		warps = newWarpSet(warpBoxesOver(l.Block, d.WarpSize, t))
 		blocks = float64(t[0] * t[1] * t[2])
-		diagWarps = newWarpSet(warpBoxesOver(l.Block, referenceDiagWarp, [3]int64{1, 1, 1}), guard)
+		diagWarps = newWarpSet(warpBoxesOver(l.Block, referenceDiagWarp, [3]int64{1, 1, 1}))
 		diagBlocks = 1
 		diagGranule = referenceDiagWarp
 	} else {
@@ -98,7 +101,7 @@ func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r
 		if memoise {
 			reps, weights = blockClasses(lists, l, intmath.LCM(d.L1FetchBytes, d.L1WriteBytes), sample)
 		}
-		warps = newWarpSet(hardwareWarps(l.Block, d.WarpSize, reps, weights), guard)
+		warps = newWarpSet(hardwareWarps(l.Block, d.WarpSize, reps, weights))
 		diagWarps = warps
 		blocks = float64(len(sample))
 		diagBlocks = blocks
@@ -116,17 +119,27 @@ func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r
 		}
 		var sectors int64
 		for _, in := range fi.Instructions {
-			c := sectorCounter([]Instruction{in}, guard, granule, fullRange, memoise)
-			c.each(warps, func(n, weight int64) { sectors += n * weight })
+			c, err := sectorCounter([]Instruction{in}, guard, granule, fullRange, memoise, budget)
+			if err == nil {
+				err = c.each(warps, func(n, weight int64) { sectors += n * weight })
+			}
+			if err != nil {
+				return WarpResult{}, err
+			}
 		}
 		f := WarpField{Field: fi.Index, Store: fi.Store}
 		if fi.Store {
 			f.L2Store = mult * float64(sectors*granule) / blocks
 			res.BlockL2Store += f.L2Store
 		} else {
-			c := sectorCounter(fi.Instructions, guard, diagGranule, fullRange, memoise)
+			c, err := sectorCounter(fi.Instructions, guard, diagGranule, fullRange, memoise, budget)
 			var diag int64
-			c.each(diagWarps, func(n, weight int64) { diag += n * weight })
+			if err == nil {
+				err = c.each(diagWarps, func(n, weight int64) { diag += n * weight })
+			}
+			if err != nil {
+				return WarpResult{}, err
+			}
 			f.L1Load = mult * float64(sectors*granule) / blocks
 			f.WarpL1Load = mult * float64(diag*d.L1FetchBytes) / diagBlocks
 			res.BlockL1Load += f.L1Load

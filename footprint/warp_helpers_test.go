@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
@@ -94,7 +95,7 @@ func bruteAllocLines(l kernel.Launch, d *device.Device, m WarpRules) AllocLines 
 				first, last = min(first, intmath.FloorDiv(minA, d.L1AllocBytes)), max(last, intmath.FloorDiv(maxA+in.Width-1, d.L1AllocBytes))
 			}
 			// some lattice point of the block outside the domain, or a guard
-			clipped := guard != nil && guard.guarded
+			clipped := guard != nil && slices.ContainsFunc(fi.Instructions, func(in Instruction) bool { return len(in.Guarded) > 0 })
 			for i := range 3 {
 				clipped = clipped || l.PointCoord(i, hi[i], l.Fold[i]-1) >= l.Domain[i]
 			}

@@ -221,22 +221,22 @@ func checkMemoisedEqualsEnumerated(t *testing.T, label string, k *kernel.Kernel,
 		if err != nil {
 			t.Fatal(err)
 		}
-		fast, err := warpVolumes(lists, l, d, m, sample, true)
+		fast, err := warpVolumes(lists, l, d, m, sample, true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		slow, err := warpVolumes(lists, l, d, m, sample, false)
+		slow, err := warpVolumes(lists, l, d, m, sample, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(fast, slow) {
 			t.Fatalf("%s, %s on %s, block %v fold %v %s: memoised volumes %+v, enumerated %+v\n%s", label, mr.name, d.Name, l.Block, l.Fold, l.Tiling, fast, slow, generalSpecOf(k))
 		}
-		fastL1, err := l1Cycles(lists, l, d, m, sample, alloc, true)
+		fastL1, err := l1Cycles(lists, l, d, m, sample, alloc, true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		slowL1, err := l1Cycles(lists, l, d, m, sample, alloc, false)
+		slowL1, err := l1Cycles(lists, l, d, m, sample, alloc, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,11 +280,14 @@ func TestMemoHits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := sectorCounter(lists[0].Instructions[:1], nil, 32, false, true)
+	c, err := sectorCounter(lists[0].Instructions[:1], nil, 32, false, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tiles := boxTiles([3]int64{32, 1, 1}, [3]int64{24, 8, 16})
 	for _, w := range tiles {
-		if n := c.on(w); n != 8 {
-			t.Fatalf("tile at %v: %d sectors, want 8", w.base, n)
+		if n, err := c.on(w); err != nil || n != 8 {
+			t.Fatalf("tile at %v: %d sectors (%v), want 8", w.base, n, err)
 		}
 	}
 	if len(c.memo) != 1 {
@@ -330,17 +333,17 @@ fields:
 	checkMemoisedEqualsEnumerated(t, "x < 40", cut, l, lookupDevice(t, "A100-40GB"), [][3]int64{{0, 0, 0}, {0, 5, 0}, {3, 7, 0}})
 }
 
-// TestAllExecuteMeansEveryLaneExecutes checks the guard's claim that every
-// lane of a warp executes every instruction, which lets the measures treat
-// guarded warps like unguarded ones, against asking each lane: on the
-// reduction, its half fold and a guard that cuts warps, every warp the
-// guard calls full has every lane execute every instruction, and warps
-// with an idle lane are not called full.
-func TestAllExecuteMeansEveryLaneExecutes(t *testing.T) {
+// TestThreadsAgreeWithExecutes checks the threads that execute each
+// instruction, counted as boxes, against asking each lane (executes): on
+// the reduction, its half fold and a guard that cuts warps, every lane is
+// in an instruction's threads exactly when it executes it, a warp that
+// cover calls full or idle is so lane by lane, and the cases have warps of
+// each kind.
+func TestThreadsAgreeWithExecutes(t *testing.T) {
 	reduction := parseKernel(t, "name: r\ndomain: [2048, 64]\nfields:\n  - name: A\n    element: 8\n    load: [[y, x]]\n    extent: [64, 2048]\n  - name: \"y\"\n    element: 8\n    load: [{at: [x], if: \"y = 0\"}]\n    store: [{at: [x], if: \"y = 63\"}]\n")
 	cut := parseKernel(t, "name: cut\ndomain: [2048, 64]\nfields:\n  - name: A\n    element: 8\n    load: [[x, y]]\n    store: [{at: [x, y], if: \"x < 40\"}]\n")
 	d := lookupDevice(t, "A100-40GB")
-	full, partial := 0, 0
+	var states [3]int
 	for _, c := range []struct {
 		k     *kernel.Kernel
 		block [3]int64
@@ -362,26 +365,35 @@ func TestAllExecuteMeansEveryLaneExecutes(t *testing.T) {
 		for by := range grid[1] {
 			blocks = append(blocks, [3]int64{0, by, 0}, [3]int64{grid[0] - 1, by, 0})
 		}
-		for _, w := range hardwareWarps(l.Block, d.WarpSize, blocks, nil) {
-			every := true
-			for _, o := range w.lanes.offsets {
-				lane := kernel.Point{w.base[0] + o[0], w.base[1] + o[1], w.base[2] + o[2]}
-				for _, fi := range lists {
-					for i := range fi.Instructions {
-						every = every && g.executes(lane, &fi.Instructions[i])
-					}
+		for _, fi := range lists {
+			for i := range fi.Instructions {
+				in := &fi.Instructions[i]
+				s, err := g.threads(in, nil)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			if all := g.allExecute(w); all && !every {
-				t.Fatalf("%s block %v fold %v: warp at %v called full, but a lane does not execute an instruction", c.k.Name, c.block, c.fold, w.base)
-			} else if all {
-				full++
-			} else if !every {
-				partial++
+				for _, w := range hardwareWarps(l.Block, d.WarpSize, blocks, nil) {
+					executing := 0
+					for _, o := range w.lanes.offsets {
+						lane := kernel.Point{w.base[0] + o[0], w.base[1] + o[1], w.base[2] + o[2]}
+						if g.executes(lane, in) != s.contains(lane) {
+							t.Fatalf("%s block %v fold %v: lane %v: executes %v, in the threads %v", c.k.Name, c.block, c.fold, lane, g.executes(lane, in), s.boxes)
+						}
+						if s.contains(lane) {
+							executing++
+						}
+					}
+					lo, hi := w.bounds()
+					st := s.cover(lo, hi)
+					if st == everyLane && executing != len(w.lanes.offsets) || st == noLane && executing != 0 {
+						t.Fatalf("%s block %v fold %v: warp at %v: cover %d, but %d of %d lanes execute", c.k.Name, c.block, c.fold, w.base, st, executing, len(w.lanes.offsets))
+					}
+					states[st]++
+				}
 			}
 		}
 	}
-	if full == 0 || partial == 0 {
-		t.Errorf("%d full and %d partial warps: the cases must have both", full, partial)
+	if states[noLane] == 0 || states[someLanes] == 0 || states[everyLane] == 0 {
+		t.Errorf("%d idle, %d partial and %d full warps: the cases must have each", states[noLane], states[someLanes], states[everyLane])
 	}
 }

@@ -10,42 +10,46 @@ const maxBucketModulus = 1 << 12
 
 // warpSet is a list of warps together with its partitions into groups of
 // equivalent warps, made on demand and kept for each address coefficient
-// vector and modulus.
+// vector, modulus and list of executing threads.
 type warpSet struct {
 	tiles  []warpTile
-	guard  *pointGuard
 	groups map[groupKey]*warpGroups
 }
 
 // groupKey names a partition of a warpSet: the coefficients of the
-// addresses and the modulus.
+// addresses, the modulus and the executing threads (appendThreadsKey).
 type groupKey struct {
 	coef    [3]int64
 	modulus int64
+	threads string
 }
 
 // warpGroups partitions the warps of a warpSet for affine addresses with one
-// coefficient vector c: warps whose lanes all execute, that share a lane
-// pattern and the class of their base for the address c·t
-// (translationClassifier: c·base modulo the modulus) form a group. Every
-// instruction with address c·t + c0 sees the lane addresses of a group's
-// warps up to a shift by a multiple of the modulus. The warps with inactive
-// lanes are loose.
+// coefficient vector c, executed by a list of threadSets: warps whose
+// lanes all execute every instruction, that share a lane pattern and the
+// class of their base for the address c·t (translationClassifier: c·base
+// modulo the modulus) form a group. Every instruction with address
+// c·t + c0 sees the lane addresses of a group's warps up to a shift by a
+// multiple of the modulus. Warps where no lane executes weigh idle in
+// total; the other warps, some of whose lanes execute, are loose.
 type warpGroups struct {
 	reps    []int   // index of each group's first warp
 	weights []int64 // total weight of each group's warps
+	idle    int64
 	loose   []int
 }
 
-// newWarpSet returns the set of tiles, whose lanes guard guards.
-func newWarpSet(tiles []warpTile, guard *pointGuard) *warpSet {
-	return &warpSet{tiles: tiles, guard: guard, groups: map[groupKey]*warpGroups{}}
+// newWarpSet returns the set of tiles.
+func newWarpSet(tiles []warpTile) *warpSet {
+	return &warpSet{tiles: tiles, groups: map[groupKey]*warpGroups{}}
 }
 
-// grouped returns the partition for coefficients coef and the modulus,
-// computing it with a few integer operations per warp on first use.
-func (s *warpSet) grouped(coef [3]int64, modulus int64) *warpGroups {
-	key := groupKey{coef, modulus}
+// grouped returns the partition for coefficients coef, the modulus and the
+// threads that execute the instructions (threadsKey tells them apart),
+// computing it on first use with a few integer operations per warp and
+// threads' box.
+func (s *warpSet) grouped(coef [3]int64, modulus int64, threads []threadSet, threadsKey string) *warpGroups {
+	key := groupKey{coef, modulus, threadsKey}
 	if g, ok := s.groups[key]; ok {
 		return g
 	}
@@ -60,7 +64,11 @@ func (s *warpSet) grouped(coef [3]int64, modulus int64) *warpGroups {
 	// the residues, which index the buckets.
 	classes := newTranslationClassifier([]laneAddress{{coef: coef, affine: true}}, modulus, [3]int64{1, 1, 1})
 	for i, t := range s.tiles {
-		if s.guard != nil && !s.guard.allExecute(t) {
+		switch executing(threads, t) {
+		case noLane:
+			g.idle += t.weight
+			continue
+		case someLanes:
 			g.loose = append(g.loose, i)
 			continue
 		}
@@ -87,4 +95,23 @@ func (s *warpSet) grouped(coef [3]int64, modulus int64) *warpGroups {
 	}
 	s.groups[key] = g
 	return g
+}
+
+// executing tells from the bounds of warp t's lanes whether every lane
+// executes every instruction of threads, no lane any, or possibly some.
+func executing(threads []threadSet, t warpTile) laneState {
+	lo, hi := t.bounds()
+	every, none := true, true
+	for _, s := range threads {
+		st := s.cover(lo, hi)
+		every = every && st == everyLane
+		none = none && st == noLane
+	}
+	switch {
+	case every:
+		return everyLane
+	case none:
+		return noLane
+	}
+	return someLanes
 }

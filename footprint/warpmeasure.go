@@ -1,6 +1,8 @@
 package footprint
 
 import (
+	"encoding/binary"
+
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
 )
@@ -12,16 +14,24 @@ import (
 // so the measure depends only on the pattern, the first instruction's base
 // address mod modulus and the other instructions' distances from it: the
 // class of the warp's base (translationClassifier), which also holds its
-// phase for quasi-affine addresses. Results are memoised on the pattern and
-// the class, and lanes are enumerated only on a miss. Warps with inactive
-// lanes are always enumerated.
+// phase for quasi-affine addresses. Which lanes execute each instruction
+// (the instruction's threadSet) completes the key: all, none, or the
+// lanes themselves where the threads' boxes cut the warp. Results are
+// memoised on the pattern, the class and the lanes, and lanes are
+// enumerated only on a miss; the enumeration is charged to the budget.
 type warpMeasure[T any] struct {
 	insts   []Instruction
 	addrs   []laneAddress
-	guard   *pointGuard
 	modulus int64
 	measure func(lanes [][]int64) T
+	budget  *Budget
 	memo    map[memoKey]T // nil: no memoisation
+	// threads are the threads that execute each instruction; threadsKey
+	// tells their lists apart (appendThreadsKey).
+	threads    []threadSet
+	threadsKey string
+	// idle is the measure on a warp where no lane executes.
+	idle T
 	// rigid is true when all addresses are affine with the same
 	// coefficients, so that their distances are the same on every warp.
 	rigid bool
@@ -33,6 +43,11 @@ type warpMeasure[T any] struct {
 	// (affineShape); nil when every address is affine or without memo.
 	shapes map[shapeKey]T
 	lanes  [][]int64 // scratch: the active lane addresses per instruction
+	// states and marks are scratch of the warp last asked about (activity):
+	// which lanes execute each instruction, and for someLanes each lane's
+	// mark.
+	states []laneState
+	marks  [][]bool
 }
 
 // shapeKey is the memo key of a warp of quasi-affine instructions on which
@@ -41,13 +56,16 @@ type shapeKey struct {
 	lanes   *lanePattern
 	residue int64
 	addrs   string // each address's coefficients and distance from the first
+	active  string // the lanes that execute (warpMeasure.activity)
 }
 
-// memoKey is the memo key of a warp whose lanes all execute: its lane
-// pattern and the class of its base (translationClassifier).
+// memoKey is the memo key of a warp: its lane pattern, the class of its
+// base (translationClassifier) and the lanes that execute each
+// instruction (warpMeasure.activity).
 type memoKey struct {
-	lanes *lanePattern
-	class translationClass
+	lanes  *lanePattern
+	class  translationClass
+	active string
 }
 
 // maxMemoPeriod bounds the product of the periods for which the lane
@@ -55,13 +73,20 @@ type memoKey struct {
 // most one entry per warp measured, whatever the periods.
 const maxMemoPeriod = 1 << 20
 
-// newWarpMeasure returns measure on the lane addresses of insts, memoised
-// when memoise is true and the addresses allow it.
-func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64, memoise bool, measure func([][]int64) T) *warpMeasure[T] {
-	w := &warpMeasure[T]{insts: insts, guard: guard, modulus: modulus, measure: measure, lanes: make([][]int64, len(insts))}
+// laneWork is the lane addresses evaluated, or lanes tested against a
+// box of threads, per unit of counting work (Budget).
+const laneWork = 32
+
+// newWarpMeasure returns measure on the lane addresses of insts, whose lanes
+// guard guards, memoised when memoise is true and the addresses allow it.
+func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64, memoise bool, budget *Budget, measure func([][]int64) T) (*warpMeasure[T], error) {
+	w := &warpMeasure[T]{insts: insts, modulus: modulus, measure: measure, budget: budget,
+		lanes: make([][]int64, len(insts)), states: make([]laneState, len(insts)), marks: make([][]bool, len(insts))}
 	period := [3]int64{1, 1, 1}
 	affine, periodic := true, true
-	for _, in := range insts {
+	var key []byte
+	for i := range insts {
+		in := &insts[i]
 		a := newLaneAddress(in.Address)
 		affine = affine && a.affine
 		w.addrs = append(w.addrs, a)
@@ -70,7 +95,15 @@ func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64
 		for i := range 3 {
 			period[i] = min(intmath.LCM(period[i], p[i]), maxMemoPeriod+1) // capped: only ≤ maxMemoPeriod matters
 		}
+		s, err := guard.threads(in, budget)
+		if err != nil {
+			return nil, err
+		}
+		w.threads = append(w.threads, s)
+		key = appendThreadsKey(key, s)
 	}
+	w.threadsKey = string(key)
+	w.idle = measure(w.lanes)
 	w.rigid = affine
 	for _, a := range w.addrs {
 		w.rigid = w.rigid && a.coef == w.addrs[0].coef
@@ -86,37 +119,130 @@ func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64
 			w.shapes = make(map[shapeKey]T)
 		}
 	}
-	return w
+	return w, nil
+}
+
+// appendThreadsKey appends to key what tells threadSet s apart.
+func appendThreadsKey(key []byte, s threadSet) []byte {
+	if s.every {
+		return append(key, 1)
+	}
+	key = binary.AppendUvarint(append(key, 0), uint64(len(s.boxes)))
+	for _, b := range s.boxes {
+		for i := range 3 {
+			key = binary.AppendVarint(binary.AppendVarint(key, b.Lo[i]), b.Hi[i])
+		}
+	}
+	return key
 }
 
 // on returns the measure on warp t.
-func (w *warpMeasure[T]) on(t warpTile) T {
-	if w.guard != nil && w.guard.noneExecutes(t) {
-		for i := range w.lanes {
-			w.lanes[i] = w.lanes[i][:0]
-		}
-		return w.measure(w.lanes)
-	}
-	full := w.guard == nil || w.guard.allExecute(t)
-	if w.memo == nil || !full {
-		return w.enumerate(t, full)
+func (w *warpMeasure[T]) on(t warpTile) (T, error) {
+	active, state, err := w.activity(t)
+	switch {
+	case err != nil:
+		var zero T
+		return zero, err
+	case state == noLane:
+		return w.idle, nil
+	case w.memo == nil:
+		return w.enumerate(t, state == everyLane)
 	}
 	class, _ := w.classes.classify(t.base)
-	key := memoKey{t.lanes, class}
+	key := memoKey{t.lanes, class, active}
 	if v, ok := w.memo[key]; ok {
-		return v
+		return v, nil
 	}
-	shape, affine := w.affineShape(t)
+	shape, affine := w.affineShape(t, active)
 	if v, ok := w.shapes[shape]; ok && affine {
 		w.memo[key] = v
-		return v
+		return v, nil
 	}
-	v := w.enumerate(t, true)
+	v, err := w.enumerate(t, state == everyLane)
+	if err != nil {
+		return v, err
+	}
 	w.memo[key] = v
 	if affine {
 		w.shapes[shape] = v
 	}
-	return v
+	return v, nil
+}
+
+// bounds returns the bounding box of warp t's lanes, inclusive.
+func (t warpTile) bounds() (lo, hi kernel.Point) {
+	for i := range 3 {
+		lo[i], hi[i] = t.base[i]+t.lanes.lo[i], t.base[i]+t.lanes.hi[i]
+	}
+	return lo, hi
+}
+
+// activity finds which lanes of warp t execute each instruction, into
+// states and marks, and returns them as a key ("" when every lane
+// executes every instruction) and their summary: everyLane or noLane when
+// all instructions agree, else someLanes. Lanes are tested one by one,
+// against the boxes that cut the warp, only where the boxes' bounds cannot
+// tell; that work is charged.
+func (w *warpMeasure[T]) activity(t warpTile) (active string, state laneState, err error) {
+	lo, hi := t.bounds()
+	every, none := true, true
+	for i, s := range w.threads {
+		st := s.cover(lo, hi)
+		if st == someLanes {
+			if err := w.budget.spend(int64(len(t.lanes.offsets)*len(s.boxes))/laneWork + 1); err != nil {
+				return "", 0, err
+			}
+			st = w.mark(i, t)
+		}
+		w.states[i] = st
+		every = every && st == everyLane
+		none = none && st == noLane
+	}
+	switch {
+	case every:
+		return "", everyLane, nil
+	case none:
+		return "", noLane, nil
+	}
+	var key []byte
+	for i, st := range w.states {
+		key = append(key, byte(st))
+		if st != someLanes {
+			continue
+		}
+		var bits byte
+		for k, m := range w.marks[i] {
+			if m {
+				bits |= 1 << (k % 8)
+			}
+			if k%8 == 7 || k == len(w.marks[i])-1 {
+				key, bits = append(key, bits), 0
+			}
+		}
+	}
+	return string(key), someLanes, nil
+}
+
+// mark marks the lanes of warp t that execute instruction i and returns
+// their state.
+func (w *warpMeasure[T]) mark(i int, t warpTile) laneState {
+	marks := w.marks[i][:0]
+	n := 0
+	for _, o := range t.lanes.offsets {
+		m := w.threads[i].contains(kernel.Point{t.base[0] + o[0], t.base[1] + o[1], t.base[2] + o[2]})
+		marks = append(marks, m)
+		if m {
+			n++
+		}
+	}
+	w.marks[i] = marks
+	switch n {
+	case 0:
+		return noLane
+	case len(marks):
+		return everyLane
+	}
+	return someLanes
 }
 
 // affineShape describes warp t's lane addresses up to a shift by a
@@ -124,72 +250,89 @@ func (w *warpMeasure[T]) on(t warpTile) T {
 // instructions wraps on the box of its lanes, so that every address is
 // affine there (kernel.Expr.OnBox): the lane pattern, each address's
 // coefficients, and the distances of the addresses from the first and the
-// first modulo the modulus, all of the affine forms at the warp's base.
-// Warps of different phases with one shape see the same lane addresses up
-// to such a shift. ok is false when a term wraps, or without shape memo.
-func (w *warpMeasure[T]) affineShape(t warpTile) (shape shapeKey, ok bool) {
+// first modulo the modulus, all of the affine forms at the warp's base,
+// and the lanes that execute (active). Warps of different phases with one
+// shape see the same lane addresses up to such a shift. ok is false when
+// a term wraps, or without shape memo.
+func (w *warpMeasure[T]) affineShape(t warpTile, active string) (shape shapeKey, ok bool) {
 	if w.shapes == nil {
 		return shapeKey{}, false
 	}
-	var lo, hi kernel.Point
-	for i := range 3 {
-		lo[i], hi[i] = t.base[i]+t.lanes.lo[i], t.base[i]+t.lanes.hi[i]
-	}
+	lo, hi := t.bounds()
 	k, first, ok := appendAffineShape(nil, w.addrs, lo, hi, t.base)
 	if !ok {
 		return shapeKey{}, false
 	}
-	return shapeKey{t.lanes, intmath.FloorMod(first, w.modulus), string(k)}, true
+	return shapeKey{t.lanes, intmath.FloorMod(first, w.modulus), string(k), active}, true
 }
 
 // each calls visit with the measure and weight of every warp of ws. For
 // rigid memoised instructions it measures each group of equivalent warps
-// (warpSet.grouped) once and visits it with the group's total weight; all
-// other warps are visited one by one.
-func (w *warpMeasure[T]) each(ws *warpSet, visit func(v T, weight int64)) {
+// (warpSet.grouped) once and visits it with the group's total weight, and
+// the warps where no lane executes once with theirs; all other warps are
+// visited one by one.
+func (w *warpMeasure[T]) each(ws *warpSet, visit func(v T, weight int64)) error {
 	if w.memo == nil || !w.rigid || w.modulus > maxBucketModulus {
 		for _, t := range ws.tiles {
-			visit(w.on(t), t.weight)
+			v, err := w.on(t)
+			if err != nil {
+				return err
+			}
+			visit(v, t.weight)
 		}
-		return
+		return nil
 	}
-	g := ws.grouped(w.addrs[0].coef, w.modulus)
+	g := ws.grouped(w.addrs[0].coef, w.modulus, w.threads, w.threadsKey)
 	for _, i := range g.loose {
-		visit(w.on(ws.tiles[i]), ws.tiles[i].weight)
+		v, err := w.on(ws.tiles[i])
+		if err != nil {
+			return err
+		}
+		visit(v, ws.tiles[i].weight)
 	}
 	for k, i := range g.reps {
-		visit(w.enumerate(ws.tiles[i], true), g.weights[k])
+		v, err := w.enumerate(ws.tiles[i], true)
+		if err != nil {
+			return err
+		}
+		visit(v, g.weights[k])
 	}
+	if g.idle > 0 {
+		visit(w.idle, g.idle)
+	}
+	return nil
 }
 
-// enumerate evaluates the measure lane by lane; with full false it skips
-// the lanes that do not execute an instruction.
-func (w *warpMeasure[T]) enumerate(t warpTile, full bool) T {
-	var lo, hi kernel.Point
-	for i := range 3 {
-		lo[i], hi[i] = t.base[i]+t.lanes.lo[i], t.base[i]+t.lanes.hi[i]
+// enumerate evaluates the measure lane by lane, on every lane with full
+// true, else on the lanes that activity found executing each instruction.
+func (w *warpMeasure[T]) enumerate(t warpTile, full bool) (T, error) {
+	if err := w.budget.spend(int64(len(t.lanes.offsets)*len(w.insts))/laneWork + 1); err != nil {
+		var zero T
+		return zero, err
 	}
+	lo, hi := t.bounds()
 	for i := range w.insts {
 		lanes := w.lanes[i][:0]
-		addr := w.addrs[i].onBox(lo, hi)
-		for _, o := range t.lanes.offsets {
-			p := kernel.Point{t.base[0] + o[0], t.base[1] + o[1], t.base[2] + o[2]}
-			if full || w.guard.executes(p, &w.insts[i]) {
-				lanes = append(lanes, addr.at(p))
+		if full || w.states[i] != noLane {
+			addr := w.addrs[i].onBox(lo, hi)
+			for k, o := range t.lanes.offsets {
+				if full || w.states[i] == everyLane || w.marks[i][k] {
+					lanes = append(lanes, addr.at(kernel.Point{t.base[0] + o[0], t.base[1] + o[1], t.base[2] + o[2]}))
+				}
 			}
 		}
 		w.lanes[i] = lanes
 	}
-	return w.measure(w.lanes)
+	return w.measure(w.lanes), nil
 }
 
 // sectorCounter counts the distinct granules of granule bytes that a group
 // of instructions touches per warp: at each lane's start address only
 // (method Reference, docs/metrics.md §3.1), or over each lane's full byte
 // range (method Exact, §8 item 10).
-func sectorCounter(insts []Instruction, guard *pointGuard, granule int64, fullRange, memoise bool) *warpMeasure[int64] {
+func sectorCounter(insts []Instruction, guard *pointGuard, granule int64, fullRange, memoise bool, budget *Budget) (*warpMeasure[int64], error) {
 	var ids []int64
-	return newWarpMeasure(insts, guard, granule, memoise, func(lanes [][]int64) int64 {
+	return newWarpMeasure(insts, guard, granule, memoise, budget, func(lanes [][]int64) int64 {
 		ids = ids[:0]
 		for i, addrs := range lanes {
 			last := int64(0)

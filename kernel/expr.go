@@ -2,6 +2,8 @@ package kernel
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -553,17 +555,25 @@ var variables = map[string]int{"x": 0, "y": 1, "z": 2, "tidx": 0, "tidy": 1, "ti
 // ParseExpr parses an index expression (see the package documentation for
 // the syntax) into canonical form. Errors are *ExprError values.
 func ParseExpr(src string) (Expr, error) {
-	return parseExpr(src, variables, false)
+	return parseExpr(src, variables, false, paramScope{})
 }
 
-// parseExpr parses src with the given names of the coordinates; see
-// tokenize for implicitProduct.
-func parseExpr(src string, vars map[string]int, implicitProduct bool) (Expr, error) {
+// paramScope binds the parameters an expression may name besides the
+// coordinates (a spec's params, -D): each stands for its value, a
+// constant. named, when not nil, records the parameters named.
+type paramScope struct {
+	values map[string]int64
+	named  map[string]bool
+}
+
+// parseExpr parses src with the given names of the coordinates and
+// parameters; see tokenize for implicitProduct.
+func parseExpr(src string, vars map[string]int, implicitProduct bool, params paramScope) (Expr, error) {
 	toks, err := tokenize(src, implicitProduct)
 	if err != nil {
 		return Expr{}, err
 	}
-	p := &parser{toks: toks, vars: vars}
+	p := &parser{toks: toks, vars: vars, params: params}
 	e, err := p.sum()
 	if err != nil {
 		return Expr{}, err
@@ -575,10 +585,11 @@ func parseExpr(src string, vars map[string]int, implicitProduct bool) (Expr, err
 }
 
 type parser struct {
-	vars  map[string]int // coordinate names
-	toks  []token
-	pos   int
-	depth int
+	vars   map[string]int // coordinate names
+	params paramScope
+	toks   []token
+	pos    int
+	depth  int
 }
 
 func (p *parser) peek() token { return p.toks[p.pos] }
@@ -723,7 +734,17 @@ func (p *parser) names() string {
 	return strings.Join(names, ", ")
 }
 
-// primary := number | variable | '(' sum ')' | 'floor' '(' sum '/' sum ')'
+// paramHint names the bound parameters for the message about an unknown
+// name, or says how to bind one.
+func (p *parser) paramHint() string {
+	if len(p.params.values) == 0 {
+		return "; a parameter needs its value in the spec's params or -D NAME=VALUE"
+	}
+	names := slices.Sorted(maps.Keys(p.params.values))
+	return ", or a parameter (" + strings.Join(names, ", ") + ")"
+}
+
+// primary := number | variable | parameter | '(' sum ')' | 'floor' '(' sum '/' sum ')'
 func (p *parser) primary() (Expr, error) {
 	t := p.next()
 	switch t.kind {
@@ -740,7 +761,13 @@ func (p *parser) primary() (Expr, error) {
 		if t.text == "floor" {
 			return p.floor(t)
 		}
-		return Expr{}, &ExprError{t.col, fmt.Sprintf("unknown name %q; expected %s, a number, floor(...) or '('", t.text, p.names())}
+		if v, ok := p.params.values[t.text]; ok {
+			if p.params.named != nil {
+				p.params.named[t.text] = true
+			}
+			return Const(v), nil
+		}
+		return Expr{}, &ExprError{t.col, fmt.Sprintf("unknown name %q; expected %s, a number, floor(...) or '('%s", t.text, p.names(), p.paramHint())}
 	case '(':
 		if err := p.enter(t.col); err != nil {
 			return Expr{}, err

@@ -1,8 +1,10 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/lattice"
@@ -80,19 +82,35 @@ func (a Access) Partial(d [3]int64) (lattice.Box, bool, error) {
 // ("and") of comparisons of index expressions, which may chain
 // (0 <= x < 4096), with <, <=, >, >= and = (or ==), into guards g ≥ 0.
 func ParseCondition(src string) ([]Expr, error) {
+	return parseCondition(src, paramScope{})
+}
+
+// parseCondition is ParseCondition with the parameters of params bound. An
+// error in one of the expressions is an *ExprError whose column counts
+// from the start of the whole condition.
+func parseCondition(src string, params paramScope) ([]Expr, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, fmt.Errorf("empty condition")
 	}
 	var guards []Expr
+	start := 0 // the byte offset of the part in src
 	for _, part := range strings.Split(src, " and ") {
 		sides, ops, err := splitComparison(part)
 		if err != nil {
 			return nil, err
 		}
 		exprs := make([]Expr, len(sides))
+		offset := start
 		for i, s := range sides {
-			if exprs[i], err = ParseExpr(s); err != nil {
-				return nil, fmt.Errorf("%q: %v", strings.TrimSpace(s), err)
+			if exprs[i], err = parseExpr(s, variables, false, params); err != nil {
+				var e *ExprError
+				if errors.As(err, &e) {
+					return nil, &ExprError{Column: utf8.RuneCountInString(src[:offset]) + e.Column, Msg: e.Msg}
+				}
+				return nil, err
+			}
+			if i < len(ops) {
+				offset += len(s) + len(ops[i])
 			}
 		}
 		for i, op := range ops {
@@ -102,6 +120,7 @@ func ParseCondition(src string) ([]Expr, error) {
 			}
 			guards = append(guards, gs...)
 		}
+		start += len(part) + len(" and ")
 	}
 	return guards, nil
 }

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,4 +80,56 @@ func TestGuardedAccessSpec(t *testing.T) {
 			t.Errorf("%s: got %v, want %q", bad.spec, err, bad.want)
 		}
 	}
+}
+
+// TestParamsInAccesses checks parameters in index expressions and
+// conditions: the spec's params bind them, WithParams (-D) binds over
+// the spec's and may name a parameter that only an access names, and an
+// unbound name is an error at its file, line, field and column that says
+// how to bind one.
+func TestParamsInAccesses(t *testing.T) {
+	const spec = `name: matvec
+domain: [64, 32]
+params: {N: 32, R: 64}
+fields:
+  - name: A
+    element: 8
+    extent: [2048]
+    load: [[y + R*x]]
+  - name: "Y"
+    element: 8
+    extent: [64]
+    store: [{at: [x], if: "y = N - 1"}]
+`
+	check := func(k *Kernel, n, r int64) {
+		t.Helper()
+		want, err := ParseExpr(fmt.Sprintf("y + %d*x", r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := k.Fields[0].Loads[0].Index[0]; got.String() != want.String() {
+			t.Errorf("load index %v, want %v", got, want)
+		}
+		box, ok := k.Fields[1].Stores[0].GuardBox()
+		if !ok || box.Lo[1] != n-1 || box.Hi[1] != n {
+			t.Errorf("store's guard box %v (%v), want the layer y = %d", box, ok, n-1)
+		}
+	}
+	k, err := Parse([]byte(spec), "matvec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(k, 32, 64)
+	if k, err = Parse([]byte(spec), "matvec.yaml", WithParams(map[string]int64{"N": 16})); err != nil {
+		t.Fatal(err)
+	}
+	check(k, 16, 64)
+	if k, err = Parse([]byte(strings.Replace(spec, "params: {N: 32, R: 64}\n", "", 1)), "matvec.yaml", WithParams(map[string]int64{"N": 8, "R": 64})); err != nil {
+		t.Fatal(err)
+	}
+	check(k, 8, 64)
+	_, err = Parse([]byte(strings.Replace(spec, "N - 1", "M - 1", 1)), "matvec.yaml")
+	wantError(t, err, "matvec.yaml:12:27:", `field "Y" store[0] if: column 5: unknown name "M"`, "a parameter (N, R)")
+	_, err = Parse([]byte(strings.Replace(spec, "params: {N: 32, R: 64}\n", "", 1)), "matvec.yaml")
+	wantError(t, err, "matvec.yaml:7:", `field "A" load[0] index 0, column 5`, `unknown name "R"`, "-D NAME=VALUE")
 }

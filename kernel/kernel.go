@@ -26,7 +26,9 @@
 // written as floor(e / c). Products of two non-constant expressions,
 // division or modulo by a non-constant, zero or negative value, floating-point
 // constants and unknown names are rejected with the column of the offending
-// token.
+// token. A name that the spec's params (or WithParams, the command line's
+// -D) binds stands for its value, a constant: 4096*y + x with
+// params: {N: 4096} may be written N*y + x.
 //
 // Expressions are kept in a canonical form (see Expr), so x+1, 1+x and (x)+1
 // are equal and duplicate accesses are removed when a spec is loaded.
@@ -40,9 +42,11 @@
 // bounds_check (point, none or access: BoundsCheck) and fields. Each field has name, element (bytes: 1, 2, 4, 8 or 16), extent
 // (defaults to the domain), offset (alignment α in elements), multiplicity,
 // scalar, and the access lists load and store (each access a list of 1 to 3
-// index expressions, or a single expression) and load_isl and store_isl (raw
-// ISL maps from the lattice point [x, y, z] to an array index). Unknown keys
-// are errors. See the files in the repository's examples folder.
+// index expressions, or a single expression, or a mapping {at: [...], if:
+// "..."} of an access under a condition, ParseCondition) and load_isl and
+// store_isl (raw ISL maps from the lattice point [x, y, z] to an array
+// index). params binds parameter names to integers for the expressions,
+// conditions and raw maps. Unknown keys are errors. See the files in the repository's examples folder.
 package kernel
 
 import (

@@ -86,8 +86,9 @@ func WithMapReader(read MapReader) Option {
 	return func(o *options) { o.readMap = read }
 }
 
-// WithParams binds parameters of raw maps, over the values of the spec's
-// params key (the command line's -D).
+// WithParams binds parameters of raw maps, index expressions and
+// conditions, over the values of the spec's params key (the command
+// line's -D).
 func WithParams(values map[string]int64) Option {
 	return func(o *options) { o.params = values }
 }
@@ -236,7 +237,13 @@ type loader struct {
 	file   string
 	opts   options
 	params map[string]int64 // the spec's params with WithParams over them
-	named  map[string]bool  // the parameters that the raw maps name
+	named  map[string]bool  // the parameters that raw maps, index expressions and conditions name
+}
+
+// paramScope returns the parameters that index expressions and conditions
+// may name, recording the ones they name.
+func (l *loader) paramScope() paramScope {
+	return paramScope{values: l.params, named: l.named}
 }
 
 func (l *loader) errf(n *yaml.Node, format string, args ...any) error {
@@ -514,8 +521,8 @@ func (l *loader) fields(n *yaml.Node, k *Kernel) error {
 	return nil
 }
 
-// unnamedParams refuses WithParams values that no raw map names, which are
-// most likely a misspelt name.
+// unnamedParams refuses WithParams values that no raw map, index
+// expression or condition names, which are most likely a misspelt name.
 func (l *loader) unnamedParams() error {
 	var unused, named []string
 	for name, v := range l.opts.params {
@@ -531,9 +538,9 @@ func (l *loader) unnamedParams() error {
 	}
 	slices.Sort(unused)
 	slices.Sort(named)
-	has := "its raw maps name no parameters"
+	has := "it names no parameters"
 	if len(named) > 0 {
-		has = "its raw maps name " + strings.Join(named, ", ")
+		has = "it names " + strings.Join(named, ", ")
 	}
 	return &SpecError{File: l.file, Msg: fmt.Sprintf("%s: no parameter of that name in the spec; %s", strings.Join(unused, ", "), has)}
 }
@@ -697,7 +704,8 @@ func (l *loader) staging(n *yaml.Node, what string) (*Staging, error) {
 }
 
 // paramValues reads the spec's params, names bound to integers for the
-// parameters of raw maps, and puts WithParams's values over them.
+// parameters of raw maps, index expressions and conditions, and puts
+// WithParams's values over them.
 func (l *loader) paramValues(m map[string]entry) (map[string]int64, error) {
 	l.named = map[string]bool{}
 	out := map[string]int64{}
@@ -787,7 +795,7 @@ func (l *loader) accesses(n *yaml.Node, what string, f *Field, extentDims int, k
 				return nil, err
 			}
 			texts[j] = src
-			if a.Index[j], err = ParseExpr(src); err != nil {
+			if a.Index[j], err = parseExpr(src, variables, false, l.paramScope()); err != nil {
 				return nil, l.errf(en, "%s index %d, %v (in %q)", where, j, err, excerpt(src))
 			}
 		}
@@ -797,7 +805,7 @@ func (l *loader) accesses(n *yaml.Node, what string, f *Field, extentDims int, k
 			if err != nil {
 				return nil, err
 			}
-			if a.Guards, err = ParseCondition(src); err != nil {
+			if a.Guards, err = parseCondition(src, l.paramScope()); err != nil {
 				return nil, l.errf(cond, "%s if: %v", where, err)
 			}
 			if _, ok := a.GuardBox(); !ok {

@@ -3,6 +3,8 @@ package kernel
 import (
 	"fmt"
 	"strings"
+
+	"github.com/polyvol/polyvol/intmath"
 )
 
 // Tiling says where the lattice points of a thread that computes several
@@ -103,6 +105,27 @@ func (l Launch) PointCoord(i int, t, j int64) int64 {
 	}
 	b := l.Block[i]
 	return t/b*b*l.Fold[i] + t%b + j*b
+}
+
+// FirstThread returns the least thread coordinate t ≥ 0 along dimension
+// i whose lattice point j has coordinate PointCoord(i, t, j) ≥ p. Since
+// PointCoord grows strictly with t, the threads whose point j lies in
+// [lo, hi) are exactly those in [FirstThread(i, j, lo), FirstThread(i, j,
+// hi)): a box of lattice points is a box of threads for each point j.
+func (l Launch) FirstThread(i int, j, p int64) int64 {
+	if !l.strided(i) {
+		return max(0, intmath.CeilDiv(p-j, l.Fold[i]))
+	}
+	// Block β holds the points [β·b·f, β·b·f + b) past j·b, one per thread.
+	b, q := l.Block[i], p-j*l.Block[i]
+	if q <= 0 {
+		return 0
+	}
+	blk := q / (b * l.Fold[i])
+	if r := q - blk*b*l.Fold[i]; r < b {
+		return blk*b + r
+	}
+	return (blk + 1) * b
 }
 
 // Covers reports whether some point j of points, of the thread at global

@@ -89,3 +89,32 @@ func TestParseTiling(t *testing.T) {
 		t.Error("ParseTiling(\"blocked\") accepted")
 	}
 }
+
+// TestFirstThreadByEnumeration checks FirstThread against its definition:
+// under either tiling, for every point offset j and bound p, it is the
+// least thread t ≥ 0 whose point j is at least p.
+func TestFirstThreadByEnumeration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 4))
+	for range 300 {
+		var l Launch
+		for i := range 3 {
+			l.Block[i] = 1 + rng.Int64N(9)
+			l.Fold[i] = 1 + rng.Int64N(4)
+			l.Domain[i] = 1 + rng.Int64N(3*l.Block[i]*l.Fold[i])
+		}
+		l.Tiling = Tiling(rng.IntN(2))
+		for i := range 3 {
+			for j := range l.Fold[i] {
+				for p := -3 * l.Block[i]; p < 4*l.Block[i]*l.Fold[i]; p++ {
+					want := int64(0)
+					for l.PointCoord(i, want, j) < p {
+						want++
+					}
+					if got := l.FirstThread(i, j, p); got != want {
+						t.Fatalf("%s tiling, block %d, fold %d: FirstThread(%d, %d, %d) = %d, want %d", l.Tiling, l.Block[i], l.Fold[i], i, j, p, got, want)
+					}
+				}
+			}
+		}
+	}
+}
