@@ -87,6 +87,7 @@ func TestKilledWorkerIsOneError(t *testing.T) {
 		status int
 		body   []byte
 	}, 1)
+	before := childWorkers()
 	go func() {
 		status, body := post(t, srv.URL+"/api/simulate", `{"example": "star3d-r1", "domain": "512,512,64", "block": "256,1,1"}`)
 		done <- struct {
@@ -94,7 +95,7 @@ func TestKilledWorkerIsOneError(t *testing.T) {
 			body   []byte
 		}{status, body}
 	}()
-	pid := childWorker(t)
+	pid := newChildWorker(t, before)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -108,23 +109,13 @@ func TestKilledWorkerIsOneError(t *testing.T) {
 	}
 }
 
-// childWorker waits for a worker process, a child of the test process,
-// and returns its pid.
-func childWorker(t *testing.T) int {
+// newChildWorker waits for a worker process, a child of the test process
+// not among before, and returns its pid.
+func newChildWorker(t *testing.T, before map[int]bool) int {
 	t.Helper()
 	for range 1000 {
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil {
-				continue
-			}
-			stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-			if err != nil {
-				continue
-			}
-			fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-			if len(fields) > 1 && fields[0] != "Z" && fields[1] == strconv.Itoa(os.Getpid()) {
+		for pid := range childWorkers() {
+			if !before[pid] {
 				return pid
 			}
 		}
@@ -132,4 +123,29 @@ func childWorker(t *testing.T) int {
 	}
 	t.Fatal("no worker process started")
 	return 0
+}
+
+// childWorkers returns the worker processes that are children of the test
+// process: running, and started with the worker's environment.
+func childWorkers() map[int]bool {
+	out := map[int]bool{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(fields) < 2 || fields[0] == "Z" || fields[1] != strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		if env, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil && strings.Contains(string(env), "\x00POLYVOL_WORKER=") {
+			out[pid] = true
+		}
+	}
+	return out
 }
