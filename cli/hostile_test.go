@@ -141,6 +141,8 @@ func hostileCases() []hostileCase {
 		predictSpec("spec-isl-parens60000.yaml", ":9:9:", "load_isl[0]", "column 96: brackets nested more than 64 deep"),
 		predictSpec("spec-isl-pieces4096.yaml", ":9:9:", "load_isl[0]", "column 8851: more than 256 pieces"),
 		predictSpec("spec-isl-nested-mods.yaml", ":9:9:", "load_isl[0]", "reading the map with libisl: the work passed its"),
+		predictSpec("spec-isl-comment-params6000.yaml", ":9:9:", "load_isl[0]", "line 2, column 310: more than 64 entries in one list"),
+		ok("spec-matvec-guarded.yaml", "predict", "{h}/spec-matvec-guarded.yaml", "--block", "256", "--fold", "1,256"),
 		ok("spec-isl-existentials2000.yaml", "predict", "{h}/spec-isl-existentials2000.yaml"),
 		usage("jscop-nested-mods.jscop", w("jscop-nested-mods.jscop: importing the file with libisl: the work passed its"), "predict", "{h}/jscop-nested-mods.jscop"),
 		predictSpec("jscop-comment-divide-by-zero.jscop", ":6:16:", `statement "Stmt"`, "line 1, column 25: division by zero"),
