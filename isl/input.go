@@ -114,8 +114,12 @@ func checkInput(str, op string) error {
 		var ie *inputErr
 		if errors.As(err, &ie) {
 			off := ie.off
-			if at != nil {
-				off = at[min(off, len(at)-1)]
+			switch {
+			case at == nil:
+			case off < len(at):
+				off = at[off]
+			default: // the end of the text
+				off = len(str)
 			}
 			return inputError(op, str, off, ie.msg)
 		}
