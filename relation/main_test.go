@@ -13,9 +13,8 @@ import (
 // object crash the test binary with its allocation site
 // (isl.PanicOnLeak).
 func TestMain(m *testing.M) {
-	if supervise.IsWorker() {
-		os.Exit(supervise.ServeJobs())
+	if !supervise.IsWorker() {
+		isl.PanicOnLeak()
 	}
-	isl.PanicOnLeak()
-	os.Exit(m.Run())
+	os.Exit(supervise.MainTests(m))
 }

@@ -9,9 +9,4 @@ import (
 
 // TestMain serves jobs when the test binary runs as a worker (the tests
 // that import in worker processes).
-func TestMain(m *testing.M) {
-	if supervise.IsWorker() {
-		os.Exit(supervise.ServeJobs())
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { os.Exit(supervise.MainTests(m)) }

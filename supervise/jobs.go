@@ -131,3 +131,15 @@ func limitProcessor(d time.Duration) {
 	}
 	_ = syscall.Setrlimit(syscall.RLIMIT_CPU, &lim)
 }
+
+// MainTests is the TestMain of a test binary whose tests run jobs in
+// workers: it serves jobs when the binary was started as a worker, and
+// otherwise runs the tests, returning the exit status:
+//
+//	func TestMain(m *testing.M) { os.Exit(supervise.MainTests(m)) }
+func MainTests(m interface{ Run() int }) int {
+	if IsWorker() {
+		return ServeJobs()
+	}
+	return m.Run()
+}

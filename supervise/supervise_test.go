@@ -20,13 +20,10 @@ import (
 const modeEnv = "SUPERVISE_TEST_MODE"
 
 func TestMain(m *testing.M) {
-	if IsWorker() {
-		os.Exit(ServeJobs())
-	}
 	if mode := os.Getenv(modeEnv); mode != "" {
 		os.Exit(Main("polyvol: ", func() int { return behave(mode) }))
 	}
-	os.Exit(m.Run())
+	os.Exit(MainTests(m))
 }
 
 // behave is the supervised command of each mode.
