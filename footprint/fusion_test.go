@@ -245,11 +245,11 @@ func TestFieldIndexCarried(t *testing.T) {
 			}
 		}
 		sample := [][3]int64{{0, 0, 0}, {1, 1, 1}}
-		w, err := WarpVolumesOf(lists, l, d, ExactWarpRules, sample)
+		w, err := WarpVolumesOf(lists, l, d, ExactWarpRules, sample, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		l1, err := L1CyclesOf(lists, l, d, ExactWarpRules, sample, func(FieldInstructions, [][3]int64) (float64, error) { return 0, nil })
+		l1, err := L1CyclesOf(lists, l, d, ExactWarpRules, sample, func(FieldInstructions, [][3]int64) (float64, error) { return 0, nil }, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -65,19 +65,20 @@ func L1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, 
 	if err != nil {
 		return L1Result{}, err
 	}
-	return l1Cycles(lists, l, d, r, sample, alloc, true)
+	return l1Cycles(lists, l, d, r, sample, alloc, nil, true)
 }
 
 // L1CyclesOf is L1Cycles for the kernel's instructions under l, computed
-// already (Instructions, InstructionCache).
-func L1CyclesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines) (L1Result, error) {
-	return l1Cycles(lists, l, d, r, sample, alloc, true)
+// already (Instructions, InstructionCache), with its work charged to
+// budget as in WarpVolumesOf.
+func L1CyclesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines, budget *Budget) (L1Result, error) {
+	return l1Cycles(lists, l, d, r, sample, alloc, budget, true)
 }
 
 // l1Cycles is L1CyclesOf with memoisation switchable, for tests: without
 // it every warp of every sample block is measured lane by lane (no
 // blockClasses, no memo).
-func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines, memoise bool) (L1Result, error) {
+func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines, budget *Budget, memoise bool) (L1Result, error) {
 	lists, _ = SplitShared(lists) // shared-memory reads are StagingOf's
 	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return L1Result{}, err
@@ -85,6 +86,7 @@ func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r Wa
 	if d.L1Model == device.L1NV && d.LSUs < 1 {
 		return L1Result{}, fmt.Errorf("footprint: device %q has the NV L1 model but no LSU count", d.Name)
 	}
+	budget = budgetOrDefault(budget)
 	guard := newPointGuard(l, r.ClipLanes, lists)
 	var warps *warpSet
 	var allocBlocks [][3]int64
@@ -99,7 +101,7 @@ func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r Wa
 			n[i] = min(referenceCycleSampleThreads, l.Block[i]*t[i]) / shape[i]
 		}
 		n[0] = max(referenceCycleMinWidth/l.Block[0], n[0])
-		warps = newWarpSet(boxTiles(shape, n), guard)
+		warps = newWarpSet(boxTiles(shape, n), guard, budget)
 		threads = float64(len(warps.tiles) * d.SubWarpSize)
 		allocBlocks = ReferenceSampleBlocks(l)
 		threadsPerBlock = float64(l.ThreadsPerBlock())
@@ -116,7 +118,7 @@ func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r Wa
 		if memoise {
 			reps, weights = blockClasses(lists, l, modulus, sample)
 		}
-		warps = newWarpSet(hardwareWarps(l.Block, d.SubWarpSize, reps, weights), guard)
+		warps = newWarpSet(hardwareWarps(l.Block, d.SubWarpSize, reps, weights), guard, budget)
 		active := guard.activeThreadsIn(sample)
 		if active == 0 {
 			return L1Result{}, fmt.Errorf("footprint: the sample blocks hold no thread inside the domain %v", l.Domain)
@@ -135,7 +137,9 @@ func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r Wa
 				c := newWarpMeasure([]Instruction{in}, guard, model.modulus(in.Width), memoise, func(lanes [][]int64) l1Terms {
 					return model.terms(lanes[0], in.Width)
 				})
-				c.each(warps, sum.add)
+				if err := c.each(warps, sum.add); err != nil {
+					return L1Result{}, fmt.Errorf("footprint: L1 cycles of field %q: %w", fi.Field.Name, err)
+				}
 			}
 		}
 		var lines float64

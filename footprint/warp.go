@@ -65,32 +65,35 @@ func WarpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRule
 	if err != nil {
 		return WarpResult{}, err
 	}
-	return warpVolumes(lists, l, d, r, sample, true)
+	return warpVolumes(lists, l, d, r, sample, nil, true)
 }
 
 // WarpVolumesOf is WarpVolumes for the kernel's instructions under l,
-// computed already (Instructions, InstructionCache).
-func WarpVolumesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64) (WarpResult, error) {
-	return warpVolumes(lists, l, d, r, sample, true)
+// computed already (Instructions, InstructionCache), with its work charged
+// to budget; a nil budget allows DefaultWorkBound. An
+// error wraps ErrWorkBound when the work passes the bound.
+func WarpVolumesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, budget *Budget) (WarpResult, error) {
+	return warpVolumes(lists, l, d, r, sample, budget, true)
 }
 
 // warpVolumes is WarpVolumesOf with memoisation switchable, so that tests
 // can compare it with plain enumeration: without it every warp of every
 // sample block is measured lane by lane (no blockClasses, no memo).
-func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, memoise bool) (WarpResult, error) {
+func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, budget *Budget, memoise bool) (WarpResult, error) {
 	lists, _ = SplitShared(lists) // shared-memory reads move no global bytes (StagingOf)
 	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return WarpResult{}, err
 	}
+	budget = budgetOrDefault(budget)
 	guard := newPointGuard(l, r.ClipLanes, lists)
 	var warps, diagWarps *warpSet
 	var blocks, diagBlocks float64
 	diagGranule := d.L1FetchBytes
 	if !r.SampleBlockWarps {
 		t := truncatedGrid(l)
-		warps = newWarpSet(warpBoxesOver(l.Block, d.WarpSize, t), guard)
+		warps = newWarpSet(warpBoxesOver(l.Block, d.WarpSize, t), guard, budget)
 		blocks = float64(t[0] * t[1] * t[2])
-		diagWarps = newWarpSet(warpBoxesOver(l.Block, referenceDiagWarp, [3]int64{1, 1, 1}), guard)
+		diagWarps = newWarpSet(warpBoxesOver(l.Block, referenceDiagWarp, [3]int64{1, 1, 1}), guard, budget)
 		diagBlocks = 1
 		diagGranule = referenceDiagWarp
 	} else {
@@ -98,7 +101,7 @@ func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r
 		if memoise {
 			reps, weights = blockClasses(lists, l, intmath.LCM(d.L1FetchBytes, d.L1WriteBytes), sample)
 		}
-		warps = newWarpSet(hardwareWarps(l.Block, d.WarpSize, reps, weights), guard)
+		warps = newWarpSet(hardwareWarps(l.Block, d.WarpSize, reps, weights), guard, budget)
 		diagWarps = warps
 		blocks = float64(len(sample))
 		diagBlocks = blocks
@@ -117,7 +120,9 @@ func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r
 		var sectors int64
 		for _, in := range fi.Instructions {
 			c := sectorCounter([]Instruction{in}, guard, granule, fullRange, memoise)
-			c.each(warps, func(n, weight int64) { sectors += n * weight })
+			if err := c.each(warps, func(n, weight int64) { sectors += n * weight }); err != nil {
+				return WarpResult{}, fmt.Errorf("footprint: warps of field %q: %w", fi.Field.Name, err)
+			}
 		}
 		f := WarpField{Field: fi.Index, Store: fi.Store}
 		if fi.Store {
@@ -126,7 +131,9 @@ func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r
 		} else {
 			c := sectorCounter(fi.Instructions, guard, diagGranule, fullRange, memoise)
 			var diag int64
-			c.each(diagWarps, func(n, weight int64) { diag += n * weight })
+			if err := c.each(diagWarps, func(n, weight int64) { diag += n * weight }); err != nil {
+				return WarpResult{}, fmt.Errorf("footprint: warps of field %q: %w", fi.Field.Name, err)
+			}
 			f.L1Load = mult * float64(sectors*granule) / blocks
 			f.WarpL1Load = mult * float64(diag*d.L1FetchBytes) / diagBlocks
 			res.BlockL1Load += f.L1Load

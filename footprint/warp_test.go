@@ -221,22 +221,22 @@ func checkMemoisedEqualsEnumerated(t *testing.T, label string, k *kernel.Kernel,
 		if err != nil {
 			t.Fatal(err)
 		}
-		fast, err := warpVolumes(lists, l, d, m, sample, true)
+		fast, err := warpVolumes(lists, l, d, m, sample, nil, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		slow, err := warpVolumes(lists, l, d, m, sample, false)
+		slow, err := warpVolumes(lists, l, d, m, sample, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(fast, slow) {
 			t.Fatalf("%s, %s on %s, block %v fold %v %s: memoised volumes %+v, enumerated %+v\n%s", label, mr.name, d.Name, l.Block, l.Fold, l.Tiling, fast, slow, generalSpecOf(k))
 		}
-		fastL1, err := l1Cycles(lists, l, d, m, sample, alloc, true)
+		fastL1, err := l1Cycles(lists, l, d, m, sample, alloc, nil, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		slowL1, err := l1Cycles(lists, l, d, m, sample, alloc, false)
+		slowL1, err := l1Cycles(lists, l, d, m, sample, alloc, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}

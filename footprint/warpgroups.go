@@ -14,6 +14,7 @@ const maxBucketModulus = 1 << 12
 type warpSet struct {
 	tiles  []warpTile
 	guard  *pointGuard
+	budget *Budget // charged for the lanes measured on the set (warpMeasure.each)
 	groups map[groupKey]*warpGroups
 }
 
@@ -37,17 +38,22 @@ type warpGroups struct {
 	loose   []int
 }
 
-// newWarpSet returns the set of tiles, whose lanes guard guards.
-func newWarpSet(tiles []warpTile, guard *pointGuard) *warpSet {
-	return &warpSet{tiles: tiles, guard: guard, groups: map[groupKey]*warpGroups{}}
+// newWarpSet returns the set of tiles, whose lanes guard guards; measuring
+// them is charged to budget.
+func newWarpSet(tiles []warpTile, guard *pointGuard, budget *Budget) *warpSet {
+	return &warpSet{tiles: tiles, guard: guard, budget: budget, groups: map[groupKey]*warpGroups{}}
 }
 
 // grouped returns the partition for coefficients coef and the modulus,
-// computing it with a few integer operations per warp on first use.
-func (s *warpSet) grouped(coef [3]int64, modulus int64) *warpGroups {
+// computing it with a few integer operations per warp on first use, which
+// it charges to the set's budget as one lane address each.
+func (s *warpSet) grouped(coef [3]int64, modulus int64) (*warpGroups, error) {
 	key := groupKey{coef, modulus}
 	if g, ok := s.groups[key]; ok {
-		return g
+		return g, nil
+	}
+	if err := s.budget.spend(laneUnits(int64(len(s.tiles)))); err != nil {
+		return nil, err
 	}
 	type bucket struct {
 		weight int64
@@ -86,5 +92,5 @@ func (s *warpSet) grouped(coef [3]int64, modulus int64) *warpGroups {
 		}
 	}
 	s.groups[key] = g
-	return g
+	return g, nil
 }

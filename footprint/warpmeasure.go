@@ -33,6 +33,9 @@ type warpMeasure[T any] struct {
 	// (affineShape); nil when every address is affine or without memo.
 	shapes map[shapeKey]T
 	lanes  [][]int64 // scratch: the active lane addresses per instruction
+	// evaluated counts the lane addresses enumerate evaluated that each
+	// has not charged yet.
+	evaluated int64
 }
 
 // shapeKey is the memo key of a warp of quasi-affine instructions on which
@@ -145,21 +148,52 @@ func (w *warpMeasure[T]) affineShape(t warpTile) (shape shapeKey, ok bool) {
 // each calls visit with the measure and weight of every warp of ws. For
 // rigid memoised instructions it measures each group of equivalent warps
 // (warpSet.grouped) once and visits it with the group's total weight; all
-// other warps are visited one by one.
-func (w *warpMeasure[T]) each(ws *warpSet, visit func(v T, weight int64)) {
+// other warps are visited one by one. It charges ws's budget a unit for
+// each warp it visits and laneUnits for the lane addresses it evaluates,
+// and stops with the budget's error.
+func (w *warpMeasure[T]) each(ws *warpSet, visit func(v T, weight int64)) error {
 	if w.memo == nil || !w.rigid || w.modulus > maxBucketModulus {
 		for _, t := range ws.tiles {
 			visit(w.on(t), t.weight)
+			if err := w.charge(ws.budget); err != nil {
+				return err
+			}
 		}
-		return
+		return nil
 	}
-	g := ws.grouped(w.addrs[0].coef, w.modulus)
+	g, err := ws.grouped(w.addrs[0].coef, w.modulus)
+	if err != nil {
+		return err
+	}
 	for _, i := range g.loose {
 		visit(w.on(ws.tiles[i]), ws.tiles[i].weight)
+		if err := w.charge(ws.budget); err != nil {
+			return err
+		}
 	}
 	for k, i := range g.reps {
 		visit(w.enumerate(ws.tiles[i], true), g.weights[k])
+		if err := w.charge(ws.budget); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// lanesPerUnit is the number of lane addresses evaluated and measured
+// (warpMeasure.enumerate) for one unit of a Budget's work.
+const lanesPerUnit = 8
+
+// laneUnits returns the work, in Budget units, of evaluating n lane
+// addresses.
+func laneUnits(n int64) int64 { return n / lanesPerUnit }
+
+// charge spends on b a unit for the warp just visited and the work of the
+// lane addresses evaluated since the last charge.
+func (w *warpMeasure[T]) charge(b *Budget) error {
+	n := 1 + laneUnits(w.evaluated)
+	w.evaluated %= lanesPerUnit
+	return b.spend(n)
 }
 
 // enumerate evaluates the measure lane by lane; with full false it skips
@@ -169,6 +203,7 @@ func (w *warpMeasure[T]) enumerate(t warpTile, full bool) T {
 	for i := range 3 {
 		lo[i], hi[i] = t.base[i]+t.lanes.lo[i], t.base[i]+t.lanes.hi[i]
 	}
+	w.evaluated += int64(len(w.insts) * len(t.lanes.offsets))
 	for i := range w.insts {
 		lanes := w.lanes[i][:0]
 		addr := w.addrs[i].onBox(lo, hi)

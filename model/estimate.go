@@ -342,7 +342,7 @@ func blockBasic(eng *footprint.Engine, lists []footprint.FieldInstructions, k *k
 		return fs, staging, b, err
 	}
 	b.BlockL1LoadAlloc, b.BlockL1TLBPages = fs.addBlockVolumes(vols, k, dev)
-	warp, err := footprint.WarpVolumesOf(lists, l, dev, m.Warp, sampleIdx)
+	warp, err := footprint.WarpVolumesOf(lists, l, dev, m.Warp, sampleIdx, eng.Budget)
 	if err != nil {
 		return fs, staging, b, err
 	}
@@ -371,7 +371,7 @@ func blockBasic(eng *footprint.Engine, lists []footprint.FieldInstructions, k *k
 			return fs, staging, b, err
 		}
 	}
-	l1, err := footprint.L1CyclesOf(lists, l, dev, m.Warp, sampleIdx, eng.AllocLines(l, dev, m.Warp))
+	l1, err := footprint.L1CyclesOf(lists, l, dev, m.Warp, sampleIdx, eng.AllocLines(l, dev, m.Warp), eng.Budget)
 	if err != nil {
 		return fs, staging, b, err
 	}
