@@ -59,7 +59,7 @@ type L1Field struct {
 // allocation term charged to load and store fields, and the nominal
 // sub-warp size as divisor. ExactWarpRules take all sub-warps of the sample
 // blocks with inactive lanes removed and the differences documented in
-// l1Combine.
+// l1Combine. Its work is bounded by DefaultWorkBound.
 func L1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines) (L1Result, error) {
 	lists, err := Instructions(k, l, d, r.Fusion)
 	if err != nil {

@@ -59,7 +59,7 @@ type WarpField struct {
 // ids, lanes whose lattice points lie outside the domain are inactive, a
 // fused access counts its full byte range, nothing is clamped, and
 // warpL1Load counts CLFetchSize sectors of the device's warps (§8 items 3,
-// 5, 6, 10, 13 and 28).
+// 5, 6, 10, 13 and 28). Its work is bounded by DefaultWorkBound.
 func WarpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64) (WarpResult, error) {
 	lists, err := Instructions(k, l, d, r.Fusion)
 	if err != nil {
@@ -70,7 +70,7 @@ func WarpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRule
 
 // WarpVolumesOf is WarpVolumes for the kernel's instructions under l,
 // computed already (Instructions, InstructionCache), with its work charged
-// to budget; a nil budget allows DefaultWorkBound. An
+// to budget; a nil budget allows DefaultWorkBound, as WarpVolumes does. An
 // error wraps ErrWorkBound when the work passes the bound.
 func WarpVolumesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, budget *Budget) (WarpResult, error) {
 	return warpVolumes(lists, l, d, r, sample, budget, true)
