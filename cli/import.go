@@ -67,8 +67,9 @@ order, as its own spec named NAME.STATEMENT (NAME: --name, or the file's):
 the YAML specs one after another as a YAML stream (documents separated
 by ---), or with --format json a JSON list. A statement with no loop, or
 that touches only scalars that Polly keeps in registers, is skipped with
-a note that says why. predict --statement all predicts each spec and sums
-their times and bytes.
+a note that says why. A region of more than --max-statements statements
+(default 128) is refused before any is read. predict --statement all
+predicts each spec and sums their times and bytes.
 
 predict, explore and layercond also take a JSCoP (FILE.jscop, FILE.jscop.*)
 or a Kerncraft description or kernel code (FILE.c) directly as SPEC, with
@@ -90,6 +91,7 @@ Examples:
 				&ucli.StringFlag{Name: "name", Usage: "the spec's `NAME` (default: the file name)"},
 				&ucli.Float64Flag{Name: "flops", Usage: "floating-point `OPS` per lattice update", DefaultText: "Kerncraft's flops, 0 for a JSCoP"},
 				&ucli.IntFlag{Name: "registers", Usage: "`N` registers per thread", DefaultText: fmt.Sprint(kernel.DefaultRegisters)},
+				maxStatementsFlag,
 			),
 			Action: runImport,
 			BashComplete: func(c *ucli.Context) {

@@ -66,7 +66,8 @@ Examples:
 				plotSizeFlag(),
 				&ucli.BoolFlag{Name: "wide", Usage: "print every column of the table: all DRAM volumes, layer footprints and oversubscriptions, and the L1 ones"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "`N` plane sizes estimated in parallel"},
-				&ucli.IntFlag{Name: "max-points", Value: layercond.MaxSweepSizes, Usage: "bound `N` on the plane sizes of a sweep, checked before any is estimated"},
+				&ucli.IntFlag{Name: "max-points", Value: layercond.MaxSweepSizes, Usage: "bound `N` on the plane sizes of the sweeps, all blocks together, checked before any is estimated"},
+				&ucli.Int64Flag{Name: "max-work", Value: layercond.DefaultSweepWork, Usage: "bound `N` on the counting work of all the sweeps' estimates together, in the units of predict's --max-work"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 			}, importSpecFlags()...),
 			Action: runLayercond,
@@ -100,7 +101,7 @@ func runLayercond(c *ucli.Context) error {
 		return err
 	}
 	keys := request.LayercondKeys{Method: c.String("method"), Sweep: c.String("sweep"), Fold: c.String("fold"),
-		MaxPoints: c.Int("max-points"), Total: c.Int64("total"), CacheFraction: c.Float64("cache-fraction")}
+		MaxPoints: c.Int("max-points"), MaxWork: c.Int64("max-work"), Total: c.Int64("total"), CacheFraction: c.Float64("cache-fraction")}
 	req, err := keys.Layercond()
 	if err != nil {
 		return err

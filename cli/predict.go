@@ -53,7 +53,10 @@ prediction under its statement's name, then per kernel and in total the
 lattice updates, the time (lattice updates / GLup/s) and the bytes of each
 volume (B/Lup x lattice updates), and a total line. --format json gives
 the kernels as a list and the total, csv one record per kernel. A
-statement with no loop or only scalars is skipped with a note.
+statement with no loop or only scalars is skipped with a note. A region
+of more than --max-statements statements (default 128) is refused before
+any is read, and --max-work bounds the counting work of all statements
+together.
 
 Examples:
    polyvol predict
@@ -78,6 +81,7 @@ Examples:
 				&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print the prediction line only, without notes (table format)"},
 				plotFlag("draw the hierarchical roofline (L1, L2, DRAM)"),
 				plotSizeFlag(),
+				maxStatementsFlag,
 			}, estimateFlags()...),
 			Action:       runPredict,
 			BashComplete: completeSpecs,

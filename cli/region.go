@@ -24,11 +24,19 @@ func wholeRegion(c *ucli.Context) bool {
 	return c.String("statement") == importer.AllStatements
 }
 
+// maxStatementsFlag bounds the statements of a region that --statement
+// all imports (importer.Options.MaxStatements); import and predict have it.
+var maxStatementsFlag = &ucli.IntFlag{Name: "max-statements", Value: importer.DefaultMaxStatements,
+	Usage: "bound `N` on the statements of a region that --statement all imports and predicts: a JSCoP with more is refused before any is read"}
+
 // importRegion imports every statement of the JSCoP data (named name in
-// messages) with the import options opt, and records the notes of the
-// import and one note per skipped statement. A region without a statement
-// to model is a usage error.
+// messages) with the import options opt and --max-statements, and records
+// the notes of the import and one note per skipped statement. A region
+// without a statement to model is a usage error.
 func importRegion(c *ucli.Context, data []byte, name string, opt importer.Options) (*importer.Region, error) {
+	if opt.MaxStatements = c.Int("max-statements"); opt.MaxStatements < 1 {
+		return nil, flagErrorf("max-statements", "--max-statements %d: expected a positive number", opt.MaxStatements)
+	}
 	reg, err := request.ImportRegion(data, name, opt)
 	if err != nil {
 		return nil, asUsage(err)
@@ -210,9 +218,11 @@ func runPredictRegion(c *ucli.Context, format string, quiet bool, opt model.Opti
 	return writeRegionTables(c, out, dev, quiet)
 }
 
-// predictRegion predicts every kernel of reg on dev (predictStatement)
+// predictRegion predicts every kernel of reg on dev (predictStatement),
+// under one budget for all (--max-work bounds the region's counting work),
 // and sums their lattice updates, times and bytes.
 func predictRegion(c *ucli.Context, reg *importer.Region, dev *device.Device, opt model.Options) (regionReport, error) {
+	opt = opt.SharedBudget()
 	out := regionReport{File: reg.File, Region: reg.Name, Skipped: []regionSkipped{}}
 	out.Total.Bytes = make(volumeBytes, len(volumeDefs))
 	for _, s := range reg.Statements {

@@ -2,13 +2,19 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/importer"
+	"github.com/polyvol/polyvol/importer/jscop"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/request"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -208,6 +214,80 @@ func TestStatementAllRefused(t *testing.T) {
 		if code != ExitUsage || out != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "polyvol: ") || !strings.Contains(stderr, tc.want) {
 			t.Errorf("polyvol %s: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", strings.Join(tc.args, " "), code, out, stderr, tc.want)
 		}
+	}
+}
+
+// TestStatementAllBounds checks the bounds on a region's work: a JSCoP
+// of 3,000 statements is refused by import and predict before any is read
+// (--max-statements moves the bound), and predict charges the counting
+// work of all statements to one --max-work, which refuses a region whose
+// statements each fit alone.
+func TestStatementAllBounds(t *testing.T) {
+	dir := t.TempDir()
+	many := filepath.Join(dir, "many.jscop")
+	stmts := make([]string, 3000)
+	for i := range stmts {
+		stmts[i] = fmt.Sprintf(`{"name": "S%d", "domain": "[n] -> { S%d[i0] : 0 <= i0 < n }", "accesses": [{"kind": "read", "relation": "[n] -> { S%d[i0] -> MemRef_A[i0] }"}, {"kind": "write", "relation": "[n] -> { S%d[i0] -> MemRef_B[i0] }"}]}`, i, i, i, i)
+	}
+	doc := `{"arrays": [{"name": "MemRef_A", "sizes": ["*"], "type": "double"}, {"name": "MemRef_B", "sizes": ["*"], "type": "double"}], "context": "[n] -> { : n > 0 }", "statements": [` + strings.Join(stmts, ",\n") + `]}`
+	if err := os.WriteFile(many, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused := func(args []string, want ...string) {
+		t.Helper()
+		out, stderr, code := run(t, args...)
+		ok := code == ExitUsage && out == "" && strings.Count(stderr, "\n") == 1 && strings.HasPrefix(stderr, "polyvol: ")
+		for _, w := range want {
+			ok = ok && strings.Contains(stderr, w)
+		}
+		if !ok {
+			t.Errorf("polyvol %s: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", strings.Join(args, " "), code, out, stderr, want)
+		}
+	}
+	tooMany := fmt.Sprintf("polyvol: %s:1:", many)
+	refused([]string{"predict", many, "--statement", "all", "-D", "n=4096"}, tooMany, "3000 statements, more than the 128 that --max-statements allows")
+	refused([]string{"import", "jscop", many, "--statement", "all", "-D", "n=4096"}, tooMany, "3000 statements, more than the 128 that --max-statements allows")
+	refused([]string{"import", "jscop", initStencil, "--statement", "all", "-D", "n=64", "--max-statements", "1"}, "4 statements, more than the 1 that --max-statements allows")
+	refused([]string{"import", "jscop", initStencil, "--statement", "all", "-D", "n=64", "--max-statements", "0"}, "--max-statements 0: expected a positive number")
+	if _, stderr, code := run(t, "import", "jscop", initStencil, "--statement", "all", "-D", "n=64", "--max-statements", "4"); code != ExitOK {
+		t.Errorf("four statements under --max-statements 4: exit %d: %s", code, stderr)
+	}
+
+	// The counting work of each kernel of the region, estimated as predict
+	// estimates it.
+	data, err := os.ReadFile(initStencil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := jscop.ImportRegion(data, initStencil, importer.Options{Params: map[string]int64{"n": 64}, Statement: importer.AllStatements})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := device.Lookup(request.DefaultDevice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var most, sum int64
+	for _, s := range reg.Kernels() {
+		k := s.Result.Kernel
+		b := &footprint.Budget{}
+		if _, err := model.Estimate(k, k.NewLaunch(request.DefaultBlock(k), [3]int64{1, 1, 1}), dev, model.Options{Budget: b}); err != nil {
+			t.Fatal(err)
+		}
+		most, sum = max(most, b.Used()), sum+b.Used()
+	}
+	if len(reg.Kernels()) != 2 || sum <= most {
+		t.Fatalf("%d kernels of work %d together, %d the most: want two that both count", len(reg.Kernels()), sum, most)
+	}
+	bound := fmt.Sprint(most)
+	for _, s := range reg.Kernels() {
+		if _, stderr, code := run(t, "predict", initStencil, "--statement", s.Name, "-D", "n=64", "--max-work", bound); code != ExitOK {
+			t.Errorf("statement %s alone under --max-work %s: exit %d: %s", s.Name, bound, code, stderr)
+		}
+	}
+	refused([]string{"predict", initStencil, "--statement", "all", "-D", "n=64", "--max-work", bound}, "needs more work than --max-work allows")
+	if _, stderr, code := run(t, "predict", initStencil, "--statement", "all", "-D", "n=64", "--max-work", fmt.Sprint(sum)); code != ExitOK {
+		t.Errorf("the region under --max-work %d, its work: exit %d: %s", sum, code, stderr)
 	}
 }
 

@@ -33,9 +33,7 @@ type Request struct {
 
 // budget returns the engine's work budget.
 func (e *Engine) budget() *Budget {
-	if e.Budget == nil {
-		e.Budget = &Budget{}
-	}
+	e.Budget = budgetOrDefault(e.Budget)
 	return e.Budget
 }
 

@@ -115,6 +115,9 @@ type Options struct {
 	Flops     *float64         // floating-point operations per lattice update; nil for the front end's value
 	Registers int              // registers per thread; 0 for polyvol's default
 	Element   int64            // bytes per element of arrays the input gives no type (--element); 0 for none
+	// MaxStatements bounds the statements of a region that --statement all
+	// imports (--max-statements); 0 means DefaultMaxStatements.
+	MaxStatements int
 }
 
 // Scop is one statement of a loop nest with its arrays, as a front end

@@ -5,6 +5,7 @@ package importer
 // kernel skipped and the reason.
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/polyvol/polyvol/isl"
@@ -14,6 +15,28 @@ import (
 // imports every statement of a region, one kernel per statement, in the
 // order of the file (jscop.ImportRegion), instead of one statement.
 const AllStatements = "all"
+
+// DefaultMaxStatements is the most statements of a region that
+// --statement all imports when Options.MaxStatements is 0: each costs
+// about 30 ms to import with ISL and as much again to predict (more under
+// its own bound on ISL operations and the estimate's on counting work),
+// so the default keeps a whole region within seconds. Compiler regions
+// hold a few dozen.
+const DefaultMaxStatements = 128
+
+// ErrTooManyStatements is the cause (errors.Is) of the error of a region
+// with more statements than Options.MaxStatements allows, which is
+// refused before any statement is read.
+var ErrTooManyStatements = errors.New("more statements than --max-statements allows")
+
+// MaxStatementsOrDefault returns the most statements of a region that opt allows
+// --statement all to import: opt.MaxStatements, or DefaultMaxStatements.
+func (opt Options) MaxStatementsOrDefault() int {
+	if opt.MaxStatements > 0 {
+		return opt.MaxStatements
+	}
+	return DefaultMaxStatements
+}
 
 // Region is every statement of a region, imported one by one.
 type Region struct {

@@ -81,6 +81,10 @@ type Config struct {
 	// been estimated (bisection steps are not reported). Calls may come from
 	// several goroutines at once.
 	Progress func()
+	// Work, when not nil, bounds the counting work of the sweep's
+	// estimates together, with those of the other sweeps that share it;
+	// nil bounds each estimate alone (footprint.DefaultWorkBound).
+	Work *Work
 }
 
 // Point is the analysis of one domain of the sweep. Volumes per lattice
@@ -376,7 +380,7 @@ func (c Config) evaluate(stop context.Context, s int64) (Point, error) {
 	d := SeriesDomain(s, c.Total)
 	k := c.Kernel.WithDomain(d)
 	l := k.NewLaunch(c.Block, c.Fold)
-	r, err := model.Estimate(k, l, c.Device, model.Options{Method: c.Method, Context: stop})
+	r, err := c.Work.estimate(k, l, c.Device, model.Options{Method: c.Method, Context: stop})
 	if err != nil {
 		return Point{}, fmt.Errorf("layercond: plane size %d (domain %d,%d,%d): %w", s, d[0], d[1], d[2], err)
 	}

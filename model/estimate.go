@@ -50,6 +50,29 @@ type Options struct {
 	// error wrapping the context's error, at once when it has ended before,
 	// else at the next step of counting. nil means none.
 	Context context.Context
+	// Budget, when not nil, is the budget the estimate charges its
+	// counting work to, instead of a new one of WorkBound, MemoryBound and
+	// Context (SharedBudget): estimates run one after another with it bound
+	// their work together.
+	Budget *footprint.Budget
+}
+
+// budget returns the budget an estimate under o charges: o.Budget, or a
+// new one of o's bounds and context.
+func (o Options) budget() *footprint.Budget {
+	if o.Budget != nil {
+		return o.Budget
+	}
+	return &footprint.Budget{Limit: o.WorkBound, MemoryLimit: o.MemoryBound, Context: o.Context}
+}
+
+// SharedBudget returns o with a Budget of o's WorkBound, MemoryBound and
+// Context, which every estimate run with the result charges: their work
+// together, one estimate after another (the statements of a region),
+// stays within WorkBound.
+func (o Options) SharedBudget() Options {
+	o.Budget = o.budget()
+	return o
 }
 
 // CodeProvider compiles the kernel of an estimate: k under launch l for
@@ -155,7 +178,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 			Reason: fmt.Sprintf("%d threads × %d registers exceed the 65536 registers of the reference's rule", B, k.Registers)}
 	}
 	W := beta * int64(dev.SMs)
-	budget := &footprint.Budget{Limit: opt.WorkBound, MemoryLimit: opt.MemoryBound, Context: opt.Context}
+	budget := opt.budget()
 	defer budget.Track()()
 	eng := &footprint.Engine{Mapper: &geometry.AccessMapper{Kernel: global, Geom: g, PointGuard: method.ClipToDomain}, Budget: budget}
 	instructions := opt.Instructions

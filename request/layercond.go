@@ -34,8 +34,11 @@ type LayercondReport struct {
 // the kernel, the device or the blocks, in their string forms.
 type LayercondKeys struct {
 	Method, Sweep, Fold string
-	// MaxPoints bounds the plane sizes of the sweep.
-	MaxPoints     int
+	// MaxPoints bounds the plane sizes of the sweeps, all blocks together.
+	MaxPoints int
+	// MaxWork bounds the counting work of all the sweeps' estimates
+	// together (layercond.Work).
+	MaxWork       int64
 	Total         int64
 	CacheFraction float64
 }
@@ -43,12 +46,13 @@ type LayercondKeys struct {
 // DefaultLayercondKeys are the keys of a request that names none of them.
 func DefaultLayercondKeys() LayercondKeys {
 	return LayercondKeys{Method: model.MethodExact.Name, Sweep: layercond.DefaultSweep, Fold: DefaultFold,
-		MaxPoints: layercond.MaxSweepSizes, Total: layercond.PaperTotal, CacheFraction: layercond.DefaultCacheFraction}
+		MaxPoints: layercond.MaxSweepSizes, MaxWork: layercond.DefaultSweepWork, Total: layercond.PaperTotal, CacheFraction: layercond.DefaultCacheFraction}
 }
 
 // Layercond returns the request of the keys, without its kernel, device,
 // blocks and workers; it checks the method, the sweep within MaxPoints,
-// the total, the cache fraction and the fold, in that order.
+// the work bound, the total, the cache fraction and the fold, in that
+// order.
 func (keys LayercondKeys) Layercond() (Layercond, error) {
 	method, err := model.MethodByName(keys.Method)
 	if err != nil {
@@ -61,6 +65,9 @@ func (keys LayercondKeys) Layercond() (Layercond, error) {
 	if err != nil {
 		return Layercond{}, fieldErrorf("sweep", "--sweep: %v (--max-points); take a coarser step, or raise --max-points", err)
 	}
+	if keys.MaxWork < 1 {
+		return Layercond{}, fieldErrorf("max-work", "--max-work %d: expected a positive number", keys.MaxWork)
+	}
 	if keys.Total < 1 {
 		return Layercond{}, fieldErrorf("total", "--total %d: expected a positive number of lattice points", keys.Total)
 	}
@@ -71,14 +78,17 @@ func (keys LayercondKeys) Layercond() (Layercond, error) {
 	if err != nil {
 		return Layercond{}, err
 	}
-	return Layercond{Method: method, Sizes: sizes, Total: keys.Total, CacheFraction: keys.CacheFraction, Fold: fold, Workers: 1}, nil
+	return Layercond{Method: method, Sizes: sizes, MaxPoints: keys.MaxPoints, MaxWork: keys.MaxWork, Total: keys.Total, CacheFraction: keys.CacheFraction, Fold: fold, Workers: 1}, nil
 }
 
 // Layercond is a request for layer-condition sweeps: one per block (the
 // kernel's default block when Blocks is empty) of the kernel on the
 // device, with the fold, method, plane sizes and total of lattice points,
 // run by Workers in parallel, and the sequential layer condition for
-// CacheFraction of the L2.
+// CacheFraction of the L2. The plane sizes of all blocks together are at
+// most MaxPoints (layercond.MaxSweepSizes when 0), checked before any is
+// estimated, and the counting work of all their estimates together at
+// most MaxWork (layercond.DefaultSweepWork when 0).
 type Layercond struct {
 	Kernel        *kernel.Kernel
 	Device        *device.Device
@@ -86,6 +96,8 @@ type Layercond struct {
 	Fold          [3]int64
 	Method        model.Method
 	Sizes         []int64
+	MaxPoints     int
+	MaxWork       int64
 	Total         int64
 	Workers       int
 	CacheFraction float64
@@ -110,15 +122,24 @@ func ParseBlocks(values []string) ([][3]int64, error) {
 	return blocks, nil
 }
 
-// configs returns the sweep of every block, validated.
+// configs returns the sweep of every block, validated, sharing one bound
+// on their work; the plane sizes of all must be within MaxPoints.
 func (l Layercond) configs() ([]layercond.Config, error) {
 	blocks := l.Blocks
 	if len(blocks) == 0 {
 		blocks = [][3]int64{DefaultBlock(l.Kernel)}
 	}
+	maxPoints := l.MaxPoints
+	if maxPoints == 0 {
+		maxPoints = layercond.MaxSweepSizes
+	}
+	if n := len(l.Sizes) * len(blocks); n > maxPoints {
+		return nil, fieldErrorf("max-points", "--sweep: %d plane sizes for each of %d blocks are %d estimates, more than the %d that --max-points allows; take a coarser step or fewer blocks, or raise --max-points", len(l.Sizes), len(blocks), n, maxPoints)
+	}
+	work := &layercond.Work{Limit: l.MaxWork}
 	configs := make([]layercond.Config, len(blocks))
 	for i, b := range blocks {
-		configs[i] = layercond.Config{Kernel: l.Kernel, Device: l.Device, Block: b, Fold: l.Fold, Method: l.Method, Sizes: l.Sizes, Total: l.Total, Workers: l.Workers}
+		configs[i] = layercond.Config{Kernel: l.Kernel, Device: l.Device, Block: b, Fold: l.Fold, Method: l.Method, Sizes: l.Sizes, Total: l.Total, Workers: l.Workers, Work: work}
 		if err := configs[i].Validate(); err != nil {
 			return nil, &Error{Err: err}
 		}

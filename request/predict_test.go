@@ -2,7 +2,10 @@ package request
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
@@ -67,5 +70,77 @@ func TestRequestErrorsNameTheirKey(t *testing.T) {
 		if c.err == nil || FieldOf(c.err) != c.field || KindOf(c.err) != KindInput || (c.msg != "" && c.err.Error() != c.msg) {
 			t.Errorf("%s: error %v (field %q, kind %v), want an input error of field %s: %q", c.field, c.err, FieldOf(c.err), KindOf(c.err), c.field, c.msg)
 		}
+	}
+}
+
+// cancelAfter is a context that ends once the budget it watches has spent
+// more than work units: Budget.spend reads Done on the estimate's own
+// goroutine before each charge, so the cancellation lands at a known
+// point of the estimate's work, whatever the speed of the machine.
+type cancelAfter struct {
+	context.Context
+	budget *footprint.Budget
+	work   int64
+	done   chan struct{}
+}
+
+// Done ends the context once the budget has spent more than work.
+func (c *cancelAfter) Done() <-chan struct{} {
+	if c.budget.Used() > c.work && c.Err() == nil {
+		close(c.done)
+	}
+	return c.done
+}
+
+// Err is context.Canceled once Done has ended the context.
+func (c *cancelAfter) Err() error {
+	select {
+	case <-c.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+// TestPredictStopsWithContext checks that a single predict stops when its
+// context ends mid-estimate: a spec of 10 fields of 100 loads, whose warps
+// cost more than 1 000 000 units of counting work, stops with
+// context.Canceled inside the warp measures once its context ends at
+// 200 000 units, having charged no more than one warp's lanes after it.
+func TestPredictStopsWithContext(t *testing.T) {
+	var spec strings.Builder
+	spec.WriteString("name: wide\ndomain: [600, 600, 600]\nfields:\n")
+	for f := range 10 {
+		fmt.Fprintf(&spec, "  - name: F%d\n    element: 8\n    extent: [640, 640, 640]\n    offset: 10\n    load:\n", f)
+		for j := range 100 {
+			fmt.Fprintf(&spec, "      - [x + %d, y + %d, z + %d]\n", j%5-2, j/5%5-2, j/25-2)
+		}
+	}
+	spec.WriteString("  - name: OUT\n    element: 8\n    extent: [600, 600, 600]\n    store:\n      - [x, y, z]\n")
+	k, err := kernel.Parse([]byte(spec.String()), "wide.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := device.Lookup(DefaultDevice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	predict := func(opt model.Options) error {
+		_, err := Predict{Kernel: k, Device: dev, Launch: Launch{Block: "256,1,2", Fold: DefaultFold, Tile: "consecutive"}, Options: opt}.Run()
+		return err
+	}
+	const stopAt, whole = 200_000, 1_000_000
+	if err := predict(model.Options{Budget: &footprint.Budget{Limit: whole}}); !errors.Is(err, footprint.ErrWorkBound) {
+		t.Fatalf("the predict under %d units: %v, want ErrWorkBound", whole, err)
+	}
+	b := &footprint.Budget{Limit: 10 * whole}
+	ctx := &cancelAfter{Context: context.Background(), budget: b, work: stopAt, done: make(chan struct{})}
+	b.Context = ctx
+	err = predict(model.Options{Context: ctx, Budget: b})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "warps of field") {
+		t.Errorf("the predict cancelled at %d units: %v, want context.Canceled in the warp measures", stopAt, err)
+	}
+	if b.Used() > stopAt+1000 {
+		t.Errorf("the predict cancelled at %d units went on to %d", stopAt, b.Used())
 	}
 }

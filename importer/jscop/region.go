@@ -18,7 +18,9 @@ import (
 // memory is skipped with its reason (importer.SkipReason); any other
 // statement that cannot be imported is an error, which names it. Each
 // spec is named after the file and the statement ("name.Stmt_body"), or
-// after opt.Name and the statement. opt.Statement is ignored.
+// after opt.Name and the statement. opt.Statement is ignored. A region of
+// more statements than opt allows (Options.MaxStatements) is refused
+// before any is read, with an error wrapping importer.ErrTooManyStatements.
 func ImportRegion(data []byte, file string, opt importer.Options) (*importer.Region, error) {
 	r := &reader{file: file, opt: opt}
 	root, err := r.document(data)
@@ -35,6 +37,11 @@ func ImportRegion(data []byte, file string, opt importer.Options) (*importer.Reg
 	}
 	if len(items) == 0 {
 		return nil, r.errf(h.statements, "statements", "no statements")
+	}
+	if limit := opt.MaxStatementsOrDefault(); len(items) > limit {
+		e := r.errf(h.statements, "statements", "%d statements, more than the %d that --max-statements allows; raise --max-statements, or import one with --statement NAME", len(items), limit)
+		e.Err = importer.ErrTooManyStatements
+		return nil, e
 	}
 	reg := &importer.Region{File: file, Name: h.region, Notes: h.base.Notes}
 	seen := map[string]bool{}

@@ -2,6 +2,7 @@ package jscop
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -127,6 +128,49 @@ func TestImportRegionErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// manyStatements returns a region of n statements of one loop each,
+// named apart, whose domains ISL cannot read: a region refused for
+// its count fails before any statement is read, with the count's error
+// rather than one about a domain.
+func manyStatements(n int) string {
+	stmts := make([]string, n)
+	for i := range stmts {
+		stmts[i] = fmt.Sprintf(`{"name": "S%d", "domain": "{ S%d[i0] : not ISL }", "accesses": [{"kind": "read", "relation": "{ S%d[i0] -> MemRef_A[i0] }"}]}`, i, i, i)
+	}
+	return `{"arrays": [{"name": "MemRef_A", "sizes": ["*"], "type": "double"}], "statements": [` + strings.Join(stmts, ",\n") + `]}`
+}
+
+// TestImportRegionMaxStatements checks the bound on a region's
+// statements: 3,000 statements are refused under the
+// default bound, before any is read, with ErrTooManyStatements at the
+// position of "statements"; MaxStatements moves the bound both ways.
+func TestImportRegionMaxStatements(t *testing.T) {
+	opt := importer.Options{Statement: importer.AllStatements}
+	for _, tc := range []struct {
+		n, max int
+		want   string
+	}{
+		{3000, 0, fmt.Sprintf("many.jscop:1:84: statements: 3000 statements, more than the %d that --max-statements allows", importer.DefaultMaxStatements)},
+		{importer.DefaultMaxStatements + 1, 0, fmt.Sprintf("%d statements, more than the %d", importer.DefaultMaxStatements+1, importer.DefaultMaxStatements)},
+		{5, 4, "5 statements, more than the 4 that --max-statements allows"},
+	} {
+		o := opt
+		o.MaxStatements = tc.max
+		_, err := ImportRegion([]byte(manyStatements(tc.n)), "many.jscop", o)
+		if !errors.Is(err, importer.ErrTooManyStatements) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%d statements under MaxStatements %d: %v, want ErrTooManyStatements and %q", tc.n, tc.max, err, tc.want)
+		}
+	}
+	// Within the bound the statements are read: the first domain fails.
+	for _, o := range []importer.Options{{MaxStatements: 5}, {}} {
+		o.Statement = importer.AllStatements
+		_, err := ImportRegion([]byte(manyStatements(5)), "many.jscop", o)
+		if err == nil || errors.Is(err, importer.ErrTooManyStatements) || !strings.Contains(err.Error(), "S0") {
+			t.Errorf("5 statements under MaxStatements %d: %v, want the error of statement S0's domain", o.MaxStatements, err)
+		}
 	}
 }
 
