@@ -140,7 +140,7 @@ func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r Wa
 					err = c.each(warps, sum.add)
 				}
 				if err != nil {
-					return L1Result{}, err
+					return L1Result{}, fmt.Errorf("footprint: L1 cycles of field %q: %w", fi.Field.Name, err)
 				}
 			}
 		}

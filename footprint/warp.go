@@ -124,7 +124,7 @@ func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r
 				err = c.each(warps, func(n, weight int64) { sectors += n * weight })
 			}
 			if err != nil {
-				return WarpResult{}, err
+				return WarpResult{}, fmt.Errorf("footprint: warps of field %q: %w", fi.Field.Name, err)
 			}
 		}
 		f := WarpField{Field: fi.Index, Store: fi.Store}
@@ -138,7 +138,7 @@ func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r
 				err = c.each(diagWarps, func(n, weight int64) { diag += n * weight })
 			}
 			if err != nil {
-				return WarpResult{}, err
+				return WarpResult{}, fmt.Errorf("footprint: warps of field %q: %w", fi.Field.Name, err)
 			}
 			f.L1Load = mult * float64(sectors*granule) / blocks
 			f.WarpL1Load = mult * float64(diag*d.L1FetchBytes) / diagBlocks
