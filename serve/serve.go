@@ -14,7 +14,8 @@
 // running at once (the CPU count) and the number of requests waiting for
 // them (a queue that refuses more with 503 and Retry-After); every
 // connection is bounded by read, write and idle timeouts, and their number
-// by a limit.
+// by a limit at which connections waiting for a request, and slow ones
+// that have not presented the API token, give way to new ones.
 //
 // The server answers its own page and deliberate clients only: requests
 // must name a loopback host (or one the operator allows), browsers' requests
@@ -29,6 +30,7 @@ import (
 	"embed"
 	"html"
 	"io/fs"
+	"net"
 	"net/http"
 	"runtime"
 	"sync/atomic"
@@ -53,8 +55,12 @@ const (
 	// DefaultIdleTimeout bounds the time a keep-alive connection waits for
 	// its next request.
 	DefaultIdleTimeout = 60 * time.Second
-	// DefaultMaxConns bounds the connections served at once; more wait in
-	// the listen queue of the operating system.
+	// DefaultMaxConns bounds the connections served at once. A new one
+	// that finds them all open closes one that waits for a request (idle,
+	// silent or still sending its header), or else one that has not
+	// presented the API token and has been busy with a request for a
+	// second; it waits in the listen queue of the operating system only
+	// while there is none.
 	DefaultMaxConns = 64
 	// DefaultQueuePerSlot is the default of Config.MaxQueue per slot: at
 	// most that many requests per slot wait for a slot.
@@ -201,6 +207,14 @@ func New(cfg Config) *Server {
 		ReadTimeout:       cfg.ReadTimeout,
 		WriteTimeout:      cfg.WriteTimeout,
 		IdleTimeout:       cfg.IdleTimeout,
+		ConnState: func(c net.Conn, state http.ConnState) {
+			if lc, ok := c.(*limitConn); ok {
+				lc.setState(state)
+			}
+		},
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, c)
+		},
 	}
 	return s
 }
