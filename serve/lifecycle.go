@@ -61,11 +61,14 @@ func (s *Server) waitCommands(deadline time.Time) {
 
 // limitListener accepts at most max connections at once. A new connection
 // that finds max open closes one that gives way (victim, in the order of
-// limitConn.before): one waiting for a request (idle keep-alive, new and
-// silent, or still sending its header), or one that has not presented the
-// API token (trust) and has been busy with a request for untrustedBusy (a
-// slow body, a slow reader of a page); it waits only while none gives way. So clients that hold connections cannot lock out a client
-// with the token, and idle connections give way to new ones. Closing the
+// limitConn.before): one that has waited for a request (idle keep-alive,
+// new and silent, or still sending its header) for giveWayAfter, or one
+// that has not presented the API token (trust) and has been busy with a
+// request that long (a slow body, a slow reader of a page); one with the
+// token only while no connection lacks it. It waits only while none gives
+// way. So clients that hold connections cannot lock out a client with the
+// token, idle connections give way to new ones, and a burst of new
+// connections waits its turn rather than cutting each other. Closing the
 // listener ends a waiting Accept with net.ErrClosed.
 type limitListener struct {
 	net.Listener
@@ -77,11 +80,11 @@ type limitListener struct {
 	closed  bool
 }
 
-// untrustedBusy is how long a connection that has not presented the API
-// token may be busy with a request before it gives way to a new one at the
-// limit: longer than a client on the same machine takes to send a request
-// or read a page.
-const untrustedBusy = time.Second
+// giveWayAfter is how long a connection must have waited for a request,
+// or without the API token been busy with one, before it gives way to a
+// new one at the limit: longer than a client on the same machine takes to
+// send a request or read a page.
+const giveWayAfter = time.Second
 
 // newLimitListener returns ln accepting at most n connections at once.
 func newLimitListener(ln net.Listener, n int) *limitListener {
@@ -134,9 +137,13 @@ func (l *limitListener) Accept() (net.Conn, error) {
 // one first (limitConn.before), or nil when none does; l.mu is held.
 func (l *limitListener) victim(except *limitConn) *limitConn {
 	now := time.Now()
+	untrusted := false
+	for c := range l.conns {
+		untrusted = untrusted || c != except && !c.trusted
+	}
 	var best *limitConn
 	for c := range l.conns {
-		if c == except || !c.waiting && (c.trusted || now.Sub(c.since) < untrustedBusy) {
+		if c == except || now.Sub(c.since) < giveWayAfter || c.trusted && (!c.waiting || untrusted) {
 			continue
 		}
 		if best == nil || c.before(best) {
@@ -147,10 +154,10 @@ func (l *limitListener) victim(except *limitConn) *limitConn {
 }
 
 // wait waits until a connection closes or starts waiting, the listener
-// closes, or untrustedBusy passes, after which a busy connection may give
-// way; l.mu is held.
+// closes, or giveWayAfter passes, after which a connection may give way;
+// l.mu is held.
 func (l *limitListener) wait() {
-	t := time.AfterFunc(untrustedBusy, func() {
+	t := time.AfterFunc(giveWayAfter, func() {
 		l.mu.Lock()
 		l.changed.Broadcast()
 		l.mu.Unlock()

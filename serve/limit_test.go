@@ -13,7 +13,7 @@ import (
 // TestLimitListenerBusy fills a limitListener of 2 places with connections
 // busy with a request, one with the token and one without: a third
 // connection waits until the one without the token has been busy for
-// untrustedBusy and takes its place, and a fourth takes the place of the
+// giveWayAfter and takes its place, and a fourth takes the place of the
 // third, which waits for a request, at once. The one with the token stays.
 func TestLimitListenerBusy(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -57,16 +57,20 @@ func TestLimitListenerBusy(t *testing.T) {
 
 	third := dial()
 	c3 := accept()
-	if waited := time.Since(busy); waited < untrustedBusy {
-		t.Errorf("the third connection took a place after %v, before the one without the token was busy for %v", waited, untrustedBusy)
+	if waited := time.Since(busy); waited < giveWayAfter {
+		t.Errorf("the third connection took a place after %v, before the one without the token was busy for %v", waited, giveWayAfter)
 	}
 	if !closed(untrusted, time.Minute) {
 		t.Error("the busy connection without the token is still open")
 	}
 	c3.setState(http.StateNew)
+	waiting := time.Now()
 
 	dial()
 	accept()
+	if waited := time.Since(waiting); waited < giveWayAfter {
+		t.Errorf("the fourth connection took a place after %v, before the third waited for %v", waited, giveWayAfter)
+	}
 	if !closed(third, time.Minute) {
 		t.Error("the third connection, waiting for a request, is still open after the fourth came")
 	}
