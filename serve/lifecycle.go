@@ -62,7 +62,8 @@ func (s *Server) waitCommands(deadline time.Time) {
 // limitListener accepts at most max connections at once. A new connection
 // that finds max open closes one that gives way (victim, in the order of
 // limitConn.before): one that has waited for a request (idle keep-alive,
-// new and silent, or still sending its header) for giveWayAfter, or one
+// new and silent, or still sending its header) for giveWayAfter
+// (giveWayNew for a new one), or one
 // that has not presented the API token (trust) and has been busy with a
 // request that long (a slow body, a slow reader of a page); one with the
 // token only while no connection lacks it. It waits only while none gives
@@ -80,11 +81,16 @@ type limitListener struct {
 	closed  bool
 }
 
-// giveWayAfter is how long a connection must have waited for a request,
-// or without the API token been busy with one, before it gives way to a
-// new one at the limit: longer than a client on the same machine takes to
-// send a request or read a page.
-const giveWayAfter = time.Second
+// giveWayAfter is how long a connection must have waited for its next
+// request, or without the API token been busy with one, before it gives
+// way to a new one at the limit: longer than a client on the same machine
+// takes to send a request or read a page. A new connection gives way after
+// giveWayNew: its header may wait unread while a loaded machine starts
+// many connections at once.
+const (
+	giveWayAfter = time.Second
+	giveWayNew   = 5 * time.Second
+)
 
 // newLimitListener returns ln accepting at most n connections at once.
 func newLimitListener(ln net.Listener, n int) *limitListener {
@@ -109,7 +115,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	lc := &limitConn{Conn: c, l: l, waiting: true, since: time.Now()}
+	lc := &limitConn{Conn: c, l: l, waiting: true, since: time.Now(), fresh: true}
 	var evict []*limitConn
 	l.mu.Lock()
 	l.conns[lc] = struct{}{}
@@ -143,7 +149,7 @@ func (l *limitListener) victim(except *limitConn) *limitConn {
 	}
 	var best *limitConn
 	for c := range l.conns {
-		if c == except || now.Sub(c.since) < giveWayAfter || c.trusted && (!c.waiting || untrusted) {
+		if c == except || now.Sub(c.since) < c.giveWay() || c.trusted && (!c.waiting || untrusted) {
 			continue
 		}
 		if best == nil || c.before(best) {
@@ -185,6 +191,7 @@ type limitConn struct {
 	waiting bool
 	since   time.Time
 	trusted bool
+	fresh   bool // no request has begun on it
 }
 
 // before reports whether c gives way before d: first those without the
@@ -196,6 +203,15 @@ func (c *limitConn) before(d *limitConn) bool {
 		return c.rank() < d.rank()
 	}
 	return c.since.Before(d.since)
+}
+
+// giveWay returns how long c must have waited or been busy before it
+// gives way; l.mu is held.
+func (c *limitConn) giveWay() time.Duration {
+	if c.fresh {
+		return giveWayNew
+	}
+	return giveWayAfter
 }
 
 // rank returns the rank of c in the order of before; l.mu is held.
@@ -227,6 +243,7 @@ func (c *limitConn) setState(state http.ConnState) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c.waiting = state == http.StateNew || state == http.StateIdle
+	c.fresh = c.fresh && state == http.StateNew
 	c.since = time.Now()
 	if c.waiting {
 		l.changed.Broadcast()

@@ -68,8 +68,8 @@ func TestLimitListenerBusy(t *testing.T) {
 
 	dial()
 	accept()
-	if waited := time.Since(waiting); waited < giveWayAfter {
-		t.Errorf("the fourth connection took a place after %v, before the third waited for %v", waited, giveWayAfter)
+	if waited := time.Since(waiting); waited < giveWayNew {
+		t.Errorf("the fourth connection took a place after %v, before the third, new, waited for %v", waited, giveWayNew)
 	}
 	if !closed(third, time.Minute) {
 		t.Error("the third connection, waiting for a request, is still open after the fourth came")

@@ -56,11 +56,11 @@ const (
 	// its next request.
 	DefaultIdleTimeout = 60 * time.Second
 	// DefaultMaxConns bounds the connections served at once. A new one
-	// that finds them all open closes one that waits for a request (idle,
-	// silent or still sending its header), or else one that has not
-	// presented the API token and has been busy with a request for a
-	// second; it waits in the listen queue of the operating system only
-	// while there is none.
+	// that finds them all open closes one that has waited for its next
+	// request for a second (a new one, silent or still sending its header,
+	// for 5 s), or one without the API token busy with a request for a
+	// second, those without the token first; it waits in the listen queue
+	// of the operating system only while there is none.
 	DefaultMaxConns = 64
 	// DefaultQueuePerSlot is the default of Config.MaxQueue per slot: at
 	// most that many requests per slot wait for a slot.
