@@ -62,11 +62,10 @@ func (s *Server) waitCommands(deadline time.Time) {
 // limitListener accepts at most max connections at once. A new connection
 // that finds max open closes one that gives way (victim, in the order of
 // limitConn.before): one that has waited for a request (idle keep-alive,
-// new and silent, or still sending its header) for giveWayAfter
-// (giveWayNew for a new one), or one
-// that has not presented the API token (trust) and has been busy with a
-// request that long (a slow body, a slow reader of a page); one with the
-// token only while no connection lacks it. It waits only while none gives
+// new and silent, or still sending its header), or one that has not
+// presented the API token (trust) and has been busy with a request (a slow
+// body, a slow reader of a page), for long enough (limitConn.giveWay); one
+// with the token only while no connection lacks it. It waits only while none gives
 // way. So clients that hold connections cannot lock out a client with the
 // token, idle connections give way to new ones, and a burst of new
 // connections waits its turn rather than cutting each other. Closing the
@@ -81,15 +80,16 @@ type limitListener struct {
 	closed  bool
 }
 
-// giveWayAfter is how long a connection must have waited for its next
-// request, or without the API token been busy with one, before it gives
-// way to a new one at the limit: longer than a client on the same machine
-// takes to send a request or read a page. A new connection gives way after
-// giveWayNew: its header may wait unread while a loaded machine starts
-// many connections at once.
+// How long a connection must have waited for a request, or without the
+// API token been busy with one, before it gives way to a new one at the
+// limit: giveWayIdle for a keep-alive one waiting for its next request
+// (its client retries a request that finds it closed), giveWaySlow for a
+// new one and for a busy one, longer than a client on the same machine
+// takes to send a request or read a page even on a loaded machine, which
+// may leave a header unread or an answer unwritten for a moment.
 const (
-	giveWayAfter = time.Second
-	giveWayNew   = 5 * time.Second
+	giveWayIdle = time.Second
+	giveWaySlow = 5 * time.Second
 )
 
 // newLimitListener returns ln accepting at most n connections at once.
@@ -160,10 +160,10 @@ func (l *limitListener) victim(except *limitConn) *limitConn {
 }
 
 // wait waits until a connection closes or starts waiting, the listener
-// closes, or giveWayAfter passes, after which a connection may give way;
+// closes, or giveWayIdle passes, after which a connection may give way;
 // l.mu is held.
 func (l *limitListener) wait() {
-	t := time.AfterFunc(giveWayAfter, func() {
+	t := time.AfterFunc(giveWayIdle, func() {
 		l.mu.Lock()
 		l.changed.Broadcast()
 		l.mu.Unlock()
@@ -208,10 +208,10 @@ func (c *limitConn) before(d *limitConn) bool {
 // giveWay returns how long c must have waited or been busy before it
 // gives way; l.mu is held.
 func (c *limitConn) giveWay() time.Duration {
-	if c.fresh {
-		return giveWayNew
+	if c.waiting && !c.fresh {
+		return giveWayIdle
 	}
-	return giveWayAfter
+	return giveWaySlow
 }
 
 // rank returns the rank of c in the order of before; l.mu is held.

@@ -13,8 +13,9 @@ import (
 // TestLimitListenerBusy fills a limitListener of 2 places with connections
 // busy with a request, one with the token and one without: a third
 // connection waits until the one without the token has been busy for
-// giveWayAfter and takes its place, and a fourth takes the place of the
-// third, which waits for a request, at once. The one with the token stays.
+// giveWaySlow and takes its place, and a fourth takes the place of the
+// third once that, new, has waited for a request as long. The one with the
+// token stays.
 func TestLimitListenerBusy(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -57,8 +58,8 @@ func TestLimitListenerBusy(t *testing.T) {
 
 	third := dial()
 	c3 := accept()
-	if waited := time.Since(busy); waited < giveWayAfter {
-		t.Errorf("the third connection took a place after %v, before the one without the token was busy for %v", waited, giveWayAfter)
+	if waited := time.Since(busy); waited < giveWaySlow {
+		t.Errorf("the third connection took a place after %v, before the one without the token was busy for %v", waited, giveWaySlow)
 	}
 	if !closed(untrusted, time.Minute) {
 		t.Error("the busy connection without the token is still open")
@@ -68,8 +69,8 @@ func TestLimitListenerBusy(t *testing.T) {
 
 	dial()
 	accept()
-	if waited := time.Since(waiting); waited < giveWayNew {
-		t.Errorf("the fourth connection took a place after %v, before the third, new, waited for %v", waited, giveWayNew)
+	if waited := time.Since(waiting); waited < giveWaySlow {
+		t.Errorf("the fourth connection took a place after %v, before the third, new, waited for %v", waited, giveWaySlow)
 	}
 	if !closed(third, time.Minute) {
 		t.Error("the third connection, waiting for a request, is still open after the fourth came")

@@ -57,9 +57,9 @@ const (
 	DefaultIdleTimeout = 60 * time.Second
 	// DefaultMaxConns bounds the connections served at once. A new one
 	// that finds them all open closes one that has waited for its next
-	// request for a second (a new one, silent or still sending its header,
-	// for 5 s), or one without the API token busy with a request for a
-	// second, those without the token first; it waits in the listen queue
+	// request for a second, a new one that has sent no whole header for
+	// 5 s, or one without the API token busy with a request for 5 s, those
+	// without the token first; it waits in the listen queue
 	// of the operating system only while there is none.
 	DefaultMaxConns = 64
 	// DefaultQueuePerSlot is the default of Config.MaxQueue per slot: at
