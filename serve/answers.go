@@ -28,15 +28,15 @@ import (
 type answer func(ctx context.Context, values map[string]string, progress func(done, total int)) (body []byte, notes []string, err error)
 
 // answersOf returns the answer of each endpoint that runs work, by its
-// command's name: explore and layercond estimate on slots goroutines, and
+// command's name: explore and layercond estimate on parallel goroutines, and
 // a simulation's trace holds at most maxSimAccesses thread memory
 // accesses.
-func answersOf(slots int, maxSimAccesses int64) map[string]answer {
+func answersOf(parallel int, maxSimAccesses int64) map[string]answer {
 	return map[string]answer{
 		predictEndpoint.command:   predictAnswer,
 		simulateEndpoint.command:  simulateAnswer(maxSimAccesses),
-		layercondEndpoint.command: layercondAnswer(slots),
-		exploreEndpoint.command:   exploreAnswer(slots),
+		layercondEndpoint.command: layercondAnswer(parallel),
+		exploreEndpoint.command:   exploreAnswer(parallel),
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
@@ -122,26 +121,25 @@ func writeJSON(w http.ResponseWriter, data []byte) {
 	_, _ = w.Write(data) // the client may be gone; nothing to do then
 }
 
-// run runs work under ctx, holding n slots from before it starts until it
-// ends. When ctx ends first, run returns its cause at once (errTimeout,
+// run runs work under ctx, holding the slots of claim c from before it
+// starts until it ends. When ctx ends first, run returns its cause at once (errTimeout,
 // errShutdown or errGone): work is cancelled through ctx and keeps its
 // slots until it has returned, so that the server never starts more than
 // it can run. A panic of work is its error.
-func (s *Server) run(ctx context.Context, n int, work func(context.Context) error) error {
-	if err := s.slots.acquire(ctx, n); err != nil {
+func (s *Server) run(ctx context.Context, c claim, work func(context.Context) error) error {
+	h, err := s.slots.acquire(ctx, c)
+	if err != nil {
 		return err
 	}
 	if ctx.Err() != nil { // the work would start only to stop
-		s.slots.release(n)
+		h.release()
 		return cause(ctx)
 	}
 	done := make(chan error, 1)
 	s.commands.Add(1)
-	start := time.Now()
 	go func() {
 		defer s.commands.Add(-1)
-		defer s.slots.release(n)
-		defer func() { s.slots.ran(n, time.Since(start)) }()
+		defer h.finish()
 		defer func() {
 			if p := recover(); p != nil {
 				done <- fmt.Errorf("internal error: %v", p)
@@ -201,8 +199,8 @@ func (s *Server) handleAnswer(ep endpoint) http.HandlerFunc {
 }
 
 // answerRequest reads r's values for ep and runs ep's answer on them under
-// the request's budget, holding one slot, or every slot for the endpoints
-// that estimate in parallel, while it runs (run).
+// the request's budget, holding the slots of its claim (slotsOf) while it
+// runs (run).
 func (s *Server) answerRequest(r *http.Request, ep endpoint, progress func(done, total int)) ([]byte, []string, error) {
 	values, err := readValues(r, ep)
 	if err != nil {
@@ -223,13 +221,13 @@ func (s *Server) answerRequest(r *http.Request, ep endpoint, progress func(done,
 	return body, notes, nil
 }
 
-// slotsOf returns the slots ep's answers hold: every slot for the
-// endpoints that estimate in parallel, else one.
-func (s *Server) slotsOf(ep endpoint) int {
+// slotsOf returns the claim of ep's answers: parallel for the endpoints
+// that estimate in parallel, else single.
+func (s *Server) slotsOf(ep endpoint) claim {
 	if ep.parallel {
-		return s.cfg.Slots
+		return parallel
 	}
-	return 1
+	return single
 }
 
 // handleDevices answers with the JSON of polyvol devices --format json.

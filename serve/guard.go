@@ -77,7 +77,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // api guards a handler that runs work: the request must be JSON and carry
-// the API token.
+// the API token, which makes its connection trusted (trustConn).
 func (s *Server) api(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ct := r.Header.Get("Content-Type")
@@ -94,6 +94,7 @@ func (s *Server) api(h http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusForbidden, errorBody{Error: "wrong " + TokenHeader + " header: send the API token that polyvol serve prints at start-up (docs/api.md)"})
 			return
 		}
+		trustConn(r)
 		h(w, r)
 	}
 }

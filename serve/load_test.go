@@ -389,8 +389,11 @@ func TestConnectionBounds(t *testing.T) {
 		})
 		t.Run("connection limit", func(t *testing.T) {
 			t.Parallel()
+			// The connections held are busy with a request each, so none
+			// can give way to a new one.
 			const limit = 3
-			s := serve.New(serve.Config{MaxConns: limit, ReadHeaderTimeout: time.Minute})
+			b := blockingAnswers{started: make(chan struct{}, limit), release: make(chan struct{})}
+			s := wrapAnswers(serve.New(serve.Config{Token: testToken, Slots: limit, MaxConns: limit, ReadHeaderTimeout: time.Minute}), b.wrap)
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)
@@ -403,6 +406,7 @@ func TestConnectionBounds(t *testing.T) {
 				_ = s.Shutdown(ctx)
 				<-served
 			}()
+			defer close(b.release)
 			var held []net.Conn
 			for range limit {
 				c, err := net.Dial("tcp", ln.Addr().String())
@@ -410,6 +414,10 @@ func TestConnectionBounds(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer c.Close()
+				if _, err := io.WriteString(c, rawPost("/api/simulate", 2, "{}")); err != nil {
+					t.Fatal(err)
+				}
+				b.awaitStart(t)
 				held = append(held, c)
 			}
 			c, err := net.Dial("tcp", ln.Addr().String()) // the operating system completes the connection
@@ -423,7 +431,7 @@ func TestConnectionBounds(t *testing.T) {
 			r := bufio.NewReader(c)
 			_ = c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 			if _, err := r.Peek(1); !errors.Is(err, os.ErrDeadlineExceeded) {
-				t.Fatalf("connection %d of a limit of %d was answered (%v) while %d were open", limit+1, limit, err, limit)
+				t.Fatalf("connection %d of a limit of %d was answered (%v) while %d were busy", limit+1, limit, err, limit)
 			}
 			held[0].Close()
 			_ = c.SetReadDeadline(time.Now().Add(closeLimit))

@@ -2,6 +2,7 @@ package serve_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -56,6 +57,17 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("still not %s after a minute", what)
 		}
+	}
+}
+
+// awaitStart waits until one more answer has started, failing the test
+// after a minute.
+func (b blockingAnswers) awaitStart(t *testing.T) {
+	t.Helper()
+	select {
+	case <-b.started:
+	case <-time.After(time.Minute):
+		t.Fatal("no answer started within a minute")
 	}
 }
 
@@ -150,5 +162,94 @@ func TestQueueTimeout(t *testing.T) {
 	case <-b.started:
 		t.Error("a command started while the slot was held")
 	default:
+	}
+}
+
+// TestRetryAfter checks Retry-After against the queue played forward. On a
+// server of 2 slots and a queue of 2 whose explorations ran 60 s and
+// predictions 2 s, an exploration holds one slot, a prediction the other
+// and two predictions wait: the slot of the running prediction is free
+// again in 2 s, 4 s and 6 s, so a prediction refused now may find it in
+// 6 s; an exploration refused now waits for the running one, 60 s.
+func TestRetryAfter(t *testing.T) {
+	b := blockingAnswers{started: make(chan struct{}, 16), release: make(chan struct{})}
+	srv := newServer(t, serve.Config{Slots: 2, MaxQueue: 2}, b.wrap)
+	released := false
+	defer func() {
+		if !released {
+			close(b.release)
+		}
+	}()
+	srv.RecordRun("explore", 60*time.Second)
+	srv.RecordRun("predict", 2*time.Second)
+	var wg sync.WaitGroup
+	answers := make([]answer, 4)
+	for i, path := range []string{"/api/explore", "/api/predict", "/api/predict", "/api/predict"} {
+		wg.Go(func() { answers[i] = postAnswer(t, srv.URL+path, `{}`) })
+		if i < 2 {
+			b.awaitStart(t)
+		}
+	}
+	waitFor(t, "2 requests waiting", func() bool { return srv.Waiting() == 2 })
+	for _, c := range []struct{ path, want string }{{"/api/predict", "6"}, {"/api/explore", "60"}} {
+		a := postAnswer(t, srv.URL+c.path, `{}`)
+		checkBusy(t, c.path, a, "queue", int(serve.DefaultRequestTimeout/time.Second))
+		if a.retryAfter != c.want {
+			t.Errorf("%s refused: Retry-After %q, want %s", c.path, a.retryAfter, c.want)
+		}
+	}
+	close(b.release)
+	released = true
+	wg.Wait()
+	for i, a := range answers {
+		if a.status != http.StatusOK {
+			t.Errorf("request %d: status %d, want 200", i, a.status)
+		}
+	}
+}
+
+// TestSingleBesideParallel sends three explorations that block to a server
+// of 2 slots: one runs and two wait. A prediction sent then is answered at
+// once, from the slot that parallel work leaves to single estimates, while
+// the explorations still block; without that slot it would wait for the
+// time budget and get 503.
+func TestSingleBesideParallel(t *testing.T) {
+	b := blockingAnswers{started: make(chan struct{}, 16), release: make(chan struct{})}
+	srv := newServer(t, serve.Config{Slots: 2, RequestTimeout: 20 * time.Second}, func(command string, a serve.Answer) serve.Answer {
+		if command == "explore" {
+			return b.wrap(command, a)
+		}
+		return func(context.Context, map[string]string, func(int, int)) ([]byte, []string, error) {
+			return []byte("{}\n"), nil, nil
+		}
+	})
+	released := false
+	defer func() {
+		if !released {
+			close(b.release)
+		}
+	}()
+	var wg sync.WaitGroup
+	explores := make([]answer, 3)
+	for i := range explores {
+		wg.Go(func() { explores[i] = postAnswer(t, srv.URL+"/api/explore", `{}`) })
+	}
+	b.awaitStart(t)
+	waitFor(t, "2 explorations waiting", func() bool { return srv.Waiting() == 2 })
+	for _, path := range []string{"/api/predict", "/api/simulate"} {
+		if a := postAnswer(t, srv.URL+path, `{}`); a.status != http.StatusOK || string(a.body) != "{}\n" {
+			t.Errorf("%s beside the explorations: status %d, %s; want 200 with the answer", path, a.status, a.body)
+		}
+	}
+	if n := len(b.started); n != 0 || srv.Waiting() != 2 {
+		t.Errorf("%d more explorations started and %d wait; want 1 running and 2 waiting until released", n, srv.Waiting())
+	}
+	close(b.release)
+	released = true
+	wg.Wait()
+	for i, a := range explores {
+		if a.status != http.StatusOK {
+			t.Errorf("exploration %d: status %d, want 200", i, a.status)
+		}
 	}
 }

@@ -35,7 +35,7 @@ type endpoint struct {
 	// lists bounds the entries of the keys whose value is a colon-separated
 	// list, since each entry multiplies the work of the request.
 	lists map[string]int
-	// parallel commands estimate on every slot.
+	// parallel commands estimate on several slots (claim parallel).
 	parallel bool
 }
 

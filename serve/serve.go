@@ -14,7 +14,8 @@
 // running at once (the CPU count) and the number of requests waiting for
 // them (a queue that refuses more with 503 and Retry-After); every
 // connection is bounded by read, write and idle timeouts, and their number
-// by a limit.
+// by a limit at which connections waiting for a request, and slow ones
+// that have not presented the API token, give way to new ones.
 //
 // The server answers its own page and deliberate clients only: requests
 // must name a loopback host (or one the operator allows), browsers' requests
@@ -27,12 +28,11 @@ import (
 	"bytes"
 	"context"
 	"embed"
-	"errors"
 	"html"
 	"io/fs"
+	"net"
 	"net/http"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -55,8 +55,12 @@ const (
 	// DefaultIdleTimeout bounds the time a keep-alive connection waits for
 	// its next request.
 	DefaultIdleTimeout = 60 * time.Second
-	// DefaultMaxConns bounds the connections served at once; more wait in
-	// the listen queue of the operating system.
+	// DefaultMaxConns bounds the connections served at once. A new one
+	// that finds them all open closes one that has waited for its next
+	// request for a second, a new one that has sent no whole header for
+	// 5 s, or one without the API token busy with a request for 5 s, those
+	// without the token first; it waits in the listen queue
+	// of the operating system only while there is none.
 	DefaultMaxConns = 64
 	// DefaultQueuePerSlot is the default of Config.MaxQueue per slot: at
 	// most that many requests per slot wait for a slot.
@@ -74,8 +78,9 @@ type Config struct {
 	// included (DefaultRequestTimeout).
 	RequestTimeout time.Duration
 	// Slots is the number of estimates that run at once (runtime.NumCPU).
-	// explore and layercond run Slots estimates in parallel and take every
-	// slot.
+	// explore and layercond run Slots-1 estimates in parallel (1 where
+	// Slots is 1), one of them at a time, so that a slot always stays for
+	// the single estimates of predict and simulate.
 	Slots int
 	// MaxQueue bounds the requests that wait for slots at once
 	// (DefaultQueuePerSlot × Slots). A request that would wait while that
@@ -166,8 +171,9 @@ func New(cfg Config) *Server {
 	} else if err := CheckToken(cfg.Token); err != nil {
 		panic("serve: " + err.Error())
 	}
-	s := &Server{cfg: cfg, slots: newSlots(cfg.Slots, cfg.MaxQueue, cfg.RequestTimeout), mux: http.NewServeMux(), hosts: map[string]bool{},
-		answers: answersOf(cfg.Slots, cfg.MaxSimAccesses)}
+	slots := newSlots(cfg.Slots, cfg.MaxQueue, cfg.RequestTimeout)
+	s := &Server{cfg: cfg, slots: slots, mux: http.NewServeMux(), hosts: map[string]bool{},
+		answers: answersOf(slots.parallel, cfg.MaxSimAccesses)}
 	for _, h := range cfg.Hosts {
 		s.hosts[hostKey(h)] = true
 	}
@@ -196,128 +202,14 @@ func New(cfg Config) *Server {
 		ReadTimeout:       cfg.ReadTimeout,
 		WriteTimeout:      cfg.WriteTimeout,
 		IdleTimeout:       cfg.IdleTimeout,
-	}
-	return s
-}
-
-// slots limits the estimates that run at once, and the requests that wait
-// for them. A request takes one slot, or all of them for the commands that
-// estimate in parallel; those take their slots one after the other under a
-// lock, so that two of them never hold part of the slots each and wait for
-// each other. A request that finds a slot free takes it without waiting;
-// the others wait, at most maxWaiting at once.
-type slots struct {
-	n          int
-	tokens     chan struct{}
-	many       sync.Mutex
-	maxWaiting int64
-	waiting    atomic.Int64
-	// slotTime is a moving average of the slot time of the recent commands
-	// (how long each ran times the slots it held), in nanoseconds: the
-	// basis of the Retry-After estimate.
-	slotTime atomic.Int64
-	// maxRetry bounds the Retry-After estimate (the request time budget).
-	maxRetry time.Duration
-}
-
-// initialSlotTime is the slot time assumed before any command has run.
-const initialSlotTime = time.Second
-
-// newSlots returns n free slots for at most maxWaiting waiting requests,
-// whose Retry-After estimate is at most maxRetry.
-func newSlots(n, maxWaiting int, maxRetry time.Duration) *slots {
-	s := &slots{n: n, tokens: make(chan struct{}, n), maxWaiting: int64(maxWaiting), maxRetry: maxRetry}
-	s.slotTime.Store(int64(initialSlotTime))
-	for range n {
-		s.tokens <- struct{}{}
-	}
-	return s
-}
-
-// errBusy is the error of a request that waited for slots until its time ran out.
-var errBusy = errors.New("the server is busy: no estimate slot became free within the request's time budget; try again after the time in Retry-After")
-
-// errQueueFull is the error of a request refused because the queue of
-// requests waiting for slots was full.
-var errQueueFull = errors.New("the server is busy: its queue of requests waiting for an estimate slot is full; try again after the time in Retry-After")
-
-// busyError is the error of a request that got no slot, errBusy or
-// errQueueFull, with the seconds after which a retry may find one.
-type busyError struct {
-	err        error
-	retryAfter int
-}
-
-func (e *busyError) Error() string { return e.err.Error() }
-func (e *busyError) Unwrap() error { return e.err }
-
-// acquire takes n slots, or none when ctx ends first or the queue is full.
-// It returns a *busyError when the queue was full or the time budget ran
-// out while it waited, else why ctx ended (cause).
-func (s *slots) acquire(ctx context.Context, n int) error {
-	if n == 1 {
-		select {
-		case <-s.tokens: // a waiting request would have received it first
-			return nil
-		default:
-		}
-	}
-	if s.waiting.Add(1) > s.maxWaiting {
-		s.waiting.Add(-1)
-		return &busyError{err: errQueueFull, retryAfter: s.retryAfter()}
-	}
-	err := s.wait(ctx, n)
-	s.waiting.Add(-1)
-	if err == errBusy {
-		return &busyError{err: errBusy, retryAfter: s.retryAfter()}
-	}
-	return err
-}
-
-// wait waits for n slots and takes them, or none when ctx ends first; it
-// then returns errBusy when the time budget ran out, else why ctx ended.
-func (s *slots) wait(ctx context.Context, n int) error {
-	if n > 1 {
-		s.many.Lock()
-		defer s.many.Unlock()
-	}
-	for i := range n {
-		select {
-		case <-s.tokens:
-		case <-ctx.Done():
-			s.release(i)
-			if err := cause(ctx); err != errTimeout {
-				return err
+		ConnState: func(c net.Conn, state http.ConnState) {
+			if lc, ok := c.(*limitConn); ok {
+				lc.setState(state)
 			}
-			return errBusy
-		}
+		},
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, c)
+		},
 	}
-	return nil
-}
-
-// release returns n slots.
-func (s *slots) release(n int) {
-	for range n {
-		s.tokens <- struct{}{}
-	}
-}
-
-// ran records that a command held n slots for d.
-func (s *slots) ran(n int, d time.Duration) {
-	for {
-		old := s.slotTime.Load()
-		avg := old + (int64(d)*int64(n)-old)/8
-		if s.slotTime.CompareAndSwap(old, avg) {
-			return
-		}
-	}
-}
-
-// retryAfter estimates in whole seconds when a request refused now may
-// find a slot: the time the slots take to serve the requests waiting and
-// one more at the average slot time, at least 1 s and at most maxRetry.
-func (s *slots) retryAfter() int {
-	d := time.Duration((s.waiting.Load() + 1) * s.slotTime.Load() / int64(s.n))
-	d = min(max(d, time.Second), s.maxRetry)
-	return int((d + time.Second - 1) / time.Second)
+	return s
 }

@@ -32,7 +32,7 @@ func init() { supervise.Register(answerJob, serveAnswer) }
 type answerCall struct {
 	Command        string            `json:"command"`
 	Values         map[string]string `json:"values"`
-	Slots          int               `json:"slots"`
+	Parallel       int               `json:"parallel"`
 	MaxSimAccesses int64             `json:"max_sim_accesses"`
 }
 
@@ -63,7 +63,7 @@ func (s *Server) answer(ctx context.Context, command string, values map[string]s
 	if !supervise.WorkersEnabled() {
 		return s.answers[command](ctx, values, progress)
 	}
-	call, err := json.Marshal(answerCall{Command: command, Values: values, Slots: s.cfg.Slots, MaxSimAccesses: s.cfg.MaxSimAccesses})
+	call, err := json.Marshal(answerCall{Command: command, Values: values, Parallel: s.slots.parallel, MaxSimAccesses: s.cfg.MaxSimAccesses})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -100,7 +100,7 @@ func serveAnswer(ctx context.Context, data []byte, progress func([]byte)) ([]byt
 	if err := json.Unmarshal(data, &call); err != nil {
 		return nil, err
 	}
-	answer, ok := answersOf(call.Slots, call.MaxSimAccesses)[call.Command]
+	answer, ok := answersOf(call.Parallel, call.MaxSimAccesses)[call.Command]
 	if !ok {
 		return nil, errors.New("serve: no command " + call.Command)
 	}

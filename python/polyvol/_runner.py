@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -177,11 +178,39 @@ class Result:
         self.notes = notes
 
 
+def _run_group(cmd: Sequence[str], stdin: Optional[str], timeout: Optional[float]) -> subprocess.CompletedProcess:
+    """Runs cmd as subprocess.run does, in a session and process group of its
+    own, and kills that whole group when ``timeout`` seconds pass
+    (subprocess.TimeoutExpired) or anything else interrupts the wait
+    (KeyboardInterrupt): polyvol runs its command in a supervised child
+    process, which killing polyvol alone would leave running."""
+    p = subprocess.Popen(
+        cmd,
+        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    with p:
+        try:
+            out, err = p.communicate(stdin, timeout=timeout)
+        except BaseException:
+            if p.returncode is None:  # not reaped: the group's id names no other group
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:  # the group ended by itself
+                    pass
+            p.wait()
+            raise
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
 def run_json(args: Sequence[str], stdin: Optional[str] = None, timeout: Optional[float] = None) -> Result:
     """Runs polyvol with args (``--format json`` is the caller's) and decodes stdout."""
     cmd = list(binary()) + list(args)
     try:
-        r = subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=timeout)
+        r = _run_group(cmd, stdin, timeout)
     except FileNotFoundError as e:
         raise PolyvolError(f"cannot run polyvol ({cmd[0]}): {e}", returncode=127, command=cmd) from e
     if r.returncode != 0:
