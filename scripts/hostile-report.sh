@@ -48,6 +48,27 @@ row jscop-comment-divide-by-zero predict "$h/jscop-comment-divide-by-zero.jscop"
 row "guarded matvec store" predict "$h/spec-matvec-guarded.yaml" --block 256 --fold 1,256
 row "guarded matvec store, small --max-work" predict "$h/spec-matvec-guarded.yaml" --block 256 --fold 1,256 --max-work 2000
 
+# Inputs too large to commit: 300 fields of 100 loads (964 KB), a JSCoP
+# region of 3,000 statements (2 MB), and a layer-condition sweep of 1,000
+# sizes for 4 blocks.
+python3 - "$tmp" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+lines = ["name: wide", "domain: [600, 600, 600]", "flops: 1", "fields:"]
+for f in range(300):
+    lines += [f"  - name: F{f}", "    element: 8", "    extent: [640, 640, 640]", "    offset: 10", "    load:"]
+    lines += [f"      - [x + {j % 5 - 2}, y + {j // 5 % 5 - 2}, z + {j // 25 - 2}]" for j in range(100)]
+lines += ["  - name: OUT", "    element: 8", "    extent: [600, 600, 600]", "    store:", "      - [x, y, z]"]
+open(f"{tmp}/fields300-loads100.yaml", "w").write("\n".join(lines) + "\n")
+src = json.load(open("examples/polyhedral/star2d-5pt.jscop"))
+one = json.dumps(src["statements"][0])
+src["statements"] = [json.loads(one.replace("Stmt_for_body4", f"Stmt_s{i}")) for i in range(3000)]
+json.dump(src, open(f"{tmp}/region3000.jscop", "w"), indent=3)
+PY
+row "300 fields x 100 loads (964 KB)" predict "$tmp/fields300-loads100.yaml"
+row "JSCoP of 3,000 statements (2 MB)" predict "$tmp/region3000.jscop" --statement all -D N=4096
+row "layercond, 1,000 sizes x 4 blocks" layercond star3d-r4 --sweep 64:16384:1000 --block 256,1,2:128,2,2:64,4,2:32,8,2
+
 # The server: a hostile request, then a light one.
 port=$((20000 + RANDOM % 20000))
 token=hostile-report-token-0123456789
