@@ -226,7 +226,7 @@ type Hardware struct {
 	// Hotspot holds the Kernel Tuner hotspot sweep (time steps per launch)
 	// against the predicted times per step (HotspotReport).
 	Hotspot *Hotspot
-	Skipped     []string // rows left out, with the reason
+	Skipped []string // rows left out, with the reason
 	// Joint is the joint fit of the overlap model on the stream kernels,
 	// the V100 box sets and the convolution, with its held-out figures;
 	// nil without the convolution (JointFit).
