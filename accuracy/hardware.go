@@ -223,7 +223,10 @@ type Hardware struct {
 	// Convolution holds the Kernel Tuner convolution sweeps of four GPUs
 	// against the predicted times (ConvolutionReport).
 	Convolution *Convolution
-	Skipped     []string // rows left out, with the reason
+	// Hotspot holds the Kernel Tuner hotspot sweep (time steps per launch)
+	// against the predicted times per step (HotspotReport).
+	Hotspot *Hotspot
+	Skipped []string // rows left out, with the reason
 	// Joint is the joint fit of the overlap model on the stream kernels,
 	// the V100 box sets and the convolution, with its held-out figures;
 	// nil without the convolution (JointFit).
@@ -279,7 +282,9 @@ func (e *estimator) glups(spec string, b [3]int64, m model.Method, mn model.Mode
 // StridesDevices; dir must hold every file of HardwareFiles. With
 // convolutionEvery > 0 it also compares the predicted times with the Kernel
 // Tuner convolution sweeps, every convolutionEvery-th launch of each
-// (ConvolutionReport; 1: all of them, minutes of CPU time).
+// (ConvolutionReport; 1: all of them, minutes of CPU time), and the
+// predicted times per step with the Kernel Tuner hotspot sweep
+// (HotspotReport, every HotspotEvery-th group).
 func HardwareReport(dir string, convolutionEvery int, progress io.Writer) (*Hardware, error) {
 	dev, err := device.Lookup(HardwareDevice)
 	if err != nil {
@@ -310,6 +315,9 @@ func HardwareReport(dir string, convolutionEvery int, progress io.Writer) (*Hard
 			return nil, err
 		}
 		if h.Joint, err = h.FitJoint(dir, progress); err != nil {
+			return nil, err
+		}
+		if h.Hotspot, err = HotspotReport(dir, HotspotEvery, progress); err != nil {
 			return nil, err
 		}
 	}
@@ -604,6 +612,9 @@ func (h *Hardware) WriteMarkdown(w io.Writer) {
 	}
 	if h.Joint != nil {
 		h.Joint.WriteMarkdown(w)
+	}
+	if h.Hotspot != nil {
+		h.Hotspot.WriteMarkdown(w)
 	}
 	if len(h.Skipped) > 0 {
 		p("\n## Rows left out\n\n")

@@ -290,11 +290,15 @@ func kernelAndDevice(c *ucli.Context) (*kernel.Kernel, *device.Device, error) {
 	return k, dev, nil
 }
 
-// launchFlags returns the launch of the --block, --fold, --tile and
-// --unstaged flags.
+// launchFlags returns the launch of the --block, --fold, --tile,
+// --unstaged and --steps flags.
 func launchFlags(c *ucli.Context) request.Launch {
-	return request.Launch{Block: c.String("block"), Fold: c.String("fold"), Tile: c.String("tile"), Unstaged: c.Bool("unstaged")}
+	return request.Launch{Block: c.String("block"), Fold: c.String("fold"), Tile: c.String("tile"), Unstaged: c.Bool("unstaged"), Steps: c.String("steps")}
 }
+
+// stepsFlag is the --steps flag of predict: the time steps per launch of a
+// kernel with a state.
+var stepsFlag = &ucli.StringFlag{Name: "steps", Usage: "time steps per launch `T` of a kernel with a state (temporal blocking; default: the spec's steps)"}
 
 // tileFlag is the --tile flag of the commands that take one launch.
 func tileFlag() ucli.Flag {

@@ -74,6 +74,7 @@ Examples:
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
 				tileFlag(),
 				unstagedFlag,
+				stepsFlag,
 				registersFlag(),
 				formatFlag(formatTable, formatJSON, formatCSV),
 				&choiceFlag{&ucli.StringFlag{Name: "fields", Value: fieldsAuto, Usage: "per-field `LAYOUT` of the table: auto (columns while the table fits in 100 characters, else rows), columns, rows or none"}, []string{fieldsAuto, fieldsColumns, fieldsRows, fieldsNone}},

@@ -168,6 +168,9 @@ func Generate(k *kernel.Kernel, l kernel.Launch, r Residency) (*Program, error) 
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
+	if t := l.StepCount(); t > 1 {
+		return nil, fmt.Errorf("%d time steps per launch: the generator writes one step per launch (steps: 1)", t)
+	}
 	if r.BlocksPerSM < 1 {
 		return nil, fmt.Errorf("resident blocks per SM on %s = %d: must be at least 1", r.Device, r.BlocksPerSM)
 	}

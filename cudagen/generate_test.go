@@ -48,6 +48,7 @@ var goldenLaunch = map[string]struct {
 	"convolution-15x15":        {[3]int64{32, 8, 1}, [3]int64{2, 2, 1}, kernel.TileStrided},
 	"convolution-15x15-staged": {[3]int64{32, 8, 1}, [3]int64{2, 2, 1}, kernel.TileStrided},
 	"box3d-r1":                 {[3]int64{32, 4, 2}, [3]int64{1, 1, 2}, kernel.TileConsecutive},
+	"hotspot":                  {[3]int64{32, 8, 1}, [3]int64{2, 2, 1}, kernel.TileStrided},
 	"lbm-d3q19-pull":           {[3]int64{64, 1, 8}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
 	"lbm-d3q19-aos":            {[3]int64{64, 4, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
 	"lbm-d3q27-aos":            {[3]int64{128, 2, 1}, [3]int64{1, 1, 2}, kernel.TileConsecutive},

@@ -39,7 +39,9 @@
 // (lattice points per dimension, x first, 1 to 3 entries), flops (per lattice
 // update), fp_type (4 or 8 bytes; by default 4 when no field element is wider
 // than 4 bytes, else 8), registers (per thread), shared_bytes (per block),
-// bounds_check (point, none or access: BoundsCheck) and fields. Each field has name, element (bytes: 1, 2, 4, 8 or 16), extent
+// bounds_check (point, none or access: BoundsCheck), state and steps
+// (the staged field advanced in time and the time steps per launch:
+// StepWork) and fields. Each field has name, element (bytes: 1, 2, 4, 8 or 16), extent
 // (defaults to the domain), offset (alignment α in elements), multiplicity,
 // scalar, and the access lists load and store (each access a list of 1 to 3
 // index expressions, or a single expression, or a mapping {at: [...], if:
@@ -73,8 +75,14 @@ type Kernel struct {
 	SharedBytes     int64       // shared memory per block in bytes
 	BoundsCheck     BoundsCheck // the domain checks the kernel's code makes
 	FPType          int         // 4 (single) or 8 (double precision) bytes
-	Fields          []*Field
-	Source          string // file name the kernel was read from, for messages
+	// State names the staged field that the kernel advances in time, whose
+	// next value its one store writes ("" for none); Steps is the time
+	// steps per launch that the spec states (at least 1; more need a
+	// state). See Launch.StepCount.
+	State  string
+	Steps  int64
+	Fields []*Field
+	Source string // file name the kernel was read from, for messages
 }
 
 // Field is one array the kernel accesses. Loads and stores of the same field

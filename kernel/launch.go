@@ -41,11 +41,15 @@ type Launch struct {
 	// Unstaged reads the fields that the spec stages in shared memory
 	// from global memory instead (Launch.Staged).
 	Unstaged bool
+	// Steps is the time steps one launch performs (temporal blocking:
+	// StepCount, Kernel.CheckSteps); 0 means one.
+	Steps int64
 }
 
-// NewLaunch returns the launch of k's domain with the given block and fold.
+// NewLaunch returns the launch of k's domain with the given block and fold,
+// and the spec's time steps.
 func (k *Kernel) NewLaunch(block, fold [3]int64) Launch {
-	return Launch{Block: block, Fold: fold, Domain: k.Domain}
+	return Launch{Block: block, Fold: fold, Domain: k.Domain, Steps: k.Steps}
 }
 
 var axisNames = [3]string{"x", "y", "z"}

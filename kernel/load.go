@@ -145,7 +145,7 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // Parse validates a kernel spec (YAML or JSON) read from filename, which is
 // used in messages and recorded as Kernel.Source. All errors are *SpecError.
 func Parse(data []byte, filename string, opts ...Option) (*Kernel, error) {
-	l := &loader{file: filename}
+	l := &loader{file: filename, storeNodes: map[string]*yaml.Node{}}
 	for _, o := range opts {
 		o(&l.opts)
 	}
@@ -238,6 +238,9 @@ type loader struct {
 	opts   options
 	params map[string]int64 // the spec's params with WithParams over them
 	named  map[string]bool  // the parameters that raw maps, index expressions and conditions name
+	// storeNodes holds each field's store key, by field name, where
+	// errors about the kernel's store point.
+	storeNodes map[string]*yaml.Node
 }
 
 // paramScope returns the parameters that index expressions and conditions
@@ -393,7 +396,7 @@ func (l *loader) sizes(n *yaml.Node, what string) ([3]int64, int, error) {
 	return s, len(items), nil
 }
 
-var kernelKeys = []string{"name", "description", "domain", "params", "flops", "fp_type", "registers", "shared_bytes", "bounds_check", "fields"}
+var kernelKeys = []string{"name", "description", "domain", "params", "flops", "fp_type", "registers", "shared_bytes", "bounds_check", "state", "steps", "fields"}
 
 // kernel reads the spec's top-level mapping into a Kernel.
 func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
@@ -429,6 +432,9 @@ func (l *loader) kernel(root *yaml.Node) (*Kernel, error) {
 	}
 	if _, ok := m["fp_type"]; !ok {
 		k.FPType = defaultFPType(k.Fields)
+	}
+	if err := l.steps(m, k); err != nil {
+		return nil, err
 	}
 	if err := l.unnamedParams(); err != nil {
 		return nil, err
@@ -493,6 +499,39 @@ func (l *loader) settings(m map[string]entry, k *Kernel) error {
 		if k.BoundsCheck, err = ParseBoundsCheck(s); err != nil {
 			return l.errf(e.value, "%v", err)
 		}
+	}
+	return nil
+}
+
+// steps reads the kernel's state and steps (after its fields) and checks
+// them (checkState): an error about the state's store points at the store
+// key of the field that stores, others at the key they are about.
+func (l *loader) steps(m map[string]entry, k *Kernel) error {
+	k.Steps = 1
+	stepsEntry, hasSteps := m["steps"]
+	if hasSteps {
+		var err error
+		if k.Steps, err = l.intRange(stepsEntry.value, "steps", 1, MaxSteps); err != nil {
+			return err
+		}
+	}
+	e, ok := m["state"]
+	if !ok {
+		if k.Steps > 1 {
+			return l.errf(stepsEntry.value, "steps = %d: the spec names no state (state: the staged field that each step advances), so it performs one step per launch", k.Steps)
+		}
+		return nil
+	}
+	var err error
+	if k.State, err = l.name(e.value, "state"); err != nil {
+		return err
+	}
+	if err := checkState(k); err != nil {
+		at := e.value
+		if n, ok := l.storeNodes[storingField(k)]; ok && errors.Is(err, errNextValue) {
+			at = n
+		}
+		return l.errf(at, "%v", err)
 	}
 	return nil
 }
@@ -650,6 +689,9 @@ func (l *loader) fieldAccesses(m map[string]entry, f *Field, what string, extent
 	for _, store := range []bool{false, true} {
 		key := map[bool]string{false: "load", true: "store"}[store]
 		if e, ok := m[key]; ok {
+			if store {
+				l.storeNodes[f.Name] = e.value
+			}
 			accs, err := l.accesses(e.value, what+" "+key, f, extentDims, k)
 			if err != nil {
 				return err

@@ -238,6 +238,9 @@ func TestExamples(t *testing.T) {
 		// The same kernels with the input staged in shared memory.
 		"star3d-r1-staged":         {2, 7, 1},
 		"convolution-15x15-staged": {2, 225, 1},
+		// A 5-point star of the state temp plus the power at the point,
+		// one output.
+		"hotspot": {3, 6, 1},
 	}
 	names := examples.Names()
 	if len(names) != len(want) {

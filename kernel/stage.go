@@ -87,6 +87,13 @@ type Staging struct {
 	// Pad is the elements added to each row of the shared tile: a count
 	// ≥ 0, or PadBanks.
 	Pad int64
+	// StepHalo is how far the tile grows, per lattice coordinate below and
+	// above, for each time step of a launch beyond the first: the halo of
+	// the kernel's state (Kernel.State, StepHalo); zero without one.
+	StepHalo [3][2]int64
+	// State marks the kernel's state, whose tile shared memory holds twice:
+	// the values of one step and those of the next.
+	State bool
 }
 
 // StageDim is how one array dimension of a staged field is indexed: by the
@@ -189,6 +196,18 @@ func TileOf(f *Field, l Launch) (Tile, error) {
 	dims, err := stageDims(f.Loads)
 	if err != nil {
 		return Tile{}, fmt.Errorf("field %q: %w", f.Name, err)
+	}
+	if grow := l.StepCount() - 1; grow > 0 {
+		for j, d := range dims {
+			if d.Coord < 0 {
+				continue
+			}
+			h := f.Stage.StepHalo[d.Coord]
+			if h[0] > MaxTileBytes || h[1] > MaxTileBytes {
+				return Tile{}, fmt.Errorf("field %q: %w: its halo %v grows it by more than %d elements per step", f.Name, ErrTileTooLarge, h, MaxTileBytes)
+			}
+			dims[j].Lo, dims[j].Hi = d.Lo-grow*h[0], d.Hi+grow*h[1]
+		}
 	}
 	t := Tile{Dims: dims}
 	for i := range 3 {
@@ -313,7 +332,7 @@ func GlobalView(k *Kernel, l Launch) (*Kernel, error) {
 
 // StagedSharedBytes returns the shared memory per block of k under l: the
 // spec's shared_bytes plus the tiles of the staged fields, each
-// multiplicity times.
+// multiplicity times, and the state's (Staging.State) twice.
 func StagedSharedBytes(k *Kernel, l Launch) (int64, error) {
 	total := k.SharedBytes
 	for _, f := range k.Fields {
@@ -324,7 +343,11 @@ func StagedSharedBytes(k *Kernel, l Launch) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		total += t.Bytes * f.Multiplicity
+		buffers := int64(1)
+		if f.Stage.State {
+			buffers = 2
+		}
+		total += t.Bytes * f.Multiplicity * buffers
 	}
 	return total, nil
 }

@@ -88,18 +88,24 @@ type LaunchInfo struct {
 	Tiling kernel.Tiling `json:"tiling,omitempty"` // where a thread's fold points lie; left out for thread folding
 	// Unstaged: the spec's staged fields are read from global memory
 	// (kernel.Launch.Unstaged); left out when false or nothing is staged.
-	Unstaged         bool     `json:"unstaged,omitempty"`
-	Domain           [3]int64 `json:"domain"`
-	Grid             [3]int64 `json:"grid"`
-	ThreadsPerBlock  int64    `json:"threadsPerBlock"`
-	LupsPerThread    int64    `json:"lupsPerThread"`
-	BlocksPerSM      int64    `json:"blocksPerSM"`
-	BlocksPerWave    int64    `json:"blocksPerWave"`
-	OccupancyLimiter string   `json:"occupancyLimiter,omitempty"` // resource limiting blocks per SM (occupancy calculator only)
-	WavesInGrid      float64  `json:"wavesInGrid"`
-	WaveValidThreads int64    `json:"waveValidThreads"` // n_cur: valid threads of the representative wave
-	FlopsPerLup      float64  `json:"flopsPerLup"`
-	LupCount         int64    `json:"lupCount"`
+	Unstaged bool `json:"unstaged,omitempty"`
+	// Steps is the time steps per launch (kernel.Launch.StepCount) and
+	// ComputedPerUseful the updates computed per useful one
+	// (kernel.StepWork): left out for a kernel without a state. Volumes,
+	// cycles, flops and GLup/s are per time step and useful update.
+	Steps             int64    `json:"steps,omitempty"`
+	ComputedPerUseful float64  `json:"computedPerUseful,omitempty"`
+	Domain            [3]int64 `json:"domain"`
+	Grid              [3]int64 `json:"grid"`
+	ThreadsPerBlock   int64    `json:"threadsPerBlock"`
+	LupsPerThread     int64    `json:"lupsPerThread"`
+	BlocksPerSM       int64    `json:"blocksPerSM"`
+	BlocksPerWave     int64    `json:"blocksPerWave"`
+	OccupancyLimiter  string   `json:"occupancyLimiter,omitempty"` // resource limiting blocks per SM (occupancy calculator only)
+	WavesInGrid       float64  `json:"wavesInGrid"`
+	WaveValidThreads  int64    `json:"waveValidThreads"` // n_cur: valid threads of the representative wave
+	FlopsPerLup       float64  `json:"flopsPerLup"`
+	LupCount          int64    `json:"lupCount"`
 }
 
 // Prediction is the performance a model predicts and what limits it.
@@ -189,6 +195,10 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	if err != nil {
 		return nil, err
 	}
+	steps, err := stepScalesOf(k, l)
+	if err != nil {
+		return nil, err
+	}
 	shape := waveShape(method, g, W)
 	basic, staging, err := countBasic(eng, lists, k, l, dev, method, shape, W)
 	if err != nil {
@@ -201,10 +211,13 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 			Unstaged:        l.Unstaged && slices.ContainsFunc(k.Fields, func(f *kernel.Field) bool { return f.Stage != nil }),
 			ThreadsPerBlock: B, LupsPerThread: l.LupsPerThread(), BlocksPerSM: beta, BlocksPerWave: W,
 			OccupancyLimiter: limiter, WavesInGrid: float64(g.Blocks()) / float64(W),
-			WaveValidThreads: shape.ValidThreads, FlopsPerLup: k.Flops, LupCount: k.Lups(),
+			WaveValidThreads: shape.ValidThreads, FlopsPerLup: k.Flops * steps.perPoint, LupCount: k.Lups(),
 		},
 	}
-	if rep.Derived, err = Derive(basic, derivedLaunch(k, l, method, W, shape, beta), *dev, method); err != nil {
+	if k.StateField() != nil {
+		rep.Launch.Steps, rep.Launch.ComputedPerUseful = l.StepCount(), steps.perPoint
+	}
+	if rep.Derived, err = Derive(basic, derivedLaunch(k, l, method, W, shape, beta, steps), *dev, method); err != nil {
 		return nil, err
 	}
 	if err := addIssueBound(rep, lists, staging, k, l, dev, code, unavailable); err != nil {
@@ -228,6 +241,9 @@ func checkEstimate(k *kernel.Kernel, l kernel.Launch, opt Options) (PerformanceM
 		return nil, method, fmt.Errorf("estimate not started: %w", opt.Context.Err())
 	}
 	if err := l.Validate(); err != nil {
+		return nil, method, err
+	}
+	if err := k.CheckSteps(l); err != nil {
 		return nil, method, err
 	}
 	if err := k.ExpressionsError(); err != nil {
@@ -289,20 +305,23 @@ func countBasic(eng *footprint.Engine, lists []footprint.FieldInstructions, k *k
 			return basic, staging, err
 		}
 	}
+	if err := fs.applySteps(k, l, staging); err != nil {
+		return basic, staging, err
+	}
 	fs.setTotals(&basic)
 	return basic, staging, nil
 }
 
 // derivedLaunch returns the launch numbers that Derive needs.
-func derivedLaunch(k *kernel.Kernel, l kernel.Launch, m Method, W int64, shape waves.Shape, beta int64) Launch {
+func derivedLaunch(k *kernel.Kernel, l kernel.Launch, m Method, W int64, shape waves.Shape, beta int64, steps stepScales) Launch {
 	lambda := l.LupsPerThread()
 	return Launch{
 		ThreadsPerBlock: int(l.ThreadsPerBlock()),
 		LupsPerThread:   int(lambda),
 		BlocksPerSM:     int(beta),
 		BlocksPerWave:   int(waveBlocks(m, W, shape)),
-		FlopsPerLup:     k.Flops,
-		FlinsPerLup:     math.Ceil(k.FlopsPerThread(l.Fold)/2) / float64(lambda),
+		FlopsPerLup:     k.Flops * steps.perPoint,
+		FlinsPerLup:     math.Ceil(k.FlopsPerThread(l.Fold)/2) / float64(lambda) * steps.perPoint,
 		FPBytes:         k.FPType,
 	}
 }

@@ -171,34 +171,47 @@ func blocksPerSM(method Method, dev *device.Device, B int64, k *kernel.Kernel, c
 func countInstructions(lists []footprint.FieldInstructions, staging footprint.StagingResult, k *kernel.Kernel, l kernel.Launch) (InstructionMix, error) {
 	mix := InstructionMix{Source: SourceCounted}
 	lambda := float64(l.LupsPerThread())
+	// A launch of several time steps (applySteps): the copy and the store
+	// once per launch, the rest at every computed point.
+	steps, err := stepScalesOf(k, l)
+	if err != nil {
+		return mix, err
+	}
 	var memory float64
 	for _, sf := range staging.Fields {
 		// The copy: a global load and a shared store per step, one
 		// address base, and the barrier.
-		mix.Loads += sf.CopyLoads
-		memory += sf.CopyLoads
-		mix.Address += AddressInstructionsPerBase
-		mix.Shared += sf.SharedStores + 1
+		mix.Loads += sf.CopyLoads * steps.perLaunch
+		memory += sf.CopyLoads * steps.perLaunch
+		mix.Address += AddressInstructionsPerBase * steps.perLaunch
+		mix.Shared += (sf.SharedStores + 1) * steps.perLaunch
+	}
+	if k.StateField() != nil {
+		// Each step writes its points' next values to the second buffer
+		// and ends with a barrier.
+		mix.Shared += lambda*steps.perPoint + 1
 	}
 	for _, fi := range lists {
 		m := float64(max(fi.Field.Multiplicity, 1))
 		n := m * float64(len(fi.Instructions))
 		if fi.Shared {
 			// Reads of the tile: one base, no bounds check.
-			mix.Shared += n
-			mix.Address += m * AddressInstructionsPerBase
+			mix.Shared += n * steps.perPoint
+			mix.Address += m * AddressInstructionsPerBase * steps.perPoint
 			continue
 		}
+		scale := steps.perPoint
 		if fi.Store {
-			mix.Stores += n
+			scale = steps.perLaunch
+			mix.Stores += n * scale
 		} else {
-			mix.Loads += n
+			mix.Loads += n * scale
 		}
-		memory += n
-		mix.Address += m * AddressInstructionsPerBase * float64(addressBases(fi.Instructions))
+		memory += n * scale
+		mix.Address += m * AddressInstructionsPerBase * float64(addressBases(fi.Instructions)) * scale
 		for _, in := range fi.Instructions {
 			if len(in.Guarded) > 0 && len(in.Points) == 0 {
-				mix.Guard += m // the predicate of a partial access
+				mix.Guard += m * scale // the predicate of a partial access
 			}
 		}
 	}
@@ -206,10 +219,10 @@ func countInstructions(lists []footprint.FieldInstructions, staging footprint.St
 	if err != nil {
 		return mix, err
 	}
-	mix.Guard += float64(compares)
+	mix.Guard += float64(compares) * steps.perPoint
 	dims := spannedDims(k)
-	mix.FP = math.Ceil(k.FlopsPerThread(l.Fold) / 2)
-	mix.Index = IndexInstructionsPerDim * float64(len(dims))
+	mix.FP = math.Ceil(k.FlopsPerThread(l.Fold)/2) * steps.perPoint
+	mix.Index = IndexInstructionsPerDim * float64(len(dims)) * steps.perPoint
 	switch k.BoundsCheck {
 	case kernel.BoundsPoint:
 		mix.Guard = lambda * float64(len(dims)+1)

@@ -22,6 +22,7 @@ const (
 	NotePartialAccess = "partial-access"     // PartialNote
 	NoteTLBReach      = "tlb-reach-exceeded" // TLBNote
 	NoteInstructions  = "instructions"       // InstructionsNote
+	NoteSteps         = "time-steps"         // StepsNote
 )
 
 // LaunchNotes gathers the notes on report r of kernel k under launch l on
@@ -38,6 +39,7 @@ func LaunchNotes(k *kernel.Kernel, l kernel.Launch, r *Report, dev *device.Devic
 		{Code: NotePartialAccess, Text: PartialNote(k)},
 		{Code: NoteTLBReach, Text: TLBNote(r, dev)},
 		{Code: NoteInstructions, Text: InstructionsNote(r)},
+		{Code: NoteSteps, Text: StepsNote(k, l, r)},
 	} {
 		if n.Text != "" {
 			notes = append(notes, n)
@@ -63,4 +65,18 @@ func InstructionsNote(r *Report) string {
 		return fmt.Sprintf("the compiled kernel keeps %d loop(s) (%s); each body counts once in the instruction mix, so the issue bound is an upper bound", len(mix.Loops), mix.Target)
 	}
 	return ""
+}
+
+// StepsNote describes report r of kernel k under launch l where k has a
+// state: the redundant share of the computed updates, the shared memory
+// per block (kernel.StagedSharedBytes) and what limits the blocks per SM;
+// "" for a kernel without a state.
+func StepsNote(k *kernel.Kernel, l kernel.Launch, r *Report) string {
+	li := r.Launch
+	sharedBytes, err := kernel.StagedSharedBytes(k, l)
+	if li.Steps == 0 || err != nil { // the estimate has counted the tiles
+		return ""
+	}
+	return fmt.Sprintf("%d time steps per launch: %.1f %% of the computed updates are redundant (%.3g computed per useful update; volumes, flops and GLup/s are per step and useful update); %d bytes of shared memory per block, the state's tile twice; %d blocks per SM, limited by %s",
+		li.Steps, 100*(1-1/li.ComputedPerUseful), li.ComputedPerUseful, sharedBytes, li.BlocksPerSM, li.OccupancyLimiter)
 }

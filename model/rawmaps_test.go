@@ -17,8 +17,12 @@ import (
 // store_isl.
 func specText(k *kernel.Kernel, raw bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "name: %s\ndomain: [%d, %d, %d]\nflops: %g\nfp_type: %d\nregisters: %d\nshared_bytes: %d\nbounds_check: %s\nfields:\n",
+	fmt.Fprintf(&b, "name: %s\ndomain: [%d, %d, %d]\nflops: %g\nfp_type: %d\nregisters: %d\nshared_bytes: %d\nbounds_check: %s\n",
 		k.Name, k.Domain[0], k.Domain[1], k.Domain[2], k.Flops, k.FPType, k.Registers, k.SharedBytes, k.BoundsCheck)
+	if k.State != "" {
+		fmt.Fprintf(&b, "state: %s\nsteps: %d\n", k.State, k.Steps)
+	}
+	b.WriteString("fields:\n")
 	for _, f := range k.Fields {
 		fmt.Fprintf(&b, "  - name: %s\n    element: %d\n    extent: [%d, %d, %d]\n    offset: %d\n    multiplicity: %d\n    scalar: %v\n",
 			f.Name, f.Element, f.Extent[0], f.Extent[1], f.Extent[2], f.Offset, f.Multiplicity, f.Scalar)

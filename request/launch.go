@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/polyvol/polyvol/device"
@@ -87,6 +88,7 @@ type Launch struct {
 	Fold     string // X,Y,Z
 	Tile     string // one of TilingNames
 	Unstaged bool   // read the staged fields from global memory
+	Steps    string // time steps per launch; "" for the spec's (kernel.Kernel.Steps)
 }
 
 // Of returns the launch of k that l names, validated.
@@ -108,6 +110,17 @@ func (l Launch) Of(k *kernel.Kernel) (kernel.Launch, error) {
 	}
 	out.Unstaged = l.Unstaged
 	if err := out.Validate(); err != nil {
+		return kernel.Launch{}, &Error{Err: err}
+	}
+	if l.Steps != "" {
+		if out.Steps, err = strconv.ParseInt(l.Steps, 10, 64); err != nil || out.Steps < 1 {
+			return kernel.Launch{}, fieldErrorf("steps", "--steps %q: expected a whole number of time steps from 1 to %d", l.Steps, kernel.MaxSteps)
+		}
+		if err := k.CheckSteps(out); err != nil {
+			return kernel.Launch{}, fieldErrorf("steps", "--steps: %v", err)
+		}
+	}
+	if err := k.CheckSteps(out); err != nil { // the spec's steps under --unstaged
 		return kernel.Launch{}, &Error{Err: err}
 	}
 	return out, nil
@@ -202,6 +215,9 @@ func EstimateError(l kernel.Launch, err error) error {
 	if errors.As(err, &nf) {
 		block := Triple(l.Block)
 		if strings.HasPrefix(nf.Reason, "shared memory") {
+			if l.StepCount() > 1 {
+				return inputErrorf("block %s, %d steps: %w; the tiles grow by the state's halo at every step: fewer steps, a smaller block or fold, or another device", block, l.StepCount(), err)
+			}
 			return inputErrorf("block %s: %w; reduce the spec's shared_bytes or its staged tiles (a smaller block or fold, or --unstaged), or choose another device", block, err)
 		}
 		if strings.HasPrefix(nf.Reason, "registers") {

@@ -199,6 +199,9 @@ const cancelCheckInterval = 4096
 // thousand warp instructions, issues no more after it ended and returns
 // ctx's error.
 func RunContext(ctx context.Context, k *kernel.Kernel, l kernel.Launch, cfg Config) (Result, error) {
+	if t := l.StepCount(); t > 1 {
+		return Result{}, fmt.Errorf("%d time steps per launch: the simulator replays one step per launch (steps: 1)", t)
+	}
 	geo, err := deviceGeometry(cfg.Device)
 	if err != nil {
 		return Result{}, err

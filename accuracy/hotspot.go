@@ -1,0 +1,347 @@
+package accuracy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/measured"
+	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/pool"
+)
+
+// HotspotExample is the embedded example that states Rodinia's hotspot as
+// Kernel Tuner tunes it, with power read from global memory at every step
+// (sh_power=0); the sh_power=1 rows stage power too (hotspotSpec).
+const HotspotExample = "hotspot"
+
+// HotspotFile is the Kernel Tuner sweep of the hotspot on the RTX A4000
+// (4096² points, unlocked clock) in testdata/measured, and HotspotDevice
+// the device database entry it is estimated on.
+const (
+	HotspotFile   = "kernel_tuner_hotspot_a4000.csv"
+	HotspotDevice = "RTX-A4000"
+)
+
+// HotspotEvery is the sample of the hotspot sweep that HardwareReport
+// estimates: every HotspotEvery-th group (block, tile, sh_power), a few
+// CPU minutes.
+const HotspotEvery = 10
+
+// hotspotWorth is the tolerance of the time-steps decision: the predicted
+// best T is right where its measured time per step is within this share
+// of the measured best T's.
+const hotspotWorth = 0.05
+
+// HotspotConfig is a launch of the hotspot: block, per-thread tile (the
+// fold, strided by the block), time steps per launch, and whether power is
+// staged (sh_power=1).
+type HotspotConfig struct {
+	Block, Tile [2]int64
+	Steps       int64
+	ShPower     bool
+}
+
+func (c HotspotConfig) String() string {
+	return fmt.Sprintf("%d×%d, tile %d×%d, T %d", c.Block[0], c.Block[1], c.Tile[0], c.Tile[1], c.Steps)
+}
+
+// group is the configuration without its time steps.
+func (c HotspotConfig) group() HotspotConfig { c.Steps = 0; return c }
+
+// Launch returns the configuration as a launch of k: block [bx, by, 1],
+// fold [tx, ty, 1], strided tiles, Steps time steps.
+func (c HotspotConfig) Launch(k *kernel.Kernel) kernel.Launch {
+	l := k.NewLaunch([3]int64{c.Block[0], c.Block[1], 1}, [3]int64{c.Tile[0], c.Tile[1], 1})
+	l.Tiling, l.Steps = kernel.TileStrided, c.Steps
+	return l
+}
+
+// hotspotRow is one measured configuration: time per step in ms (the
+// launch's time_ms over its steps). Rows that differ only in
+// loop_unroll_factor_t and blocks_per_sm, which the spec does not state,
+// share one estimate.
+type hotspotRow struct {
+	cfg       HotspotConfig
+	msPerStep float64
+}
+
+// HotspotGroup holds the figures of one set of rows: sh_power and the
+// time steps they have.
+type HotspotGroup struct {
+	ShPower bool
+	Steps   string // "T = 1", "T > 1" or "all T"
+	N       int    // rows estimated
+	Failed  int    // rows whose estimate failed
+	// MAPE of the predicted time per step against the measured one,
+	// percent; Rho Spearman's ρ of the two; Share the measured best time
+	// over the measured time of the configuration predicted fastest.
+	MAPE, Ratio, Rho, Share float64
+	Predicted, Best         HotspotConfig
+	PredictedMs, BestMs     float64
+}
+
+// HotspotSteps is the time-steps decision over the groups of one sh_power:
+// for each block and tile measured at two or more T, whether the T
+// predicted fastest is the measured fastest or within hotspotWorth of it.
+type HotspotSteps struct {
+	ShPower bool
+	N       int     // groups
+	Right   float64 // share of the groups decided right
+	// MeasuredT1 and PredictedT1 are the shares of the groups whose best
+	// T is 1, measured and predicted.
+	MeasuredT1, PredictedT1 float64
+}
+
+// Hotspot holds the comparison of the Kernel Tuner hotspot sweep with
+// polyvol's predictions.
+type Hotspot struct {
+	// Every is the sample: every Every-th group (block, tile, sh_power) of
+	// the file in file order, with all its rows.
+	Every            int
+	Rows, Launches   int
+	Groups           []HotspotGroup
+	Steps            []HotspotSteps
+	Failures         []string
+	lupsPerStep      float64
+	predicted, meas  map[HotspotConfig]float64 // ms per step: predicted per launch, measured best per launch
+	sampledLaunches  []HotspotConfig
+	measuredByLaunch map[HotspotConfig][]float64
+}
+
+// readHotspot reads the rows of the sweep.
+func readHotspot(path string) ([]hotspotRow, error) {
+	t, err := ReadTable(path)
+	if err != nil {
+		return nil, err
+	}
+	var rows []hotspotRow
+	for i := range t.Rows {
+		var v [7]float64
+		for j, c := range []string{"block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "temporal_tiling_factor", "sh_power", "time_ms"} {
+			if v[j], err = t.Num(i, c); err != nil {
+				return nil, err
+			}
+		}
+		if !(v[6] > 0) || math.IsInf(v[6], 0) || v[4] < 1 || v[5] != 0 && v[5] != 1 {
+			return nil, fmt.Errorf("%s: row %d: time_ms %g, temporal_tiling_factor %g, sh_power %g: want a positive time, T ≥ 1, sh_power 0 or 1", path, i+1, v[6], v[4], v[5])
+		}
+		rows = append(rows, hotspotRow{
+			cfg:       HotspotConfig{Block: [2]int64{int64(v[0]), int64(v[1])}, Tile: [2]int64{int64(v[2]), int64(v[3])}, Steps: int64(v[4]), ShPower: v[5] == 1},
+			msPerStep: v[6] / v[4],
+		})
+	}
+	return rows, nil
+}
+
+// hotspotSpec returns the hotspot's spec: the example, with power staged
+// (copied with the window, sh_power=1) where shPower.
+func hotspotSpec(shPower bool) (string, error) {
+	if !shPower {
+		return editExample(HotspotExample)
+	}
+	return editExample(HotspotExample, [2]string{"load: [[x, y]]", "stage: {copy: block}\n    load: [[x, y]]"})
+}
+
+// HotspotReport estimates the configurations of the Kernel Tuner hotspot
+// sweep in dir (HotspotFile) on HotspotDevice with method exact and the
+// default performance model, every every-th group (block, tile, sh_power)
+// with all its rows, and compares the predicted times per step with the
+// measured ones per sh_power, with and without T > 1, and the predicted
+// best T of each group with the measured one.
+func HotspotReport(dir string, every int, progress io.Writer) (*Hotspot, error) {
+	if every < 1 {
+		return nil, fmt.Errorf("accuracy: hotspot sample: every %d-th group; want at least 1", every)
+	}
+	rows, err := readHotspot(filepath.Join(dir, HotspotFile))
+	if err != nil {
+		return nil, err
+	}
+	dev, err := device.Lookup(HotspotDevice)
+	if err != nil {
+		return nil, err
+	}
+	kernels := map[bool]*kernel.Kernel{}
+	for _, sh := range []bool{false, true} {
+		spec, err := hotspotSpec(sh)
+		if err != nil {
+			return nil, err
+		}
+		if kernels[sh], err = kernel.Parse([]byte(spec), HotspotExample+".yaml"); err != nil {
+			return nil, err
+		}
+	}
+	h := &Hotspot{Every: every, Rows: len(rows), lupsPerStep: float64(kernels[false].Lups()),
+		predicted: map[HotspotConfig]float64{}, meas: map[HotspotConfig]float64{}, measuredByLaunch: map[HotspotConfig][]float64{}}
+	groupIndex := map[HotspotConfig]int{}
+	for _, r := range rows {
+		g := r.cfg.group()
+		if _, ok := groupIndex[g]; !ok {
+			groupIndex[g] = len(groupIndex)
+		}
+		if groupIndex[g]%every != 0 {
+			continue
+		}
+		if _, ok := h.measuredByLaunch[r.cfg]; !ok {
+			h.sampledLaunches = append(h.sampledLaunches, r.cfg)
+		}
+		h.measuredByLaunch[r.cfg] = append(h.measuredByLaunch[r.cfg], r.msPerStep)
+	}
+	h.Launches = len(h.sampledLaunches)
+	fmt.Fprintf(progress, "estimating %d launches of %s on %s\n", h.Launches, HotspotFile, HotspotDevice)
+	glups := make([]float64, h.Launches)
+	errs := make([]error, h.Launches)
+	err = pool.Run(context.Background(), h.Launches, pool.Options{}, func(i int) error {
+		cfg := h.sampledLaunches[i]
+		k := kernels[cfg.ShPower]
+		r, err := model.Estimate(k, cfg.Launch(k), dev, model.Options{Method: model.MethodExact, Model: model.DefaultModel})
+		if err == nil && !(r.Prediction.GLups > 0) {
+			err = fmt.Errorf("predicted %g GLup/s", r.Prediction.GLups)
+		}
+		if err != nil { // counted, not fatal: each job writes its own entry
+			errs[i] = err
+			return nil
+		}
+		glups[i] = r.Prediction.GLups
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, cfg := range h.sampledLaunches {
+		h.meas[cfg] = slices.Min(h.measuredByLaunch[cfg])
+		if errs[i] != nil {
+			h.Failures = append(h.Failures, fmt.Sprintf("sh_power=%d, block %s: %v", count(cfg.ShPower), cfg, errs[i]))
+			continue
+		}
+		h.predicted[cfg] = convolutionMs(h.lupsPerStep, glups[i])
+	}
+	for _, sh := range []bool{false, true} {
+		for _, steps := range []string{"T = 1", "T > 1", "all T"} {
+			h.Groups = append(h.Groups, h.group(sh, steps))
+		}
+		h.Steps = append(h.Steps, h.stepsDecision(sh))
+	}
+	return h, nil
+}
+
+// group returns the figures of the sampled rows of sh_power sh and the
+// steps selection.
+func (h *Hotspot) group(sh bool, steps string) HotspotGroup {
+	g := HotspotGroup{ShPower: sh, Steps: steps}
+	g.MAPE, g.Ratio, g.Rho, g.Share = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	var pred, meas, ratios, rates, glups []float64
+	var cfgs []HotspotConfig
+	for _, cfg := range h.sampledLaunches {
+		if cfg.ShPower != sh || steps == "T = 1" && cfg.Steps != 1 || steps == "T > 1" && cfg.Steps == 1 {
+			continue
+		}
+		p, ok := h.predicted[cfg]
+		for _, m := range h.measuredByLaunch[cfg] {
+			if !ok {
+				g.Failed++
+				continue
+			}
+			pred, meas, cfgs = append(pred, p), append(meas, m), append(cfgs, cfg)
+			ratios, rates, glups = append(ratios, p/m), append(rates, 1/m), append(glups, 1/p)
+		}
+	}
+	g.N = len(meas)
+	if g.N == 0 {
+		return g
+	}
+	g.MAPE, g.Rho, g.Ratio = measured.MAPE(pred, meas), measured.Spearman(pred, meas), median(ratios)
+	best := measured.PredictedBest(glups, rates)
+	g.Share = best.Fraction
+	g.Predicted, g.PredictedMs = cfgs[best.Index], meas[best.Index]
+	b := 0
+	for i := range meas {
+		if meas[i] < meas[b] {
+			b = i
+		}
+	}
+	g.Best, g.BestMs = cfgs[b], meas[b]
+	return g
+}
+
+// stepsDecision compares, for each sampled block and tile of sh_power sh
+// measured at two or more T, the T predicted fastest with the measured
+// fastest (the best measured time of each launch).
+func (h *Hotspot) stepsDecision(sh bool) HotspotSteps {
+	s := HotspotSteps{ShPower: sh, Right: math.NaN(), MeasuredT1: math.NaN(), PredictedT1: math.NaN()}
+	byGroup := map[HotspotConfig][]HotspotConfig{}
+	var order []HotspotConfig
+	for _, cfg := range h.sampledLaunches {
+		if _, ok := h.predicted[cfg]; !ok || cfg.ShPower != sh {
+			continue
+		}
+		g := cfg.group()
+		if _, ok := byGroup[g]; !ok {
+			order = append(order, g)
+		}
+		byGroup[g] = append(byGroup[g], cfg)
+	}
+	right, measT1, predT1 := 0, 0, 0
+	for _, g := range order {
+		cfgs := byGroup[g]
+		if len(cfgs) < 2 {
+			continue
+		}
+		s.N++
+		predBest, measBest := cfgs[0], cfgs[0]
+		for _, c := range cfgs[1:] {
+			if h.predicted[c] < h.predicted[predBest] {
+				predBest = c
+			}
+			if h.meas[c] < h.meas[measBest] {
+				measBest = c
+			}
+		}
+		right += count(h.meas[predBest] <= (1+hotspotWorth)*h.meas[measBest])
+		measT1 += count(measBest.Steps == 1)
+		predT1 += count(predBest.Steps == 1)
+	}
+	if s.N > 0 {
+		n := float64(s.N)
+		s.Right, s.MeasuredT1, s.PredictedT1 = float64(right)/n, float64(measT1)/n, float64(predT1)/n
+	}
+	return s
+}
+
+// WriteMarkdown renders h as the hotspot section of
+// docs/accuracy-hardware.md.
+func (h *Hotspot) WriteMarkdown(w io.Writer) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("\n## Hotspot: time steps per launch (Kernel Tuner, RTX A4000)\n\n")
+	p("The yardstick is Kernel Tuner's measured time of Rodinia's hotspot (a 5-point thermal stencil plus the power at the point, 4096² floats, the update in double precision) on the RTX A4000 (`testdata/measured/%s`, %d rows), ", HotspotFile, h.Rows)
+	p("over block size, per-thread tile, time steps per launch T = 1 … 10, time-loop unrolling, power staged in shared memory or re-read from global memory at every step (`sh_power`) and minimum blocks per SM. ")
+	p("polyvol predicts the time per step from `examples/%s.yaml` (`state: temp`, `--steps T`; power staged with the window for sh_power=1) on %s, method exact, default performance model (%s); ", HotspotExample, HotspotDevice, model.DefaultModel)
+	p("block (bx, by, 1), fold (tx, ty, 1), strided tiling. The measured time per step is time_ms / T; rows that differ only in loop unrolling and blocks per SM, which the spec does not state, share one prediction. ")
+	p("This report takes every %d-th (block, tile, sh_power) group of the file, with all its rows: %d launches estimated.\n\n", h.Every, h.Launches)
+	p("Noise floor: repeated sweeps of the same kernel agree to about ρ 0.9 and 5–20 %% in time, so figures near those are at the limit of what the data can tell.\n\n")
+	p("| sh_power | steps | n | failed | time/step MAPE %% | pred/meas | ρ | share of best %% | predicted fastest (measured ms/step) | measured fastest (ms/step) |\n|---|---|---:|---:|---:|---:|---:|---:|---|---|\n")
+	for _, g := range h.Groups {
+		p("| %d | %s | %d | %d | %s | %s | %s | %s | %s (%s) | %s (%s) |\n", count(g.ShPower), g.Steps, g.N, g.Failed,
+			fmtNum(g.MAPE, 1), fmtNum(g.Ratio, 2), fmtNum(g.Rho, 3), fmtNum(100*g.Share, 1), g.Predicted, fmtNum(g.PredictedMs, 3), g.Best, fmtNum(g.BestMs, 3))
+	}
+	p("\nIs T > 1 worth it? For each sampled (block, tile, sh_power) measured at two or more T, the T predicted fastest is right where its measured time per step is within %g %% of the measured fastest T's (each launch's best measured row).\n\n", 100*hotspotWorth)
+	p("| sh_power | groups | right %% | measured best T = 1 %% | predicted best T = 1 %% |\n|---|---:|---:|---:|---:|\n")
+	for _, s := range h.Steps {
+		p("| %d | %d | %s | %s | %s |\n", count(s.ShPower), s.N, fmtNum(100*s.Right, 1), fmtNum(100*s.MeasuredT1, 1), fmtNum(100*s.PredictedT1, 1))
+	}
+	if len(h.Failures) > 0 {
+		p("\nLaunches whose estimate failed (%d):\n\n", len(h.Failures))
+		for _, f := range slices.Sorted(slices.Values(h.Failures))[:min(len(h.Failures), 20)] {
+			p("- %s\n", strings.TrimSpace(f))
+		}
+		if len(h.Failures) > 20 {
+			p("- … and %d more\n", len(h.Failures)-20)
+		}
+	}
+}

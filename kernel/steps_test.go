@@ -1,0 +1,132 @@
+package kernel
+
+import (
+	"strings"
+	"testing"
+)
+
+// star5Spec is a 2-D 5-point stencil advancing its state A in time; its
+// one store writes A's next value to B at the lattice point.
+const star5Spec = `name: star5
+domain: [256, 256]
+state: A
+steps: 1
+fields:
+  - name: A
+    element: 4
+    extent: [272, 272]
+    offset: 2184
+    stage: {copy: block}
+    load: [[x, y], [x - 1, y], [x + 1, y], [x, y - 1], [x, y + 1]]
+  - name: P
+    element: 4
+    load: [[x, y]]
+  - name: B
+    element: 4
+    store: [[x, y]]
+`
+
+// TestStepWorkByHand checks the updates of a 4×4 block of the 5-point
+// star (halo 1 on each side in x and y): step t of T computes the block
+// grown by T − t halos, (4 + 2(T − t))² points.
+func TestStepWorkByHand(t *testing.T) {
+	k, err := Parse([]byte(star5Spec), "star5.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		steps, first, computed int64
+		redundant              float64
+	}{
+		{1, 16, 16, 0},                    // 4²
+		{2, 36, 36 + 16, 20.0 / 52},       // 6² + 4², 2·16 useful
+		{3, 64, 64 + 36 + 16, 68.0 / 116}, // 8² + 6² + 4², 3·16 useful
+	} {
+		l := k.NewLaunch([3]int64{4, 4, 1}, NoFold)
+		l.Steps = c.steps
+		w, err := k.StepWorkOf(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Points != 16 || w.First != c.first || w.Computed != c.computed || w.Useful() != 16*c.steps {
+			t.Errorf("T = %d: %+v, want 16 points, first %d, computed %d", c.steps, w, c.first, c.computed)
+		}
+		if got := w.RedundantShare(); got != c.redundant {
+			t.Errorf("T = %d: redundant share %g, want %g", c.steps, got, c.redundant)
+		}
+		if got, want := w.ComputedPerUseful(), float64(c.computed)/float64(16*c.steps); got != want {
+			t.Errorf("T = %d: computed per useful %g, want %g", c.steps, got, want)
+		}
+	}
+}
+
+// TestStepTiles checks the state's tile grown by T halos, (4 + 2T)² floats
+// under a 4×4 block, held twice in shared memory.
+func TestStepTiles(t *testing.T) {
+	k, err := Parse([]byte(star5Spec), "star5.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for T := int64(1); T <= 3; T++ {
+		l := k.NewLaunch([3]int64{4, 4, 1}, NoFold)
+		l.Steps = T
+		tile, err := TileOf(k.Fields[0], l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		side := 4 + 2*T
+		if tile.Size != [3]int64{side, side, 1} || tile.Dims[0].Lo != -T || tile.Dims[1].Hi != T {
+			t.Errorf("T = %d: tile %+v, want %d × %d from −%d", T, tile, side, side, T)
+		}
+		shared, err := StagedSharedBytes(k, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 2 * 4 * side * side; shared != want {
+			t.Errorf("T = %d: shared memory %d bytes, want two buffers of %d", T, shared, want/2)
+		}
+	}
+}
+
+func TestStepsSpecErrors(t *testing.T) {
+	for _, c := range []struct{ spec, at, want string }{
+		{strings.Replace(star5Spec, "steps: 1", "steps: 0", 1), "star5.yaml:4:8:", "steps = 0: expected a value from 1 to 1024"},
+		{strings.Replace(star5Spec, "state: A\nsteps: 1", "steps: 3", 1), "star5.yaml:3:8:", "names no state"},
+		{strings.Replace(star5Spec, "state: A", "state: P", 1), "star5.yaml:3:8:", `state "P" is not staged`},
+		{strings.Replace(star5Spec, "state: A", "state: C", 1), "star5.yaml:3:8:", `state "C": no field of that name`},
+		{strings.Replace(star5Spec, "store: [[x, y]]", "store: [[x + 1, y]]", 1), "star5.yaml:17:12:", "not at the lattice point"},
+		{strings.Replace(star5Spec, "store: [[x, y]]", "store: [[x, y], [x, y + 1]]", 1), "star5.yaml:17:12:", "stores 2 accesses"},
+		{strings.Replace(star5Spec, "    element: 4\n    store", "    element: 8\n    store", 1), "star5.yaml:17:12:", "8-byte elements"},
+		{strings.Replace(star5Spec, "    load: [[x, y]]\n", "    load: [[x, y]]\n    store: [[x, y]]\n", 1), "star5.yaml:15:12:", `fields "P" and "B" both store`},
+	} {
+		_, err := Parse([]byte(c.spec), "star5.yaml")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), c.at) {
+			t.Errorf("want an error at %s naming %q, got %v", c.at, c.want, err)
+		}
+	}
+}
+
+func TestCheckSteps(t *testing.T) {
+	k, err := Parse([]byte(star5Spec), "star5.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := k.NewLaunch([3]int64{4, 4, 1}, NoFold)
+	for _, c := range []struct {
+		steps    int64
+		unstaged bool
+		want     string
+	}{
+		{1, true, ""},
+		{4, false, ""},
+		{4, true, "read from global memory"},
+		{-1, false, "expected 1 to 1024"},
+		{MaxSteps + 1, false, "expected 1 to 1024"},
+	} {
+		l.Steps, l.Unstaged = c.steps, c.unstaged
+		err := k.CheckSteps(l)
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("steps %d unstaged %v: %v, want %q", c.steps, c.unstaged, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package model
+
+import (
+	"math"
+	"testing"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/kernel"
+)
+
+// star5Steps is a 2-D 5-point stencil advancing its state A in time,
+// reading P at the point from global memory at every step and storing A's
+// next value to B. A's rows start on a 32-byte sector: its pitch (272) and
+// offset (8·272 + 8) are multiples of 8 floats, so the tile row of a block
+// of 32 threads in x starting at x0 − T (x0 a multiple of 32, T ≤ 8) spans
+// the sectors of x0 − 8 … x0 + 39, six of them.
+const star5Steps = `name: star5
+domain: [256, 256]
+flops: 10
+state: A
+fields:
+  - name: A
+    element: 4
+    extent: [272, 272]
+    offset: 2184
+    stage: {copy: block}
+    load: [[x, y], [x - 1, y], [x + 1, y], [x, y - 1], [x, y + 1]]
+  - name: P
+    element: 4
+    load: [[x, y]]
+  - name: B
+    element: 4
+    store: [[x, y]]
+`
+
+// TestStepVolumesByHand checks the per-step volumes of star5Steps under
+// block 32×4 for T = 1, 2, 3 against hand counts. The copy of A's tile,
+// 32 + 2T floats wide and 4 + 2T rows, is six sectors a row (L2→L1) and
+// seven requested (the block's warp copies columns 0–31 of a row, five
+// sectors, and its first 2T threads columns 32 … 31 + 2T, two more, one of
+// them shared): once per launch, so per step divided by T. B's store, four
+// rows of 32 floats, is 512 bytes per launch. P is read at every step over
+// the points the step computes: (32 + 2(T − t)) × (4 + 2(T − t)) at step t,
+// per useful update c = Σ_t / (T · 128) times its one-step 512 bytes.
+func TestStepVolumesByHand(t *testing.T) {
+	k, err := kernel.Parse([]byte(star5Steps), "star5.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := device.Lookup("A100-40GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		steps    int64
+		computed float64 // Σ_t of the points step t computes
+	}{
+		{1, 128},
+		{2, 34*6 + 128},
+		{3, 36*8 + 34*6 + 128},
+	} {
+		l := k.NewLaunch([3]int64{32, 4, 1}, kernel.NoFold)
+		l.Steps = c.steps
+		rep, err := Estimate(k, l, dev, Options{Method: MethodExact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		T := float64(c.steps)
+		rows := 4 + 2*T
+		perUseful := c.computed / (T * 128)
+		a, p := rep.Basic.LoadFields[0], rep.Basic.LoadFields[1]
+		for _, v := range []struct {
+			what      string
+			got, want float64
+		}{
+			{"A's copy, L1 load per block and step", a.BlockL1Load, 7 * 32 * rows / T},
+			{"A's copy, L2→L1 per block and step", a.BlockL2Load, 6 * 32 * rows / T},
+			{"B's store per block and step", rep.Basic.StoreFields[0].BlockL2Store, 512 / T},
+			{"P's L1 load per block and step", p.BlockL1Load, 512 * perUseful},
+			{"P's L2→L1 load per block and step", p.BlockL2Load, 512 * perUseful},
+			{"computed per useful update", rep.Launch.ComputedPerUseful, perUseful},
+			{"flops per useful update", rep.Launch.FlopsPerLup, 10 * perUseful},
+		} {
+			if math.Abs(v.got-v.want) > 1e-9*v.want {
+				t.Errorf("T = %d: %s %g, want %g", c.steps, v.what, v.got, v.want)
+			}
+		}
+		if rep.Launch.Steps != c.steps {
+			t.Errorf("T = %d: the report states %d steps", c.steps, rep.Launch.Steps)
+		}
+	}
+}
