@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/request"
 	"github.com/polyvol/polyvol/supervise"
 	"maps"
@@ -276,7 +277,7 @@ func hostileCases() []hostileCase {
 		csvDir("csv-kernel-missing", ":2:", `"no-such-kernel"`, "no such file"),
 		csvDir("csv-domain-huge", ":2:", "1000000000000000000×1×1", "2^50"),
 		csvDir("csv-block-huge", ":2:", "block x = 2048"),
-		csvDir("csv-kernel-dev-zero", ":2:", "/dev/zero", "larger than 16 MiB"),
+		csvDir("csv-kernel-dev-zero", ":2:", "/dev/zero", "larger than 2 MiB"),
 		// The row's kernel is the spec beside sweep.csv, by its path from
 		// cli/, where the test runs.
 		csvDir("csv-kernel-malformed", ":2:", "csv-kernel-malformed/spec.yaml:9:12:", "syntax error"),
@@ -352,10 +353,10 @@ func hostileCases() []hostileCase {
 		usage("completion unknown shell", w("completion", "bash or zsh"), "completion", "fish"),
 		// Endless and oversized inputs (the generated files of
 		// writeHostileInputs).
-		usage("spec /dev/zero", w("/dev/zero", "larger than 16 MiB"), "predict", "/dev/zero"),
-		usage("spec /dev/urandom", w("/dev/urandom", "larger than 16 MiB"), "predict", "/dev/urandom"),
-		usage("spec oversized", w("{t}/big.yaml", "larger than 16 MiB"), "predict", "{t}/big.yaml"),
-		{name: "spec stdin /dev/zero", args: []string{"predict", "-"}, want: wantUsage, wants: w("<stdin>", "larger than 16 MiB"), stdin: "/dev/zero"},
+		usage("spec /dev/zero", w("/dev/zero", "larger than 2 MiB"), "predict", "/dev/zero"),
+		usage("spec /dev/urandom", w("/dev/urandom", "larger than 2 MiB"), "predict", "/dev/urandom"),
+		usage("spec oversized", w("{t}/big.yaml", "larger than 2 MiB"), "predict", "{t}/big.yaml"),
+		{name: "spec stdin /dev/zero", args: []string{"predict", "-"}, want: wantUsage, wants: w("<stdin>", "larger than 2 MiB"), stdin: "/dev/zero"},
 		{name: "spec stdin empty", args: []string{"predict", "-"}, want: wantUsage, wants: w("<stdin>")},
 		usage("device /dev/zero", w("/dev/zero", "larger than 1 MiB"), "predict", "vec-copy", "--device-file", "/dev/zero"),
 		usage("device /dev/urandom", w("/dev/urandom", "larger than 1 MiB"), "predict", "vec-copy", "--device-file", "/dev/urandom"),
@@ -366,8 +367,8 @@ func hostileCases() []hostileCase {
 		usage("shard /dev/zero", w("/dev/zero", "not an explore --shard output"), "merge", "/dev/zero"),
 		usage("shard /dev/urandom", w("/dev/urandom", "not an explore --shard output"), "merge", "/dev/urandom"),
 		usage("shard oversized", w("{t}/big-shard.json", "larger than 32 MiB"), "merge", "{t}/big-shard.json"),
-		usage("csv oversized", w("{t}/big-csv/sweep.csv", "larger than 16 MiB"), "measured", "{t}/big-csv"),
-		usage("csv /dev/zero", w("{t}/zero-csv/sweep.csv", "larger than 16 MiB"), "measured", "{t}/zero-csv"),
+		usage("csv oversized", w("{t}/big-csv/sweep.csv", "larger than 2 MiB"), "measured", "{t}/big-csv"),
+		usage("csv /dev/zero", w("{t}/zero-csv/sweep.csv", "larger than 2 MiB"), "measured", "{t}/zero-csv"),
 	}
 }
 
@@ -419,7 +420,7 @@ func writeHostileInputs(dir string) error {
 		}
 	}
 	for name, size := range map[string]int64{
-		"big.yaml":          16<<20 + 1,
+		"big.yaml":          kernel.MaxSpecBytes + 1,
 		"big-device.yaml":   1<<20 + 1,
 		"big-profile.json":  1<<20 + 1,
 		"big-csv/sweep.csv": 16<<20 + 1,

@@ -210,7 +210,7 @@ func TestUsageErrors(t *testing.T) {
 		{"completion for an unknown shell", []string{"completion", "fish"}, []string{"bash or zsh"}},
 		{"merge without files", []string{"merge"}, []string{"shard files"}},
 		{"shared memory beyond the device", []string{"predict", "testdata/specs/huge-shared.yaml"}, []string{"no block of 256 threads fits on an SM: shared memory", "shared_bytes"}},
-		{"endless spec file", []string{"predict", "/dev/zero"}, []string{"/dev/zero", "larger than 16 MiB"}},
+		{"endless spec file", []string{"predict", "/dev/zero"}, []string{"/dev/zero", "larger than 2 MiB"}},
 		{"endless device file", []string{"devices", "--device-file", "/dev/zero"}, []string{"/dev/zero", "larger than 1 MiB"}},
 		{"endless shard file", []string{"merge", "/dev/zero"}, []string{"/dev/zero", "not an explore --shard output"}},
 		{"counting work bound", []string{"predict", "star3d-r4", "--max-work", "1000"}, []string{"block 256,1,2 fold 1,1,1", "--max-work", "1000 units"}},
