@@ -282,7 +282,7 @@ func (cfg Config) Launches() (launches []kernel.Launch, skipped []Skipped, confi
 			return nil, nil, 0, err
 		}
 	}
-	steps, err := cfg.steps()
+	steps, err := cfg.SweptSteps()
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -340,10 +340,10 @@ func WithStaging(all []Configuration, unstaged []bool) ([]Configuration, error) 
 	return out, nil
 }
 
-// steps returns the time steps per launch of cfg's configurations: nil for
-// a kernel without a state, whose configurations have none, else
+// SweptSteps returns the time steps per launch of cfg's configurations: nil
+// for a kernel without a state, whose configurations have none, else
 // cfg.Steps, or the kernel's steps where that is nil.
-func (cfg Config) steps() ([]int64, error) {
+func (cfg Config) SweptSteps() ([]int64, error) {
 	for i, t := range cfg.Steps {
 		if t < 1 || t > kernel.MaxSteps {
 			return nil, fmt.Errorf("explore: steps %d: expected 1 to %d time steps per launch", t, kernel.MaxSteps)
