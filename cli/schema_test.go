@@ -78,8 +78,8 @@ func TestSchemaPredict(t *testing.T) {
 }
 
 // TestSchemaExplore validates explorations, with strided tiles, staging
-// choices, time steps, a registers table, a skipped configuration, shards and their
-// merge.
+// choices, time steps, a registers table, a skipped configuration, shards
+// and their merge.
 func TestSchemaExplore(t *testing.T) {
 	sch := compileSchema(t, "explore")
 	explore := func(spec string, args ...string) []string {
