@@ -69,14 +69,14 @@ func heatMapOf(e *request.Exploration) heatMap {
 	}
 	for i, r := range e.Rows {
 		l := r.Launch
-		add(variantText(l.Fold, l.Tiling.String(), l.Unstaged), heatCell{Block: l.Block, Rank: i + 1, GLups: r.Prediction.GLups})
+		add(variantText(l.Fold, l.Tiling.String(), l.Unstaged, l.Steps), heatCell{Block: l.Block, Rank: i + 1, GLups: r.Prediction.GLups})
 		if i == 0 || r.Prediction.GLups < m.Lo {
 			m.Lo = r.Prediction.GLups
 		}
 		m.Hi = max(m.Hi, r.Prediction.GLups)
 	}
 	for _, s := range e.Skipped {
-		add(variantText(s.Fold, s.Tiling.String(), s.Unstaged), heatCell{Block: s.Block})
+		add(variantText(s.Fold, s.Tiling.String(), s.Unstaged, s.Steps), heatCell{Block: s.Block})
 	}
 	slices.Sort(m.Xs)
 	slices.Sort(m.Ys)
@@ -84,12 +84,16 @@ func heatMapOf(e *request.Exploration) heatMap {
 	return m
 }
 
-// variantText names a fold, tiling and staging choice as the web page does:
-// "fold 1,1,2 strided unstaged".
-func variantText(fold [3]int64, tiling string, unstaged bool) string {
+// variantText names a fold, tiling, staging choice and time steps per
+// launch (0: a kernel without a state) as the web page does:
+// "fold 1,1,2 strided unstaged", "fold 2,2,1 strided steps 4".
+func variantText(fold [3]int64, tiling string, unstaged bool, steps int64) string {
 	s := "fold " + request.Triple(fold) + " " + tiling
 	if unstaged {
 		s += " unstaged"
+	}
+	if steps != 0 {
+		s += " steps " + strconv.FormatInt(steps, 10)
 	}
 	return s
 }
@@ -241,7 +245,7 @@ func HeatMap(w io.Writer, format string, size Size, e *request.Exploration) erro
 	title := fmt.Sprintf("%s on %s, %d threads per block: predicted GLup/s of %d ranked configurations",
 		e.Kernel, e.Device, e.Threads, len(e.Rows))
 	key := fmt.Sprintf("ringed: the best, block %s %s, %s GLup/s; hatched: skipped; light grey: not a shape of the sweep",
-		request.Triple(best.Launch.Block), variantText(best.Launch.Fold, best.Launch.Tiling.String(), best.Launch.Unstaged), strconv.FormatFloat(best.Prediction.GLups, 'f', 2, 64))
+		request.Triple(best.Launch.Block), variantText(best.Launch.Fold, best.Launch.Tiling.String(), best.Launch.Unstaged, best.Launch.Steps), strconv.FormatFloat(best.Prediction.GLups, 'f', 2, 64))
 	return writeCanvas(w, format, size, func(dc draw.Canvas) {
 		style := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(10)), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter}
 		mid := (dc.Min.X + dc.Max.X) / 2

@@ -30,7 +30,8 @@ func init() {
 			Usage:     "rank block shapes, folds and tilings by predicted GLup/s",
 			ArgsUsage: "SPEC",
 			UsageText: `polyvol explore SPEC [--device NAME] [--threads N] [--folds F:F:...]
-        [--tiles T,T] [--registers N] [--registers-table FILE] [options]
+        [--tiles T,T] [--staging on,off] [--steps T:T] [--registers N]
+        [--registers-table FILE] [options]
 
 ` + specArgHelp + `
 
@@ -42,7 +43,11 @@ folding does (fold 1, or block size 1, wherever it folds) is that
 configuration and is evaluated once, as consecutive. Block shapes with
 threads along a dimension in which the domain has one point are left out,
 since all but one of those threads would be idle; --all-shapes keeps them.
-The table shows the
+A kernel with a state (temporal blocking) is tried at each of the time steps
+per launch of --steps (the spec's steps without it), and its rows are per
+step and useful update: ranked by GLup/s, they are ranked by time per step.
+A configuration whose tiles at its steps do not fit the shared memory is
+skipped. The table shows the
 best --top rows; JSON and CSV give every row. Notes on stderr say which of
 these rows have their occupancy limited by registers, or so many registers
 that the compiler probably spills.
@@ -72,6 +77,7 @@ Examples:
    polyvol explore star3d-r4 --folds 1,1,1:1,1,2:1,1,4 \
        --format csv > sweep.csv
    polyvol explore star3d-r4 --tiles consecutive --registers 64
+   polyvol explore hotspot --device RTX-A4000 --steps 1:10 --top 5
    polyvol explore star3d-r4 --registers-table compiled.csv
    polyvol explore star3d-r4 --plot ranking.png --plot-size 12x9
    polyvol explore star3d-r4 --shard 2/8 > shard-2.json
@@ -84,6 +90,7 @@ Examples:
 				&ucli.StringFlag{Name: "folds", Value: request.DefaultFolds, Usage: "colon-separated thread foldings `X,Y,Z:...`"},
 				&ucli.StringFlag{Name: "tiles", Value: request.DefaultTiles, Usage: "comma-separated `TILINGS` tried with every fold: consecutive (a thread's fold points are neighbours), strided (one block size apart)"},
 				&ucli.StringFlag{Name: "staging", Value: request.StagingOn, Usage: "comma-separated `CHOICES` tried with every configuration of a kernel with staged fields: on (as the spec stages them), off (read from global memory)"},
+				&ucli.StringFlag{Name: "steps", DefaultText: "the spec's", Usage: "time steps per launch `T` tried with every configuration of a kernel with a state: comma-separated, each T or a range A:B (1:10, 1,2,4)"},
 				&ucli.BoolFlag{Name: "all-shapes", Usage: "keep the block shapes with threads along a dimension in which the domain has one point (left out by default: those threads are idle)"},
 				registersFlag(),
 				&ucli.StringFlag{Name: "registers-table", TakesFile: true, Usage: "registers per thread of compiled configurations from the CSV `FILE` (block,fold,tiling,registers)"},
@@ -176,7 +183,7 @@ func exploreFlags(c *ucli.Context) (*exploreSweep, error) {
 }
 
 // sweepFlags returns cfg with the sweep of --top (checked only), --workers,
-// --threads, --folds, --tiles, --staging and --all-shapes.
+// --threads, --folds, --tiles, --staging, --steps and --all-shapes.
 func sweepFlags(c *ucli.Context, cfg explore.Config) (explore.Config, error) {
 	top := c.Int("top")
 	if err := checkTop(top); err != nil {
@@ -185,7 +192,7 @@ func sweepFlags(c *ucli.Context, cfg explore.Config) (explore.Config, error) {
 	if cfg.Workers = c.Int("workers"); cfg.Workers < 1 {
 		return cfg, flagErrorf("workers", "--workers %d: must be at least 1", cfg.Workers)
 	}
-	sweep := request.Sweep{Threads: c.Int("threads"), Folds: c.String("folds"), Tiles: c.String("tiles"), Staging: c.String("staging"), AllShapes: c.Bool("all-shapes")}
+	sweep := request.Sweep{Threads: c.Int("threads"), Folds: c.String("folds"), Tiles: c.String("tiles"), Staging: c.String("staging"), Steps: c.String("steps"), AllShapes: c.Bool("all-shapes")}
 	return sweep.Apply(cfg)
 }
 
@@ -321,9 +328,10 @@ func slurmArrayShard(getenv func(string) string) (k, n int, err error) {
 
 // sweepFingerprint hashes what an exploration's rows depend on: the polyvol
 // version that computes them (fullVersion), the kernel as loaded (domain,
-// flops, resources, fields and their accesses), the device's parameters,
-// the method, model, threads, folds, tilings, registers (with the table of
-// --registers-table), shard count and the estimation bounds.
+// flops, resources, state, fields and their accesses), the device's
+// parameters, the method, model, threads, folds, tilings, staging choices,
+// time steps, registers (with the table of --registers-table), shard count
+// and the estimation bounds.
 // The shards of one sweep share it; merge refuses shards whose fingerprints
 // differ.
 func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *request.Exploration, version string, opt model.Options) string {
@@ -345,6 +353,9 @@ func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *request.Explorati
 	fmt.Fprintf(h, "tilings %v registers %d\n", e.Tilings, e.Registers)
 	if e.Unstaged != nil {
 		fmt.Fprintf(h, "staging %v\n", e.Unstaged)
+	}
+	if e.Steps != nil {
+		fmt.Fprintf(h, "state %q steps %v\n", k.State, e.Steps)
 	}
 	for _, r := range e.RegistersTable {
 		fmt.Fprintf(h, "registers %v %d\n", r.Configuration, r.Registers)
@@ -412,15 +423,27 @@ func writeExploration(stdout, stderr io.Writer, e *request.Exploration, format s
 	if top > 0 {
 		shown = min(top, shown)
 	}
-	fmt.Fprintf(stdout, "%d configurations (%d threads per block, %s%s), %d skipped; best %d by predicted GLup/s\n\n",
-		e.Configurations, e.Threads, request.CountNoun(len(e.Folds), "fold"), tilingsText(e), len(e.Skipped), shown)
-	rows := [][]string{{"rank", "block", "fold", "tiling", "GLup/s", "limiter", "blocks/SM", "L1 cycles/Lup", "L2 B/Lup", "DRAM B/Lup"}}
+	by := "predicted GLup/s"
+	if e.Steps != nil {
+		by += " per useful update (time per step)"
+	}
+	fmt.Fprintf(stdout, "%d configurations (%d threads per block, %s%s%s), %d skipped; best %d by %s\n\n",
+		e.Configurations, e.Threads, request.CountNoun(len(e.Folds), "fold"), tilingsText(e), stepsText(e.Steps), len(e.Skipped), shown, by)
+	head := []string{"rank", "block", "fold", "tiling", "GLup/s", "limiter", "blocks/SM", "L1 cycles/Lup", "L2 B/Lup", "DRAM B/Lup"}
+	if e.Steps != nil {
+		head = slices.Insert(head, 4, "steps", "ms/step")
+	}
+	rows := [][]string{head}
 	for i, r := range e.Rows[:shown] {
 		d := r.Derived
-		rows = append(rows, []string{
+		row := []string{
 			strconv.Itoa(i + 1), request.Triple(r.Launch.Block), request.Triple(r.Launch.Fold), tilingCell(r.Launch), fixed(r.Prediction.GLups, 2), r.Prediction.Limiter,
 			strconv.FormatInt(r.Launch.BlocksPerSM, 10), fixed(d.L1CyclesPerLup, 3), fixed(d.L2TotalV2, 2), fixed(d.DRAMVolume(), 2),
-		})
+		}
+		if e.Steps != nil {
+			row = slices.Insert(row, 4, strconv.FormatInt(r.Launch.Steps, 10), fixed(stepMilliseconds(r), 3))
+		}
+		rows = append(rows, row)
 	}
 	return writeTable(stdout, rows)
 }
@@ -445,6 +468,26 @@ func tieNote(rows []*model.Report) string {
 	}
 	return fmt.Sprintf("ranks 1 to %d tie at %s GLup/s (within %g %%): the model cannot tell them apart, and their order (by block, then fold) means nothing; measure them, or rank by another criterion",
 		n, fixed(best, 2), 100*tieTolerance)
+}
+
+// stepMilliseconds returns the predicted time of one time step of report
+// r in milliseconds: the domain's lattice updates over the predicted
+// GLup/s, which count useful updates.
+func stepMilliseconds(r *model.Report) float64 {
+	return float64(r.Launch.LupCount) / r.Prediction.GLups * 1e-6
+}
+
+// stepsText describes the time steps per launch of a sweep for the head of
+// the table, ", steps 1,2,4", or nothing for a kernel without a state.
+func stepsText(steps []int64) string {
+	if steps == nil {
+		return ""
+	}
+	s := make([]string, len(steps))
+	for i, t := range steps {
+		s[i] = strconv.FormatInt(t, 10)
+	}
+	return ", steps " + strings.Join(s, ",")
 }
 
 // tilingsText describes the strided tiles of e's sweep for the head of the
@@ -478,7 +521,7 @@ func rowRegisters(e *request.Exploration) func(*model.Report) int {
 		table[r.Configuration] = r.Registers
 	}
 	return func(r *model.Report) int {
-		if n, ok := table[explore.ReportConfiguration(r).Canonical()]; ok {
+		if n, ok := table[tableKey(explore.ReportConfiguration(r))]; ok {
 			return n
 		}
 		return e.Registers
@@ -533,11 +576,20 @@ func tilingCell(l model.LaunchInfo) string {
 
 // sweepConfigurations returns the configurations of e's sweep in the order
 // explore enumerates them (explore.Configurations, each staging choice of
-// e.Unstaged where it has them).
+// e.Unstaged where it has them, each of the time steps e.Steps where it
+// has them).
 func sweepConfigurations(e *request.Exploration) ([]explore.Configuration, error) {
 	all, err := explore.Configurations(int(min(e.Threads, math.MaxInt32)), e.Folds, e.Tilings, e.Domain, e.AllShapes)
-	if err != nil || e.Unstaged == nil {
-		return all, err
+	if err != nil {
+		return nil, err
 	}
-	return explore.WithStaging(all, e.Unstaged)
+	if e.Unstaged != nil {
+		if all, err = explore.WithStaging(all, e.Unstaged); err != nil {
+			return nil, err
+		}
+	}
+	if e.Steps != nil {
+		all = explore.WithSteps(all, e.Steps)
+	}
+	return all, nil
 }

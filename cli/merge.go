@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/polyvol/polyvol/explore"
+	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/request"
 	ucli "github.com/urfave/cli/v2"
@@ -109,7 +110,7 @@ func mergeShards(paths []string) (*request.Exploration, error) {
 			continue
 		}
 		if !sameExploration(all, e) {
-			return nil, usageErrorf("%s: shard of a different exploration than %s (kernel, device, method, model, domain, threads, folds, tilings, registers, shard count, format or top differ)", path, paths[0])
+			return nil, usageErrorf("%s: shard of a different exploration than %s (kernel, device, method, model, domain, threads, folds, tilings, staging, steps, registers, shard count, format or top differ)", path, paths[0])
 		}
 		if e.Shard.Sweep != all.Shard.Sweep {
 			return nil, usageErrorf("%s: shard of a different sweep than %s: shard.sweep %s differs from %s (the spec, device or flags differ)", path, paths[0], e.Shard.Sweep, all.Shard.Sweep)
@@ -261,6 +262,11 @@ func checkShard(e *request.Exploration) error {
 	if len(e.Folds) == 0 {
 		return errors.New("folds: missing; expected the folds of explore --folds")
 	}
+	for i, t := range e.Steps {
+		if t < 1 || t > kernel.MaxSteps || slices.Contains(e.Steps[:i], t) {
+			return fmt.Errorf("steps %v: expected distinct time steps per launch from 1 to %d", e.Steps, kernel.MaxSteps)
+		}
+	}
 	all, err := sweepConfigurations(e)
 	if err != nil {
 		return err
@@ -345,7 +351,7 @@ func checkRegisters(e *request.Exploration) error {
 func sameExploration(a, b *request.Exploration) bool {
 	return a.Kernel == b.Kernel && a.Device == b.Device && a.Method == b.Method && a.Model == b.Model &&
 		a.Domain == b.Domain && a.Threads == b.Threads && slices.Equal(a.Folds, b.Folds) &&
-		slices.Equal(a.Tilings, b.Tilings) && slices.Equal(a.Unstaged, b.Unstaged) && a.Registers == b.Registers && slices.Equal(a.RegistersTable, b.RegistersTable) &&
+		slices.Equal(a.Tilings, b.Tilings) && slices.Equal(a.Unstaged, b.Unstaged) && slices.Equal(a.Steps, b.Steps) && a.Registers == b.Registers && slices.Equal(a.RegistersTable, b.RegistersTable) &&
 		a.Configurations == b.Configurations &&
 		a.Shard.Count == b.Shard.Count && a.Shard.Format == b.Shard.Format && a.Shard.Top == b.Shard.Top
 }

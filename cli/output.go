@@ -40,31 +40,35 @@ func outputFormat(c *ucli.Context, allowed ...string) (string, error) {
 // csvHeader names the columns of csvRecord: the configuration (with the
 // tiling and the registers per thread), the main volumes (B/Lup), L1 cycles
 // per Lup, the five limiters (GLup/s; perfFlops is empty for a kernel
-// without flops, perfIssue for a kernel without an instruction count) and
-// the prediction.
+// without flops, perfIssue for a kernel without an instruction count), the
+// prediction and the time steps per launch of a kernel with a state (empty
+// for one without; last, so that the columns before keep their places).
 var csvHeader = []string{
 	"kernel", "device", "method", "model", "block", "fold", "tiling", "domain",
 	"registers", "blocksPerSM", "blocksPerWave",
 	"L1Load", "L2LoadV2", "L2Store", "memLoadV3", "memStoreV2", "L1Cycles",
-	"perfFlops", "perfIssue", "perfL1", "perfL2V2", "perfMemV3", "GLups", "limiter",
+	"perfFlops", "perfIssue", "perfL1", "perfL2V2", "perfMemV3", "GLups", "limiter", "steps",
 }
 
 // csvRecord returns the csvHeader columns of r, whose kernel has registers
 // registers per thread, numbers at full precision.
 func csvRecord(r *model.Report, registers int) []string {
 	d, l := r.Derived, r.Launch
-	flops, issue := "", ""
+	flops, issue, steps := "", "", ""
 	if d.PerfFlops != nil {
 		flops = num(*d.PerfFlops)
 	}
 	if d.PerfIssue != nil {
 		issue = num(*d.PerfIssue)
 	}
+	if l.Steps != 0 {
+		steps = strconv.FormatInt(l.Steps, 10)
+	}
 	return []string{
 		r.Kernel, r.Device, r.Method, string(r.Prediction.Model), dims(l.Block), dims(l.Fold), l.Tiling.String(), dims(l.Domain),
 		strconv.Itoa(registers), strconv.FormatInt(l.BlocksPerSM, 10), strconv.FormatInt(l.BlocksPerWave, 10),
 		num(d.L1Load), num(d.L2LoadV2), num(d.L2Store), num(d.MemLoadV3), num(d.MemStoreV2), num(d.L1CyclesPerLup),
-		flops, issue, num(d.PerfL1), num(d.PerfL2V2), num(d.PerfMemV3), num(r.Prediction.GLups), r.Prediction.Limiter,
+		flops, issue, num(d.PerfL1), num(d.PerfL2V2), num(d.PerfMemV3), num(r.Prediction.GLups), r.Prediction.Limiter, steps,
 	}
 }
 

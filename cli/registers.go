@@ -53,7 +53,16 @@ func (t *registersTable) lookup(c explore.Configuration) int {
 	if t == nil {
 		return 0
 	}
-	return t.registers[c.Canonical()]
+	return t.registers[tableKey(c)]
+}
+
+// tableKey returns the entry of a registers table that gives configuration
+// c its registers: c canonical, without time steps, which the table does
+// not name (its registers apply at every steps of a configuration).
+func tableKey(c explore.Configuration) explore.Configuration {
+	c = c.Canonical()
+	c.Steps = 0
+	return c
 }
 
 // maxRegistersTableBytes bounds the size of a --registers-table file: a

@@ -78,8 +78,8 @@ func TestSchemaPredict(t *testing.T) {
 }
 
 // TestSchemaExplore validates explorations, with strided tiles, staging
-// choices, a registers table, a skipped configuration, shards and their
-// merge.
+// choices, time steps, a registers table, a skipped configuration, shards
+// and their merge.
 func TestSchemaExplore(t *testing.T) {
 	sch := compileSchema(t, "explore")
 	explore := func(spec string, args ...string) []string {
@@ -89,6 +89,7 @@ func TestSchemaExplore(t *testing.T) {
 	validateRun(t, sch, explore("star3d-r4", "--folds", "1,1,1:1,1,2")...)
 	validateRun(t, sch, explore("star3d-r1-staged", "--staging", "on,off", "--tiles", "consecutive")...)
 	validateRun(t, sch, explore("convolution-15x15-staged", "--staging", "off", "--domain", "64,64,1")...)
+	validateRun(t, sch, explore("hotspot", "--steps", "1,2,200", "--staging", "on,off", "--domain", "64,64,1")...)
 	validateRun(t, sch, explore("star3d-r4", "--threads", "512", "--registers-table", writeRegistersTable(t))...)
 	dir := t.TempDir()
 	var shards []string

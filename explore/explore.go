@@ -2,7 +2,9 @@
 // by predicted performance, for Go callers such as stencil DSLs and code
 // generators, and for `polyvol explore`. The space is every power-of-two
 // block shape of a thread count times a list of thread foldings times a
-// list of tilings (kernel.Tiling); Run
+// list of tilings (kernel.Tiling), for a kernel with staged fields times
+// its staging choices and for a kernel with a state times its time steps
+// per launch (kernel.Kernel.State); Run
 // estimates the configurations in parallel on the project's worker pool
 // (package pool), optionally one shard of them,
 // and returns the reports ranked by a deterministic rule (Rank) with the
@@ -39,6 +41,9 @@ type Configuration struct {
 	// Unstaged reads the fields the spec stages in shared memory from
 	// global memory (kernel.Launch.Unstaged); left out when false.
 	Unstaged bool `json:"unstaged,omitempty"`
+	// Steps is the time steps per launch of a kernel with a state
+	// (kernel.Launch.Steps); 0, left out, for a kernel without one.
+	Steps int64 `json:"steps,omitempty"`
 }
 
 // Canonical returns c, with a strided tiling that places every thread's
@@ -51,23 +56,28 @@ func (c Configuration) Canonical() Configuration {
 }
 
 // String writes the configuration as "block X,Y,Z fold X,Y,Z", followed by
-// " strided" for a strided tiling and " unstaged" without staging.
+// " strided" for a strided tiling, " unstaged" without staging and
+// " steps T" for a kernel with a state.
 func (c Configuration) String() string {
 	s := fmt.Sprintf("block %d,%d,%d fold %d,%d,%d", c.Block[0], c.Block[1], c.Block[2], c.Fold[0], c.Fold[1], c.Fold[2]) + c.Tiling.Suffix()
 	if c.Unstaged {
 		s += " unstaged"
+	}
+	if c.Steps != 0 {
+		s += fmt.Sprintf(" steps %d", c.Steps)
 	}
 	return s
 }
 
 // ReportConfiguration returns the configuration that report r estimates.
 func ReportConfiguration(r *model.Report) Configuration {
-	return Configuration{Block: r.Launch.Block, Fold: r.Launch.Fold, Tiling: r.Launch.Tiling, Unstaged: r.Launch.Unstaged}
+	return Configuration{Block: r.Launch.Block, Fold: r.Launch.Fold, Tiling: r.Launch.Tiling, Unstaged: r.Launch.Unstaged, Steps: r.Launch.Steps}
 }
 
-// ConfigurationOf returns the configuration of launch l.
+// ConfigurationOf returns the configuration of launch l, one that Launches
+// enumerates (whose Steps are 0 for a kernel without a state).
 func ConfigurationOf(l kernel.Launch) Configuration {
-	return Configuration{Block: l.Block, Fold: l.Fold, Tiling: l.Tiling, Unstaged: l.Unstaged}
+	return Configuration{Block: l.Block, Fold: l.Fold, Tiling: l.Tiling, Unstaged: l.Unstaged, Steps: l.Steps}
 }
 
 // MaxRegisters is the most registers per thread a configuration may be
@@ -94,6 +104,14 @@ type Config struct {
 	// spec says, true reads them from global memory; nil means {false}.
 	// A kernel without staged fields is tried unstaged false only.
 	Unstaged []bool
+	// Steps are the time steps per launch tried with every configuration
+	// of a kernel with a state (kernel.Kernel.State), each from 1 to
+	// kernel.MaxSteps; nil means the kernel's steps. A kernel without a
+	// state performs one step per launch: Steps may hold 1 only, and its
+	// configurations have none (Configuration.Steps 0). A configuration
+	// whose tiles do not fit the device's shared memory at its steps, or
+	// that reads the state unstaged with more than one step, is skipped.
+	Steps []int64
 	// AllShapes keeps the block shapes with threads along a dimension the
 	// domain lacks (IdleShape), which are left out by default.
 	AllShapes bool
@@ -119,21 +137,28 @@ type Config struct {
 // Shard is slice Index of Count (1 <= Index <= Count) of an exploration.
 type Shard struct{ Index, Count int }
 
-// Skipped is a configuration left out because kernel.Launch.Validate
-// rejects it (e.g. a fold larger than the domain), because its block does
-// not fit on an SM of the device, or because its estimate exceeds the
-// counting work or memory bound.
+// Skipped is a configuration left out because kernel.Launch.Validate or
+// kernel.Kernel.CheckSteps rejects it (e.g. a fold larger than the domain,
+// the state unstaged with more than one step), because its block (with its
+// tiles at its steps) does not fit on an SM of the device, or because its
+// estimate exceeds the counting work or memory bound.
 type Skipped struct {
 	Block    [3]int64      `json:"block"`
 	Fold     [3]int64      `json:"fold"`
 	Tiling   kernel.Tiling `json:"tiling,omitempty"`   // left out for thread folding
 	Unstaged bool          `json:"unstaged,omitempty"` // as Configuration's
+	Steps    int64         `json:"steps,omitempty"`    // as Configuration's
 	Reason   string        `json:"reason"`
 }
 
 // Configuration returns the skipped configuration.
 func (s Skipped) Configuration() Configuration {
-	return Configuration{Block: s.Block, Fold: s.Fold, Tiling: s.Tiling, Unstaged: s.Unstaged}
+	return Configuration{Block: s.Block, Fold: s.Fold, Tiling: s.Tiling, Unstaged: s.Unstaged, Steps: s.Steps}
+}
+
+// skippedOf returns configuration c skipped for reason.
+func skippedOf(c Configuration, reason string) Skipped {
+	return Skipped{Block: c.Block, Fold: c.Fold, Tiling: c.Tiling, Unstaged: c.Unstaged, Steps: c.Steps, Reason: reason}
 }
 
 // Result is a ranked exploration.
@@ -257,6 +282,13 @@ func (cfg Config) Launches() (launches []kernel.Launch, skipped []Skipped, confi
 			return nil, nil, 0, err
 		}
 	}
+	steps, err := cfg.SweptSteps()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if steps != nil {
+		all = WithSteps(all, steps)
+	}
 	if s := cfg.Shard; s.Count != 0 && (s.Count < 0 || s.Index < 1 || s.Index > s.Count) {
 		return nil, nil, 0, fmt.Errorf("explore: shard %d/%d: expected 1 <= index <= count", s.Index, s.Count)
 	}
@@ -266,9 +298,13 @@ func (cfg Config) Launches() (launches []kernel.Launch, skipped []Skipped, confi
 			continue
 		}
 		l := cfg.Kernel.NewLaunch(c.Block, c.Fold)
-		l.Tiling, l.Unstaged = c.Tiling, c.Unstaged
-		if err := l.Validate(); err != nil {
-			skipped = append(skipped, Skipped{Block: c.Block, Fold: c.Fold, Tiling: c.Tiling, Unstaged: c.Unstaged, Reason: err.Error()})
+		l.Tiling, l.Unstaged, l.Steps = c.Tiling, c.Unstaged, c.Steps
+		err := l.Validate()
+		if err == nil {
+			err = cfg.Kernel.CheckSteps(l)
+		}
+		if err != nil {
+			skipped = append(skipped, skippedOf(c, err.Error()))
 		} else {
 			launches = append(launches, l)
 		}
@@ -302,6 +338,44 @@ func WithStaging(all []Configuration, unstaged []bool) ([]Configuration, error) 
 		}
 	}
 	return out, nil
+}
+
+// SweptSteps returns the time steps per launch of cfg's configurations: nil
+// for a kernel without a state, whose configurations have none, else
+// cfg.Steps, or the kernel's steps where that is nil.
+func (cfg Config) SweptSteps() ([]int64, error) {
+	for i, t := range cfg.Steps {
+		if t < 1 || t > kernel.MaxSteps {
+			return nil, fmt.Errorf("explore: steps %d: expected 1 to %d time steps per launch", t, kernel.MaxSteps)
+		}
+		if slices.Contains(cfg.Steps[:i], t) {
+			return nil, fmt.Errorf("explore: steps %d appears twice", t)
+		}
+	}
+	if cfg.Kernel.StateField() == nil {
+		if i := slices.IndexFunc(cfg.Steps, func(t int64) bool { return t > 1 }); i >= 0 {
+			return nil, fmt.Errorf("explore: %w", cfg.Kernel.CheckSteps(kernel.Launch{Steps: cfg.Steps[i]}))
+		}
+		return nil, nil
+	}
+	if cfg.Steps == nil {
+		return []int64{max(1, cfg.Kernel.Steps)}, nil
+	}
+	return cfg.Steps, nil
+}
+
+// WithSteps returns the configurations with each of the time steps per
+// launch, steps-minor, as Launches enumerates those of a kernel with a
+// state.
+func WithSteps(all []Configuration, steps []int64) []Configuration {
+	out := make([]Configuration, 0, len(all)*len(steps))
+	for _, c := range all {
+		for _, t := range steps {
+			c.Steps = t
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // kernelFor returns the kernel that launch l runs: cfg.Kernel, or a copy
@@ -366,8 +440,7 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 	}
 	for i, why := range skips {
 		if why != "" {
-			l := launches[i]
-			res.Skipped = append(res.Skipped, Skipped{Block: l.Block, Fold: l.Fold, Tiling: l.Tiling, Unstaged: l.Unstaged, Reason: why})
+			res.Skipped = append(res.Skipped, skippedOf(ConfigurationOf(launches[i]), why))
 		}
 	}
 	SortSkipped(res.Skipped)
@@ -384,11 +457,14 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 //     model.CountIdleThreads) before those with more, so a block shaped for
 //     more dimensions than the domain has never ranks above the
 //     configurations without such idle threads;
-//  2. predicted GLup/s, higher first;
+//  2. predicted GLup/s, higher first: per useful update, so for the
+//     configurations of one kernel (one domain), whatever their time steps
+//     per launch, the predicted time per step, shorter first;
 //  3. idle fraction, lower first, so of two equally fast configurations the
 //     one without idle threads ranks first;
 //  4. block and then fold, each compared x, y, z, then tiling,
-//     consecutive first, and then staged before unstaged.
+//     consecutive first, then staged before unstaged, and then fewer
+//     time steps per launch first.
 func Rank(rs []*model.Report) {
 	idle := make(map[*model.Report]float64, len(rs))
 	for _, r := range rs {
@@ -413,8 +489,8 @@ func Rank(rs []*model.Report) {
 }
 
 // CompareConfigurations orders configurations by block and then fold, each
-// compared x, y, z, then by tiling, consecutive first, and then staged
-// before unstaged.
+// compared x, y, z, then by tiling, consecutive first, then staged before
+// unstaged, and then by time steps per launch, fewer first.
 func CompareConfigurations(a, b Configuration) int {
 	if c := slices.Compare(a.Block[:], b.Block[:]); c != 0 {
 		return c
@@ -425,17 +501,17 @@ func CompareConfigurations(a, b Configuration) int {
 	if c := cmp.Compare(a.Tiling, b.Tiling); c != 0 {
 		return c
 	}
-	if a.Unstaged == b.Unstaged {
-		return 0
+	if a.Unstaged != b.Unstaged {
+		if a.Unstaged {
+			return 1
+		}
+		return -1
 	}
-	if a.Unstaged {
-		return 1
-	}
-	return -1
+	return cmp.Compare(a.Steps, b.Steps)
 }
 
-// SortSkipped orders skipped configurations by block, fold and tiling
-// (CompareConfigurations).
+// SortSkipped orders skipped configurations by block, fold, tiling,
+// staging and steps (CompareConfigurations).
 func SortSkipped(s []Skipped) {
 	slices.SortStableFunc(s, func(a, b Skipped) int {
 		return CompareConfigurations(a.Configuration(), b.Configuration())

@@ -1,13 +1,15 @@
 package request
 
-// The explore request: a sweep of block shapes, folds, tilings and
-// staging choices (package explore), ranked by predicted GLup/s.
+// The explore request: a sweep of block shapes, folds, tilings, staging
+// choices and time steps per launch (package explore), ranked by predicted
+// GLup/s.
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/polyvol/polyvol/explore"
@@ -34,6 +36,10 @@ type Exploration struct {
 	// fields (explore --staging: on is false, off true); left out for the
 	// default, on only, and for a kernel without staged fields.
 	Unstaged []bool `json:"unstaged,omitempty"`
+	// Steps are the time steps per launch tried with a kernel with a state
+	// (explore --steps; the spec's steps without it); left out for a
+	// kernel without one.
+	Steps []int64 `json:"steps,omitempty"`
 	// AllShapes is set when the sweep kept the block shapes with threads
 	// along a dimension the domain lacks (explore --all-shapes).
 	AllShapes bool `json:"allShapes,omitempty"`
@@ -96,11 +102,11 @@ const (
 var DefaultTiles = strings.Join(TilingNames, ",")
 
 // Sweep holds the keys of an explore request that choose its
-// configurations, in their string forms.
+// configurations, in their string forms; Steps "" means the spec's steps.
 type Sweep struct {
-	Threads               int
-	Folds, Tiles, Staging string
-	AllShapes             bool
+	Threads                      int
+	Folds, Tiles, Staging, Steps string
+	AllShapes                    bool
 }
 
 // DefaultSweep is the sweep of a request that names none of its keys.
@@ -108,8 +114,8 @@ func DefaultSweep() Sweep {
 	return Sweep{Threads: DefaultThreads, Folds: DefaultFolds, Tiles: DefaultTiles, Staging: StagingOn}
 }
 
-// Apply returns cfg with the threads, folds, tilings, staging choices and
-// shapes of s, checked in that order.
+// Apply returns cfg with the threads, folds, tilings, staging choices,
+// time steps and shapes of s, checked in that order.
 func (s Sweep) Apply(cfg explore.Config) (explore.Config, error) {
 	cfg.Threads = s.Threads
 	if _, err := explore.BlockShapes(cfg.Threads); err != nil {
@@ -123,6 +129,9 @@ func (s Sweep) Apply(cfg explore.Config) (explore.Config, error) {
 		return cfg, err
 	}
 	if cfg.Unstaged, err = parseStaging(s.Staging); err != nil {
+		return cfg, err
+	}
+	if cfg.Steps, err = parseSteps(s.Steps); err != nil {
 		return cfg, err
 	}
 	cfg.AllShapes = s.AllShapes
@@ -148,6 +157,37 @@ func parseStaging(s string) ([]bool, error) {
 		return nil, nil
 	}
 	return unstaged, nil
+}
+
+// parseSteps parses the --steps value of explore, comma-separated time
+// steps per launch T and ranges A:B (A <= B), into explore.Config.Steps;
+// "" is nil, the spec's steps.
+func parseSteps(s string) ([]int64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	bad := func() ([]int64, error) {
+		return nil, fieldErrorf("steps", "--steps %q: expected time steps per launch from 1 to %d, comma-separated, each T or a range A:B, e.g. 1:10 or 1,2,4", s, kernel.MaxSteps)
+	}
+	var steps []int64
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), ":")
+		if !isRange {
+			hi = lo
+		}
+		a, errA := strconv.ParseInt(lo, 10, 64)
+		b, errB := strconv.ParseInt(hi, 10, 64)
+		if errA != nil || errB != nil || a < 1 || b > kernel.MaxSteps || a > b {
+			return bad()
+		}
+		for t := a; t <= b; t++ {
+			if slices.Contains(steps, t) {
+				return nil, fieldErrorf("steps", "--steps %q: %d appears twice", s, t)
+			}
+			steps = append(steps, t)
+		}
+	}
+	return steps, nil
 }
 
 // parseTilings parses the --tiles value, comma-separated tiling names.
@@ -196,13 +236,16 @@ type Explore struct {
 // with Config.Shard), or an error when they are more than
 // MaxConfigurations.
 func (x Explore) Size() (int, error) {
-	cfg := x.config()
+	cfg, err := x.config()
+	if err != nil {
+		return 0, err
+	}
 	launches, _, _, err := cfg.Launches()
 	if err != nil {
 		return 0, err
 	}
 	if len(launches) > x.MaxConfigurations {
-		return 0, fieldErrorf("max-configurations", "--max-configurations %d: the sweep has %d configurations (%s, %s); sweep fewer --folds, --tiles or --threads, split it with --shard, or raise --max-configurations",
+		return 0, fieldErrorf("max-configurations", "--max-configurations %d: the sweep has %d configurations (%s, %s); sweep fewer --folds, --tiles, --steps or --threads, split it with --shard, or raise --max-configurations",
 			x.MaxConfigurations, len(launches), CountNoun(len(cfg.Folds), "fold"), CountNoun(len(cfg.Tilings), "tiling"))
 	}
 	return len(launches), nil
@@ -213,7 +256,10 @@ func (x Explore) Size() (int, error) {
 // configurations come in explore.SortSkipped's order. Unless
 // the sweep is a shard, at least one configuration must have been ranked.
 func (x Explore) Run(ctx context.Context) (*Exploration, error) {
-	cfg := x.config()
+	cfg, err := x.config()
+	if err != nil {
+		return nil, err
+	}
 	if _, err := x.Size(); err != nil {
 		return nil, err
 	}
@@ -229,7 +275,7 @@ func (x Explore) Run(ctx context.Context) (*Exploration, error) {
 	k, opt := cfg.Kernel, cfg.Estimate
 	e := &Exploration{
 		Kernel: k.Name, Device: cfg.Device.Name, Method: opt.Method.Name, Model: string(opt.Model),
-		Domain: k.Domain, Threads: int64(cfg.Threads), Folds: cfg.Folds, Tilings: cfg.Tilings, Unstaged: cfg.Unstaged, AllShapes: cfg.AllShapes, Registers: k.Registers,
+		Domain: k.Domain, Threads: int64(cfg.Threads), Folds: cfg.Folds, Tilings: cfg.Tilings, Unstaged: cfg.Unstaged, Steps: cfg.Steps, AllShapes: cfg.AllShapes, Registers: k.Registers,
 		RegistersTable: x.RegistersTable, Configurations: res.Configurations, Skipped: res.Skipped, Rows: res.Reports,
 	}
 	if cfg.Shard.Count == 0 {
@@ -241,14 +287,25 @@ func (x Explore) Run(ctx context.Context) (*Exploration, error) {
 }
 
 // config returns the sweep's configuration, with no staging choices for a
-// kernel without staged fields: it has one, which the exploration leaves
-// out.
-func (x Explore) config() explore.Config {
+// kernel without staged fields and no steps for a kernel without a state
+// (each has one, which the exploration leaves out), and the steps swept
+// for a kernel with a state, the spec's by default. Steps above 1 for a
+// kernel without a state are the --steps flag's error.
+func (x Explore) config() (explore.Config, error) {
 	cfg := x.Config
 	if !explore.Staged(cfg.Kernel) {
 		cfg.Unstaged = nil
 	}
-	return cfg
+	if cfg.Kernel.StateField() == nil {
+		for _, t := range cfg.Steps {
+			if err := cfg.Kernel.CheckSteps(kernel.Launch{Steps: t}); err != nil {
+				return cfg, fieldErrorf("steps", "--steps: %v", err)
+			}
+		}
+	}
+	var err error
+	cfg.Steps, err = cfg.SweptSteps()
+	return cfg, err
 }
 
 // CheckSomeRanked returns the input error of a whole sweep whose every

@@ -191,6 +191,7 @@ func exploreAnswer(workers int) answer {
 		setValue(values, "folds", &sweep.Folds)
 		setValue(values, "tiles", &sweep.Tiles)
 		setValue(values, "staging", &sweep.Staging)
+		setValue(values, "steps", &sweep.Steps)
 		req := request.Explore{MaxConfigurations: request.DefaultMaxConfigurations}
 		if req.Config, err = sweep.Apply(explore.Config{Estimate: opt, Workers: workers}); err != nil {
 			return nil, nil, err
@@ -289,13 +290,15 @@ func boolValue(values map[string]string, key string) (bool, error) {
 	return b, nil
 }
 
-// launchValues returns the launch of the keys block, fold and tile, with
-// the command line's defaults; Unstaged is left to the caller, which
-// parses it in the order of the keys.
+// launchValues returns the launch of the keys block, fold, tile and steps
+// (an endpoint whose keys lack steps has the spec's), with the command
+// line's defaults; Unstaged is left to the caller, which parses it in the
+// order of the keys.
 func launchValues(values map[string]string) request.Launch {
 	l := request.Launch{Block: values["block"], Fold: request.DefaultFold, Tile: kernel.TileConsecutive.String()}
 	setValue(values, "fold", &l.Fold)
 	setValue(values, "tile", &l.Tile)
+	setValue(values, "steps", &l.Steps)
 	return l
 }
 

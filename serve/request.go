@@ -46,14 +46,14 @@ type endpoint struct {
 // request keys: the server sets what it needs itself.
 var (
 	predictEndpoint = endpoint{command: "predict",
-		flags: []string{"device", "block", "fold", "tile", "unstaged", "registers", "domain", "method", "model", "instructions"}}
+		flags: []string{"device", "block", "fold", "tile", "unstaged", "steps", "registers", "domain", "method", "model", "instructions"}}
 	simulateEndpoint = endpoint{command: "simulate",
 		flags: []string{"device", "block", "fold", "tile", "unstaged", "domain", "infinite", "l1-policy", "l2-policy", "split-l2", "schedule"}}
 	layercondEndpoint = endpoint{command: "layercond",
 		flags: []string{"device", "block", "fold", "sweep", "total", "method", "cache-fraction"},
 		lists: map[string]int{"block": 4}, parallel: true}
 	exploreEndpoint = endpoint{command: "explore",
-		flags: []string{"device", "threads", "folds", "tiles", "staging", "registers", "domain", "method", "model", "instructions"},
+		flags: []string{"device", "threads", "folds", "tiles", "staging", "steps", "registers", "domain", "method", "model", "instructions"},
 		lists: map[string]int{"folds": 8}, parallel: true}
 )
 

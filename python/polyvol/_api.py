@@ -61,6 +61,10 @@ class Launch:
     waves: float
     occupancy_limiter: Optional[str]
     unstaged: bool = False  # the spec's staged fields read from global memory
+    # Time steps per launch and updates computed per useful one, of a kernel
+    # with a state (temporal blocking); None for a kernel without one.
+    steps: Optional[int] = None
+    computed_per_useful: Optional[float] = None
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Launch":
@@ -76,6 +80,8 @@ class Launch:
             waves=float(d["wavesInGrid"]),
             occupancy_limiter=d.get("occupancyLimiter"),
             unstaged=bool(d.get("unstaged", False)),
+            steps=int(d["steps"]) if "steps" in d else None,
+            computed_per_useful=float(d["computedPerUseful"]) if "computedPerUseful" in d else None,
         )
 
 
@@ -281,6 +287,7 @@ class Prediction:
             fold="x".join(map(str, la.fold)),
             tiling=la.tiling,
             unstaged=la.unstaged,
+            steps=la.steps,
             blocks_per_sm=la.blocks_per_sm,
         )
         row.update(asdict(self.volumes))
@@ -312,6 +319,10 @@ class Ranked:
     @property
     def tiling(self) -> str:
         return self.prediction.launch.tiling
+
+    @property
+    def steps(self) -> Optional[int]:
+        return self.prediction.launch.steps
 
     @property
     def glups(self) -> float:
@@ -427,6 +438,7 @@ def predict(
     registers: Optional[int] = None,
     defines: Optional[Dict[str, Any]] = None,
     unstaged: bool = False,
+    steps: Optional[int] = None,
     instructions: Optional[str] = None,
     source: Optional[PathLike] = None,
     macros: Optional[Mapping[str, Any]] = None,
@@ -439,7 +451,9 @@ def predict(
     ``block`` and ``fold`` are triples (a shorter sequence is padded with 1)
     or polyvol's own "x,y,z"; ``tile`` is ``"consecutive"`` (thread folding,
     the default) or ``"strided"``; ``unstaged`` reads the fields the spec
-    stages in shared memory from global memory (``--unstaged``). ``None``
+    stages in shared memory from global memory (``--unstaged``); ``steps``
+    is the time steps per launch of a kernel with a state (``--steps``;
+    volumes and GLup/s are then per step and useful update). ``None``
     leaves polyvol's default.
 
     The instruction mix (:attr:`Prediction.instructions`): ``instructions``
@@ -466,8 +480,20 @@ def predict(
         args += ["--tile", tile]
     if unstaged:
         args += ["--unstaged"]
+    if steps is not None:
+        args += ["--steps", str(int(steps))]
     r = run_json(args, stdin, timeout)
     return Prediction.from_json(r.data, r.notes)
+
+
+def _steps_list(steps: Union[int, str, Iterable[int]]) -> str:
+    """Time steps per launch as explore's --steps wants them: an int, an
+    iterable of ints (a range too), or polyvol's own "1:10" or "1,2,4"."""
+    if isinstance(steps, str):
+        return steps
+    if isinstance(steps, int):
+        return str(steps)
+    return ",".join(str(int(t)) for t in steps)
 
 
 def explore(
@@ -486,6 +512,7 @@ def explore(
     workers: Optional[int] = None,
     all_shapes: bool = False,
     staging: Optional[Sequence[str]] = None,
+    steps: Optional[Union[int, str, Iterable[int]]] = None,
     instructions: Optional[str] = None,
     source: Optional[PathLike] = None,
     macros: Optional[Mapping[str, Any]] = None,
@@ -500,7 +527,11 @@ def explore(
     domain has one point (``--all-shapes``); ``staging`` a list of ``"on"``
     (the spec's staged fields in shared memory, the default) and ``"off"``
     (read from global memory), tried with every configuration
-    (``--staging``). ``instructions``, ``source``, ``macros`` and
+    (``--staging``); ``steps`` the time steps per launch tried with every
+    configuration of a kernel with a state, an int, ints (``range(1, 11)``)
+    or polyvol's ``"1:10"`` (``--steps``; the spec's steps by default): the
+    rows are per step and useful update, so their ranking by GLup/s is by
+    time per step. ``instructions``, ``source``, ``macros`` and
     ``kernel_name`` choose the instruction mix as for :func:`predict`;
     each configuration's source is compiled with its own launch macros."""
     arg, stdin = spec_argument(spec)
@@ -518,6 +549,8 @@ def explore(
         args += ["--all-shapes"]
     if staging is not None:
         args += ["--staging", ",".join(staging)]
+    if steps is not None:
+        args += ["--steps", _steps_list(steps)]
     r = run_json(args, stdin, timeout)
     rows = r.data["rows"]
     if top is not None:
