@@ -21,9 +21,11 @@ const maxLiteral = "9223372036854775808"
 const maxNesting = 64
 
 // maxPieces bounds the pieces (separated by ";") of one text: ISL's reader
-// and its simplifications grow faster than linearly with them, and a
-// kernel's map has a handful.
-const maxPieces = 256
+// and its simplifications grow faster than linearly with them (4,096
+// pieces took the reader over 90 s). A kernel's map has a handful; the
+// oracle tests' renderings of thread sets (package sets) have up to a few
+// hundred.
+const maxPieces = 1024
 
 // maxTupleEntries bounds the entries of one tuple, parameter list or list of
 // existential variables: ISL's cost grows with the dimensions of a space

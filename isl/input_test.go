@@ -119,7 +119,7 @@ func TestReadRefusesUnboundedText(t *testing.T) {
 		{"{ [i] : i < 1\\\n0000000000000000000 }", "line 1, column 13: the number 10000000000000000000 is out of the 64-bit range"},
 		{"{ [x] : exists (# a comment\n" + strings.Repeat("e, ", 300) + "f: x = e) }", "line 2, column 191: more than 64 entries in one list"},
 		{"{ [x] : x = " + strings.Repeat("(", 60000) + "x" + strings.Repeat(")", 60000) + " }", "column 76: brackets nested more than 64 deep"},
-		{"{ " + strings.Repeat("[x] : x = 1; ", 300) + "[x] }", "column 3329: more than 256 pieces separated by ';'"},
+		{"{ " + strings.Repeat("[x] : x = 1; ", 1100) + "[x] }", "column 13313: more than 1024 pieces separated by ';'"},
 	} {
 		s, err := ctx.ReadSet(tc.text)
 		s.Free()
