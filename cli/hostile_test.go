@@ -367,8 +367,8 @@ func hostileCases() []hostileCase {
 		usage("shard /dev/zero", w("/dev/zero", "not an explore --shard output"), "merge", "/dev/zero"),
 		usage("shard /dev/urandom", w("/dev/urandom", "not an explore --shard output"), "merge", "/dev/urandom"),
 		usage("shard oversized", w("{t}/big-shard.json", "larger than 32 MiB"), "merge", "{t}/big-shard.json"),
-		usage("csv oversized", w("{t}/big-csv/sweep.csv", "larger than 2 MiB"), "measured", "{t}/big-csv"),
-		usage("csv /dev/zero", w("{t}/zero-csv/sweep.csv", "larger than 2 MiB"), "measured", "{t}/zero-csv"),
+		usage("csv oversized", w("{t}/big-csv/sweep.csv", "larger than 16 MiB"), "measured", "{t}/big-csv"),
+		usage("csv /dev/zero", w("{t}/zero-csv/sweep.csv", "larger than 16 MiB"), "measured", "{t}/zero-csv"),
 	}
 }
 
