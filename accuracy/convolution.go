@@ -248,29 +248,61 @@ type ConvolutionGroup struct {
 // is the lattice points of the convolution.
 func (g *ConvolutionGroup) setFigures(glups, ms []float64, cfgs []ConvolutionConfig, lups float64) {
 	g.N = len(ms)
-	g.MAPE, g.Rho, g.Ratio, g.Share = math.NaN(), math.NaN(), math.NaN(), math.NaN()
-	if g.N == 0 {
-		return
-	}
 	pred := make([]float64, g.N)
-	ratios := make([]float64, g.N)
-	rates := make([]float64, g.N)
-	b := 0
 	for i := range ms {
 		pred[i] = convolutionMs(lups, glups[i])
-		ratios[i] = pred[i] / ms[i]
-		rates[i] = 1 / ms[i]
-		if ms[i] < ms[b] {
-			b = i
+	}
+	f := rankFiguresOf(pred, ms)
+	g.MAPE, g.Rho, g.Ratio, g.Share = f.MAPE, f.Rho, f.Ratio, f.Share
+	if g.N > 0 {
+		g.Predicted, g.PredictedMs = cfgs[f.predicted], ms[f.predicted]
+		g.Best, g.BestMs = cfgs[f.best], ms[f.best]
+	}
+}
+
+// rankFigures compares the predicted and measured times of configurations:
+// the MAPE of the predicted times (percent), Spearman's ρ, the median
+// ratio of predicted to measured, and the measured best over the measured
+// time of the configuration predicted fastest (measured.PredictedBest);
+// predicted and best index that configuration and the one measured
+// fastest. The figures are NaN for no configuration.
+type rankFigures struct {
+	MAPE, Rho, Ratio, Share float64
+	predicted, best         int
+}
+
+// rankFiguresOf returns the rankFigures of the predicted and measured
+// times pred and meas (ms) of the same configurations, in one order.
+func rankFiguresOf(pred, meas []float64) rankFigures {
+	f := rankFigures{MAPE: math.NaN(), Rho: math.NaN(), Ratio: math.NaN(), Share: math.NaN()}
+	if len(meas) == 0 {
+		return f
+	}
+	ratios := make([]float64, len(meas))
+	predRates := make([]float64, len(meas))
+	measRates := make([]float64, len(meas))
+	for i := range meas {
+		ratios[i], predRates[i], measRates[i] = pred[i]/meas[i], 1/pred[i], 1/meas[i]
+		if meas[i] < meas[f.best] {
+			f.best = i
 		}
 	}
-	g.MAPE = measured.MAPE(pred, ms)
-	g.Rho = measured.Spearman(pred, ms)
-	g.Ratio = median(ratios)
-	best := measured.PredictedBest(glups, rates)
-	g.Share = best.Fraction
-	g.Predicted, g.PredictedMs = cfgs[best.Index], ms[best.Index]
-	g.Best, g.BestMs = cfgs[b], ms[b]
+	f.MAPE, f.Rho, f.Ratio = measured.MAPE(pred, meas), measured.Spearman(pred, meas), median(ratios)
+	best := measured.PredictedBest(predRates, measRates)
+	f.Share, f.predicted = best.Fraction, best.Index
+	return f
+}
+
+// readColumns returns the numbers of row i of t in the columns cols.
+func readColumns(t *Table, i int, cols ...string) ([]float64, error) {
+	v := make([]float64, len(cols))
+	for j, c := range cols {
+		var err error
+		if v[j], err = t.Num(i, c); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
 }
 
 // convolutionMs is the time in ms of lups lattice points at glups GLup/s.
@@ -371,11 +403,9 @@ func readConvolution(path string) ([]convolutionRow, error) {
 	}
 	var rows []convolutionRow
 	for i := range t.Rows {
-		var v [8]float64
-		for j, c := range []string{"block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "read_only", "use_shmem", "use_padding", "time_ms"} {
-			if v[j], err = t.Num(i, c); err != nil {
-				return nil, err
-			}
+		v, err := readColumns(t, i, "block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "read_only", "use_shmem", "use_padding", "time_ms")
+		if err != nil {
+			return nil, err
 		}
 		if v[7] <= 0 || math.IsInf(v[7], 0) {
 			return nil, fmt.Errorf("%s: row %d: time_ms %g is not a positive time", path, i+1, v[7])

@@ -11,7 +11,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/measured"
 	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/pool"
 )
@@ -123,11 +122,9 @@ func readHotspot(path string) ([]hotspotRow, error) {
 	}
 	var rows []hotspotRow
 	for i := range t.Rows {
-		var v [7]float64
-		for j, c := range []string{"block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "temporal_tiling_factor", "sh_power", "time_ms"} {
-			if v[j], err = t.Num(i, c); err != nil {
-				return nil, err
-			}
+		v, err := readColumns(t, i, "block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "temporal_tiling_factor", "sh_power", "time_ms")
+		if err != nil {
+			return nil, err
 		}
 		if !(v[6] > 0) || math.IsInf(v[6], 0) || v[4] < 1 || v[5] != 0 && v[5] != 1 {
 			return nil, fmt.Errorf("%s: row %d: time_ms %g, temporal_tiling_factor %g, sh_power %g: want a positive time, T ≥ 1, sh_power 0 or 1", path, i+1, v[6], v[4], v[5])
@@ -235,8 +232,7 @@ func HotspotReport(dir string, every int, progress io.Writer) (*Hotspot, error) 
 // steps selection.
 func (h *Hotspot) group(sh bool, steps string) HotspotGroup {
 	g := HotspotGroup{ShPower: sh, Steps: steps}
-	g.MAPE, g.Ratio, g.Rho, g.Share = math.NaN(), math.NaN(), math.NaN(), math.NaN()
-	var pred, meas, ratios, rates, glups []float64
+	var pred, meas []float64
 	var cfgs []HotspotConfig
 	for _, cfg := range h.sampledLaunches {
 		if cfg.ShPower != sh || steps == "T = 1" && cfg.Steps != 1 || steps == "T > 1" && cfg.Steps == 1 {
@@ -249,24 +245,15 @@ func (h *Hotspot) group(sh bool, steps string) HotspotGroup {
 				continue
 			}
 			pred, meas, cfgs = append(pred, p), append(meas, m), append(cfgs, cfg)
-			ratios, rates, glups = append(ratios, p/m), append(rates, 1/m), append(glups, 1/p)
 		}
 	}
 	g.N = len(meas)
-	if g.N == 0 {
-		return g
+	f := rankFiguresOf(pred, meas)
+	g.MAPE, g.Rho, g.Ratio, g.Share = f.MAPE, f.Rho, f.Ratio, f.Share
+	if g.N > 0 {
+		g.Predicted, g.PredictedMs = cfgs[f.predicted], meas[f.predicted]
+		g.Best, g.BestMs = cfgs[f.best], meas[f.best]
 	}
-	g.MAPE, g.Rho, g.Ratio = measured.MAPE(pred, meas), measured.Spearman(pred, meas), median(ratios)
-	best := measured.PredictedBest(glups, rates)
-	g.Share = best.Fraction
-	g.Predicted, g.PredictedMs = cfgs[best.Index], meas[best.Index]
-	b := 0
-	for i := range meas {
-		if meas[i] < meas[b] {
-			b = i
-		}
-	}
-	g.Best, g.BestMs = cfgs[b], meas[b]
 	return g
 }
 
