@@ -1,7 +1,6 @@
 package isl
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -112,32 +111,27 @@ func literalTooLarge(digits string) bool {
 // (package supervise).
 func checkInput(str, op string) error {
 	text, at := logical(str)
-	if err := checkLogical(text); err != nil {
-		var ie *inputErr
-		if errors.As(err, &ie) {
-			off := ie.off
-			switch {
-			case at == nil:
-			case off < len(at):
-				off = at[off]
-			default: // the end of the text
-				off = len(str)
-			}
-			return inputError(op, str, off, ie.msg)
-		}
-		return err
+	refused := checkLogical(text)
+	if refused == nil {
+		return nil
 	}
-	return nil
+	off := refused.off
+	switch {
+	case at == nil:
+	case off < len(at):
+		off = at[off]
+	default: // the end of the text
+		off = len(str)
+	}
+	return inputError(op, str, off, refused.msg)
 }
 
-// inputErr is an error of checkLogical at byte offset off of the logical
+// inputErr is a refusal of checkLogical at byte offset off of the logical
 // text.
 type inputErr struct {
 	off int
 	msg string
 }
-
-func (e *inputErr) Error() string { return e.msg }
 
 // logical returns the text that ISL's reader reads from str, and for each
 // of its bytes the offset in str it comes from (nil when the text is str
@@ -168,9 +162,9 @@ func logical(str string) (string, []int) {
 	return string(b), at
 }
 
-// checkLogical is checkInput on the logical text; its refusals are
-// *inputErr with an offset into str.
-func checkLogical(str string) error {
+// checkLogical is checkInput on the logical text; it returns its refusal
+// with an offset into str, or nil.
+func checkLogical(str string) *inputErr {
 	if i := len(str) - len(strings.TrimLeft(str, " \t\r\n\v\f")); i == len(str) || str[i] != '{' && str[i] != '[' {
 		return &inputErr{i, "ISL notation starts with '{' or a parameter list '['"}
 	}
@@ -246,10 +240,10 @@ func checkLogical(str string) error {
 	return nil
 }
 
-// checkDivisor reports an *inputErr when the operand that starts at
+// checkDivisor returns a refusal when the operand that starts at
 // str[end:], behind blanks, signs and opening parentheses, is a literal
 // zero: the divisor of the operator at str[start:end].
-func checkDivisor(str string, start, end int) error {
+func checkDivisor(str string, start, end int) *inputErr {
 	j := end
 	for j < len(str) && (isBlank(str[j]) || strings.IndexByte("+-(", str[j]) >= 0) {
 		j++
