@@ -13,16 +13,23 @@ import (
 
 // Resident returns the resident set size of the process in bytes, from
 // Linux's /proc/self/statm, and whether it could be read.
-func Resident() (int64, bool) {
-	statm, err := os.ReadFile("/proc/self/statm")
+func Resident() (int64, bool) { return statm(1) }
+
+// AddressSpace returns the size of the process's virtual address space in
+// bytes, from Linux's /proc/self/statm, and whether it could be read.
+func AddressSpace() (int64, bool) { return statm(0) }
+
+// statm returns field i of /proc/self/statm, a count of pages, in bytes.
+func statm(i int) (int64, bool) {
+	data, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
 		return 0, false
 	}
-	f := strings.Fields(string(statm))
-	if len(f) < 2 {
+	f := strings.Fields(string(data))
+	if len(f) <= i {
 		return 0, false
 	}
-	pages, err := strconv.ParseInt(f[1], 10, 64)
+	pages, err := strconv.ParseInt(f[i], 10, 64)
 	if err != nil {
 		return 0, false
 	}

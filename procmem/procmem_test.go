@@ -39,3 +39,20 @@ func TestCheckFlat(t *testing.T) {
 		}
 	}
 }
+
+// TestAddressSpaceHoldsResident checks that the address space read from
+// /proc/self/statm is at least the resident memory, which lies in it, and
+// grows by a mapping the size of a large allocation.
+func TestAddressSpaceHoldsResident(t *testing.T) {
+	before, ok := AddressSpace()
+	rss, ok2 := Resident()
+	if !ok || !ok2 || before < rss || rss <= 0 {
+		t.Fatalf("address space %d (%v), resident %d (%v): want readable, at least the resident memory", before, ok, rss, ok2)
+	}
+	buf := make([]byte, 256<<20)
+	after, _ := AddressSpace()
+	if after-before < 200<<20 {
+		t.Errorf("address space grew by %d bytes for an allocation of %d", after-before, len(buf))
+	}
+	buf[len(buf)-1] = 1
+}

@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -95,19 +94,11 @@ func watchMemory(limit int64) {
 // now (the Go runtime reserves much it never touches) plus a few times
 // its memory limit.
 func limitAddressSpace(memory int64) {
-	statm, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
+	held, ok := procmem.AddressSpace()
+	if !ok {
 		return
 	}
-	f := strings.Fields(string(statm))
-	if len(f) == 0 {
-		return
-	}
-	pages, err := strconv.ParseInt(f[0], 10, 64)
-	if err != nil {
-		return
-	}
-	limit := uint64(pages*int64(os.Getpagesize()) + 2*memory + 256<<20)
+	limit := uint64(held + 2*memory + 256<<20)
 	_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: limit})
 }
 

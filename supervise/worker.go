@@ -132,15 +132,16 @@ var (
 // parts of its job that need limits of their own; a job must not Run
 // itself there.
 func EnableWorkers() bool {
+	poolMu.Lock()
+	defer poolMu.Unlock()
+	if current != nil {
+		return true
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return false
 	}
-	poolMu.Lock()
-	defer poolMu.Unlock()
-	if current == nil {
-		current = &pool{exe: exe, idle: map[int64][]*worker{}, maxIdle: 4}
-	}
+	current = &pool{exe: exe, idle: map[int64][]*worker{}, maxIdle: 4}
 	return true
 }
 
