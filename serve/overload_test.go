@@ -81,7 +81,8 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 // layer-condition sweeps of small configurations, and the device list.
 // Every answer must be 200 with the CLI's output for the same flags, or
 // 503 with a JSON error and Retry-After; the process, which hosts the
-// server, must stay under 300 MB of resident memory at its peak; and the
+// server, must stay under 300 MB of resident memory at its peak (times the
+// race detector's overhead under it); and the
 // goroutines and open file descriptors must return near their count before
 // the requests once the client has closed its connections. A prediction
 // sent afterwards is served. The latencies of the predictions are logged.
@@ -231,8 +232,8 @@ func TestOverload(t *testing.T) {
 
 	hwm := vmHWM()
 	t.Logf("peak resident memory of the process: %.1f MiB (since the test began: %v); %s", float64(hwm)/(1<<20), hwmReset, rss())
-	if hwm > maxRSS {
-		t.Errorf("peak resident memory %d MiB, want at most %d MiB", hwm>>20, maxRSS>>20)
+	if hwm > maxRSS*raceMemoryFactor {
+		t.Errorf("peak resident memory %d MiB, want at most %d MiB", hwm>>20, maxRSS*raceMemoryFactor>>20)
 	}
 
 	// The storm leaves nothing behind: the next prediction is served.
