@@ -210,14 +210,15 @@ func estimateBoth(c *ucli.Context, k *kernel.Kernel, from, to *device.Device, ou
 // levelBytes converts an estimate to total bytes per memory level for the
 // roofline projection: L1 = L1 load + L2 store (stores pass through L1),
 // L2 = L2 total V2, DRAM = DRAM load V3 + store V2 (the volumes of the
-// predicted V3 limiters), each times the Lups of the domain.
+// predicted V3 limiters), L2 and DRAM with the spill traffic that reaches
+// them, each times the Lups of the domain.
 func levelBytes(r *model.Report, shared float64) model.LevelBytes {
 	d, lups := r.Derived, float64(r.Launch.LupCount)
 	return model.LevelBytes{
 		L1:     (d.L1Load + d.L2Store) * lups,
 		Shared: shared,
-		L2:     d.L2TotalV2 * lups,
-		DRAM:   d.DRAMVolume() * lups,
+		L2:     d.L2Traffic() * lups,
+		DRAM:   d.DRAMTraffic() * lups,
 	}
 }
 

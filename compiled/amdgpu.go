@@ -3,6 +3,7 @@ package compiled
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -34,6 +35,11 @@ func ParseAMDGPU(asm, entry string) (*Code, error) {
 	if err != nil {
 		return nil, err
 	}
+	code := &Code{Format: FormatAMDGPU, Entry: symbol}
+	if err := amdgpuMetadata(lines, symbol, code); err != nil {
+		return nil, err
+	}
+	scratch := code.SpillBytes > 0
 	b := &body{}
 	for _, line := range lines[start+1:] {
 		line, comment := cutComment(line, ";")
@@ -52,14 +58,38 @@ func ParseAMDGPU(asm, entry string) (*Code, error) {
 			continue
 		}
 		op, rest, _ := strings.Cut(line, " ")
-		b.add(instruction{op: op, operands: splitOperands(rest), class: classifyAMDGPU(op)})
+		in := instruction{op: op, operands: splitOperands(rest), class: classifyAMDGPU(op, scratch)}
+		if in.class == classLocal {
+			in.bytes = amdgpuAccessBytes(op)
+		}
+		b.add(in)
 	}
-	counts, loops := b.count()
-	code := &Code{Format: FormatAMDGPU, Entry: symbol, Counts: counts, Loops: loops}
-	if err := amdgpuMetadata(lines, symbol, code); err != nil {
-		return nil, err
-	}
+	code.Counts, code.Loops = b.count()
 	return code, nil
+}
+
+// amdgpuAccessBytes returns the bytes one lane moves with an AMDGPU memory
+// instruction, from its opcode's data size: byte, short, dword, dwordxN
+// (GFX9, GFX10) or bN, uN, iN (GFX11).
+func amdgpuAccessBytes(op string) int {
+	suffix := op[strings.LastIndexByte(op, '_')+1:]
+	switch {
+	case strings.HasSuffix(suffix, "byte"):
+		return 1
+	case strings.HasSuffix(suffix, "short"):
+		return 2
+	case suffix == "dword":
+		return 4
+	case strings.HasPrefix(suffix, "dwordx"):
+		if n, err := strconv.Atoi(suffix[len("dwordx"):]); err == nil {
+			return 4 * n
+		}
+	case len(suffix) >= 2 && strings.ContainsRune("biu", rune(suffix[0])):
+		if bits, err := strconv.Atoi(suffix[1:]); err == nil && bits >= 8 {
+			return bits / 8
+		}
+	}
+	return 0
 }
 
 // amdgpuMetadata sets code's registers, scratch and wavefront size from
@@ -105,8 +135,12 @@ func amdgpuMetadata(lines []string, symbol string, code *Code) error {
 }
 
 // classifyAMDGPU returns the class of an AMDGPU instruction. Waits,
-// no-ops, scheduling hints and the program's end issue no work.
-func classifyAMDGPU(op string) instructionClass {
+// no-ops, scheduling hints and the program's end issue no work. HIP code
+// reaches global memory through global_ and flat_ instructions; in a
+// kernel with a private segment (scratch), clang's buffer_ loads and
+// stores on GFX9 and GFX10 are its spills and private arrays, as scratch_
+// ones are on the targets with flat scratch.
+func classifyAMDGPU(op string, scratch bool) instructionClass {
 	switch {
 	case op == "s_endpgm" || op == "s_nop" || op == "v_nop" || strings.HasPrefix(op, "s_waitcnt") ||
 		op == "s_delay_alu" || op == "s_clause" || strings.HasPrefix(op, "s_set_inst_prefetch") || op == "s_inst_prefetch":
@@ -138,6 +172,8 @@ func classifyAMDGPU(op string) instructionClass {
 		return classLocal
 	case strings.HasPrefix(op, "buffer_gl") || strings.HasPrefix(op, "buffer_wbinv") || strings.HasPrefix(op, "buffer_inv"):
 		return classOther
+	case scratch && (strings.HasPrefix(op, "buffer_load") || strings.HasPrefix(op, "buffer_store")):
+		return classLocal
 	case strings.Contains(op, "_load"):
 		return classGlobalLoad
 	case strings.Contains(op, "_store") || strings.Contains(op, "_atomic"):

@@ -12,6 +12,7 @@ type instruction struct {
 	op       string   // the opcode with its modifiers, e.g. "ld.global.nc.f32"
 	operands []string // as written, without the trailing ';'
 	class    instructionClass
+	bytes    int    // for a spill access (classLocal): the bytes one lane moves
 	loop     string // the innermost loop's header block, "" outside loops
 }
 
@@ -103,6 +104,9 @@ func (b *body) count() (Counts, []Loop) {
 	size := map[string]int{}
 	for _, in := range b.instructions {
 		c.add(in.class, 1)
+		if in.class == classLocal {
+			c.LocalBytes += float64(in.bytes)
+		}
 		b.around(in.loop, func(h string) { size[h]++ })
 	}
 	var loops []Loop

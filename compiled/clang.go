@@ -24,7 +24,7 @@ var prelude string
 
 // cacheVersion changes whenever what a compile yields for the same input
 // changes (the parsers, the flags, the prelude is hashed itself).
-const cacheVersion = "compiled-1"
+const cacheVersion = "compiled-2"
 
 // CompileTimeout bounds one compile.
 const CompileTimeout = 2 * time.Minute

@@ -26,12 +26,15 @@ type Counts struct {
 	Scalar       float64 `json:"scalar,omitempty"`
 	GlobalLoads  float64 `json:"globalLoads"`
 	GlobalStores float64 `json:"globalStores"`
-	Shared       float64 `json:"shared"`             // shared-memory (LDS) loads and stores
-	Constant     float64 `json:"constant"`           // constant-bank or scalar-memory loads
-	Local        float64 `json:"local,omitempty"`    // spills: local (PTX) or scratch (AMDGPU) loads and stores
-	Compares     float64 `json:"compares"`           // compares that set predicates or masks
-	Branches     float64 `json:"branches"`           // branches and jumps
-	Barriers     float64 `json:"barriers,omitempty"` // block-wide barriers
+	Shared       float64 `json:"shared"`          // shared-memory (LDS) loads and stores
+	Constant     float64 `json:"constant"`        // constant-bank or scalar-memory loads
+	Local        float64 `json:"local,omitempty"` // spills: local (PTX) or scratch (AMDGPU) loads and stores
+	// LocalBytes is the bytes one lane moves with the Local instructions:
+	// the spill traffic, which is memory traffic, not issue.
+	LocalBytes float64 `json:"localBytes,omitempty"`
+	Compares   float64 `json:"compares"`           // compares that set predicates or masks
+	Branches   float64 `json:"branches"`           // branches and jumps
+	Barriers   float64 `json:"barriers,omitempty"` // block-wide barriers
 	// Other is what fits no class above: cache invalidations, waits,
 	// special-register reads.
 	Other float64 `json:"other,omitempty"`
@@ -48,7 +51,7 @@ func (c Counts) Vector() float64 {
 func (c Counts) Scaled(f float64) Counts {
 	return Counts{FP32: c.FP32 * f, FP64: c.FP64 * f, Integer: c.Integer * f, Scalar: c.Scalar * f,
 		GlobalLoads: c.GlobalLoads * f, GlobalStores: c.GlobalStores * f, Shared: c.Shared * f,
-		Constant: c.Constant * f, Local: c.Local * f, Compares: c.Compares * f, Branches: c.Branches * f,
+		Constant: c.Constant * f, Local: c.Local * f, LocalBytes: c.LocalBytes * f, Compares: c.Compares * f, Branches: c.Branches * f,
 		Barriers: c.Barriers * f, Other: c.Other * f}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -86,7 +87,30 @@ func parsePTXInstruction(line string) instruction {
 		op, rest, _ = strings.Cut(line, " ")
 	}
 	operands := splitOperands(rest)
-	return instruction{op: op, operands: operands, class: classifyPTX(op, operands)}
+	in := instruction{op: op, operands: operands, class: classifyPTX(op, operands)}
+	if in.class == classLocal {
+		in.bytes = ptxAccessBytes(op)
+	}
+	return in
+}
+
+// ptxAccessBytes returns the bytes one lane moves with a PTX load or
+// store: its type's size times its vector width (.v2, .v4).
+func ptxAccessBytes(op string) int {
+	size, lanes := 0, 1
+	for _, mod := range strings.Split(op, ".")[1:] {
+		switch {
+		case mod == "v2":
+			lanes = 2
+		case mod == "v4":
+			lanes = 4
+		case len(mod) >= 2 && strings.ContainsRune("bfsu", rune(mod[0])):
+			if bits, err := strconv.Atoi(mod[1:]); err == nil && bits >= 8 {
+				size = bits / 8
+			}
+		}
+	}
+	return size * lanes
 }
 
 // classifyPTX returns the class of a PTX instruction. Parameter loads and

@@ -160,3 +160,62 @@ func TestCompiledUnavailable(t *testing.T) {
 		t.Errorf("a compiled kernel with a loop: note %q", note)
 	}
 }
+
+// TestCompiledSpills: a compiled code's spill traffic passes L1 and, where
+// the resident threads' spill slots fit neither one SM's L1 nor the L2,
+// adds its bytes per update to the L2 and DRAM bounds, by hand; the same
+// code with slots that fit L1 leaves L2 and DRAM as they are.
+func TestCompiledSpills(t *testing.T) {
+	dev, err := device.Lookup("MI210")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := loadExample(t, "star2d-r1")
+	l := k.NewLaunch([3]int64{256, 1, 1}, [3]int64{1, 2, 1})
+	estimate := func(spillBytes int64) *Report {
+		t.Helper()
+		code := &compiled.Code{Compiler: "clang 19.1.7", Target: "gfx90a", Format: compiled.FormatAMDGPU, Registers: 64, WaveSize: 64, SpillBytes: spillBytes,
+			Counts: compiled.Counts{FP32: 6, Integer: 4, GlobalLoads: 8, GlobalStores: 2, Local: 100, LocalBytes: 400}}
+		r, err := Estimate(k, l, dev, Options{Code: &codeOf{code: code}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	plain, err := Estimate(k, l, dev, Options{Code: &codeOf{code: &compiled.Code{Compiler: "clang 19.1.7", Target: "gfx90a", Format: compiled.FormatAMDGPU, Registers: 64, WaveSize: 64,
+		Counts: compiled.Counts{FP32: 6, Integer: 4, GlobalLoads: 8, GlobalStores: 2, Local: 100}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d0 := plain.Derived
+	// 400 bytes per thread over λ = 2 updates: 200 bytes per update.
+	const perLup = 200.0
+	clockSMs := dev.ClockGHz * float64(dev.SMs)
+
+	big := estimate(dev.L2Bytes) // one thread's slots alone exceed L2
+	d := big.Derived
+	if d.Spill.Level != LimiterDRAM || d.Spill.BytesPerLup != perLup {
+		t.Fatalf("spill %+v, want %v bytes per update held in DRAM", d.Spill, perLup)
+	}
+	if want := big.Launch.BlocksPerSM * 256 * dev.L2Bytes; d.Spill.ResidentBytesPerSM != want {
+		t.Errorf("resident spill bytes per SM %d, want %d", d.Spill.ResidentBytesPerSM, want)
+	}
+	if want := clockSMs / (d0.L1CyclesPerLup + perLup/float64(dev.L1BankWidth)); !closeTo(d.PerfL1, want) {
+		t.Errorf("L1 bound %v, want %v", d.PerfL1, want)
+	}
+	if want := dev.L2BandwidthGBs / (d0.L2TotalV2 + perLup); !closeTo(d.PerfL2V2, want) {
+		t.Errorf("L2 bound %v, want %v", d.PerfL2V2, want)
+	}
+	if want := dev.DRAMBandwidthGBs / (d0.DRAMVolume() + perLup); !closeTo(d.PerfMemV3, want) {
+		t.Errorf("DRAM bound %v, want %v", d.PerfMemV3, want)
+	}
+	if !strings.Contains(SpillNote(big), "DRAM holds them") {
+		t.Errorf("note %q", SpillNote(big))
+	}
+
+	small := estimate(4).Derived // 4 bytes a thread fit L1
+	if small.Spill.Level != LimiterL1 || small.PerfL2V2 != d0.PerfL2V2 || small.PerfMemV3 != d0.PerfMemV3 || !(small.PerfL1 < d0.PerfL1) {
+		t.Errorf("slots in L1: spill %+v, bounds L1 %v L2 %v DRAM %v; want L1 below %v and L2, DRAM as without spills (%v, %v)",
+			small.Spill, small.PerfL1, small.PerfL2V2, small.PerfMemV3, d0.PerfL1, d0.PerfL2V2, d0.PerfMemV3)
+	}
+}

@@ -100,6 +100,9 @@ type Launch struct {
 	FlopsPerLup     float64 `json:"flopsPerLup"`
 	FlinsPerLup     float64 `json:"flinsPerLup"` // floating-point instructions per Lup (an FMA is one)
 	FPBytes         int     `json:"fpType"`      // 4 single or 8 double precision
+	// Spill is the compiled code's spill traffic; zero for a counted mix
+	// or code that does not spill.
+	Spill SpillTraffic `json:"spill,omitzero"`
 }
 
 // Derived holds the per-lattice-update metrics of docs/metrics.md §5.3–5.5.
@@ -145,6 +148,11 @@ type Derived struct {
 
 	LoadFields  []LoadFieldDerived  `json:"loadFields,omitempty"`
 	StoreFields []StoreFieldDerived `json:"storeFields,omitempty"`
+
+	// Spill is the compiled code's spill traffic, which the bounds of L1,
+	// L2 and DRAM carry beside the fields' volumes above; zero without
+	// spills.
+	Spill SpillTraffic `json:"spill,omitzero"`
 
 	Limiters
 }
@@ -257,6 +265,7 @@ func Derive(b Basic, l Launch, dev device.Device, m Method) (Derived, error) {
 	d.MemLoadV3 = d.MemLoadV2 + d.MemStoreEvicts
 	d.MemLoadV4 = d.MemLoadV3 + d.MemLoadEvicts
 	d.StoreFields = storeFields(b.StoreFields, d.MemStoreEvicts, lambda, r)
+	d.Spill = l.Spill
 	d.Limiters = computeLimiters(d, l, dev)
 	return d, nil
 }
@@ -391,6 +400,14 @@ func storeFields(fields []FieldBasic, evicts, lambda float64, r reuse) []StoreFi
 // DRAMVolume is the volume behind the DRAM limiter, DRAM load V3 plus
 // DRAM store V2, in B/Lup.
 func (d Derived) DRAMVolume() float64 { return d.MemLoadV3 + d.MemStoreV2 }
+
+// L2Traffic is the bytes per Lup behind the L2 limiter: L2 load V2 plus
+// store, and the spill traffic that reaches L2.
+func (d Derived) L2Traffic() float64 { return d.L2TotalV2 + d.Spill.at(LimiterL2) }
+
+// DRAMTraffic is the bytes per Lup behind the DRAM limiter: DRAMVolume and
+// the spill traffic that reaches DRAM.
+func (d Derived) DRAMTraffic() float64 { return d.DRAMVolume() + d.Spill.at(LimiterDRAM) }
 
 // dramShare is the share of the L2 traffic (load V2 + store) that goes on
 // to DRAM, at most 1; 0 without L2 traffic.

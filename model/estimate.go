@@ -217,7 +217,11 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	if k.StateField() != nil {
 		rep.Launch.Steps, rep.Launch.ComputedPerUseful = l.StepCount(), steps.perPoint
 	}
-	if rep.Derived, err = Derive(basic, derivedLaunch(k, l, method, W, shape, beta, steps), *dev, method); err != nil {
+	launch := derivedLaunch(k, l, method, W, shape, beta, steps)
+	if code != nil {
+		launch.Spill = spillTraffic(code, code.Counts.Scaled(1/float64(l.LupsPerThread())), beta, B, *dev)
+	}
+	if rep.Derived, err = Derive(basic, launch, *dev, method); err != nil {
 		return nil, err
 	}
 	if err := addIssueBound(rep, lists, staging, k, l, dev, code, unavailable); err != nil {

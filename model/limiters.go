@@ -108,16 +108,20 @@ func Lowest(bounds [4]float64) (float64, Limiter) {
 	return bounds[best], best
 }
 
+// computeLimiters returns the bounds of d's volumes and cycles under l on
+// dev, with the spill traffic (Derived.Spill) added to the L1 cycles and to
+// the volumes of the levels it reaches.
 func computeLimiters(d Derived, l Launch, dev device.Device) Limiters {
 	clockSMs := dev.ClockGHz * float64(dev.SMs)
+	l2, mem := d.Spill.at(LimiterL2), d.Spill.at(LimiterDRAM)
 	lim := Limiters{
-		PerfL1:    clockSMs / d.L1CyclesPerLup,
-		PerfL2V1:  dev.L2BandwidthGBs / d.L2TotalV1,
-		PerfL2V2:  dev.L2BandwidthGBs / d.L2TotalV2,
-		PerfMemV1: dev.DRAMBandwidthGBs / (d.MemLoadV1 + d.MemStoreV1),
-		PerfMemV2: dev.DRAMBandwidthGBs / (d.MemLoadV2 + d.MemStoreV1),
-		PerfMemV3: dev.DRAMBandwidthGBs / d.DRAMVolume(),
-		PerfMemV4: dev.DRAMBandwidthGBs / (d.MemLoadV4 + d.MemStoreV2),
+		PerfL1:    clockSMs / (d.L1CyclesPerLup + d.Spill.l1Cycles(dev)),
+		PerfL2V1:  dev.L2BandwidthGBs / (d.L2TotalV1 + l2),
+		PerfL2V2:  dev.L2BandwidthGBs / d.L2Traffic(),
+		PerfMemV1: dev.DRAMBandwidthGBs / (d.MemLoadV1 + d.MemStoreV1 + mem),
+		PerfMemV2: dev.DRAMBandwidthGBs / (d.MemLoadV2 + d.MemStoreV1 + mem),
+		PerfMemV3: dev.DRAMBandwidthGBs / d.DRAMTraffic(),
+		PerfMemV4: dev.DRAMBandwidthGBs / (d.MemLoadV4 + d.MemStoreV2 + mem),
 	}
 	if d.SharedCyclesPerLup > 0 {
 		shared := clockSMs / d.SharedCyclesPerLup

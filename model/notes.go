@@ -23,6 +23,7 @@ const (
 	NoteTLBReach      = "tlb-reach-exceeded" // TLBNote
 	NoteInstructions  = "instructions"       // InstructionsNote
 	NoteSteps         = "time-steps"         // StepsNote
+	NoteSpills        = "spills"             // SpillNote
 )
 
 // LaunchNotes gathers the notes on report r of kernel k under launch l on
@@ -39,6 +40,7 @@ func LaunchNotes(k *kernel.Kernel, l kernel.Launch, r *Report, dev *device.Devic
 		{Code: NotePartialAccess, Text: PartialNote(k)},
 		{Code: NoteTLBReach, Text: TLBNote(r, dev)},
 		{Code: NoteInstructions, Text: InstructionsNote(r)},
+		{Code: NoteSpills, Text: SpillNote(r)},
 		{Code: NoteSteps, Text: StepsNote(k, l, r)},
 	} {
 		if n.Text != "" {

@@ -49,8 +49,8 @@ func LatencyPrediction(r *Report, dev *device.Device, warpsPerSM, lanesPerWarp f
 	}
 	costs, err := ResourceCosts(WarpCosts{
 		L1DataPipeCycles: d.L1DataPipeCyclesPerLup * perWarpLups,
-		L2Bytes:          d.L2TotalV2 * perWarpLups,
-		DRAMBytes:        d.DRAMVolume() * perWarpLups,
+		L2Bytes:          d.L2Traffic() * perWarpLups,
+		DRAMBytes:        d.DRAMTraffic() * perWarpLups,
 		FPInstructions:   r.Launch.FlopsPerLup / 2 * lambda,
 		Instructions:     instructions,
 	}, *dev, fpBytes)

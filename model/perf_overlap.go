@@ -225,9 +225,9 @@ func (o overlapRun) prediction(r *Report, dev *device.Device, par OverlapParams)
 	for i := range p.Bounds {
 		switch p.Bounds[i].Name {
 		case "L2":
-			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs = d.L2TotalV2, dev.L2BandwidthGBs
+			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs = d.L2Traffic(), dev.L2BandwidthGBs
 		case "DRAM":
-			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs = d.DRAMVolume(), dev.DRAMBandwidthGBs
+			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs = d.DRAMTraffic(), dev.DRAMBandwidthGBs
 		}
 	}
 	p.Combination = fmt.Sprintf("(1/GLups)^p = Σ (1/bound)^p with p = %g; the latency bound has %.4g warps of %.4g active lanes per SM in flight, %.0f cycles per update%s%s", par.Exponent, o.warps, o.lanes, o.cycles, launchNote, o.tail.note(dev))

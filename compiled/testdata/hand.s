@@ -23,6 +23,7 @@ _Z4scalPfS_:                            ; @_Z4scalPfS_
 	s_barrier
 	global_store_dword v0, v1, s[0:1]
 	scratch_store_dword off, v1, s8
+	buffer_load_dwordx2 v[2:3], off, s[12:15], 0 offset:8 ; 8-byte Folded Reload
 	s_endpgm
 .Lfunc_end0:
 	.size	_Z4scalPfS_, .Lfunc_end0-_Z4scalPfS_
