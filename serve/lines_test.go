@@ -88,7 +88,7 @@ func TestServeLinesAnswersAsTheAPI(t *testing.T) {
 		`3`:    {"endpoint", `"predicts" is no endpoint`},
 		`4`:    {"endpoint", `"endpoint" is missing`},
 		`5`:    {"", `unknown key "threads" for simulate`},
-		`6`:    {"", `unknown device "no-such-gpu"`},
+		`6`:    {"device", `unknown device "no-such-gpu"`},
 	} {
 		got, ok := answers[id]
 		switch {
