@@ -52,6 +52,7 @@ from ._api import (
     to_pandas,
 )
 from ._runner import PolyvolError, binary
+from ._session import Session
 
 __all__ = [
     "Device",
@@ -62,6 +63,7 @@ __all__ = [
     "Prediction",
     "PolyvolError",
     "Ranked",
+    "Session",
     "Volumes",
     "binary",
     "devices",

@@ -20,13 +20,18 @@ import time
 from collections import deque
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from ._runner import PolyvolError, binary
+from ._runner import PolyvolError, Result, binary
 
 __all__ = ["Session", "default_session"]
 
 #: The kinds of a request's error that are the input's fault (exit status 2
 #: on the command line); the others are polyvol's own failures (1).
 _INPUT_KINDS = ("input", "work-bound", "no-fit")
+
+#: The longest request line the process reads (serve's default body limit);
+#: a longer one is refused here, since the process could not say whose
+#: request it refused.
+MAX_LINE_BYTES = 1 << 20
 
 
 def error_of(answer: Mapping[str, Any], command: Sequence[str] = ()) -> PolyvolError:
@@ -143,8 +148,8 @@ class Session:
 
     def request_many(self, requests: Sequence[Mapping[str, Any]], timeout: Optional[float] = None) -> List[Any]:
         """Sends each request (an API request body plus ``"endpoint"``) and
-        returns, in the requests' order, each answer's body (the endpoint's
-        JSON, with ``"notes"`` added under the key ``"_notes"``) or its
+        returns, in the requests' order, each answer: a ``Result`` (``data``
+        the endpoint's JSON, ``notes`` its notes) or a
         :class:`PolyvolError`. Raises ``subprocess.TimeoutExpired`` when
         ``timeout`` seconds pass first, after ending the process."""
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -159,8 +164,13 @@ class Session:
             with self._write:
                 assert p.stdin is not None
                 for w, r in zip(waiters, requests):
+                    line = json.dumps(dict(r, id=w.id), ensure_ascii=False)
+                    if len(line.encode("utf-8")) > MAX_LINE_BYTES:
+                        self._pending.pop(w.id, None)
+                        w.set(PolyvolError(f"the request is larger than {MAX_LINE_BYTES} bytes (its spec, most likely)"))
+                        continue
                     try:
-                        p.stdin.write(json.dumps(dict(r, id=w.id)) + "\n")
+                        p.stdin.write(line + "\n")
                     except (BrokenPipeError, OSError):
                         break  # the process ended: its reader fails the waiters
                 try:
@@ -209,13 +219,10 @@ class _Waiter:
         self.value: Any = None
 
     def set(self, answer: Any) -> None:
+        """Sets the answer: an answer line's JSON, or the error of a request
+        that got none."""
         if isinstance(answer, dict):
-            if "body" in answer:
-                body = answer["body"]
-                body["_notes"] = answer.get("notes") or []
-                answer = body
-            else:
-                answer = error_of(answer)
+            answer = Result(answer["body"], list(answer.get("notes") or [])) if "body" in answer else error_of(answer)
         self.value = answer
         self.done.set()
 

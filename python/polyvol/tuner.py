@@ -248,8 +248,8 @@ def rank(
     ties keep Kernel Tuner's order.
 
     The distinct launches go, as one batch, to one long-lived polyvol
-    process (``polyvol serve --stdio``; ``session``, default the package's
-    shared one), which predicts as many at once as there are CPUs: there
+    process (``polyvol serve --stdio``; ``session``, a :class:`polyvol.Session`,
+    default the package's shared one), which predicts as many at once as there are CPUs: there
     is no process start per launch. With a ``source`` file, or a spec file
     polyvol must read by its name, one ``polyvol predict`` runs per
     distinct launch instead, ``workers`` at a time (default: the CPU
@@ -339,7 +339,7 @@ def _glups_of(answer: Any, spec: Any) -> Union[float, PolyvolError]:
                 kind=answer.kind, field=answer.field,
             )
         return answer
-    return float(answer["prediction"]["GLups"])
+    return float(answer.data["prediction"]["GLups"])
 
 
 def _predict_each(

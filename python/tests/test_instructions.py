@@ -11,7 +11,7 @@ import pytest
 
 import polyvol
 from polyvol import InstructionClasses, Instructions, Loop
-from polyvol._session import Session
+from polyvol import Session
 from polyvol.tuner import Space, rank
 
 from conftest import calls, request_wrapper

@@ -9,7 +9,7 @@ import json
 import pytest
 
 import polyvol
-from polyvol._session import Session
+from polyvol import Session
 from polyvol.tuner import Space, cache_key, rank, read_cache, top_k_restriction
 
 from conftest import calls, request_log  # noqa: F401 (a fixture)
@@ -203,14 +203,18 @@ def test_session_answers_by_id_and_survives_bad_requests():
             {"endpoint": "nope"},
             {"endpoint": "predict", "example": "vec-copy", "block": "128"},
         ])
-        assert [a["launch"]["block"] for a in (answers[0], answers[3])] == [[64, 1, 1], [128, 1, 1]]
+        assert [a.data["launch"]["block"] for a in (answers[0], answers[3])] == [[64, 1, 1], [128, 1, 1]]
         assert isinstance(answers[1], polyvol.PolyvolError) and answers[1].field == "block"
         assert isinstance(answers[2], polyvol.PolyvolError) and answers[2].field == "endpoint"
-        assert answers[0]["_notes"] == []
+        assert answers[0].notes == []
         pid = s._proc.pid
-        (again,) = s.request_many([{"endpoint": "predict", "example": "vec-copy", "block": "64"}])
+        (again, huge) = s.request_many([
+            {"endpoint": "predict", "example": "vec-copy", "block": "64"},
+            {"endpoint": "predict", "spec": "#" * (2 << 20)},
+        ])
         assert s._proc.pid == pid  # the same process answers the next batch
-        assert again["prediction"] == answers[0]["prediction"]
+        assert again.data["prediction"] == answers[0].data["prediction"]
+        assert isinstance(huge, polyvol.PolyvolError) and "larger than" in huge.message
 
 
 def test_read_cache_names_file_and_position(tmp_path):
