@@ -34,7 +34,7 @@ _INPUT_KINDS = ("input", "work-bound", "no-fit")
 MAX_LINE_BYTES = 1 << 20
 
 
-def error_of(answer: Mapping[str, Any], command: Sequence[str] = ()) -> PolyvolError:
+def error_of(answer: Mapping[str, Any]) -> PolyvolError:
     """The PolyvolError of an error answer line (the API's error body)."""
     kind = answer.get("kind")
     return PolyvolError(
@@ -43,7 +43,6 @@ def error_of(answer: Mapping[str, Any], command: Sequence[str] = ()) -> PolyvolE
         line=answer.get("line"),
         column=answer.get("column"),
         returncode=2 if kind in _INPUT_KINDS else 1,
-        command=command,
         kind=kind,
         field=answer.get("field"),
     )
@@ -58,7 +57,9 @@ class Session:
     ``KeyboardInterrupt``, any exception), the session kills the process
     group of polyvol, its supervised child and their workers, and raises;
     the next request starts a fresh process. :meth:`close` ends the process
-    (the session is also a context manager).
+    (the session is also a context manager). ``argv`` is the command prefix
+    that runs polyvol; by default the binary is found as
+    :func:`polyvol.binary` finds it, anew for each process start.
     """
 
     def __init__(self, argv: Optional[Sequence[str]] = None) -> None:
