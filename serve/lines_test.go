@@ -182,3 +182,30 @@ func TestServeLinesWriteError(t *testing.T) {
 		t.Fatalf("got %v, want the write's error", err)
 	}
 }
+
+// TestServeLinesContainsHostileRequests sends, as request lines answered in
+// worker processes, a map that runs ISL without bound between two good
+// requests: it is answered with the work bound its worker passed, as the
+// HTTP API answers it, and the requests around it are answered.
+func TestServeLinesContainsHostileRequests(t *testing.T) {
+	withWorkers(t)
+	var hostile map[string]string
+	if err := json.Unmarshal([]byte(rawMapSpec("{ [x, y] -> A[((((x mod 3) mod 5 + x) mod 7 + 2x) mod 11 + x) mod 13, y] : x mod 17 = (x mod 19) mod 23 }")), &hostile); err != nil {
+		t.Fatal(err)
+	}
+	hostile["id"], hostile["endpoint"] = "hostile", "predict"
+	line, err := json.Marshal(hostile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := `{"endpoint": "predict", "example": "vec-copy", "id": `
+	answers := serveLines(t, serve.New(serve.Config{Slots: 2}), good+"1}\n"+string(line)+"\n"+good+"2}\n")
+	if a := answers[`"hostile"`]; a.Status != 400 || a.Kind != "work-bound" || !strings.Contains(a.Error, "the work passed its") {
+		t.Errorf("hostile request: got status %d, kind %q, error %q; want 400, work-bound, the worker's limit", a.Status, a.Kind, a.Error)
+	}
+	for _, id := range []string{"1", "2"} {
+		if a := answers[id]; a.Body == nil {
+			t.Errorf("id %s: no body (error %q)", id, a.Error)
+		}
+	}
+}
