@@ -34,6 +34,7 @@ func init() {
 			Name:  "serve",
 			Usage: "serve a web calculator and a JSON HTTP API on a local address",
 			UsageText: `polyvol serve [--listen HOST:PORT] [--token TOKEN] [--allow-remote] [--allow-host NAME ...]
+   polyvol serve --stdio
 
 Starts an HTTP server that answers the questions of predict, explore,
 layercond, simulate and devices as JSON (the same JSON as --format json, see
@@ -57,6 +58,15 @@ clients use for the machine must be given with --allow-host (the listen
 address itself, and the machine's addresses for 0.0.0.0, are accepted).
 Port 0 picks a free port.
 
+--stdio answers the same requests as JSON lines on standard input and
+output instead, in one long-lived process (no address, no token): each line
+is a request body of the API plus "endpoint" (predict, simulate, layercond
+or explore) and an optional "id"; each answer is one line with that id and
+"body" (the endpoint's JSON) and "notes", or the API's error body with its
+"status". No token is needed: the input is the caller's own. Answers come as they finish; a bad line is answered with an
+error and the next one read. The end of the input ends the command (exit
+0) once the running requests are answered.
+
 Examples:
    polyvol serve
    polyvol serve --listen 127.0.0.1:9000
@@ -64,12 +74,14 @@ Examples:
        --allow-host gpu-box.lan
    export POLYVOL_API_TOKEN=$(openssl rand -hex 16); polyvol serve &
    curl -s 127.0.0.1:8080/api/predict -H 'Content-Type: application/json' \
-        -H "X-Polyvol-Token: $POLYVOL_API_TOKEN" -d '{"example": "star3d-r4", "block": "256,1,2"}'`,
+        -H "X-Polyvol-Token: $POLYVOL_API_TOKEN" -d '{"example": "star3d-r4", "block": "256,1,2"}'
+   echo '{"id": 1, "endpoint": "predict", "example": "star3d-r4", "block": "256,1,2"}' | polyvol serve --stdio`,
 			Flags: []ucli.Flag{
 				&ucli.StringFlag{Name: "listen", Value: defaultListen, Usage: "`HOST:PORT` to listen on; loopback by default"},
 				&ucli.StringFlag{Name: "token", EnvVars: []string{tokenEnv}, Usage: "the API `TOKEN` (16 to 128 letters, digits or -._~); random by default"},
 				&ucli.BoolFlag{Name: "allow-remote", Usage: "allow a --listen address that is not loopback"},
 				&ucli.StringSliceFlag{Name: "allow-host", Usage: "also accept the Host `NAME` (the machine's name on the network); repeatable"},
+				&ucli.BoolFlag{Name: "stdio", Usage: "answer JSON request lines on standard input and output instead of listening"},
 			},
 			Action: runServe,
 		}
@@ -80,6 +92,9 @@ Examples:
 func runServe(c *ucli.Context) error {
 	if c.NArg() > 0 {
 		return usageErrorf("serve takes no arguments, got %d", c.NArg())
+	}
+	if c.Bool("stdio") {
+		return runServeLines(c)
 	}
 	token := c.String("token")
 	if token != "" {
@@ -138,6 +153,23 @@ func runServe(c *ucli.Context) error {
 	}
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+// runServeLines is the action of serve --stdio: it answers the request
+// lines of standard input on standard output until the input ends, or
+// SIGINT or SIGTERM cuts the running requests.
+func runServeLines(c *ucli.Context) error {
+	for _, name := range []string{"listen", "allow-remote", "allow-host"} { // --token may come from the environment
+		if c.IsSet(name) {
+			return flagErrorf(name, "--%s does not apply to --stdio, which listens on no address", name)
+		}
+	}
+	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := serve.New(serve.Config{}).ServeLines(ctx, c.App.Reader, c.App.Writer); err != nil {
+		return fmt.Errorf("serve --stdio: %w", err)
 	}
 	return nil
 }

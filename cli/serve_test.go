@@ -3,6 +3,8 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -171,6 +173,9 @@ func TestServeUsageErrors(t *testing.T) {
 		{[]string{"--token", "has space 0123456789"}, "--token"},
 		{[]string{"--allow-host", "a/b"}, "--allow-host"},
 		{[]string{"extra"}, "argument"},
+		{[]string{"--stdio", "--listen", "127.0.0.1:0"}, "--listen"},
+		{[]string{"--stdio", "--allow-remote"}, "--allow-remote"},
+		{[]string{"--stdio", "--allow-host", "box"}, "--allow-host"},
 	} {
 		var stdout, stderr bytes.Buffer
 		args := append([]string{"polyvol", "serve"}, c.args...)
@@ -182,5 +187,32 @@ func TestServeUsageErrors(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := Run([]string{"polyvol", "serve"}, &stdout, &stderr); code != ExitUsage || !strings.Contains(stderr.String(), "--token") {
 		t.Errorf("$%s=short: exit %d, stderr %q; want exit 2 naming --token", tokenEnv, code, stderr.String())
+	}
+}
+
+// TestServeStdio checks that serve --stdio answers each request line of
+// standard input with a line of the same id, a bad line with an error, and
+// exits 0 at the end of the input.
+func TestServeStdio(t *testing.T) {
+	input := `{"id": 1, "endpoint": "predict", "example": "vec-copy", "block": "256"}` + "\n" + `{"id": 2, "endpoint": "predict", "block": 0}` + "\n"
+	var stdout, stderr bytes.Buffer
+	if code := RunWithInput([]string{"polyvol", "serve", "--stdio"}, strings.NewReader(input), &stdout, &stderr); code != ExitOK || stderr.Len() > 0 {
+		t.Fatalf("exit %d, stderr %q; want 0 and nothing", code, stderr.String())
+	}
+	answers := map[int]map[string]any{}
+	for line := range strings.Lines(stdout.String()) {
+		var a map[string]any
+		if err := json.Unmarshal([]byte(line), &a); err != nil {
+			t.Fatalf("answer line %q: %v", line, err)
+		}
+		id, _ := a["id"].(float64)
+		answers[int(id)] = a
+	}
+	body, _ := answers[1]["body"].(map[string]any)
+	if launch, _ := body["launch"].(map[string]any); launch == nil || fmt.Sprint(launch["block"]) != "[256 1 1]" {
+		t.Errorf("id 1: got %v, want a prediction of block 256,1,1", answers[1])
+	}
+	if a := answers[2]; a["kind"] != "input" || a["field"] != "block" || a["body"] != nil {
+		t.Errorf("id 2: got %v, want an input error naming block", a)
 	}
 }

@@ -21,7 +21,7 @@ func CheckDeviceName(source, name string) error {
 // FindDevice returns the device called name among files, the devices of
 // the user's device files (canonical name, display name or alias, ignoring
 // case), and then in the embedded database (device.Lookup, whose error
-// suggests the nearest names).
+// suggests the nearest names), whose error names the field "device".
 func FindDevice(name string, files []*device.Device) (*device.Device, error) {
 	for _, d := range files {
 		for _, n := range append([]string{d.Name, d.DisplayName}, d.Aliases...) {
@@ -32,7 +32,7 @@ func FindDevice(name string, files []*device.Device) (*device.Device, error) {
 	}
 	d, err := device.Lookup(name)
 	if err != nil {
-		return nil, &Error{Err: err}
+		return nil, &Error{Field: "device", Err: err}
 	}
 	return d, nil
 }

@@ -168,11 +168,12 @@ func cause(ctx context.Context) error {
 	return err
 }
 
-// budget returns the request's context bounded by the time budget (cause
-// errTimeout) and ended by a cut of Shutdown (cause errShutdown); it ends
-// with cause context.Canceled when the client closes the connection.
-func (s *Server) budget(r *http.Request) (context.Context, context.CancelFunc) {
-	ctx, cancelTimeout := context.WithTimeoutCause(r.Context(), s.cfg.RequestTimeout, errTimeout)
+// budget returns a request's context under parent, the connection's,
+// bounded by the time budget (cause errTimeout) and ended by a cut of
+// Shutdown (cause errShutdown); it ends with cause context.Canceled when
+// parent ends, as when the client closes the connection.
+func (s *Server) budget(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancelTimeout := context.WithTimeoutCause(parent, s.cfg.RequestTimeout, errTimeout)
 	ctx, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(s.cut, func() { cancel(errShutdown) })
 	return ctx, func() {
@@ -198,19 +199,24 @@ func (s *Server) handleAnswer(ep endpoint) http.HandlerFunc {
 	}
 }
 
-// answerRequest reads r's values for ep and runs ep's answer on them under
-// the request's budget, holding the slots of its claim (slotsOf) while it
-// runs (run).
+// answerRequest reads r's values for ep and answers them (answerValues).
 func (s *Server) answerRequest(r *http.Request, ep endpoint, progress func(done, total int)) ([]byte, []string, error) {
 	values, err := readValues(r, ep)
 	if err != nil {
 		return nil, nil, err
 	}
-	ctx, cancel := s.budget(r)
+	return s.answerValues(r.Context(), ep, values, progress)
+}
+
+// answerValues runs ep's answer on a request's checked values under the
+// request's budget (budget of parent), holding the slots of its claim
+// (slotsOf) while it runs (run).
+func (s *Server) answerValues(parent context.Context, ep endpoint, values map[string]string, progress func(done, total int)) ([]byte, []string, error) {
+	ctx, cancel := s.budget(parent)
 	defer cancel()
 	var body []byte
 	var notes []string
-	err = s.run(ctx, s.slotsOf(ep), func(ctx context.Context) error {
+	err := s.run(ctx, s.slotsOf(ep), func(ctx context.Context) error {
 		var err error
 		body, notes, err = s.answer(ctx, ep.command, values, progress)
 		return err

@@ -326,7 +326,7 @@ func TestUserErrors(t *testing.T) {
 		{"/api/predict", specBody(badElementSpec), errorAnswer{File: "<stdin>", Line: 5, Column: 14, Field: `field "u" element`}},
 		{"/api/predict", specBody(syntax), errorAnswer{File: "<stdin>", Line: 3, Column: 8}}, // the second colon of "flops: : 3"
 		{"/api/predict", `{"block": "0,1,1"}`, errorAnswer{Field: "block"}},
-		{"/api/predict", `{"device": "no-such-gpu"}`, errorAnswer{}},
+		{"/api/predict", `{"device": "no-such-gpu"}`, errorAnswer{Field: "device"}},
 		{"/api/predict", `{"device-file": "/etc/passwd"}`, errorAnswer{}},
 		{"/api/predict", `{"example": "/etc/passwd"}`, errorAnswer{}},
 		{"/api/predict", `{"example": "star3d-r4", "spec": "name: x"}`, errorAnswer{}},

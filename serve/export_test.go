@@ -22,7 +22,7 @@ func (s *Server) AnswerOf(command string) Answer { return s.answers[command] }
 // RecordRun records that the answer of the endpoint of command ran for d,
 // as a finished request's work is recorded for the Retry-After estimate.
 func (s *Server) RecordRun(command string, d time.Duration) {
-	for _, ep := range []endpoint{predictEndpoint, simulateEndpoint, layercondEndpoint, exploreEndpoint} {
+	for _, ep := range lineEndpoints {
 		if ep.command == command {
 			s.slots.mu.Lock()
 			s.slots.record(s.slotsOf(ep), d)

@@ -4,7 +4,8 @@
 would first download the backend named in pyproject.toml (setuptools) from
 PyPI; with this in-tree backend (`backend-path`) nothing is downloaded, so
 the install works offline. It builds a pure-Python wheel of the package
-`polyvol` and an sdist of this directory.
+`polyvol`, an editable wheel (`pip install -e ./python`: a .pth file that
+puts this directory on sys.path, PEP 660) and an sdist of this directory.
 """
 
 from __future__ import annotations
@@ -33,6 +34,20 @@ def _project() -> dict:
     return out
 
 
+def _extras() -> dict:
+    """The [project.optional-dependencies] of pyproject.toml: each extra's
+    requirements, from lines `name = ["req", ...]`."""
+    with open(os.path.join(HERE, "pyproject.toml"), encoding="utf-8") as f:
+        text = f.read()
+    if "[project.optional-dependencies]" not in text:
+        return {}
+    table = text.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
+    extras = {}
+    for m in re.finditer(r"^([A-Za-z0-9_.-]+)\s*=\s*\[([^\]]*)\]", table, flags=re.M):
+        extras[m.group(1)] = re.findall(r'"([^"]+)"', m.group(2))
+    return extras
+
+
 def _metadata() -> str:
     p = _project()
     lines = [
@@ -42,9 +57,10 @@ def _metadata() -> str:
         f"Summary: {p.get('description', '')}",
         "License: Apache-2.0",
         f"Requires-Python: {p.get('requires-python', '>=3.9')}",
-        "Provides-Extra: pandas",
-        'Requires-Dist: pandas; extra == "pandas"',
     ]
+    for extra, reqs in _extras().items():
+        lines.append(f"Provides-Extra: {extra}")
+        lines += [f'Requires-Dist: {r}; extra == "{extra}"' for r in reqs]
     readme = os.path.join(HERE, "README.md")
     body = ""
     if os.path.exists(readme):
@@ -73,7 +89,13 @@ def get_requires_for_build_sdist(config_settings=None):
     return []
 
 
-def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+def get_requires_for_build_editable(config_settings=None):
+    return []
+
+
+def _wheel(wheel_directory: str, contents) -> str:
+    """Writes the wheel of contents, (archive name, bytes) pairs, with its
+    metadata, and returns its file name."""
     p = _project()
     dist = f"{p['name']}-{p['version']}"
     name = f"{dist}-py3-none-any.whl"
@@ -84,14 +106,26 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
             whl.writestr(arc, data)
             records.append(f"{arc},{_digest(data)},{len(data)}")
 
-        for arc, path in _files():
-            with open(path, "rb") as f:
-                add(arc, f.read())
+        for arc, data in contents:
+            add(arc, data)
         add(f"{dist}.dist-info/METADATA", _metadata().encode())
         add(f"{dist}.dist-info/WHEEL", b"Wheel-Version: 1.0\nGenerator: polyvol_build\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
         records.append(f"{dist}.dist-info/RECORD,,")
         whl.writestr(f"{dist}.dist-info/RECORD", "\n".join(records) + "\n")
     return name
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    def contents():
+        for arc, path in _files():
+            with open(path, "rb") as f:
+                yield arc, f.read()
+
+    return _wheel(wheel_directory, contents())
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    return _wheel(wheel_directory, [(f"__editable__.{PACKAGE}.pth", (HERE + "\n").encode())])
 
 
 def build_sdist(sdist_directory, config_settings=None):

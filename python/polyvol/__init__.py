@@ -7,24 +7,26 @@
 
 How the package reaches polyvol
 -------------------------------
-Every function runs the ``polyvol`` binary once, with the spec on standard
-input (``polyvol predict - --format json``) or, for a path or an embedded
-example name, as its argument, and decodes the JSON it prints
-(docs/json.md). This is deliberate:
+``predict``, ``explore`` and ``devices`` run the ``polyvol`` binary once per
+call, with the spec on standard input (``polyvol predict - --format json``)
+or, for a path or an embedded example name, as its argument, and decode the
+JSON it prints (docs/json.md). This is deliberate:
 
 * the binary is self-contained (ISL linked in through cgo): no Go toolchain,
   no shared library and no ABI to match from Python, and the package stays
   standard library only;
-* there is no server to start, port to pick or process to clean up, as
-  ``polyvol serve`` would need; each call is independent, so calls run in
-  parallel from threads (``polyvol.tuner.rank`` does);
+* each call is independent, so calls run in parallel from threads;
 * errors map 1:1: polyvol exits 2 with one line
   ``polyvol: FILE:LINE:COL: message`` for a bad input, and
   :class:`PolyvolError` carries that file, line, column and message;
 * the JSON is a versioned contract, so the Python side only reads it.
 
-The cost is a process start per call (a few milliseconds against the tens
-to hundreds of milliseconds of an estimate).
+A process start per call costs tens of milliseconds, as much as a simple
+estimate. ``polyvol.tuner.rank``, which asks for thousands, sends its
+launches instead to one long-lived ``polyvol serve --stdio`` process (JSON
+lines, docs/api.md), kept in a process group of its own for the life of the
+Python process: a timeout or Ctrl-C kills that group, and the next call
+starts a fresh one.
 
 The binary is, in this order: the path in the environment variable
 ``POLYVOL_BIN``; ``polyvol`` on ``PATH``; or, when this package sits in the
@@ -50,6 +52,7 @@ from ._api import (
     to_pandas,
 )
 from ._runner import PolyvolError, binary
+from ._session import Session
 
 __all__ = [
     "Device",
@@ -60,6 +63,7 @@ __all__ = [
     "Prediction",
     "PolyvolError",
     "Ranked",
+    "Session",
     "Volumes",
     "binary",
     "devices",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import os
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -35,11 +36,18 @@ def _triple(value: TripleLike, what: str) -> str:
         return value
     if isinstance(value, int):
         value = (value,)
-    vals = [int(v) for v in value]
+    vals = [_integer(v, what) for v in value]
     if not 1 <= len(vals) <= 3:
         raise ValueError(f"{what} must have 1 to 3 entries, not {len(vals)}")
     vals += [1] * (3 - len(vals))
     return ",".join(str(v) for v in vals)
+
+
+def _integer(v: Any, what: str) -> int:
+    """v as an int; a bool, a fraction or a string is refused."""
+    if isinstance(v, bool) or not (isinstance(v, numbers.Integral) or isinstance(v, numbers.Real) and float(v).is_integer()):
+        raise ValueError(f"{what} entries must be integers, not {v!r}")
+    return int(v)
 
 
 def _t(v: Sequence[int]) -> Triple:

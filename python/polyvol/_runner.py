@@ -17,9 +17,9 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
-__all__ = ["PolyvolError", "binary", "run_json", "spec_argument"]
+__all__ = ["PolyvolError", "SpecOf", "binary", "run_json", "spec_argument", "spec_of", "spec_request"]
 
 #: A spec: a mapping (sent as JSON, which polyvol reads as YAML), YAML text,
 #: the name of an embedded example, or a path to a spec file.
@@ -44,6 +44,10 @@ class PolyvolError(Exception):
     given as a dict or as YAML text); they are ``None`` when polyvol names no
     position (a bad flag, an unknown device). ``message`` is the rest of the
     line, ``returncode`` polyvol's exit status and ``stderr`` all it wrote.
+    ``kind`` (``"input"``, ``"work-bound"``, ``"no-fit"``) and ``field``
+    (the spec field or the flag at fault, e.g. ``"block"`` or ``"device"``)
+    are those of an answer of the long-lived process (docs/api.md, Errors);
+    ``None`` where polyvol ran once per call, or names none.
     """
 
     def __init__(
@@ -56,8 +60,12 @@ class PolyvolError(Exception):
         returncode: int = 2,
         stderr: str = "",
         command: Sequence[str] = (),
+        kind: Optional[str] = None,
+        field: Optional[str] = None,
     ) -> None:
         self.message = message
+        self.kind = kind
+        self.field = field
         self.file = file
         self.line = line
         self.column = column
@@ -119,6 +127,9 @@ def _go() -> Optional[str]:
 def _resolve() -> _Binary:
     env = os.environ.get("POLYVOL_BIN")
     if env:
+        if not (os.path.isfile(env) and os.access(env, os.X_OK)):
+            why = "is not an executable file" if os.path.exists(env) else "does not exist"
+            raise PolyvolError(f"POLYVOL_BIN={env}: {why}; set it to the polyvol binary", returncode=127)
         return _Binary((env,), "POLYVOL_BIN")
     found = shutil.which("polyvol")
     if found:
@@ -132,8 +143,8 @@ def _resolve() -> _Binary:
         if repo is None or go is None:
             raise PolyvolError(
                 "polyvol binary not found: set POLYVOL_BIN, put polyvol on PATH "
-                "(go install github.com/polyvol/polyvol@latest), or use the package "
-                "from within the polyvol repository with Go installed",
+                "(go build -o bin/polyvol . in the polyvol repository, docs/building.md), "
+                "or use the package from within the polyvol repository with Go installed",
                 returncode=127,
             )
         # What `go run` does, once per process instead of once per call: the
@@ -153,19 +164,68 @@ def binary() -> Sequence[str]:
     return _resolve().argv
 
 
-def spec_argument(spec: Spec) -> tuple:
-    """Returns (argument, stdin) for a spec: a path or example name is passed
-    as polyvol's SPEC argument (so errors name the file); a mapping (as JSON)
-    or YAML text goes to standard input as ``-``."""
+#: The suffixes of the spec files that the long-lived process reads as text
+#: (a polyvol spec or a JSCoP is told by its keys, not its name).
+_TEXT_SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@dataclass(frozen=True)
+class SpecOf:
+    """What a spec is: ``kind`` ``"path"`` (``value`` the path), ``"example"``
+    (the name) or ``"text"`` (YAML or JSON text; a mapping as JSON)."""
+
+    kind: str
+    value: str
+
+
+def spec_of(spec: Spec) -> SpecOf:
+    """Tells what a spec is. A string of one line is a path when such a file
+    exists, YAML text when it starts with ``{`` or holds ``": "``, and
+    else an example name; one that looks like a path (a ``/`` or a YAML or
+    JSON suffix) but names no file raises :class:`PolyvolError` instead of
+    being read as YAML text. A string of several lines is YAML text."""
     if isinstance(spec, Mapping):
-        return "-", json.dumps(spec)
+        return SpecOf("text", json.dumps(spec))
     if isinstance(spec, os.PathLike):
-        return os.fspath(spec), None
+        return SpecOf("path", os.fspath(spec))
     if not isinstance(spec, str):
         raise TypeError(f"spec must be a dict, a YAML string, an example name or a path, not {type(spec).__name__}")
-    if "\n" not in spec and (os.path.exists(spec) or _EXAMPLE_NAME.match(spec)):
-        return spec, None
-    return "-", spec
+    if "\n" in spec or spec.lstrip().startswith("{") or ": " in spec:
+        return SpecOf("text", spec)
+    if os.path.exists(spec):
+        return SpecOf("path", spec)
+    if _EXAMPLE_NAME.match(spec) and not spec.endswith(_TEXT_SPEC_SUFFIXES):
+        return SpecOf("example", spec)
+    raise PolyvolError(f"spec {spec!r}: no such file (nor an example name or YAML text)")
+
+
+def spec_argument(spec: Spec) -> tuple:
+    """Returns (argument, stdin) for a spec (:func:`spec_of`): a path or
+    example name is passed as polyvol's SPEC argument (so errors name the
+    file); a mapping (as JSON) or YAML text goes to standard input as ``-``."""
+    s = spec_of(spec)
+    if s.kind == "text":
+        return "-", s.value
+    return s.value, None
+
+
+def spec_request(spec: Spec) -> Optional[Tuple[Dict[str, str], Optional[str]]]:
+    """The request keys of a spec for the long-lived process (``"spec"``
+    with its text, or ``"example"``) and the path that its errors name
+    instead of ``<stdin>``; None for a spec file that the process cannot
+    be given as text (an imported C kernel, say)."""
+    s = spec_of(spec)
+    if s.kind == "example":
+        return {"example": s.value}, None
+    if s.kind == "text":
+        return {"spec": s.value}, None
+    if not s.value.endswith(_TEXT_SPEC_SUFFIXES):
+        return None
+    try:
+        with open(s.value, encoding="utf-8") as f:
+            return {"spec": f.read()}, s.value
+    except (OSError, UnicodeDecodeError) as e:
+        raise PolyvolError(f"spec {s.value}: {e}") from e
 
 
 class Result:
@@ -211,7 +271,7 @@ def run_json(args: Sequence[str], stdin: Optional[str] = None, timeout: Optional
     cmd = list(binary()) + list(args)
     try:
         r = _run_group(cmd, stdin, timeout)
-    except FileNotFoundError as e:
+    except OSError as e:  # not found, not executable, not a program
         raise PolyvolError(f"cannot run polyvol ({cmd[0]}): {e}", returncode=127, command=cmd) from e
     if r.returncode != 0:
         raise PolyvolError.from_stderr(r.stderr, r.returncode, cmd)

@@ -37,6 +37,7 @@ import itertools
 import json
 import math
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import (
@@ -52,8 +53,9 @@ from typing import (
     Union,
 )
 
-from ._api import predict
-from ._runner import PolyvolError, Spec
+from ._api import _integer, predict
+from ._runner import PolyvolError, Spec, spec_request
+from ._session import Session, default_session
 
 __all__ = [
     "LaunchOf",
@@ -170,8 +172,8 @@ class Space:
         if entry is None:
             return 1
         if isinstance(entry, str):
-            return int(config[entry])
-        return int(entry)
+            return _integer(config[entry], f"block and fold: {entry} of {dict(config)}:")
+        return _integer(entry, "block and fold:")
 
     def launch(self, config: Mapping[str, Any]) -> LaunchOf:
         """The polyvol launch of a configuration."""
@@ -233,6 +235,8 @@ def rank(
     source: Union[None, str, "os.PathLike[str]"] = None,
     macros: Union[None, Mapping[str, Any], Callable[[Config], Mapping[str, Any]]] = None,
     kernel_name: Optional[str] = None,
+    session: Optional[Session] = None,
+    timeout: Optional[float] = None,
 ) -> List[Tuple[Config, float]]:
     """Ranks the configurations of ``space`` by polyvol's predicted GLup/s on
     ``device``, fastest first: a list of (configuration, GLup/s).
@@ -243,14 +247,24 @@ def rank(
     only in parameters polyvol does not see share that prediction, and
     ties keep Kernel Tuner's order.
 
-    One ``polyvol predict`` runs per distinct launch, ``workers`` at a time
-    (default: the CPU count): ``polyvol explore`` sweeps only power-of-two
-    block shapes of one thread count, while tuners try block sizes such as
-    48 or 80, so it cannot stand for a whole space.
+    The distinct launches go, as one batch, to one long-lived polyvol
+    process (``polyvol serve --stdio``; ``session``, a :class:`polyvol.Session`,
+    default the package's shared one), which predicts as many at once as there are CPUs: there
+    is no process start per launch. With a ``source`` file, or a spec file
+    polyvol must read by its name, one ``polyvol predict`` runs per
+    distinct launch instead, ``workers`` at a time (default: the CPU
+    count). ``polyvol explore`` cannot stand for a whole space: it sweeps
+    only power-of-two block shapes of one thread count, while tuners try
+    block sizes such as 48 or 80.
+
+    ``timeout`` bounds the whole ranking in seconds: when it passes, or the
+    ranking is interrupted (Ctrl-C), the polyvol processes it started are
+    killed, and ``subprocess.TimeoutExpired`` or the interrupt is raised.
 
     Configurations whose prediction polyvol refuses (a launch the device
     cannot run) are left out of the ranking; pass a list as ``failures`` to
-    receive them with the error.
+    receive them with the error. An error that is not the launch's (an
+    unknown device, a bad spec) raises :class:`PolyvolError`.
 
     ``instructions`` (``"counted"``, polyvol's default without a source,
     or ``"compiled"``)
@@ -276,14 +290,82 @@ def rank(
         specs.setdefault(k, spec)
         keys.append((k, space.launch(c), _macros_of(c, source, macros)))
     distinct = list(dict.fromkeys(keys))
+    requests = {k: spec_request(spec) for k, spec in specs.items()} if source is None else {}
+    if source is None and all(r is not None for r in requests.values()):
+        values = [_predict_request(requests[sk], device, la, model, method, instructions) for sk, la, _ in distinct]
+        answers = (session or default_session()).request_many(values, timeout=timeout)
+        results = {key: _glups_of(a, requests[key[0]]) for key, a in zip(distinct, answers)}
+    else:
+        results = _predict_each(distinct, specs, device, model, method, instructions, source, kernel_name, workers, timeout)
+    ranking: List[Tuple[Config, float]] = []
+    for c, k in zip(configs, keys):
+        r = results[k]
+        if isinstance(r, PolyvolError):
+            if not _refuses_launch(r):
+                raise r
+            if failures is not None:
+                failures.append((c, r))
+            continue
+        ranking.append((c, r))
+    ranking.sort(key=lambda cr: -cr[1])  # stable: ties keep Kernel Tuner's order
+    return ranking
+
+
+def _predict_request(
+    spec: Any, device: str, la: LaunchOf, model: Optional[str], method: Optional[str], instructions: Optional[str]
+) -> Dict[str, Any]:
+    """The predict request of a launch for the long-lived process: the
+    spec's keys (spec_request) and the launch's flags in their CLI forms."""
+    keys, _ = spec
+    r: Dict[str, Any] = dict(keys, endpoint="predict", device=device, tile=la.tiling)
+    r["block"] = ",".join(map(str, la.block))
+    r["fold"] = ",".join(map(str, la.fold))
+    if la.unstaged:
+        r["unstaged"] = True
+    for key, v in (("model", model), ("method", method), ("instructions", instructions)):
+        if v is not None:
+            r[key] = v
+    return r
+
+
+def _glups_of(answer: Any, spec: Any) -> Union[float, PolyvolError]:
+    """The predicted GLup/s of an answer, or its error, which names the
+    spec's file where it names the text sent for it."""
+    _, path = spec
+    if isinstance(answer, PolyvolError):
+        if path is not None and answer.file == "<stdin>":
+            answer = PolyvolError(
+                answer.message, file=path, line=answer.line, column=answer.column, returncode=answer.returncode,
+                kind=answer.kind, field=answer.field,
+            )
+        return answer
+    return float(answer.data["prediction"]["GLups"])
+
+
+def _predict_each(
+    distinct: Sequence[Tuple[str, LaunchOf, Tuple[Tuple[str, str], ...]]],
+    specs: Mapping[str, Spec],
+    device: str,
+    model: Optional[str],
+    method: Optional[str],
+    instructions: Optional[str],
+    source: Union[None, str, "os.PathLike[str]"],
+    kernel_name: Optional[str],
+    workers: Optional[int],
+    timeout: Optional[float],
+) -> Dict[Any, Union[float, PolyvolError]]:
+    """Predicts each distinct launch with one polyvol process of its own,
+    ``workers`` at a time, all within ``timeout`` seconds."""
+    deadline = None if timeout is None else time.monotonic() + timeout
 
     def one(key: Tuple[str, LaunchOf, Tuple[Tuple[str, str], ...]]) -> Union[float, PolyvolError]:
         sk, la, ms = key
+        left = None if deadline is None else max(0.001, deadline - time.monotonic())
         try:
             p = predict(
                 specs[sk], device=device, block=la.block, fold=la.fold, tile=la.tiling, model=model, method=method,
                 unstaged=la.unstaged, instructions=instructions, source=source,
-                macros=dict(ms) if source is not None else None, kernel_name=kernel_name,
+                macros=dict(ms) if source is not None else None, kernel_name=kernel_name, timeout=left,
             )
         except PolyvolError as e:
             return e
@@ -291,17 +373,16 @@ def rank(
 
     n = workers or os.cpu_count() or 2
     with ThreadPoolExecutor(max_workers=max(1, n)) as pool:
-        results = dict(zip(distinct, pool.map(one, distinct)))
-    ranking: List[Tuple[Config, float]] = []
-    for c, k in zip(configs, keys):
-        r = results[k]
-        if isinstance(r, PolyvolError):
-            if failures is not None:
-                failures.append((c, r))
-            continue
-        ranking.append((c, r))
-    ranking.sort(key=lambda cr: -cr[1])  # stable: ties keep Kernel Tuner's order
-    return ranking
+        return dict(zip(distinct, pool.map(one, distinct)))
+
+
+def _refuses_launch(e: PolyvolError) -> bool:
+    """Whether polyvol refused the launch (a block too large, a tile that
+    does not fit), rather than the spec (an error at a position in it) or
+    the device (an unknown one)."""
+    if e.file is not None or e.field in ("device", "spec", "example"):
+        return False
+    return not e.message.startswith(("unknown device", "spec "))
 
 
 def top_k_restriction(
@@ -351,13 +432,50 @@ def read_cache(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
 
     Kernel Tuner writes the file while it tunes, so an unfinished one lacks
     its closing braces; like Kernel Tuner, this closes it before parsing.
+    A file that is no JSON raises ValueError naming the file, line and
+    column; one of another shape (no ``tune_params_keys``, ``tune_params``
+    or ``cache``, an entry without a parameter or ``time``) names the file
+    and the key at fault.
     """
     p = os.fspath(path)
     opener = gzip.open if p.endswith(".gz") else open
-    with opener(p, "rt", encoding="utf-8") as f:  # type: ignore[operator]
-        text = f.read()
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        t = text.rstrip().rstrip(",")
-        return json.loads(t + "}}")
+        with opener(p, "rt", encoding="utf-8") as f:  # type: ignore[operator]
+            text = f.read()
+    except (UnicodeDecodeError, EOFError, gzip.BadGzipFile) as e:
+        raise ValueError(f"{p}: not a Kernel Tuner cache file: {e}") from e
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as first:
+        try:
+            doc = json.loads(text.rstrip().rstrip(",") + "}}")
+        except json.JSONDecodeError:
+            raise ValueError(f"{p}:{first.lineno}:{first.colno}: not a Kernel Tuner cache file: {first.msg}") from None
+    _check_cache(p, doc)
+    return doc
+
+
+def _check_cache(path: str, doc: Any) -> None:
+    """Raises ValueError, naming path and the key at fault, where doc is not
+    shaped as a Kernel Tuner cache file."""
+
+    def bad(where: str, what: str) -> ValueError:
+        return ValueError(f"{path}: {where}: {what} (not a Kernel Tuner cache file)")
+
+    if not isinstance(doc, dict):
+        raise bad("top level", f"expected a JSON object, got {type(doc).__name__}")
+    for key, want in (("tune_params_keys", list), ("tune_params", dict), ("cache", dict)):
+        if key not in doc:
+            raise bad(key, "missing")
+        if not isinstance(doc[key], want):
+            raise bad(key, f"expected a JSON {'array' if want is list else 'object'}, got {type(doc[key]).__name__}")
+    names = doc["tune_params_keys"]
+    for i, n in enumerate(names):
+        if not isinstance(n, str) or n not in doc["tune_params"]:
+            raise bad(f"tune_params_keys[{i}]", f"{n!r} is not a key of tune_params")
+    for key, entry in doc["cache"].items():
+        if not isinstance(entry, dict):
+            raise bad(f"cache[{key!r}]", f"expected a JSON object, got {type(entry).__name__}")
+        for n in list(names) + ["time"]:
+            if n not in entry:
+                raise bad(f"cache[{key!r}]", f"no {n!r}")

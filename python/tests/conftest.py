@@ -39,3 +39,24 @@ def logging_binary(tmp_path, monkeypatch, real_binary):
 def calls(log: Path) -> list:
     return log.read_text().splitlines() if log.exists() else []
 
+
+
+def request_wrapper(tmp_path: Path, real_binary: str) -> tuple:
+    """A wrapper of the real binary that logs each call's arguments, one
+    line per call, and the lines it is sent on standard input (the requests
+    of polyvol serve --stdio); returns the wrapper's, the arguments' and
+    the requests' paths."""
+    args, lines = tmp_path / "session-calls.log", tmp_path / "session-requests.log"
+    wrapper = tmp_path / "polyvol-requests"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> "{args}"\ntee -a "{lines}" | "{real_binary}" "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper, args, lines
+
+
+@pytest.fixture
+def request_log(tmp_path, monkeypatch, real_binary):
+    """POLYVOL_BIN set to request_wrapper's wrapper; yields the paths of its
+    two logs."""
+    wrapper, args, lines = request_wrapper(tmp_path, real_binary)
+    monkeypatch.setenv("POLYVOL_BIN", str(wrapper))
+    yield args, lines

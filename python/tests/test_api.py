@@ -9,6 +9,7 @@ import pytest
 
 import polyvol
 from polyvol._runner import spec_argument
+from polyvol.tuner import Space, rank
 
 # A 2-D copy of floats: every point loads 4 bytes and stores 4 bytes once, so
 # every level moves exactly 4 B/Lup each way.
@@ -183,6 +184,40 @@ def test_spec_argument():
     with pytest.raises(TypeError):
         spec_argument(42)  # type: ignore[arg-type]
     assert not math.isnan(polyvol.predict("vec-copy").glups)
+
+
+def test_missing_spec_file_is_not_yaml_text(tmp_path):
+    # A one-line string that looks like a path but names no file is refused
+    # as such, not sent to polyvol as the YAML text of a one-word document.
+    for missing in (str(tmp_path / "conv.yaml"), "specs/conv", "conv.yml"):
+        with pytest.raises(polyvol.PolyvolError, match="no such file") as ei:
+            polyvol.predict(missing)
+        assert missing in ei.value.message
+    with pytest.raises(polyvol.PolyvolError, match="no such file"):
+        rank(Space({"block_size_x": [64]}), str(tmp_path / "conv.yaml"), "A100-40GB")
+
+
+def test_block_entries_must_be_integers():
+    for block in ((64.5, 1), (True, 2), ("64", 1)):
+        with pytest.raises(ValueError, match="integers"):
+            polyvol.predict("vec-copy", block=block)
+    assert polyvol.predict("vec-copy", block=(64.0, 2)).launch.block == (64, 2, 1)
+    with pytest.raises(ValueError, match="block_size_x"):
+        Space({"block_size_x": [32, 48.5]}).launch({"block_size_x": 48.5})
+    with pytest.raises(ValueError, match="integers"):
+        rank(Space({"block_size_x": [32, 48.5]}), "vec-copy", "A100-40GB")
+
+
+def test_polyvol_bin_not_executable(tmp_path, monkeypatch):
+    plain = tmp_path / "polyvol"
+    plain.write_text("not a program\n")  # no execute permission
+    for env in (str(plain), str(tmp_path / "missing"), str(tmp_path)):
+        monkeypatch.setenv("POLYVOL_BIN", env)
+        with pytest.raises(polyvol.PolyvolError, match="POLYVOL_BIN") as ei:
+            polyvol.predict("vec-copy")
+        assert ei.value.returncode == 127
+        with pytest.raises(polyvol.PolyvolError, match="POLYVOL_BIN"):
+            rank(Space({"block_size_x": [64]}), "vec-copy", "A100-40GB")
 
 
 def test_explore_idle_shapes():

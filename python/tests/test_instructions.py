@@ -5,13 +5,16 @@ it."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import polyvol
 from polyvol import InstructionClasses, Instructions, Loop
+from polyvol import Session
 from polyvol.tuner import Space, rank
 
-from conftest import calls
+from conftest import calls, request_wrapper
 
 # A 1-D kernel that loads a[x] and a[x + 1] and stores b[x]: two loads and
 # one store per lattice update.
@@ -271,7 +274,7 @@ def test_instructions_from_json():
     assert (counted.classes, counted.registers, counted.loops, counted.note) == (None, None, (), "why")
 
 
-def test_tuner_passes_the_configuration_as_macros(logging_binary, tmp_path, clang):
+def test_tuner_passes_the_configuration_as_macros(logging_binary, tmp_path, clang, real_binary):
     tune = {"block_size_x": [64, 128], "tile_size_x": [1, 2], "read_only": [0, 1]}
     space = Space(tune, fold=("tile_size_x", None, None), tiling="strided")
     src = cu(tmp_path, TILE_CU)
@@ -284,11 +287,13 @@ def test_tuner_passes_the_configuration_as_macros(logging_binary, tmp_path, clan
         want = (f"--source {src} --macro block_size_x={c['block_size_x']} --macro tile_size_x={c['tile_size_x']} "
                 f"--macro read_only={c['read_only']} --macro OFFSET=1")
         assert sum(want in line for line in log) == 1, want
-    # Without a source the launches alone decide: 4 predictions.
-    logging_binary.unlink()
-    assert len(rank(space, PAIR, "RTX-A4000", instructions="counted")) == 8
-    log = calls(logging_binary)
-    assert len(log) == 4 and all("--instructions counted" in line and "--macro" not in line for line in log)
+    # Without a source the launches alone decide: 4 predictions, sent to one
+    # long-lived process.
+    wrapper, args, lines = request_wrapper(tmp_path, real_binary)
+    assert len(rank(space, PAIR, "RTX-A4000", instructions="counted", session=Session([str(wrapper)]))) == 8
+    requests = [json.loads(l) for l in calls(lines)]
+    assert calls(args) == ["serve --stdio"]
+    assert len(requests) == 4 and all(r["instructions"] == "counted" and "macro" not in r for r in requests)
     # A callable gives all the macros itself.
     logging_binary.unlink()
     rank(space, PAIR, "RTX-A4000", source=src, macros=lambda c: {"OFFSET": 1, "TILE": c["tile_size_x"]})

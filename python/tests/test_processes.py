@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import polyvol
+from polyvol.tuner import Space, rank
 
 # An exploration that runs for far longer than the tests wait (over 25 s on
 # one worker): 2 tilings × 12 folds × every block shape of 1,024 threads of
@@ -127,5 +128,32 @@ def test_interrupt_ends_every_process(pid_binary):
     watcher = _Watcher(pid_binary, on_both=lambda: os.kill(os.getpid(), signal.SIGINT))
     with pytest.raises(KeyboardInterrupt):
         polyvol.explore(**SLOW_EXPLORE, timeout=PATIENCE * 2)
+    watcher.thread.join(PATIENCE)
+    _check_all_ended(watcher.seen)
+
+
+# A ranking that runs for far longer than the tests wait: 96 launches of the
+# staged convolution, each over a second of CPU.
+SLOW_SPACE = Space(
+    {"block_size_x": [16 * i for i in range(1, 17)], "block_size_y": [2, 4, 8], "tile_size_x": [1, 2]},
+    fold=("tile_size_x", None, None),
+    tiling="strided",
+)
+
+
+def test_rank_timeout_ends_every_process(pid_binary):
+    watcher = _Watcher(pid_binary)
+    with pytest.raises(subprocess.TimeoutExpired):
+        rank(SLOW_SPACE, "convolution-15x15-staged", "RTX-A4000", timeout=5)
+    watcher.thread.join(PATIENCE)
+    _check_all_ended(watcher.seen)
+    # The next ranking starts a fresh process.
+    assert [c["block_size_x"] for c, _ in rank(Space({"block_size_x": [64]}), "vec-copy", "A100-40GB")] == [64]
+
+
+def test_rank_interrupt_ends_every_process(pid_binary):
+    watcher = _Watcher(pid_binary, on_both=lambda: os.kill(os.getpid(), signal.SIGINT))
+    with pytest.raises(KeyboardInterrupt):
+        rank(SLOW_SPACE, "convolution-15x15-staged", "RTX-A4000", timeout=PATIENCE * 2)
     watcher.thread.join(PATIENCE)
     _check_all_ended(watcher.seen)

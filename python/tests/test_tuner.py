@@ -9,9 +9,10 @@ import json
 import pytest
 
 import polyvol
+from polyvol import Session
 from polyvol.tuner import Space, cache_key, rank, read_cache, top_k_restriction
 
-from conftest import calls
+from conftest import calls, request_log  # noqa: F401 (a fixture)
 
 TUNE = {
     "block_size_x": [16, 32, 48, 64],
@@ -73,7 +74,7 @@ def test_top_k_restriction():
         top_k_restriction(ranking, share=0)
 
 
-def test_rank_predicts_each_launch_once(logging_binary):
+def test_rank_predicts_each_launch_once(request_log):
     sp = Space(
         {"block_size_x": [32, 64, 96], "block_size_y": [2, 4], "read_only": [0, 1], "tile": [1, 2]},
         ["block_size_x * block_size_y <= 256"],
@@ -81,11 +82,16 @@ def test_rank_predicts_each_launch_once(logging_binary):
         tiling="strided",
     )
     configs = sp.configs()
-    ranking = rank(sp, "star2d-r1", "A100-40GB", workers=2)
-    lines = calls(logging_binary)
+    ranking = rank(sp, "star2d-r1", "A100-40GB", session=Session())
+    args, lines = request_log
+    assert calls(args) == ["serve --stdio"]  # one process for the whole ranking
+    requests = [json.loads(l) for l in calls(lines)]
     launches = {(sp.launch(c).block, sp.launch(c).fold) for c in configs}
-    assert len(lines) == len(launches) == len(configs) // 2  # read_only does not change the launch
-    assert all(l.startswith("predict star2d-r1 --format json --device A100-40GB") for l in lines)
+    assert len(requests) == len(launches) == len(configs) // 2  # read_only does not change the launch
+    assert {(r["block"], r["fold"]) for r in requests} == {
+        (",".join(map(str, b)), ",".join(map(str, f))) for b, f in launches
+    }
+    assert all(r["endpoint"] == "predict" and r["example"] == "star2d-r1" and r["device"] == "A100-40GB" for r in requests)
     assert sorted(map(json.dumps, (c for c, _ in ranking))) == sorted(map(json.dumps, configs))
     g = [x for _, x in ranking]
     assert g == sorted(g, reverse=True)
@@ -167,3 +173,63 @@ def test_staging_switch():
         plain = polyvol.predict("convolution-15x15", device="RTX-A4000", block=(bx, 4)).glups
         assert ranking[(bx, 0)] == plain
         assert ranking[(bx, 1)] != plain
+
+
+def test_rank_raises_on_device_and_spec_errors(tmp_path):
+    sp = Space({"block_size_x": [64, 128]})
+    with pytest.raises(polyvol.PolyvolError, match="unknown device") as ei:
+        rank(sp, "vec-copy", "no-such-gpu")
+    assert ei.value.field == "device" and ei.value.returncode == 2
+    bad = {"name": "bad", "domain": [64], "fields": [{"name": "a", "element": 3, "load": [["x"]]}]}
+    with pytest.raises(polyvol.PolyvolError, match="element") as ei:
+        rank(sp, bad, "A100-40GB")
+    assert ei.value.file == "<stdin>" and ei.value.line is not None
+    path = tmp_path / "bad.yaml"
+    path.write_text("name: bad\ndomain: [64]\nfields:\n  - name: a\n    element: 3\n    load: [[x]]\n")
+    with pytest.raises(polyvol.PolyvolError) as ei:
+        rank(sp, path, "A100-40GB")
+    assert (ei.value.file, ei.value.line) == (str(path), 5)  # the file's name, not <stdin>
+    # A launch the device refuses is a failure of that configuration only.
+    failures = []
+    assert [c["block_size_x"] for c, _ in rank(Space({"block_size_x": [64, 4096]}), "vec-copy", "A100-40GB", failures=failures)] == [64]
+    assert [c["block_size_x"] for c, _ in failures] == [4096]
+
+
+def test_session_answers_by_id_and_survives_bad_requests():
+    with Session() as s:
+        answers = s.request_many([
+            {"endpoint": "predict", "example": "vec-copy", "block": "64"},
+            {"endpoint": "predict", "example": "vec-copy", "block": "0"},
+            {"endpoint": "nope"},
+            {"endpoint": "predict", "example": "vec-copy", "block": "128"},
+        ])
+        assert [a.data["launch"]["block"] for a in (answers[0], answers[3])] == [[64, 1, 1], [128, 1, 1]]
+        assert isinstance(answers[1], polyvol.PolyvolError) and answers[1].field == "block"
+        assert isinstance(answers[2], polyvol.PolyvolError) and answers[2].field == "endpoint"
+        assert answers[0].notes == []
+        pid = s._proc.pid
+        (again, huge) = s.request_many([
+            {"endpoint": "predict", "example": "vec-copy", "block": "64"},
+            {"endpoint": "predict", "spec": "#" * (2 << 20)},
+        ])
+        assert s._proc.pid == pid  # the same process answers the next batch
+        assert again.data["prediction"] == answers[0].data["prediction"]
+        assert isinstance(huge, polyvol.PolyvolError) and "larger than" in huge.message
+
+
+def test_read_cache_names_file_and_position(tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"tune_params_keys": ["a"],\n "tune_params": {"a": [1]},\n "cache": {"1": {"a": 1, "time": 2.0}} x\n')
+    with pytest.raises(ValueError, match=f"^{broken}:3:"):
+        read_cache(broken)
+    for doc, where in (
+        ([1, 2], "top level"),
+        ({"tune_params": {}, "cache": {}}, "tune_params_keys"),
+        ({"tune_params_keys": ["a"], "tune_params": {"a": [1]}, "cache": []}, "cache"),
+        ({"tune_params_keys": ["b"], "tune_params": {"a": [1]}, "cache": {}}, r"tune_params_keys\[0\]"),
+        ({"tune_params_keys": ["a"], "tune_params": {"a": [1]}, "cache": {"1": {"a": 1}}}, r"cache\['1'\]: no 'time'"),
+    ):
+        p = tmp_path / "shape.json"
+        p.write_text(json.dumps(doc))
+        with pytest.raises(ValueError, match=f"^{p}: {where}"):
+            read_cache(p)
