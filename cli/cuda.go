@@ -57,6 +57,7 @@ Examples:
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
 				tileFlag(),
 				unstagedFlag,
+				stepsFlag,
 				&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points (extents equal to the spec's domain follow it)"},
 				&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the program to `FILE` instead of standard output", TakesFile: true},
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` whose modelled occupancy the kernel's __launch_bounds__ asks for and whose architecture the build line targets (see 'polyvol devices')"},

@@ -57,6 +57,7 @@ Examples:
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
 				tileFlag(),
 				unstagedFlag,
+				stepsFlag,
 				&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
 				&ucli.BoolFlag{Name: "infinite", Usage: "unbounded caches: only compulsory traffic remains"},
 				&choiceFlag{&ucli.StringFlag{Name: "l1-policy", Value: sim.LRU.String(), Usage: "L1 replacement `POLICY`: lru or plru (tree pseudo-LRU)"}, policyChoices},
@@ -144,8 +145,12 @@ func writeSimulation(w io.Writer, s request.Simulation, dev *device.Device) erro
 		caches = "infinite caches"
 	}
 	fmt.Fprintf(w, "%s on %s (%s), simulated: %s, schedule %s\n", s.Kernel, dev.Name, dev.DisplayName, caches, cf.Schedule)
-	fmt.Fprintf(w, "block %s  fold %s%s  domain %s  grid %s  (%d Lups, %d accesses)\n",
-		request.Triple(l.Block), request.Triple(l.Fold), l.Tiling.Suffix(), request.Triple(l.Domain), request.Triple(l.Grid), l.LupCount, s.Simulated.Accesses)
+	steps := ""
+	if l.Steps > 1 {
+		steps = fmt.Sprintf("  steps %d (volumes per useful update)", l.Steps)
+	}
+	fmt.Fprintf(w, "block %s  fold %s%s  domain %s  grid %s%s  (%d Lups, %d accesses)\n",
+		request.Triple(l.Block), request.Triple(l.Fold), l.Tiling.Suffix(), request.Triple(l.Domain), request.Triple(l.Grid), steps, l.LupCount, s.Simulated.Accesses)
 	fmt.Fprintf(w, "occupancy: %d blocks/SM, %d blocks/wave, %d waves\n\n", l.BlocksPerSM, l.BlocksPerWave, l.Waves)
 
 	d := s.Derived
@@ -156,8 +161,12 @@ func writeSimulation(w io.Writer, s request.Simulation, dev *device.Device) erro
 		return err
 	}
 	if t := s.Simulated.Total; t.SharedLoadInstructions+t.SharedStoreInstructions > 0 {
-		fmt.Fprintf(w, "shared memory (staged fields): %d warp loads in %d wavefronts, the copies' %d warp stores in %d wavefronts, %d warp loads from global memory\n",
-			t.SharedLoadInstructions, t.SharedLoadWavefronts, t.SharedStoreInstructions, t.SharedStoreWavefronts, t.CopyLoadInstructions)
+		stores := "the copies'"
+		if l.Steps > 1 {
+			stores = "the copies' and the next values'"
+		}
+		fmt.Fprintf(w, "shared memory (staged fields): %d warp loads in %d wavefronts, %s %d warp stores in %d wavefronts, %d warp loads from global memory\n",
+			t.SharedLoadInstructions, t.SharedLoadWavefronts, stores, t.SharedStoreInstructions, t.SharedStoreWavefronts, t.CopyLoadInstructions)
 	}
 	if s.Predicted == nil {
 		return nil
