@@ -24,8 +24,9 @@ func init() {
 Runs every thread of the launch through coalescing, a sectored L1 per SM, a
 shared write-back L2 and DRAM (package sim; go doc github.com/polyvol/polyvol/sim) and prints the
 bytes per lattice update at each level, in total and per field. SPEC, the
-defaults and --block, --fold, --tile and --domain are those of 'polyvol
-predict'.
+defaults and --block, --fold, --tile, --domain and --steps are those of
+'polyvol predict'. A launch of several time steps (--steps, a kernel with a
+state) is replayed step by step, and its volumes are per useful update.
 
 The JSON output uses predict's keys ("derived") where the quantities coincide:
    L1Load          L1 load: sectors requested by the load warp instructions
