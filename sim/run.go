@@ -45,7 +45,8 @@ type Volumes struct {
 	// The shared memory of staged fields (kernel.Staging), left out for
 	// the others. CopyLoadInstructions is the warp loads of global memory
 	// that copy the tiles (their bytes count in the volumes above);
-	// SharedStoreInstructions the copy's warp stores to shared memory, and
+	// SharedStoreInstructions the copy's warp stores to shared memory
+	// (with several time steps also those of the state's next values), and
 	// SharedLoadInstructions the warp loads that read the tiles.
 	// SharedStoreWavefronts and SharedLoadWavefronts are their bank
 	// wavefronts: per warp instruction, for each group of lanes that one
