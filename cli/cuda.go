@@ -16,7 +16,7 @@ func init() {
 			Name:      "cuda",
 			Usage:     "write a CUDA program that runs a kernel spec, for measurements with hardware counters",
 			ArgsUsage: "SPEC",
-			UsageText: `polyvol cuda SPEC --block X,Y,Z [--fold X,Y,Z] [--tile TILING] [--unstaged]
+			UsageText: `polyvol cuda SPEC --block X,Y,Z [--fold X,Y,Z] [--tile TILING] [--unstaged] [--steps T]
              [--domain X,Y,Z] [--device NAME] [-o FILE.cu]
 
 ` + specArgHelp + `
@@ -41,6 +41,11 @@ registers than the spec states).
 The program's first lines say how to build it for --device: nvcc
 -arch=sm_NN with the device's compute capability for NVIDIA GPUs, and for
 AMD GPUs hipify-perl, then hipcc --offload-arch=gfxNNN with its GPU target.
+--steps T (a kernel with a state) writes T time steps per launch: the
+staged tiles grown for T steps are copied once, each step computes the
+block's points grown by the steps left in two alternating shared buffers of
+the state, with a barrier after each, and the last step's values are
+stored once; glups counts useful updates.
 Raw ISL maps (load_isl, store_isl) are translated through the index
 expressions polyvol turns them into when it loads the spec; a map without
 such a form (parameters, disjunctions inside brackets) is an error.
@@ -57,6 +62,7 @@ Examples:
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
 				tileFlag(),
 				unstagedFlag,
+				stepsFlag,
 				&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points (extents equal to the spec's domain follow it)"},
 				&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the program to `FILE` instead of standard output", TakesFile: true},
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` whose modelled occupancy the kernel's __launch_bounds__ asks for and whose architecture the build line targets (see 'polyvol devices')"},
@@ -85,26 +91,13 @@ func runCuda(c *ucli.Context) error {
 	if k, err = applyDomain(c, k); err != nil {
 		return err
 	}
-	block, err := request.ParseTriple("block", c.String("block"))
-	if err != nil {
-		return err
-	}
-	fold, err := request.ParseTriple("fold", c.String("fold"))
-	if err != nil {
-		return err
-	}
-	tiling, err := parseTile(c)
+	l, err := launchFlags(c).Of(k)
 	if err != nil {
 		return err
 	}
 	dev, err := commandDevice(c)
 	if err != nil {
 		return err
-	}
-	l := k.NewLaunch(block, fold)
-	l.Tiling, l.Unstaged = tiling, c.Bool("unstaged")
-	if err := l.Validate(); err != nil {
-		return asUsage(err)
 	}
 	shared, err := kernel.StagedSharedBytes(k, l)
 	if err != nil {

@@ -296,7 +296,7 @@ func launchFlags(c *ucli.Context) request.Launch {
 	return request.Launch{Block: c.String("block"), Fold: c.String("fold"), Tile: c.String("tile"), Unstaged: c.Bool("unstaged"), Steps: c.String("steps")}
 }
 
-// stepsFlag is the --steps flag of predict: the time steps per launch of a
+// stepsFlag is the --steps flag of predict, simulate and cuda: the time steps per launch of a
 // kernel with a state.
 var stepsFlag = &ucli.StringFlag{Name: "steps", Usage: "time steps per launch `T` of a kernel with a state (temporal blocking; default: the spec's steps)"}
 

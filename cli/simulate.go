@@ -24,8 +24,9 @@ func init() {
 Runs every thread of the launch through coalescing, a sectored L1 per SM, a
 shared write-back L2 and DRAM (package sim; go doc github.com/polyvol/polyvol/sim) and prints the
 bytes per lattice update at each level, in total and per field. SPEC, the
-defaults and --block, --fold, --tile and --domain are those of 'polyvol
-predict'.
+defaults and --block, --fold, --tile, --domain and --steps are those of
+'polyvol predict'. A launch of several time steps (--steps, a kernel with a
+state) is replayed step by step, and its volumes are per useful update.
 
 The JSON output uses predict's keys ("derived") where the quantities coincide:
    L1Load          L1 load: sectors requested by the load warp instructions
@@ -57,6 +58,7 @@ Examples:
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
 				tileFlag(),
 				unstagedFlag,
+				stepsFlag,
 				&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
 				&ucli.BoolFlag{Name: "infinite", Usage: "unbounded caches: only compulsory traffic remains"},
 				&choiceFlag{&ucli.StringFlag{Name: "l1-policy", Value: sim.LRU.String(), Usage: "L1 replacement `POLICY`: lru or plru (tree pseudo-LRU)"}, policyChoices},
@@ -144,8 +146,12 @@ func writeSimulation(w io.Writer, s request.Simulation, dev *device.Device) erro
 		caches = "infinite caches"
 	}
 	fmt.Fprintf(w, "%s on %s (%s), simulated: %s, schedule %s\n", s.Kernel, dev.Name, dev.DisplayName, caches, cf.Schedule)
-	fmt.Fprintf(w, "block %s  fold %s%s  domain %s  grid %s  (%d Lups, %d accesses)\n",
-		request.Triple(l.Block), request.Triple(l.Fold), l.Tiling.Suffix(), request.Triple(l.Domain), request.Triple(l.Grid), l.LupCount, s.Simulated.Accesses)
+	steps := ""
+	if l.Steps > 1 {
+		steps = fmt.Sprintf("  steps %d (volumes per useful update)", l.Steps)
+	}
+	fmt.Fprintf(w, "block %s  fold %s%s  domain %s  grid %s%s  (%d Lups, %d accesses)\n",
+		request.Triple(l.Block), request.Triple(l.Fold), l.Tiling.Suffix(), request.Triple(l.Domain), request.Triple(l.Grid), steps, l.LupCount, s.Simulated.Accesses)
 	fmt.Fprintf(w, "occupancy: %d blocks/SM, %d blocks/wave, %d waves\n\n", l.BlocksPerSM, l.BlocksPerWave, l.Waves)
 
 	d := s.Derived
@@ -156,8 +162,12 @@ func writeSimulation(w io.Writer, s request.Simulation, dev *device.Device) erro
 		return err
 	}
 	if t := s.Simulated.Total; t.SharedLoadInstructions+t.SharedStoreInstructions > 0 {
-		fmt.Fprintf(w, "shared memory (staged fields): %d warp loads in %d wavefronts, the copies' %d warp stores in %d wavefronts, %d warp loads from global memory\n",
-			t.SharedLoadInstructions, t.SharedLoadWavefronts, t.SharedStoreInstructions, t.SharedStoreWavefronts, t.CopyLoadInstructions)
+		stores := "the copies'"
+		if l.Steps > 1 {
+			stores = "the copies' and the next values'"
+		}
+		fmt.Fprintf(w, "shared memory (staged fields): %d warp loads in %d wavefronts, %s %d warp stores in %d wavefronts, %d warp loads from global memory\n",
+			t.SharedLoadInstructions, t.SharedLoadWavefronts, stores, t.SharedStoreInstructions, t.SharedStoreWavefronts, t.CopyLoadInstructions)
 	}
 	if s.Predicted == nil {
 		return nil

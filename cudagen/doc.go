@@ -19,6 +19,12 @@
 // The program's header states the shared memory per block
 // (kernel.StagedSharedBytes, also Program.SharedBytes).
 //
+// A launch of several time steps (kernel.Launch.Steps, a kernel with a
+// state) copies the tiles grown for its steps once, advances the state in
+// two alternating shared buffers over the block's points grown by the
+// steps left, with a barrier after each step and the loads of unstaged
+// fields repeated at every step, and stores once after the last (steps.go).
+//
 // Index expressions are translated from their canonical kernel.Expr form
 // (kernel.Expr.Terms);
 // floor division and the non-negative modulo become the device functions

@@ -164,12 +164,19 @@ func (r Residency) compiler(fn string) (name, build string, err error) {
 // read the shared tile at kernel.Tile.Shared of their index. A field the
 // spec stages is allocated to hold the tiles of all blocks, staged or not,
 // so that the programs with and without staging allocate alike.
+//
+// A launch of several time steps (l.Steps) writes the kernel of steps.go;
+// it fails where the kernel cannot advance its state so
+// (kernel.Kernel.CheckSteps) and for a state or store of several
+// instances.
 func Generate(k *kernel.Kernel, l kernel.Launch, r Residency) (*Program, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
-	if t := l.StepCount(); t > 1 {
-		return nil, fmt.Errorf("%d time steps per launch: the generator writes one step per launch (steps: 1)", t)
+	if l.StepCount() > 1 {
+		if err := stepsRefusal(k, l); err != nil {
+			return nil, err
+		}
 	}
 	if r.BlocksPerSM < 1 {
 		return nil, fmt.Errorf("resident blocks per SM on %s = %d: must be at least 1", r.Device, r.BlocksPerSM)
@@ -198,6 +205,9 @@ func Generate(k *kernel.Kernel, l kernel.Launch, r Residency) (*Program, error) 
 	for _, fp := range g.fields {
 		if fp.tile != nil {
 			tiles += fp.tile.Bytes * fp.f.Multiplicity
+			if l.StepCount() > 1 && fp.f.Stage.State {
+				tiles += fp.tile.Bytes // the second buffer of the state
+			}
 		}
 	}
 	if tiles > MaxStaticShared {

@@ -39,26 +39,28 @@ func goldenResidency(t *testing.T, k *kernel.Kernel, l kernel.Launch) Residency 
 
 // goldenLaunch is the launch of each example's golden file: the paper's
 // configurations where there is one, a folded case for the stencils, a
-// strided tile for the convolution.
+// strided tile for the convolution, several time steps for the hotspot
+// (steps: the spec's where 0).
 var goldenLaunch = map[string]struct {
 	block, fold [3]int64
 	tiling      kernel.Tiling
+	steps       int64
 }{
-	"allen-cahn-d3q15":         {[3]int64{32, 4, 4}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
-	"convolution-15x15":        {[3]int64{32, 8, 1}, [3]int64{2, 2, 1}, kernel.TileStrided},
-	"convolution-15x15-staged": {[3]int64{32, 8, 1}, [3]int64{2, 2, 1}, kernel.TileStrided},
-	"box3d-r1":                 {[3]int64{32, 4, 2}, [3]int64{1, 1, 2}, kernel.TileConsecutive},
-	"hotspot":                  {[3]int64{32, 8, 1}, [3]int64{2, 2, 1}, kernel.TileStrided},
-	"lbm-d3q19-pull":           {[3]int64{64, 1, 8}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
-	"lbm-d3q19-aos":            {[3]int64{64, 4, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
-	"lbm-d3q27-aos":            {[3]int64{128, 2, 1}, [3]int64{1, 1, 2}, kernel.TileConsecutive},
-	"star2d-r1":                {[3]int64{256, 2, 1}, [3]int64{1, 2, 1}, kernel.TileConsecutive},
-	"star3d-r1":                {[3]int64{32, 8, 4}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
-	"star3d-r1-staged":         {[3]int64{32, 4, 4}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
-	"star3d-r4":                {[3]int64{64, 4, 4}, [3]int64{1, 1, 2}, kernel.TileConsecutive},
-	"transpose2d":              {[3]int64{32, 8, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
-	"vec-copy":                 {[3]int64{1024, 1, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
-	"vec3-scale":               {[3]int64{1024, 1, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive},
+	"allen-cahn-d3q15":         {[3]int64{32, 4, 4}, [3]int64{1, 1, 1}, kernel.TileConsecutive, 0},
+	"convolution-15x15":        {[3]int64{32, 8, 1}, [3]int64{2, 2, 1}, kernel.TileStrided, 0},
+	"convolution-15x15-staged": {[3]int64{32, 8, 1}, [3]int64{2, 2, 1}, kernel.TileStrided, 0},
+	"box3d-r1":                 {[3]int64{32, 4, 2}, [3]int64{1, 1, 2}, kernel.TileConsecutive, 0},
+	"hotspot":                  {[3]int64{32, 8, 1}, [3]int64{2, 2, 1}, kernel.TileStrided, 3},
+	"lbm-d3q19-pull":           {[3]int64{64, 1, 8}, [3]int64{1, 1, 1}, kernel.TileConsecutive, 0},
+	"lbm-d3q19-aos":            {[3]int64{64, 4, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive, 0},
+	"lbm-d3q27-aos":            {[3]int64{128, 2, 1}, [3]int64{1, 1, 2}, kernel.TileConsecutive, 0},
+	"star2d-r1":                {[3]int64{256, 2, 1}, [3]int64{1, 2, 1}, kernel.TileConsecutive, 0},
+	"star3d-r1":                {[3]int64{32, 8, 4}, [3]int64{1, 1, 1}, kernel.TileConsecutive, 0},
+	"star3d-r1-staged":         {[3]int64{32, 4, 4}, [3]int64{1, 1, 1}, kernel.TileConsecutive, 0},
+	"star3d-r4":                {[3]int64{64, 4, 4}, [3]int64{1, 1, 2}, kernel.TileConsecutive, 0},
+	"transpose2d":              {[3]int64{32, 8, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive, 0},
+	"vec-copy":                 {[3]int64{1024, 1, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive, 0},
+	"vec3-scale":               {[3]int64{1024, 1, 1}, [3]int64{1, 1, 1}, kernel.TileConsecutive, 0},
 }
 
 func loadExample(t *testing.T, name string) *kernel.Kernel {
@@ -86,6 +88,9 @@ func TestGolden(t *testing.T) {
 			k := loadExample(t, name)
 			l := k.NewLaunch(cfg.block, cfg.fold)
 			l.Tiling = cfg.tiling
+			if cfg.steps > 0 {
+				l.Steps = cfg.steps
+			}
 			prog, err := Generate(k, l, goldenResidency(t, k, l))
 			if err != nil {
 				t.Fatal(err)

@@ -55,9 +55,17 @@ func (g *gen) write() (*Program, error) {
 	g.writeSummary(&head, c, shared)
 	g.writeUsage(&head, fn, build)
 	fmt.Fprintf(&head, "#include <cstdio>\n#include <cstdlib>\n#include <cuda_runtime.h>\n\n%s\n", checkMacro)
+	var kern strings.Builder // first: the steps' loads may call the index helpers
+	if l.StepCount() > 1 {
+		if err := g.writeStepsKernel(&kern, fn, real, fma, weight); err != nil {
+			return nil, err
+		}
+	} else {
+		g.writeKernel(&kern, fn, real, fma, weight, sink)
+	}
 	g.writeConstants(&device, real, compiler, shared)
 	g.writeInit(&device)
-	g.writeKernel(&device, fn, real, fma, weight, sink)
+	device.WriteString(kern.String())
 	g.writeMain(&host, fn, real, fmtFloat(c.flopsPerLup), sink)
 	return &Program{Source: head.String() + device.String() + host.String(), DeviceSource: device.String(),
 		Function: fn, Flops: c.flopsPerLup, Bytes: c.bytes, SharedBytes: shared}, nil
@@ -103,9 +111,21 @@ func (g *gen) writeSummary(b *strings.Builder, c counts, shared int64) {
 		p(": %s", oneLine(k.Description))
 	}
 	p(".\n// Launch: block %s, fold %s (%s tile), domain %s, grid %s.\n", triple(l.Block), triple(l.Fold), l.Tiling, triple(l.Domain), triple(l.Grid()))
-	p("// Per thread: lattice points %d, loads %d, stores %d.\n", c.lambda, c.loads, c.stores)
+	if l.StepCount() > 1 {
+		var loads int64
+		for _, fp := range g.fields {
+			loads += fp.f.Multiplicity * int64(len(fp.f.Loads))
+		}
+		p("// Per thread: lattice points %d, stores %d; per point a step computes: loads %d.\n", c.lambda, c.stores, loads)
+	} else {
+		p("// Per thread: lattice points %d, loads %d, stores %d.\n", c.lambda, c.loads, c.stores)
+	}
 	p("// Per lattice update: %s flops in the FMA chain (the spec states %s).\n", fmtFloat(c.flopsPerLup), fmtFloat(k.Flops))
 	p("// Device memory: %d bytes in %d arrays.\n", c.bytes, c.arrays)
+	if t := l.StepCount(); t > 1 {
+		p("// Time steps per launch: %d, the state %s advanced in two shared buffers over the\n", t, oneLine(k.State))
+		p("// block's points grown by %d - t halos at step t and stored once; glups counts useful updates.\n", t)
+	}
 	if l.StagedFields(k) {
 		for _, fp := range g.fields {
 			if t := fp.tile; t != nil {
@@ -113,7 +133,11 @@ func (g *gen) writeSummary(b *strings.Builder, c counts, shared int64) {
 					oneLine(fp.f.Name), t.Size[0], t.Size[1], t.Size[2], t.Pitch, copyWords[fp.f.Stage.Copy])
 			}
 		}
-		p("// Shared memory per block: %d bytes (shared_bytes %d plus the staged tiles).\n", shared, k.SharedBytes)
+		twice := ""
+		if l.StepCount() > 1 {
+			twice = ", the state's twice"
+		}
+		p("// Shared memory per block: %d bytes (shared_bytes %d plus the staged tiles%s).\n", shared, k.SharedBytes, twice)
 	}
 	p("//\n")
 }
@@ -143,6 +167,9 @@ func (g *gen) writeConstants(b *strings.Builder, real, compiler string, shared i
 	p("// to fit them, and the result line reports the occupancy reached.\n")
 	p("constexpr int MIN_BLOCKS_PER_SM = %d;\n", g.residency.BlocksPerSM)
 	p("constexpr unsigned G0 = %d, G1 = %d, G2 = %d; // grid, ceil(D / (block * fold))\n", grid[0], grid[1], grid[2])
+	if l.StepCount() > 1 {
+		p("constexpr int STEPS = %d; // time steps per launch\n", l.StepCount())
+	}
 	p("constexpr int WARMUP = %d, DEFAULT_REPS = %d;\n\n", Warmup, DefaultReps)
 	p("// Elements allocated per array, and the offset of index 0 in the allocation\n")
 	p("// (alignment offset plus a pad of whole 256-byte units for negative indices).\n")
@@ -640,7 +667,11 @@ func (g *gen) writeMain(b *strings.Builder, fn, real, flops string, sink bool) {
 	p("    CHECK(cudaEventRecord(stop));\n    CHECK(cudaEventSynchronize(stop));\n")
 	p("    float total = 0;\n    CHECK(cudaEventElapsedTime(&total, start, stop));\n")
 	p("    const double ms = (double)total / reps;\n")
-	p("    const double glups = (double)(D0 * D1 * D2) / (ms * 1e6);\n")
+	if g.l.StepCount() > 1 {
+		p("    const double glups = (double)(D0 * D1 * D2) * STEPS / (ms * 1e6); // useful updates\n")
+	} else {
+		p("    const double glups = (double)(D0 * D1 * D2) / (ms * 1e6);\n")
+	}
 	l := g.l
 	p("    int blocks_per_sm = 0;\n")
 	p("    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, %s, BX * BY * BZ, 0));\n", fn)

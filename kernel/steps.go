@@ -205,3 +205,61 @@ func unit(j int) [3]int64 {
 	c[j] = 1
 	return c
 }
+
+// PointIndex returns the array index of the state's element at lattice
+// point p in tile t: p's coordinate in each dimension a coordinate
+// indexes, the tile's least index in the others.
+func (t Tile) PointIndex(p Point) [3]int64 {
+	var e [3]int64
+	for j, d := range t.Dims {
+		e[j] = d.Lo
+		if d.Coord >= 0 {
+			e[j] = p[d.Coord]
+		}
+	}
+	return e
+}
+
+// StepRegion is the region of the points one block computes at a time
+// step that grows the block's points by Grow halos, relative to the
+// block's first point: Lo is its first point's offset (−Grow times the
+// halo below), Size its points per coordinate, and Fold the points per
+// thread and coordinate that cover it, ⌈Size / Block⌉. A thread takes the
+// region's points as the launch's tiling takes the block's (Fold in place
+// of the launch's fold), and none past Size; with no growth they are the
+// launch's own points.
+type StepRegion struct {
+	Grow           int64
+	Lo, Size, Fold [3]int64
+}
+
+// StepRegionOf returns the region of launch l's step that grows the
+// block's points by grow halos of the state, whose halo is halo
+// (StepHalo).
+func StepRegionOf(l Launch, halo [3][2]int64, grow int64) StepRegion {
+	r := StepRegion{Grow: grow}
+	for c := range 3 {
+		r.Lo[c] = -grow * halo[c][0]
+		r.Size[c] = l.Block[c]*l.Fold[c] + grow*(halo[c][0]+halo[c][1])
+		r.Fold[c] = (r.Size[c] + l.Block[c] - 1) / l.Block[c]
+	}
+	return r
+}
+
+// Offset returns the offset from the block's first point of point j
+// (0 ≤ j < Fold) of the thread at index q in a block of the given size
+// under tiling, and false where it lies past the region.
+func (r StepRegion) Offset(q, j, block [3]int64, tiling Tiling) ([3]int64, bool) {
+	var off [3]int64
+	for c := range 3 {
+		i := q[c]*r.Fold[c] + j[c]
+		if tiling == TileStrided {
+			i = q[c] + j[c]*block[c]
+		}
+		if i >= r.Size[c] {
+			return off, false
+		}
+		off[c] = r.Lo[c] + i
+	}
+	return off, true
+}

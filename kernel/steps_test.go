@@ -130,3 +130,83 @@ func TestCheckSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestStepRegionByHand checks the step regions of a 32×8 block of the
+// 5-point star folded 2×2 over three steps, by hand: the first step grows
+// the block's 64×16 points by 2 halos to 68×20 from (−2, −2), which 3×3
+// points per thread cover; thread (31, 7)'s point (1, 1) lies at 31 + 32
+// and 7 + 8 from the region's first point under the strided tiling, at
+// 31·3 + 1 (past the region) under thread folding; its point (2, 2) at
+// 31 + 64 lies past the region. And it checks by enumeration that every
+// step's points, each taken by exactly one thread, number as StepWork
+// counts them.
+func TestStepRegionByHand(t *testing.T) {
+	k, err := Parse([]byte(star5Spec), "star5.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	halo, err := StepHalo(k.StateField())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Launch{Block: [3]int64{32, 8, 1}, Fold: [3]int64{2, 2, 1}, Domain: k.Domain, Tiling: TileStrided, Steps: 3}
+	r := StepRegionOf(l, halo, 2)
+	if want := (StepRegion{Grow: 2, Lo: [3]int64{-2, -2, 0}, Size: [3]int64{68, 20, 1}, Fold: [3]int64{3, 3, 1}}); r != want {
+		t.Fatalf("StepRegionOf = %+v, want %+v", r, want)
+	}
+	q := [3]int64{31, 7, 0}
+	if off, ok := r.Offset(q, [3]int64{1, 1, 0}, l.Block, TileStrided); !ok || off != [3]int64{61, 13, 0} {
+		t.Errorf("strided point (1, 1) of thread (31, 7): %v %v, want [61 13 0] true", off, ok)
+	}
+	if _, ok := r.Offset(q, [3]int64{1, 1, 0}, l.Block, TileConsecutive); ok {
+		t.Error("consecutive point (1, 1) of thread (31, 7) lies in the region")
+	}
+	if _, ok := r.Offset(q, [3]int64{2, 2, 0}, l.Block, TileStrided); ok {
+		t.Error("strided point (2, 2) of thread (31, 7) lies in the region")
+	}
+	w, err := k.StepWorkOf(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tiling := range []Tiling{TileConsecutive, TileStrided} {
+		var computed int64
+		for step := int64(1); step <= l.Steps; step++ {
+			r := StepRegionOf(l, halo, l.Steps-step)
+			seen := map[[3]int64]bool{}
+			for tx := range l.Block[0] {
+				for ty := range l.Block[1] {
+					forEachOffset(r.Fold, func(j [3]int64) {
+						off, ok := r.Offset([3]int64{tx, ty, 0}, j, l.Block, tiling)
+						if !ok {
+							return
+						}
+						if seen[off] {
+							t.Errorf("%s step %d: point %v taken twice", tiling, step, off)
+						}
+						seen[off] = true
+						for c := range 3 {
+							if off[c] < r.Lo[c] || off[c] >= r.Lo[c]+r.Size[c] {
+								t.Errorf("%s step %d: point %v outside the region %+v", tiling, step, off, r)
+							}
+						}
+					})
+				}
+			}
+			computed += int64(len(seen))
+		}
+		if computed != w.Computed {
+			t.Errorf("%s: the steps take %d points, StepWork computes %d", tiling, computed, w.Computed)
+		}
+	}
+}
+
+// forEachOffset calls fn with every offset j, 0 ≤ j < n.
+func forEachOffset(n [3]int64, fn func([3]int64)) {
+	for z := range n[2] {
+		for y := range n[1] {
+			for x := range n[0] {
+				fn([3]int64{x, y, z})
+			}
+		}
+	}
+}

@@ -73,6 +73,7 @@ type SimLaunch struct {
 	BlocksPerWave int64         `json:"blocksPerWave"`
 	Waves         int64         `json:"waves"`
 	LupCount      int64         `json:"lupCount"`
+	Steps         int64         `json:"steps,omitempty"` // time steps of a launch of more than one
 }
 
 // SimConfig records the simulated machine.
@@ -146,7 +147,7 @@ func (s Simulate) Run(ctx context.Context) (*Simulation, error) {
 	return &Simulation{
 		Kernel: k.Name, Device: s.Device.Name,
 		Launch: SimLaunch{Block: r.Block, Fold: r.Fold, Tiling: l.Tiling, Unstaged: l.Unstaged && l.StagedFields(k), Domain: r.Domain, Grid: r.Grid,
-			BlocksPerSM: r.BlocksPerSM, BlocksPerWave: r.BlocksPerWave, Waves: r.Waves, LupCount: r.Lups},
+			BlocksPerSM: r.BlocksPerSM, BlocksPerWave: r.BlocksPerWave, Waves: r.Waves, LupCount: r.Lups, Steps: r.Steps},
 		Config:    sc,
 		Derived:   accuracy.SimulatedFields(k, r),
 		Simulated: r,

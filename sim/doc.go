@@ -23,7 +23,8 @@
 // (kernel.Staging) counts its tile copies' global loads in those volumes,
 // and its shared-memory warp instructions and their bank wavefronts in
 // copyLoadInstructions, sharedStoreInstructions, sharedLoadInstructions,
-// sharedStoreWavefronts and sharedLoadWavefronts.
+// sharedStoreWavefronts and sharedLoadWavefronts. A launch of several time
+// steps (kernel.Launch.Steps) replays every step (Run).
 //
 // The package must not import isl, sets, footprint or waves: it takes
 // caches, granularities and occupancy from package device only.

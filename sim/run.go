@@ -10,7 +10,7 @@ import (
 
 // Volumes are the measured counts of one field, or of all fields. Byte
 // counts are totals over the run; the per-Lup values divide them by the
-// lattice points of the launch domain. Hits and misses count sectors.
+// useful lattice updates, the launch domain's points times its time steps. Hits and misses count sectors.
 type Volumes struct {
 	Field string `json:"field,omitempty"`
 
@@ -45,7 +45,8 @@ type Volumes struct {
 	// The shared memory of staged fields (kernel.Staging), left out for
 	// the others. CopyLoadInstructions is the warp loads of global memory
 	// that copy the tiles (their bytes count in the volumes above);
-	// SharedStoreInstructions the copy's warp stores to shared memory, and
+	// SharedStoreInstructions the copy's warp stores to shared memory
+	// (with several time steps also those of the state's next values), and
 	// SharedLoadInstructions the warp loads that read the tiles.
 	// SharedStoreWavefronts and SharedLoadWavefronts are their bank
 	// wavefronts: per warp instruction, for each group of lanes that one
@@ -103,8 +104,9 @@ type Result struct {
 	BlocksPerSM   int      `json:"blocksPerSM"`
 	BlocksPerWave int64    `json:"blocksPerWave"` // W = BlocksPerSM · SMs
 	Waves         int64    `json:"waves"`
-	Lups          int64    `json:"lups"`     // lattice points of the domain
-	Accesses      int64    `json:"accesses"` // active lanes summed over all warp instructions, shared ones included
+	Lups          int64    `json:"lups"`            // lattice points of the domain
+	Steps         int64    `json:"steps,omitempty"` // time steps of a launch of more than one
+	Accesses      int64    `json:"accesses"`        // active lanes summed over all warp instructions, shared ones included
 	Infinite      bool     `json:"infinite"`
 	// Fields holds one entry per kernel field, in Kernel.Fields order (all
 	// instances of a field with multiplicity together); Total is their sum.
@@ -170,6 +172,13 @@ type machine struct {
 // The tiles add to the shared memory that limits the blocks per SM
 // (kernel.StagedSharedBytes).
 //
+// Time steps: a launch of T > 1 time steps (kernel.Launch.Steps) copies
+// the tiles grown for T steps, replays the loads of every step over the
+// step's region and the shared stores of the state's next values (which
+// count as shared store instructions), and stores once after the last
+// (steps.go); the per-Lup values are then per useful update, over T times
+// the domain's points.
+//
 // Memory path: a warp instruction touches the distinct sectors covered by
 // the byte ranges [A, A+element) of its active lanes. Loads look each
 // L1FetchBytes sector up in the SM's L1; a miss fetches the sector from L2
@@ -199,8 +208,8 @@ const cancelCheckInterval = 4096
 // thousand warp instructions, issues no more after it ended and returns
 // ctx's error.
 func RunContext(ctx context.Context, k *kernel.Kernel, l kernel.Launch, cfg Config) (Result, error) {
-	if t := l.StepCount(); t > 1 {
-		return Result{}, fmt.Errorf("%d time steps per launch: the simulator replays one step per launch (steps: 1)", t)
+	if err := k.CheckSteps(l); err != nil {
+		return Result{}, fmt.Errorf("sim: %w", err)
 	}
 	geo, err := deviceGeometry(cfg.Device)
 	if err != nil {
@@ -239,12 +248,16 @@ func RunContext(ctx context.Context, k *kernel.Kernel, l kernel.Launch, cfg Conf
 		Lups: tr.lups, Accesses: m.accesses, Infinite: cfg.Infinite,
 		Fields: m.counts,
 	}
+	useful := r.Lups * l.StepCount()
+	if l.StepCount() > 1 {
+		r.Steps = l.StepCount()
+	}
 	for i := range r.Fields {
 		r.Fields[i].Field = k.Fields[i].Name
-		r.Fields[i].normalise(r.Lups)
+		r.Fields[i].normalise(useful)
 		r.Total.add(&r.Fields[i])
 	}
-	r.Total.normalise(r.Lups)
+	r.Total.normalise(useful)
 	return r, nil
 }
 
@@ -393,13 +406,18 @@ func (m *machine) issue(b, w, instr int) {
 	case copyStep:
 		m.issueCopy(b, w, in)
 		return
-	case sharedLoad:
+	case sharedLoad, sharedStore:
 		m.shared = m.tr.sharedAddresses(m.shared[:0], m.waveOrigin[b], w, in)
 		if len(m.shared) > 0 {
 			m.accesses += int64(len(m.shared))
 			c := &m.counts[in.field]
-			c.SharedLoadInstructions++
-			c.SharedLoadWavefronts += m.banks.wavefronts(m.shared, in.width)
+			if in.kind == sharedStore {
+				c.SharedStoreInstructions++
+				c.SharedStoreWavefronts += m.banks.wavefronts(m.shared, in.width)
+			} else {
+				c.SharedLoadInstructions++
+				c.SharedLoadWavefronts += m.banks.wavefronts(m.shared, in.width)
+			}
 		}
 		return
 	case globalAccess: // below

@@ -28,6 +28,9 @@ const (
 	// sharedLoad is a load of a staged field, served by the block's
 	// shared tile.
 	sharedLoad
+	// sharedStore writes the state's next value at a point of a time step
+	// into the second shared buffer (steps.go).
+	sharedStore
 )
 
 // stage is the shared tile of a staged field under the launch.
@@ -144,13 +147,17 @@ func (tr *tracer) sharedAddresses(buf []int64, o [3]int64, w int, in *instructio
 	first := w * tr.warpSize
 	last := min(first+tr.warpSize, tr.threads)
 	for _, lane := range tr.lanes[first:last] {
-		if !tr.covers(o, lane, in.uses) {
+		if !tr.covers(o, lane, in) {
 			continue
 		}
-		p := tr.point(o, lane, in.point)
+		p, _ := tr.point(o, lane, in.point, in.span)
 		var e [3]int64
-		for j, x := range in.access.Index {
-			e[j] = x.Eval(p)
+		if in.kind == sharedStore {
+			e = s.tile.PointIndex(p)
+		} else {
+			for j, x := range in.access.Index {
+				e[j] = x.Eval(p)
+			}
 		}
 		buf = append(buf, f.Element*s.tile.Shared(e, lo))
 	}

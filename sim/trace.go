@@ -32,6 +32,9 @@ type instruction struct {
 	width  int64     // bytes per lane: the field's element size
 	step   int64     // the copy loop's step of a copyStep
 	point  [3]int64  // the fold offset j whose lattice point gives the address
+	// span is the region of a time step whose points j indexes, nil for
+	// the launch's own points (steps.go).
+	span *kernel.StepRegion
 	// uses are the fold offsets of all of a thread's lattice points that
 	// need this instruction, each with its access's guards: a folded access
 	// that coincides for several points is issued once (folding removes
@@ -215,6 +218,12 @@ func (tr *tracer) buildProgram(allInstances bool) error {
 	}
 	points := foldPoints(tr.launch.Fold)
 	for _, store := range []bool{false, true} {
+		if !store && tr.launch.StepCount() > 1 {
+			if err := tr.appendSteps(); err != nil {
+				return err
+			}
+			continue
+		}
 		issued := map[string]int{} // folded tuple per region → program index
 		for _, j := range points {
 			for r, fi := range tr.regionField {
@@ -284,24 +293,33 @@ func (tr *tracer) instruction(f *kernel.Field, a kernel.Access, j [3]int64) (ins
 }
 
 // point returns lattice point j of the lane at lane index q of the block
-// whose first thread is at origin o.
-func (tr *tracer) point(o, q, j [3]int64) kernel.Point {
+// whose first thread is at origin o: among the launch's own points, or
+// among those of step region s where s is not nil, and then false where
+// the lane has no point j in it.
+func (tr *tracer) point(o, q, j [3]int64, s *kernel.StepRegion) (kernel.Point, bool) {
 	var p kernel.Point
+	if s != nil {
+		off, ok := s.Offset(q, j, tr.launch.Block, tr.launch.Tiling)
+		for i := range 3 {
+			p[i] = tr.launch.Fold[i]*o[i] + off[i]
+		}
+		return p, ok
+	}
 	for i := range 3 {
 		p[i] = tr.launch.Fold[i]*o[i] + tr.laneStep[i]*q[i] + tr.pointStep[i]*j[i]
 	}
-	return p
+	return p, true
 }
 
-// covers reports whether one of the uses of the lane at lane index q of
-// the block at origin o has its point inside the domain and satisfies its
-// guards.
-func (tr *tracer) covers(o, q [3]int64, uses []use) bool {
+// covers reports whether one of the uses of instruction in by the lane at
+// lane index q of the block at origin o has its point inside the domain
+// and satisfies its guards.
+func (tr *tracer) covers(o, q [3]int64, in *instruction) bool {
 	d := tr.launch.Domain
 next:
-	for _, u := range uses {
-		p := tr.point(o, q, u.j)
-		if p[0] >= d[0] || p[1] >= d[1] || p[2] >= d[2] {
+	for _, u := range in.uses {
+		p, ok := tr.point(o, q, u.j, in.span)
+		if !ok || p[0] < 0 || p[1] < 0 || p[2] < 0 || p[0] >= d[0] || p[1] >= d[1] || p[2] >= d[2] {
 			continue
 		}
 		for _, g := range u.guards {
@@ -331,13 +349,13 @@ func (tr *tracer) addresses(buf []uint64, origin [3]int64, w int, in *instructio
 	case copyStep:
 		buf, _ = tr.copyLanes(buf, nil, origin, w, in)
 		return buf
-	case sharedLoad:
+	case sharedLoad, sharedStore:
 		return buf
 	}
 	first := w * tr.warpSize
 	last := min(first+tr.warpSize, tr.threads)
 	for _, lane := range tr.lanes[first:last] {
-		if !tr.covers(origin, lane, in.uses) {
+		if !tr.covers(origin, lane, in) {
 			continue
 		}
 		var a int64
@@ -347,7 +365,8 @@ func (tr *tracer) addresses(buf []uint64, origin [3]int64, w int, in *instructio
 				a += in.originCoef[i]*origin[i] + in.laneCoef[i]*lane[i]
 			}
 		} else {
-			a = regionBase(in.region) + tr.k.Fields[in.field].ByteAddress(in.access, tr.point(origin, lane, in.point))
+			p, _ := tr.point(origin, lane, in.point, in.span)
+			a = regionBase(in.region) + tr.k.Fields[in.field].ByteAddress(in.access, p)
 		}
 		buf = append(buf, uint64(a))
 	}
@@ -367,7 +386,7 @@ func (tr *tracer) byteRanges(buf []uint64, origin [3]int64, w int, in *instructi
 	if in.linear && tr.rowWarp[w] && !in.guarded() && 0 <= in.laneCoef[0] && in.laneCoef[0] <= in.width {
 		first := w * tr.warpSize
 		last := min(first+tr.warpSize, tr.threads) - 1
-		if tr.covers(origin, tr.lanes[last], in.uses) {
+		if tr.covers(origin, tr.lanes[last], in) {
 			lane := tr.lanes[first]
 			lo := in.base
 			for i := range 3 {
