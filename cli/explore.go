@@ -87,7 +87,7 @@ Examples:
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,
 				&ucli.IntFlag{Name: "threads", Value: request.DefaultThreads, Usage: "`N` threads per block, a power of two"},
-				&ucli.StringFlag{Name: "folds", Value: request.DefaultFolds, Usage: "colon-separated thread foldings `X,Y,Z:...`"},
+				&ucli.StringFlag{Name: "folds", DefaultText: request.FoldsFlag(explore.DefaultFolds) + ", less the folds along a dimension in which the domain has one point", Usage: "colon-separated thread foldings `X,Y,Z:...`"},
 				&ucli.StringFlag{Name: "tiles", Value: request.DefaultTiles, Usage: "comma-separated `TILINGS` tried with every fold: consecutive (a thread's fold points are neighbours), strided (one block size apart)"},
 				&ucli.StringFlag{Name: "staging", Value: request.StagingOn, Usage: "comma-separated `CHOICES` tried with every configuration of a kernel with staged fields: on (as the spec stages them), off (read from global memory)"},
 				&ucli.StringFlag{Name: "steps", DefaultText: "the spec's", Usage: "time steps per launch `T` tried with every configuration of a kernel with a state: comma-separated, each T or a range A:B (1:10, 1,2,4)"},

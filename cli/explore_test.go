@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,9 +23,10 @@ func idleFraction(r *model.Report) float64 {
 
 // small is a fast exploration used by the tests below, with all block
 // shapes (also those with threads along z, which a 2-D domain leaves idle): transpose2d on a
-// 128 x 64 domain, whose fold 1,1,2 is invalid for the 2-D domain and
-// skipped, as thread folding and as a strided tile.
-var small = []string{"explore", "transpose2d", "--domain", "128,64", "--all-shapes"}
+// 128 x 64 domain with the three folds of a 3-D kernel's default, whose
+// fold 1,1,2 is invalid for the 2-D domain and skipped, as thread folding
+// and as a strided tile.
+var small = []string{"explore", "transpose2d", "--domain", "128,64", "--all-shapes", "--folds", "1,1,1:1,2,1:1,1,2"}
 
 // TestExploreRanking checks that JSON rows are all evaluated configurations,
 // ranked by GLup/s, and that the Validate-invalid ones are listed as skipped.
@@ -167,5 +169,32 @@ func TestMergeErrors(t *testing.T) {
 	}
 	if _, errOut, code := run(t, "merge", s2, s1); code != ExitOK {
 		t.Errorf("complete set: exit %d %s", code, errOut)
+	}
+}
+
+// TestExploreDefaultFolds checks that the default folds follow the
+// kernel's dimensions: a 2-D kernel is not folded in z, so none of its
+// configurations is skipped, a 1-D kernel is not folded at all, and a 3-D
+// kernel gets all three folds.
+func TestExploreDefaultFolds(t *testing.T) {
+	for _, tc := range []struct {
+		spec, domain string
+		folds        [][3]int64
+	}{
+		{"star2d-r1", "64,64", [][3]int64{{1, 1, 1}, {1, 2, 1}}},
+		{"vec-copy", "4096", [][3]int64{{1, 1, 1}}},
+		{"star3d-r1", "64,64,64", [][3]int64{{1, 1, 1}, {1, 2, 1}, {1, 1, 2}}},
+	} {
+		out, errOut, code := run(t, "explore", tc.spec, "--domain", tc.domain, "--threads", "64", "--tiles", "consecutive", "--format", "json")
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", tc.spec, code, errOut)
+		}
+		var e request.Exploration
+		if err := json.Unmarshal([]byte(out), &e); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(e.Folds, tc.folds) || len(e.Skipped) != 0 || strings.Contains(errOut, "skipped") {
+			t.Errorf("%s: folds %v, %d skipped (%q); want folds %v and none skipped", tc.spec, e.Folds, len(e.Skipped), errOut, tc.folds)
+		}
 	}
 }

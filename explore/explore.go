@@ -26,8 +26,19 @@ import (
 )
 
 // DefaultFolds are the foldings `polyvol explore` tries by default: none,
-// two points in y and two in z per thread.
+// two points in y and two in z per thread; a kernel tries those along the
+// dimensions of its domain (DefaultFoldsOf).
 var DefaultFolds = [][3]int64{{1, 1, 1}, {1, 2, 1}, {1, 1, 2}}
+
+// DefaultFoldsOf returns the default folds for a kernel of domain:
+// DefaultFolds without those that fold along a dimension in which the
+// domain has one point, which every block shape would skip (a 2-D kernel
+// is not folded in z).
+func DefaultFoldsOf(domain [3]int64) [][3]int64 {
+	// A fold along a dimension without points is what IdleShape finds in
+	// a block shape: more than one along it.
+	return slices.DeleteFunc(slices.Clone(DefaultFolds), func(f [3]int64) bool { return IdleShape(f, domain) })
+}
 
 // DefaultTilings are the tilings `polyvol explore` tries by default: thread
 // folding and strided tiles.
@@ -92,7 +103,7 @@ type Config struct {
 	// kernel.MaxThreadsPerBlock; 0 means kernel.MaxThreadsPerBlock.
 	Threads int
 	// Folds are the thread foldings tried with every block shape; nil means
-	// DefaultFolds.
+	// DefaultFoldsOf the kernel's domain.
 	Folds [][3]int64
 	// Tilings are the tilings tried with every fold and block shape; nil
 	// means DefaultTilings. A strided tiling that is the same launch as
@@ -218,7 +229,7 @@ func IdleShape(b, domain [3]int64) bool {
 // Configurations returns the space of an exploration in the order
 // Config.Launches enumerates it: folds outermost, then tilings, then the
 // block shapes of threads threads (BlockShapes). Nil folds and tilings mean
-// DefaultFolds and DefaultTilings. A strided tiling is left out where it is
+// DefaultFoldsOf(domain) and DefaultTilings. A strided tiling is left out where it is
 // the same launch as thread folding (Configuration.Canonical) and thread
 // folding is among the tilings; without it, that launch is given as
 // consecutive. Unless allShapes is set, the block shapes with threads
@@ -232,7 +243,7 @@ func Configurations(threads int, folds [][3]int64, tilings []kernel.Tiling, doma
 		blocks = slices.DeleteFunc(blocks, func(b [3]int64) bool { return IdleShape(b, domain) })
 	}
 	if folds == nil {
-		folds = DefaultFolds
+		folds = DefaultFoldsOf(domain)
 	}
 	if tilings == nil {
 		tilings = DefaultTilings

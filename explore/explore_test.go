@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -268,5 +269,27 @@ func TestIdleShapesLeftOut(t *testing.T) {
 		if err != nil || len(kept) != len(all) {
 			t.Errorf("domain %v, all shapes: %d configurations, want %d (%v)", c.domain, len(kept), len(all), err)
 		}
+	}
+}
+
+// TestDefaultFoldsOf checks the default folds of 3-D, 2-D and 1-D domains
+// and of a domain one point wide in y: no fold along a dimension without
+// points.
+func TestDefaultFoldsOf(t *testing.T) {
+	for _, tc := range []struct {
+		domain [3]int64
+		want   [][3]int64
+	}{
+		{[3]int64{64, 64, 64}, [][3]int64{{1, 1, 1}, {1, 2, 1}, {1, 1, 2}}},
+		{[3]int64{64, 64, 1}, [][3]int64{{1, 1, 1}, {1, 2, 1}}},
+		{[3]int64{64, 1, 1}, [][3]int64{{1, 1, 1}}},
+		{[3]int64{64, 1, 64}, [][3]int64{{1, 1, 1}, {1, 1, 2}}},
+	} {
+		if got := DefaultFoldsOf(tc.domain); !slices.Equal(got, tc.want) {
+			t.Errorf("DefaultFoldsOf(%v) = %v, want %v", tc.domain, got, tc.want)
+		}
+	}
+	if len(DefaultFolds) != 3 {
+		t.Errorf("DefaultFoldsOf changed DefaultFolds: %v", DefaultFolds)
 	}
 }

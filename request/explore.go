@@ -84,7 +84,6 @@ type Shard struct {
 
 // Defaults of an explore request.
 const (
-	DefaultFolds   = "1,1,1:1,2,1:1,1,2"
 	DefaultThreads = kernel.MaxThreadsPerBlock
 	// DefaultMaxConfigurations bounds a sweep: about a minute on 2 cores
 	// for the heaviest example kernels (lbm-d3q27-aos: 168 configurations
@@ -102,7 +101,9 @@ const (
 var DefaultTiles = strings.Join(TilingNames, ",")
 
 // Sweep holds the keys of an explore request that choose its
-// configurations, in their string forms; Steps "" means the spec's steps.
+// configurations, in their string forms; Folds "" means the default folds
+// of the kernel's dimensions (explore.DefaultFoldsOf), Steps "" the spec's
+// steps.
 type Sweep struct {
 	Threads                      int
 	Folds, Tiles, Staging, Steps string
@@ -111,7 +112,7 @@ type Sweep struct {
 
 // DefaultSweep is the sweep of a request that names none of its keys.
 func DefaultSweep() Sweep {
-	return Sweep{Threads: DefaultThreads, Folds: DefaultFolds, Tiles: DefaultTiles, Staging: StagingOn}
+	return Sweep{Threads: DefaultThreads, Tiles: DefaultTiles, Staging: StagingOn}
 }
 
 // Apply returns cfg with the threads, folds, tilings, staging choices,
@@ -206,8 +207,22 @@ func parseTilings(s string) ([]kernel.Tiling, error) {
 	return tilings, nil
 }
 
-// parseFolds parses the --folds value, colon-separated X,Y,Z triples.
+// FoldsFlag writes folds as the --folds value, colon-separated X,Y,Z
+// triples.
+func FoldsFlag(folds [][3]int64) string {
+	parts := make([]string, len(folds))
+	for i, f := range folds {
+		parts[i] = Triple(f)
+	}
+	return strings.Join(parts, ":")
+}
+
+// parseFolds parses the --folds value, colon-separated X,Y,Z triples; ""
+// is nil, the default folds.
 func parseFolds(s string) ([][3]int64, error) {
+	if s == "" {
+		return nil, nil
+	}
 	var folds [][3]int64
 	for _, part := range strings.Split(s, ":") {
 		f, err := ParseTriple("folds", part)
@@ -286,13 +301,17 @@ func (x Explore) Run(ctx context.Context) (*Exploration, error) {
 	return e, nil
 }
 
-// config returns the sweep's configuration, with no staging choices for a
+// config returns the sweep's configuration, with the default folds of the
+// kernel's dimensions where it names none, no staging choices for a
 // kernel without staged fields and no steps for a kernel without a state
 // (each has one, which the exploration leaves out), and the steps swept
 // for a kernel with a state, the spec's by default. Steps above 1 for a
 // kernel without a state are the --steps flag's error.
 func (x Explore) config() (explore.Config, error) {
 	cfg := x.Config
+	if cfg.Folds == nil {
+		cfg.Folds = explore.DefaultFoldsOf(cfg.Kernel.Domain)
+	}
 	if !explore.Staged(cfg.Kernel) {
 		cfg.Unstaged = nil
 	}
