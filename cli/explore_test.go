@@ -198,3 +198,39 @@ func TestExploreDefaultFolds(t *testing.T) {
 		}
 	}
 }
+
+// TestExploreThreadsList checks that --threads takes a list: the sweep has
+// the block shapes of each count, the JSON records the counts, and a bad
+// entry is a one-line user error naming the flag.
+func TestExploreThreadsList(t *testing.T) {
+	out, errOut, code := run(t, "explore", "star2d-r1", "--domain", "256,256", "--threads", "64,128", "--tiles", "consecutive", "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var e request.Exploration
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[int64]int{}
+	for _, r := range e.Rows {
+		counts[r.Launch.Block[0]*r.Launch.Block[1]*r.Launch.Block[2]]++
+	}
+	// 7 shapes of 64 threads and 8 of 128 in x and y, each with two folds.
+	if !slices.Equal(e.Threads, []int64{64, 128}) || counts[64] != 14 || counts[128] != 16 || len(counts) != 2 {
+		t.Errorf("threads %v, rows per thread count %v; want [64 128] and 14 and 16 rows", e.Threads, counts)
+	}
+	table := mustRun(t, "explore", "star2d-r1", "--domain", "256,256", "--threads", "64,128", "--tiles", "consecutive", "--top", "1")
+	if !strings.Contains(table, "30 configurations (64,128 threads per block, 2 folds), 0 skipped") {
+		t.Errorf("table head does not name both thread counts:\n%s", table)
+	}
+	for _, tc := range []struct{ threads, want string }{
+		{"64,100", `polyvol: --threads 100: expected a power of two from 1 to 1024`},
+		{"64,64", `polyvol: --threads "64,64": 64 appears twice`},
+		{"64;128", `polyvol: --threads "64;128": expected comma-separated powers of two from 1 to 1024, e.g. 128,256`},
+	} {
+		_, errOut, code := run(t, "explore", "star2d-r1", "--threads", tc.threads)
+		if code != ExitUsage || strings.TrimSpace(errOut) != tc.want {
+			t.Errorf("--threads %s: exit %d, stderr %q; want 2 and %q", tc.threads, code, errOut, tc.want)
+		}
+	}
+}

@@ -99,9 +99,10 @@ const MaxRegisters = 255
 type Config struct {
 	Kernel *kernel.Kernel
 	Device *device.Device
-	// Threads is the threads per block, a power of two up to
-	// kernel.MaxThreadsPerBlock; 0 means kernel.MaxThreadsPerBlock.
-	Threads int
+	// Threads are the threads per block of the block shapes, each a power
+	// of two up to kernel.MaxThreadsPerBlock; nil means
+	// kernel.MaxThreadsPerBlock alone.
+	Threads []int
 	// Folds are the thread foldings tried with every block shape; nil means
 	// DefaultFoldsOf the kernel's domain.
 	Folds [][3]int64
@@ -228,16 +229,23 @@ func IdleShape(b, domain [3]int64) bool {
 
 // Configurations returns the space of an exploration in the order
 // Config.Launches enumerates it: folds outermost, then tilings, then the
-// block shapes of threads threads (BlockShapes). Nil folds and tilings mean
+// block shapes of each count of threads in turn (BlockShapes). Nil folds and tilings mean
 // DefaultFoldsOf(domain) and DefaultTilings. A strided tiling is left out where it is
 // the same launch as thread folding (Configuration.Canonical) and thread
 // folding is among the tilings; without it, that launch is given as
 // consecutive. Unless allShapes is set, the block shapes with threads
 // along a dimension in which domain has one point are left out (IdleShape).
-func Configurations(threads int, folds [][3]int64, tilings []kernel.Tiling, domain [3]int64, allShapes bool) ([]Configuration, error) {
-	blocks, err := BlockShapes(threads)
-	if err != nil {
-		return nil, err
+func Configurations(threads []int, folds [][3]int64, tilings []kernel.Tiling, domain [3]int64, allShapes bool) ([]Configuration, error) {
+	var blocks [][3]int64
+	for i, n := range threads {
+		if slices.Contains(threads[:i], n) {
+			return nil, fmt.Errorf("threads %d appears twice", n)
+		}
+		shapes, err := BlockShapes(n)
+		if err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, shapes...)
 	}
 	if !allShapes {
 		blocks = slices.DeleteFunc(blocks, func(b [3]int64) bool { return IdleShape(b, domain) })
@@ -281,8 +289,8 @@ func Configurations(threads int, folds [][3]int64, tilings []kernel.Tiling, doma
 // shards.
 func (cfg Config) Launches() (launches []kernel.Launch, skipped []Skipped, configurations int, err error) {
 	threads := cfg.Threads
-	if threads == 0 {
-		threads = kernel.MaxThreadsPerBlock
+	if threads == nil {
+		threads = []int{kernel.MaxThreadsPerBlock}
 	}
 	all, err := Configurations(threads, cfg.Folds, cfg.Tilings, cfg.Kernel.Domain, cfg.AllShapes)
 	if err != nil {
