@@ -242,8 +242,8 @@ func HeatMap(w io.Writer, format string, size Size, e *request.Exploration) erro
 		}
 	}
 	best := e.Rows[0]
-	title := fmt.Sprintf("%s on %s, %d threads per block: predicted GLup/s of %d ranked configurations",
-		e.Kernel, e.Device, e.Threads, len(e.Rows))
+	title := fmt.Sprintf("%s on %s, %s threads per block: predicted GLup/s of %d ranked configurations",
+		e.Kernel, e.Device, request.ThreadsText(e.Threads), len(e.Rows))
 	key := fmt.Sprintf("ringed: the best, block %s %s, %s GLup/s; hatched: skipped; light grey: not a shape of the sweep",
 		request.Triple(best.Launch.Block), variantText(best.Launch.Fold, best.Launch.Tiling.String(), best.Launch.Unstaged, best.Launch.Steps), strconv.FormatFloat(best.Prediction.GLups, 'f', 2, 64))
 	return writeCanvas(w, format, size, func(dc draw.Canvas) {

@@ -152,14 +152,12 @@ func onUsageError(c *ucli.Context, err error, _ bool) error {
 	}
 	var names []string
 	for _, f := range flags {
-		names = append(names, f.Names()...)
-	}
-	name = strings.TrimLeft(name, "-")
-	if near := similar.Near(name, names, typoEdits(name)); len(near) > 0 {
-		for i, n := range near {
-			near[i] = flagSpelling(n)
+		for _, n := range f.Names() {
+			names = append(names, flagSpelling(n))
 		}
-		return &UsageError{Err: fmt.Errorf("%s; did you mean %s?", msg, strings.Join(near, " or "))}
+	}
+	if suggestion := similar.DidYouMean(name, names); suggestion != "" {
+		return &UsageError{Err: fmt.Errorf("%s%s", msg, suggestion)}
 	}
 	return &UsageError{Err: err}
 }
@@ -167,11 +165,6 @@ func onUsageError(c *ucli.Context, err error, _ bool) error {
 // badFlagValue matches the flag package's error for a value its flag
 // cannot parse, "invalid [boolean ]value "V" for [flag ]-NAME: …".
 var badFlagValue = regexp.MustCompile(`^invalid (boolean )?value "(.*)" for (?:flag )?-+([\w-]+): `)
-
-// typoEdits is the most edits a typo of name may have: none for one or two
-// letters (any letter is one edit from any other), one for three or four,
-// two from five on (a swap of two letters is two edits).
-func typoEdits(name string) int { return min(2, (len(name)-1)/2) }
 
 // flagSpelling writes a flag name as the command line takes it: -D for one
 // letter, --name otherwise.
@@ -196,11 +189,7 @@ func unknownCommand(c *ucli.Context) error {
 			names = append(names, cmd.Name)
 		}
 	}
-	msg := fmt.Sprintf("unknown command %q", name)
-	if near := similar.Near(name, names, typoEdits(name)); len(near) > 0 {
-		msg += "; did you mean " + strings.Join(near, " or ") + "?"
-	}
-	return &UsageError{Err: fmt.Errorf("%s (commands: %s)", msg, strings.Join(names, ", "))}
+	return &UsageError{Err: fmt.Errorf("unknown command %q%s (commands: %s)", name, similar.DidYouMean(name, names), strings.Join(names, ", "))}
 }
 
 func init() {

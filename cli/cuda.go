@@ -22,7 +22,9 @@ func init() {
 ` + specArgHelp + `
 The program performs every load and store of the spec for each lattice point
 of the domain, guarded by the domain, with the given block size and thread
-folding; an FMA chain over the loaded values is stored to every store target.
+folding; a chain of fused multiply-adds and additions over the loaded values,
+with the spec's flops (at least one per loaded value), is stored to every
+store target.
 --tile strided places a thread's fold points one block size apart (x =
 blockIdx.x*blockDim.x*f + threadIdx.x + j*blockDim.x), consecutive, the
 default, makes them neighbours (x = (blockIdx.x*blockDim.x + threadIdx.x)*f
@@ -119,7 +121,7 @@ func runCuda(c *ucli.Context) error {
 	if err := os.WriteFile(out, []byte(prog.Source), 0o644); err != nil {
 		return flagErrorf("output", "--output: %v", err)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "wrote %s: kernel %s, %s flops per lattice update in the FMA chain (the spec states %s), %d bytes of device memory\n",
+	fmt.Fprintf(c.App.ErrWriter, "wrote %s: kernel %s, %s flops per lattice update in the chain (the spec states %s), %d bytes of device memory\n",
 		out, prog.Function, num(prog.Flops), num(k.Flops), prog.Bytes)
 	return nil
 }

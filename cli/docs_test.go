@@ -708,3 +708,30 @@ func TestCompareShown(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeTourSimulate runs the README tour's simulate commands and
+// checks that each shows the simulator at its best: it succeeds with no
+// note, so none of its launched threads is idle.
+func TestReadmeTourSimulate(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		command, ok := strings.CutPrefix(line, "go run . simulate ")
+		if !ok {
+			continue
+		}
+		command, _, _ = strings.Cut(command, "#")
+		found++
+		args := append([]string{"simulate"}, strings.Fields(command)...)
+		stdout, stderr, code := run(t, args...)
+		if code != ExitOK || stderr != "" || !strings.Contains(stdout, "simulated") {
+			t.Errorf("README: polyvol %s: exit %d, stderr %q; want a simulation without notes", strings.Join(args, " "), code, stderr)
+		}
+	}
+	if found == 0 {
+		t.Error("no simulate command in the README tour")
+	}
+}

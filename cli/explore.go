@@ -35,8 +35,8 @@ func init() {
 
 ` + specArgHelp + `
 
-explore evaluates every block shape of --threads threads whose sides are
-powers of two within the hardware limits (x, y <= 1024, z <= 64), with every
+explore evaluates every block shape of --threads threads (of each count of
+a comma-separated list: --threads 128,256) whose sides are powers of two within the hardware limits (x, y <= 1024, z <= 64), with every
 fold of --folds and tiling of --tiles, in parallel, and ranks them by
 predicted GLup/s. A strided tile that places a thread's points as thread
 folding does (fold 1, or block size 1, wherever it folds) is that
@@ -86,8 +86,8 @@ Examples:
 			Flags: append([]ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,
-				&ucli.IntFlag{Name: "threads", Value: request.DefaultThreads, Usage: "`N` threads per block, a power of two"},
-				&ucli.StringFlag{Name: "folds", Value: request.DefaultFolds, Usage: "colon-separated thread foldings `X,Y,Z:...`"},
+				&ucli.StringFlag{Name: "threads", Value: strconv.Itoa(request.DefaultThreads), Usage: "`N` threads per block, a power of two; comma-separated counts sweep the block shapes of each (128,256)"},
+				&ucli.StringFlag{Name: "folds", DefaultText: request.FoldsFlag(explore.DefaultFolds) + ", less the folds along a dimension in which the domain has one point", Usage: "colon-separated thread foldings `X,Y,Z:...`"},
 				&ucli.StringFlag{Name: "tiles", Value: request.DefaultTiles, Usage: "comma-separated `TILINGS` tried with every fold: consecutive (a thread's fold points are neighbours), strided (one block size apart)"},
 				&ucli.StringFlag{Name: "staging", Value: request.StagingOn, Usage: "comma-separated `CHOICES` tried with every configuration of a kernel with staged fields: on (as the spec stages them), off (read from global memory)"},
 				&ucli.StringFlag{Name: "steps", DefaultText: "the spec's", Usage: "time steps per launch `T` tried with every configuration of a kernel with a state: comma-separated, each T or a range A:B (1:10, 1,2,4)"},
@@ -192,7 +192,7 @@ func sweepFlags(c *ucli.Context, cfg explore.Config) (explore.Config, error) {
 	if cfg.Workers = c.Int("workers"); cfg.Workers < 1 {
 		return cfg, flagErrorf("workers", "--workers %d: must be at least 1", cfg.Workers)
 	}
-	sweep := request.Sweep{Threads: c.Int("threads"), Folds: c.String("folds"), Tiles: c.String("tiles"), Staging: c.String("staging"), Steps: c.String("steps"), AllShapes: c.Bool("all-shapes")}
+	sweep := request.Sweep{Threads: c.String("threads"), Folds: c.String("folds"), Tiles: c.String("tiles"), Staging: c.String("staging"), Steps: c.String("steps"), AllShapes: c.Bool("all-shapes")}
 	return sweep.Apply(cfg)
 }
 
@@ -427,8 +427,8 @@ func writeExploration(stdout, stderr io.Writer, e *request.Exploration, format s
 	if e.Steps != nil {
 		by += " per useful update (time per step)"
 	}
-	fmt.Fprintf(stdout, "%d configurations (%d threads per block, %s%s%s), %d skipped; best %d by %s\n\n",
-		e.Configurations, e.Threads, request.CountNoun(len(e.Folds), "fold"), tilingsText(e), stepsText(e.Steps), len(e.Skipped), shown, by)
+	fmt.Fprintf(stdout, "%d configurations (%s threads per block, %s%s%s), %d skipped; best %d by %s\n\n",
+		e.Configurations, request.ThreadsText(e.Threads), request.CountNoun(len(e.Folds), "fold"), tilingsText(e), stepsText(e.Steps), len(e.Skipped), shown, by)
 	head := []string{"rank", "block", "fold", "tiling", "GLup/s", "limiter", "blocks/SM", "L1 cycles/Lup", "L2 B/Lup", "DRAM B/Lup"}
 	if e.Steps != nil {
 		head = slices.Insert(head, 4, "steps", "ms/step")
@@ -579,7 +579,11 @@ func tilingCell(l model.LaunchInfo) string {
 // e.Unstaged where it has them, each of the time steps e.Steps where it
 // has them).
 func sweepConfigurations(e *request.Exploration) ([]explore.Configuration, error) {
-	all, err := explore.Configurations(int(min(e.Threads, math.MaxInt32)), e.Folds, e.Tilings, e.Domain, e.AllShapes)
+	threads := make([]int, len(e.Threads))
+	for i, n := range e.Threads {
+		threads[i] = int(min(max(n, math.MinInt32), math.MaxInt32))
+	}
+	all, err := explore.Configurations(threads, e.Folds, e.Tilings, e.Domain, e.AllShapes)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,9 +23,10 @@ func idleFraction(r *model.Report) float64 {
 
 // small is a fast exploration used by the tests below, with all block
 // shapes (also those with threads along z, which a 2-D domain leaves idle): transpose2d on a
-// 128 x 64 domain, whose fold 1,1,2 is invalid for the 2-D domain and
-// skipped, as thread folding and as a strided tile.
-var small = []string{"explore", "transpose2d", "--domain", "128,64", "--all-shapes"}
+// 128 x 64 domain with the three folds of a 3-D kernel's default, whose
+// fold 1,1,2 is invalid for the 2-D domain and skipped, as thread folding
+// and as a strided tile.
+var small = []string{"explore", "transpose2d", "--domain", "128,64", "--all-shapes", "--folds", "1,1,1:1,2,1:1,1,2"}
 
 // TestExploreRanking checks that JSON rows are all evaluated configurations,
 // ranked by GLup/s, and that the Validate-invalid ones are listed as skipped.
@@ -167,5 +169,68 @@ func TestMergeErrors(t *testing.T) {
 	}
 	if _, errOut, code := run(t, "merge", s2, s1); code != ExitOK {
 		t.Errorf("complete set: exit %d %s", code, errOut)
+	}
+}
+
+// TestExploreDefaultFolds checks that the default folds follow the
+// kernel's dimensions: a 2-D kernel is not folded in z, so none of its
+// configurations is skipped, a 1-D kernel is not folded at all, and a 3-D
+// kernel gets all three folds.
+func TestExploreDefaultFolds(t *testing.T) {
+	for _, tc := range []struct {
+		spec, domain string
+		folds        [][3]int64
+	}{
+		{"star2d-r1", "64,64", [][3]int64{{1, 1, 1}, {1, 2, 1}}},
+		{"vec-copy", "4096", [][3]int64{{1, 1, 1}}},
+		{"star3d-r1", "64,64,64", [][3]int64{{1, 1, 1}, {1, 2, 1}, {1, 1, 2}}},
+	} {
+		out, errOut, code := run(t, "explore", tc.spec, "--domain", tc.domain, "--threads", "64", "--tiles", "consecutive", "--format", "json")
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", tc.spec, code, errOut)
+		}
+		var e request.Exploration
+		if err := json.Unmarshal([]byte(out), &e); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(e.Folds, tc.folds) || len(e.Skipped) != 0 || strings.Contains(errOut, "skipped") {
+			t.Errorf("%s: folds %v, %d skipped (%q); want folds %v and none skipped", tc.spec, e.Folds, len(e.Skipped), errOut, tc.folds)
+		}
+	}
+}
+
+// TestExploreThreadsList checks that --threads takes a list: the sweep has
+// the block shapes of each count, the JSON records the counts, and a bad
+// entry is a one-line user error naming the flag.
+func TestExploreThreadsList(t *testing.T) {
+	out, errOut, code := run(t, "explore", "star2d-r1", "--domain", "256,256", "--threads", "64,128", "--tiles", "consecutive", "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var e request.Exploration
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[int64]int{}
+	for _, r := range e.Rows {
+		counts[r.Launch.Block[0]*r.Launch.Block[1]*r.Launch.Block[2]]++
+	}
+	// 7 shapes of 64 threads and 8 of 128 in x and y, each with two folds.
+	if !slices.Equal(e.Threads, []int64{64, 128}) || counts[64] != 14 || counts[128] != 16 || len(counts) != 2 {
+		t.Errorf("threads %v, rows per thread count %v; want [64 128] and 14 and 16 rows", e.Threads, counts)
+	}
+	table := mustRun(t, "explore", "star2d-r1", "--domain", "256,256", "--threads", "64,128", "--tiles", "consecutive", "--top", "1")
+	if !strings.Contains(table, "30 configurations (64,128 threads per block, 2 folds), 0 skipped") {
+		t.Errorf("table head does not name both thread counts:\n%s", table)
+	}
+	for _, tc := range []struct{ threads, want string }{
+		{"64,100", `polyvol: --threads 100: expected a power of two from 1 to 1024`},
+		{"64,64", `polyvol: --threads "64,64": 64 appears twice`},
+		{"64;128", `polyvol: --threads "64;128": expected comma-separated powers of two from 1 to 1024, e.g. 128,256`},
+	} {
+		_, errOut, code := run(t, "explore", "star2d-r1", "--threads", tc.threads)
+		if code != ExitUsage || strings.TrimSpace(errOut) != tc.want {
+			t.Errorf("--threads %s: exit %d, stderr %q; want 2 and %q", tc.threads, code, errOut, tc.want)
+		}
 	}
 }

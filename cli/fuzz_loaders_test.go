@@ -138,7 +138,7 @@ func skippedShard(f *testing.F, k, n int) []byte {
 		f.Fatal(err)
 	}
 	e := &request.Exploration{Kernel: "vec-copy", Device: "A100-40GB", Method: "exact", Model: "overlap",
-		Domain: [3]int64{64, 1, 1}, Threads: 2, Folds: [][3]int64{{1, 1, 1}}, Tilings: explore.DefaultTilings,
+		Domain: [3]int64{64, 1, 1}, Threads: []int64{2}, Folds: [][3]int64{{1, 1, 1}}, Tilings: explore.DefaultTilings,
 		Registers: 32, Configurations: len(blocks), Skipped: []explore.Skipped{}, Rows: []*model.Report{},
 		Shard: &request.Shard{Index: k, Count: n, Format: formatCSV, Sweep: strings.Repeat("5", 32)}}
 	for i, b := range blocks {

@@ -19,6 +19,7 @@ import (
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/request"
+	"github.com/polyvol/polyvol/similar"
 	ucli "github.com/urfave/cli/v2"
 )
 
@@ -72,7 +73,7 @@ func loadKernel(c *ucli.Context, arg string) (*kernel.Kernel, error) {
 		spec.Example = arg
 		_, err = examples.Read(strings.TrimSuffix(arg, ".yaml") + ".yaml")
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, usageErrorf("spec %q: no such file and no embedded example of that name (examples: %s)", arg, strings.Join(examples.Names(), ", "))
+			return nil, usageErrorf("spec %q: no such file and no embedded example of that name%s (examples: %s)", arg, similar.DidYouMean(arg, examples.Names()), strings.Join(examples.Names(), ", "))
 		}
 		err = asUsage(err)
 	}

@@ -272,8 +272,8 @@ func checkShard(e *request.Exploration) error {
 		return err
 	}
 	if e.Configurations != len(all) {
-		return fmt.Errorf("configurations %d: %d threads per block, %s and %s give %d",
-			e.Configurations, e.Threads, request.CountNoun(len(e.Folds), "fold"), request.CountNoun(len(e.Tilings), "tiling"), len(all))
+		return fmt.Errorf("configurations %d: %s threads per block, %s and %s give %d",
+			e.Configurations, request.ThreadsText(e.Threads), request.CountNoun(len(e.Folds), "fold"), request.CountNoun(len(e.Tilings), "tiling"), len(all))
 	}
 	if err := checkRegisters(e); err != nil {
 		return err
@@ -350,7 +350,7 @@ func checkRegisters(e *request.Exploration) error {
 // sameExploration reports whether a and b are shards of the same exploration.
 func sameExploration(a, b *request.Exploration) bool {
 	return a.Kernel == b.Kernel && a.Device == b.Device && a.Method == b.Method && a.Model == b.Model &&
-		a.Domain == b.Domain && a.Threads == b.Threads && slices.Equal(a.Folds, b.Folds) &&
+		a.Domain == b.Domain && slices.Equal(a.Threads, b.Threads) && slices.Equal(a.Folds, b.Folds) &&
 		slices.Equal(a.Tilings, b.Tilings) && slices.Equal(a.Unstaged, b.Unstaged) && slices.Equal(a.Steps, b.Steps) && a.Registers == b.Registers && slices.Equal(a.RegistersTable, b.RegistersTable) &&
 		a.Configurations == b.Configurations &&
 		a.Shard.Count == b.Shard.Count && a.Shard.Format == b.Shard.Format && a.Shard.Top == b.Shard.Top

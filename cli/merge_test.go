@@ -196,7 +196,7 @@ func TestMergeVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &request.Exploration{Method: "exact", Model: "overlap", Domain: k.Domain, Threads: 256, Folds: [][3]int64{{1, 1, 1}}, Shard: &request.Shard{Count: 2}}
+	e := &request.Exploration{Method: "exact", Model: "overlap", Domain: k.Domain, Threads: []int64{256}, Folds: [][3]int64{{1, 1, 1}}, Shard: &request.Shard{Count: 2}}
 	opt := model.Options{WorkBound: 1, MemoryBound: 1 << 20}
 	a, b := sweepFingerprint(k, dev, e, "0.1.0 (commit a)", opt), sweepFingerprint(k, dev, e, "0.1.0 (commit b)", opt)
 	if a == b || a != sweepFingerprint(k, dev, e, "0.1.0 (commit a)", opt) {

@@ -38,8 +38,9 @@ hand-written CUDA tiles do; consecutive, the default, makes them
 neighbours. --registers replaces the spec's registers per thread, which set
 the occupancy; a note on stderr says when they limit it, and when they
 reach the device's maximum, where the compiler spills. --explain adds a
-legend of the table's rows; --quiet prints the prediction line only, and no
-notes.
+legend of the table's rows and says which bound limits, by how much the
+next one trails and what would move it; --quiet prints the prediction line
+only (after that explanation with --explain), and no notes.
 
 --plot FILE.svg or FILE.png draws the hierarchical roofline as the web
 calculator does: the L1, L2 and DRAM points (flop/B, predicted GFlop/s)
@@ -78,7 +79,7 @@ Examples:
 				registersFlag(),
 				formatFlag(formatTable, formatJSON, formatCSV),
 				&choiceFlag{&ucli.StringFlag{Name: "fields", Value: fieldsAuto, Usage: "per-field `LAYOUT` of the table: auto (columns while the table fits in 100 characters, else rows), columns, rows or none"}, []string{fieldsAuto, fieldsColumns, fieldsRows, fieldsNone}},
-				&ucli.BoolFlag{Name: "explain", Usage: "add a legend of the table's rows"},
+				&ucli.BoolFlag{Name: "explain", Usage: "add a legend of the table's rows and say which bound limits and what would move it"},
 				&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print the prediction line only, without notes (table format)"},
 				plotFlag("draw the hierarchical roofline (L1, L2, DRAM)"),
 				plotSizeFlag(),
@@ -169,9 +170,12 @@ func writePrediction(c *ucli.Context, r *model.Report, req request.Predict, form
 		return writeCSV(w, [][]string{csvHeader, csvRecord(r, req.RegistersPerThread())})
 	}
 	if quiet {
+		if c.Bool("explain") {
+			fmt.Fprint(w, explanation(r))
+		}
 		return writePredictionLine(w, r.Prediction)
 	}
-	return writeReport(w, r, req.Device, c.String("fields"), c.Bool("explain"))
+	return writeReport(w, r, req.Device, c.String("fields"), c.Bool("explain"), c.Bool("explain"))
 }
 
 // The layouts of the per-field shares in the predict table (--fields).
@@ -187,8 +191,9 @@ const (
 const fieldsWidth = 100
 
 // writeReport prints one configuration as tables grouped by memory level,
-// with the legend of its rows if explain is set.
-func writeReport(w io.Writer, r *model.Report, dev *device.Device, layout string, explain bool) error {
+// with the legend of its rows if legend is set and the explanation of its
+// bounds if explain is.
+func writeReport(w io.Writer, r *model.Report, dev *device.Device, layout string, legend, explain bool) error {
 	l, d, p := r.Launch, r.Derived, r.Prediction
 	fmt.Fprintf(w, "%s on %s (%s), method %s, model %s\n", r.Kernel, dev.Name, dev.DisplayName, r.Method, p.Model)
 	fmt.Fprintf(w, "block %s  fold %s%s  domain %s  grid %s  (%d threads/block, %d Lups/thread)\n",
@@ -235,13 +240,16 @@ func writeReport(w io.Writer, r *model.Report, dev *device.Device, layout string
 			return err
 		}
 	}
-	if explain {
+	if legend {
 		fmt.Fprint(w, tableLegend)
 	}
 	if err := writeModelDetails(w, r); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
+	if explain {
+		fmt.Fprint(w, explanation(r))
+	}
 	return writePredictionLine(w, p)
 }
 

@@ -255,12 +255,15 @@ func predictRegion(c *ucli.Context, reg *importer.Region, dev *device.Device, op
 }
 
 // writeRegionTables prints a region's prediction as predict's tables:
-// each kernel's report (or prediction line with quiet), the sums and the
-// total line.
+// each kernel's report (or prediction line with quiet, after the
+// explanation of its bounds with --explain), the sums and the total line.
 func writeRegionTables(c *ucli.Context, out regionReport, dev *device.Device, quiet bool) error {
 	w := c.App.Writer
 	for i, k := range out.Kernels {
 		if quiet {
+			if c.Bool("explain") {
+				fmt.Fprint(w, explanation(k.Report))
+			}
 			fmt.Fprintf(w, "statement %s: ", k.Statement)
 			if err := writePredictionLine(w, k.Report.Prediction); err != nil {
 				return err
@@ -268,8 +271,8 @@ func writeRegionTables(c *ucli.Context, out regionReport, dev *device.Device, qu
 			continue
 		}
 		fmt.Fprintf(w, "statement %s (kernel %d of %d)\n", k.Statement, i+1, len(out.Kernels))
-		explain := c.Bool("explain") && i == len(out.Kernels)-1
-		if err := writeReport(w, k.Report, dev, c.String("fields"), explain); err != nil {
+		legend := c.Bool("explain") && i == len(out.Kernels)-1
+		if err := writeReport(w, k.Report, dev, c.String("fields"), legend, c.Bool("explain")); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)

@@ -7,7 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-// TestDidYouMean checks the suggestions for mistyped commands and flags:
+// TestDidYouMean checks the suggestions for mistyped commands, flags, flag
+// values and examples:
 // a typo finds its word, a word like nothing gets no suggestion, and each
 // is a one-line user error.
 func TestDidYouMean(t *testing.T) {
@@ -21,6 +22,11 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"predict", "star3d-r4", "--devcie", "A100"}, "-devcie; did you mean --device?", ""},
 		{[]string{"explore", "star3d-r4", "--thread", "512"}, "did you mean --threads?", ""},
 		{[]string{"predict", "star3d-r4", "-X", "3"}, "flag provided but not defined: -X", "did you mean"},
+		{[]string{"predict", "star3d-r5"}, `spec "star3d-r5": no such file and no embedded example of that name; did you mean star3d-r1 or star3d-r4? (examples: `, ""},
+		{[]string{"predict", "matmul"}, `spec "matmul": no such file and no embedded example of that name (examples: `, "did you mean"},
+		{[]string{"predict", "star3d-r4", "--format", "jsno"}, `--format "jsno": expected one of table, json, csv; did you mean json?`, ""},
+		{[]string{"explore", "star3d-r4", "--staging", "offf"}, `--staging "offf": expected one of on, off; did you mean off?`, ""},
+		{[]string{"predict", "star3d-r4", "--format", "yaml"}, `--format "yaml": expected one of table, json, csv`, "did you mean"},
 	} {
 		stdout, stderr, code := run(t, tc.args...)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")

@@ -53,7 +53,7 @@ func TestJSONVersionKeys(t *testing.T) {
 		{"simulate", "vec-copy", "--domain", "64,8,1", "--format", "json"},
 	} {
 		out := mustRun(t, args...)
-		wantHead := "{\n  \"schemaVersion\": 2,\n  \"polyvolVersion\": \"" + request.Version + " (commit unknown)\",\n  \""
+		wantHead := "{\n  \"schemaVersion\": 3,\n  \"polyvolVersion\": \"" + request.Version + " (commit unknown)\",\n  \""
 		if !strings.HasPrefix(out, wantHead) {
 			t.Errorf("%v: JSON does not start with the version keys:\n%.200s", args, out)
 		}
@@ -75,7 +75,7 @@ func TestJSONVersionKeys(t *testing.T) {
 func TestMergeSchemaVersion(t *testing.T) {
 	shard := mustRun(t, "explore", "vec-copy", "--domain", "64,8,1", "--shard", "1/1", "--format", "json")
 	path := filepath.Join(t.TempDir(), "shard.json")
-	if err := os.WriteFile(path, []byte(strings.Replace(shard, `"schemaVersion": 2`, `"schemaVersion": 99`, 1)), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(strings.Replace(shard, `"schemaVersion": 3`, `"schemaVersion": 99`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, stderr, code := run(t, "merge", path)

@@ -8,8 +8,10 @@
 // initialises the fields, launches the kernel with the requested block size,
 // times repeated launches with CUDA events and prints one machine-readable
 // result line. The loaded values feed a dependent chain of fused
-// multiply-adds whose result is stored to every store target, so that the
-// compiler keeps every load.
+// multiply-adds and additions whose result is stored to every store target,
+// so that the compiler keeps every load; the chain performs the spec's
+// flops per lattice update, or one per loaded component where those are
+// fewer.
 //
 // A field that the spec stages in shared memory (kernel.Staging; not with
 // kernel.Launch.Unstaged) gets a __shared__ array of its tile per instance

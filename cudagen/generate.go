@@ -26,9 +26,11 @@ const maxGridYZ = 65535
 // shared memory. The staged tiles of a generated kernel must fit in it.
 const MaxStaticShared = 48 << 10
 
-// chainWeight is the constant factor of the FMA chain acc = acc·w + v. With
-// initial values in (0, 1] it keeps acc below 2, so no value overflows or
-// becomes denormal whatever the number of loads.
+// chainWeight is the constant factor of the chain's fused multiply-adds
+// acc = acc·w + v and the operand of its padding. With initial values in
+// (0, 1] the fused multiply-adds keep acc below 2 and each addition adds at
+// most 1, so no value overflows or becomes denormal whatever the number of
+// loads.
 const chainWeight = "0.5"
 
 // Program is a generated CUDA program and what it does per lattice update.
@@ -40,7 +42,7 @@ type Program struct {
 	// with its own prelude, needing no CUDA or ROCm headers.
 	DeviceSource string
 	Function     string  // name of the __global__ function (contains "polyvol")
-	Flops        float64 // floating-point operations per lattice update in the FMA chain
+	Flops        float64 // floating-point operations per lattice update in the chain: the spec's flops, or one per loaded component where those are fewer
 	Loads        int64   // load instructions per lattice update (distinct per thread, divided by λ)
 	Stores       int64   // store instructions per thread
 	Bytes        int64   // device memory allocated for all fields

@@ -272,8 +272,8 @@ func TestGenerateErrors(t *testing.T) {
 	}
 }
 
-// TestFlopsAndFunction checks the reported flops: two per FMA, one FMA per
-// loaded component per point.
+// TestFlopsAndFunction checks the reported flops: the spec's, or one per
+// loaded component per point where the spec states fewer.
 func TestFlopsAndFunction(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -281,10 +281,11 @@ func TestFlopsAndFunction(t *testing.T) {
 		fold  [3]int64
 		flops float64
 	}{
-		{"star3d-r4", loadExample(t, "star3d-r4"), [3]int64{1, 1, 2}, 50},
-		{"lbm-d3q19-pull", loadExample(t, "lbm-d3q19-pull"), kernel.NoFold, 38},
-		// c, s, 2×2 f and the two components of v: 1+1+4+2 FMAs per point.
-		{"mixed", loadSynthetic(t, "mixed"), [3]int64{2, 1, 1}, 16},
+		{"star3d-r4", loadExample(t, "star3d-r4"), [3]int64{1, 1, 2}, 25},
+		{"lbm-d3q19-pull", loadExample(t, "lbm-d3q19-pull"), kernel.NoFold, 200},
+		// The spec states 3 flops; c, s, 2×2 f and the two components of v
+		// are 1+1+4+2 operands, one addition each.
+		{"mixed", loadSynthetic(t, "mixed"), [3]int64{2, 1, 1}, 8},
 	} {
 		prog, err := Generate(tc.k, tc.k.NewLaunch([3]int64{32, 2, 2}, tc.fold), testResidency)
 		if err != nil {
@@ -337,6 +338,57 @@ func TestBuildLine(t *testing.T) {
 		}
 		if d.Name == "A100-40GB" && prog.Source != ref.Source {
 			t.Errorf("%s: the program differs from the one of testResidency (also sm_80)", d.Name)
+		}
+	}
+}
+
+// TestPlanChain checks hand-counted chains: as many operands as flops are
+// all additions, up to twice as many flops turn the first operands into
+// fused multiply-adds, more pad the chain, and fewer flops than operands
+// still use every operand.
+func TestPlanChain(t *testing.T) {
+	for _, tc := range []struct {
+		operands int64
+		flops    float64
+		want     chainPlan
+		total    int64
+	}{
+		{25, 25, chainPlan{}, 25},
+		{25, 30, chainPlan{fmas: 5}, 30},
+		{25, 50, chainPlan{fmas: 25}, 50},
+		{19, 200, chainPlan{fmas: 19, padFMAs: 81}, 200},
+		{19, 201, chainPlan{fmas: 19, padFMAs: 81, padAdds: 1}, 201},
+		{8, 3, chainPlan{}, 8},
+		{0, 0, chainPlan{}, 0},
+		{0, 5, chainPlan{padFMAs: 2, padAdds: 1}, 5},
+		{4, 6.4, chainPlan{fmas: 2}, 6},
+	} {
+		got := planChain(tc.operands, tc.flops)
+		if got != tc.want || got.flops(tc.operands) != tc.total {
+			t.Errorf("planChain(%d, %v) = %+v with %d flops, want %+v with %d", tc.operands, tc.flops, got, got.flops(tc.operands), tc.want, tc.total)
+		}
+	}
+}
+
+// TestChainStatements checks that the generated chain of star3d-r4, 25
+// loads and 25 flops per point, adds each loaded value once per point, and
+// that of lbm-d3q19-pull, 19 loads and 200 flops, has 19 fused
+// multiply-adds of loaded values and 81 of padding per point.
+func TestChainStatements(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		adds, fmas, paddingFMA int
+	}{{"star3d-r4", 25, 0, 0}, {"lbm-d3q19-pull", 0, 19, 81}} {
+		k := loadExample(t, tc.name)
+		prog, err := Generate(k, k.NewLaunch([3]int64{32, 2, 2}, kernel.NoFold), testResidency)
+		if err != nil {
+			t.Fatal(err)
+		}
+		padding := strings.Count(prog.DeviceSource, "acc = fma(acc, 0.5, 0.5);") + strings.Count(prog.DeviceSource, "acc = fmaf(acc, 0.5f, 0.5f);")
+		fmas := strings.Count(prog.DeviceSource, "acc = fma") - padding
+		if adds := strings.Count(prog.DeviceSource, "acc += "); adds != tc.adds || fmas != tc.fmas || padding != tc.paddingFMA {
+			t.Errorf("%s: %d additions, %d fused multiply-adds of loaded values and %d of padding, want %d, %d and %d",
+				tc.name, adds, fmas, padding, tc.adds, tc.fmas, tc.paddingFMA)
 		}
 	}
 }

@@ -199,10 +199,12 @@ func (g *gen) writeStepsKernel(b *strings.Builder, fn, real, fma, weight string)
 		p("%s    %s\n", indent, v.stmt)
 	}
 	p("%s    real_t acc = 0;\n", indent)
+	var operands []string
 	for _, v := range values {
-		for _, operand := range realOperands(v.name, v.fp.typ, real) {
-			p("%s    acc = %s(acc, %s, %s);\n", indent, fma, weight, operand)
-		}
+		operands = append(operands, realOperands(v.name, v.fp.typ, real)...)
+	}
+	for _, line := range g.chainLines(operands, fma, weight) {
+		p("%s    %s\n", indent, line)
 	}
 	p("%s    nxt[%s] = %s;\n", indent, self, storeValue(state.typ, real))
 	if len(kept) == 0 {

@@ -23,7 +23,7 @@ const checkMacro = `#define CHECK(call)                                         
 `
 
 // initValue is the value the init kernel gives element i of each type:
-// small positive numbers, so that the FMA chain stays finite.
+// small positive numbers, so that the chain stays finite.
 var initValue = map[string]string{
 	"schar":   "(signed char)(1 + i % 8)",
 	"short":   "(short)(1 + i % 8)",
@@ -75,7 +75,7 @@ func (g *gen) write() (*Program, error) {
 // device memory it allocates.
 type counts struct {
 	lambda, loads, stores int64   // per thread: lattice points, loads, stores
-	flopsPerLup           float64 // flops of the FMA chain per lattice update
+	flopsPerLup           float64 // flops of the chain per lattice update
 	bytes, arrays         int64   // device memory
 }
 
@@ -83,17 +83,46 @@ type counts struct {
 // program.
 func (g *gen) count() counts {
 	c := counts{lambda: int64(len(g.points))}
-	var flops int64
+	var operands int64
 	for _, fp := range g.fields {
 		m := fp.f.Multiplicity
 		c.loads += m * int64(len(fp.loads))
 		c.stores += m * c.lambda * int64(len(fp.f.Stores))
-		flops += m * c.lambda * int64(len(fp.f.Loads)*2*fp.typ.comps)
+		operands += m * int64(len(fp.f.Loads)*fp.typ.comps)
 		c.bytes += m * fp.elements * fp.f.Element
 		c.arrays += m
 	}
-	c.flopsPerLup = float64(flops) / float64(c.lambda)
+	c.flopsPerLup = float64(planChain(operands, g.k.Flops).flops(operands))
 	return c
+}
+
+// chainPlan is how the chain of one lattice point spends the spec's flops
+// over its operands, the loaded values' components: the first fmas
+// operands enter by a fused multiply-add (2 flops), the others by an
+// addition (1 flop), and padFMAs fused multiply-adds and padAdds additions
+// of the accumulator with the chain's weight add the flops that the
+// operands alone cannot take.
+type chainPlan struct{ fmas, padFMAs, padAdds int64 }
+
+// planChain plans the chain of operands operands with the spec's flops per
+// lattice update, rounded to a whole number: exactly those flops where
+// they are at least one per operand, else one per operand, the fewest that
+// use every loaded value.
+func planChain(operands int64, flops float64) chainPlan {
+	target := int64(math.Round(flops))
+	switch {
+	case target <= operands:
+		return chainPlan{}
+	case target <= 2*operands:
+		return chainPlan{fmas: target - operands}
+	}
+	pad := target - 2*operands
+	return chainPlan{fmas: operands, padFMAs: pad / 2, padAdds: pad % 2}
+}
+
+// flops returns the flops of the planned chain of operands operands.
+func (p chainPlan) flops(operands int64) int64 {
+	return operands + p.fmas + 2*p.padFMAs + p.padAdds
 }
 
 // writeSummary writes the program's leading comment: its origin, kernel,
@@ -120,7 +149,7 @@ func (g *gen) writeSummary(b *strings.Builder, c counts, shared int64) {
 	} else {
 		p("// Per thread: lattice points %d, loads %d, stores %d.\n", c.lambda, c.loads, c.stores)
 	}
-	p("// Per lattice update: %s flops in the FMA chain (the spec states %s).\n", fmtFloat(c.flopsPerLup), fmtFloat(k.Flops))
+	p("// Per lattice update: %s flops in the chain (the spec states %s).\n", fmtFloat(c.flopsPerLup), fmtFloat(k.Flops))
 	p("// Device memory: %d bytes in %d arrays.\n", c.bytes, c.arrays)
 	if t := l.StepCount(); t > 1 {
 		p("// Time steps per launch: %d, the state %s advanced in two shared buffers over the\n", t, oneLine(k.State))
@@ -348,19 +377,41 @@ func (g *gen) writeSharedLoads(b *strings.Builder, values []loadedValue) {
 	}
 }
 
-// writeChain writes the FMA chain of point k over the values it loads,
-// named by byKey.
+// writeChain writes the chain of point k over the values it loads, named
+// by byKey, with the spec's flops (chainLines).
 func (g *gen) writeChain(b *strings.Builder, k int, byKey map[[3]int]string, real, fma, weight string) {
+	var operands []string
 	for fi, fp := range g.fields {
 		for ii := range fp.inst {
 			for _, di := range fp.pointUse[k] {
-				name := byKey[[3]int{fi, ii, di}]
-				for _, operand := range realOperands(name, fp.typ, real) {
-					fmt.Fprintf(b, "        acc = %s(acc, %s, %s);\n", fma, weight, operand)
-				}
+				operands = append(operands, realOperands(byKey[[3]int{fi, ii, di}], fp.typ, real)...)
 			}
 		}
 	}
+	for _, line := range g.chainLines(operands, fma, weight) {
+		fmt.Fprintf(b, "        %s\n", line)
+	}
+}
+
+// chainLines returns the statements of the chain over operands that adds
+// up the spec's flops (planChain) in the accumulator acc.
+func (g *gen) chainLines(operands []string, fma, weight string) []string {
+	plan := planChain(int64(len(operands)), g.k.Flops)
+	var lines []string
+	for i, operand := range operands {
+		if int64(i) < plan.fmas {
+			lines = append(lines, fmt.Sprintf("acc = %s(acc, %s, %s);", fma, weight, operand))
+		} else {
+			lines = append(lines, fmt.Sprintf("acc += %s;", operand))
+		}
+	}
+	for range plan.padFMAs {
+		lines = append(lines, fmt.Sprintf("acc = %s(acc, %s, %s);", fma, weight, weight))
+	}
+	for range plan.padAdds {
+		lines = append(lines, fmt.Sprintf("acc += %s;", weight))
+	}
+	return lines
 }
 
 // writeStores writes the stores of point k, each under its guard where it
@@ -602,7 +653,7 @@ func scaled(v string, c int64, wide bool) string {
 	return v + " * " + cLiteral(c)
 }
 
-// realOperands returns the real_t operands of the FMA chain for a loaded
+// realOperands returns the real_t operands of the chain for a loaded
 // value: its components, converted where the type differs.
 func realOperands(name string, t ctype, real string) []string {
 	switch {

@@ -43,7 +43,7 @@ func oneConfiguration(t *testing.T) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Config{Kernel: k.WithDomain([3]int64{256, 128, 128}), Device: dev, Threads: 1, Folds: [][3]int64{{1, 1, 1}}, Workers: 1}
+	return Config{Kernel: k.WithDomain([3]int64{256, 128, 128}), Device: dev, Threads: []int{1}, Folds: [][3]int64{{1, 1, 1}}, Workers: 1}
 }
 
 // TestCancelStopsEstimate checks that an estimate in progress stops when
@@ -74,7 +74,7 @@ func TestCancelStopsEstimate(t *testing.T) {
 // configuration finishes no other and returns the context's error.
 func TestCancelStopsSweep(t *testing.T) {
 	cfg := oneConfiguration(t)
-	cfg.Threads, cfg.Folds = 256, [][3]int64{{1, 1, 1}, {1, 1, 2}}
+	cfg.Threads, cfg.Folds = []int{256}, [][3]int64{{1, 1, 1}, {1, 1, 2}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	finished, total := 0, 0

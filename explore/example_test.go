@@ -31,7 +31,7 @@ fields:
 		log.Fatal(err)
 	}
 	res, err := explore.Run(context.Background(), explore.Config{
-		Kernel: k, Device: dev, Threads: 256, Folds: [][3]int64{{1, 1, 1}, {1, 2, 1}},
+		Kernel: k, Device: dev, Threads: []int{256}, Folds: [][3]int64{{1, 1, 1}, {1, 2, 1}},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -68,7 +68,7 @@ fields:
 		{Block: [3]int64{64, 4, 1}, Fold: [3]int64{1, 2, 1}, Tiling: kernel.TileStrided}: 128,
 	}
 	res, err := explore.Run(context.Background(), explore.Config{
-		Kernel: k, Device: dev, Threads: 256, Folds: [][3]int64{{1, 2, 1}},
+		Kernel: k, Device: dev, Threads: []int{256}, Folds: [][3]int64{{1, 2, 1}},
 		Registers: func(c explore.Configuration) int { return compiled[c] },
 	})
 	if err != nil {

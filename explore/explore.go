@@ -26,8 +26,19 @@ import (
 )
 
 // DefaultFolds are the foldings `polyvol explore` tries by default: none,
-// two points in y and two in z per thread.
+// two points in y and two in z per thread; a kernel tries those along the
+// dimensions of its domain (DefaultFoldsOf).
 var DefaultFolds = [][3]int64{{1, 1, 1}, {1, 2, 1}, {1, 1, 2}}
+
+// DefaultFoldsOf returns the default folds for a kernel of domain:
+// DefaultFolds without those that fold along a dimension in which the
+// domain has one point, which every block shape would skip (a 2-D kernel
+// is not folded in z).
+func DefaultFoldsOf(domain [3]int64) [][3]int64 {
+	// A fold along a dimension without points is what IdleShape finds in
+	// a block shape: more than one along it.
+	return slices.DeleteFunc(slices.Clone(DefaultFolds), func(f [3]int64) bool { return IdleShape(f, domain) })
+}
 
 // DefaultTilings are the tilings `polyvol explore` tries by default: thread
 // folding and strided tiles.
@@ -88,11 +99,12 @@ const MaxRegisters = 255
 type Config struct {
 	Kernel *kernel.Kernel
 	Device *device.Device
-	// Threads is the threads per block, a power of two up to
-	// kernel.MaxThreadsPerBlock; 0 means kernel.MaxThreadsPerBlock.
-	Threads int
+	// Threads are the threads per block of the block shapes, each a power
+	// of two up to kernel.MaxThreadsPerBlock; nil means
+	// kernel.MaxThreadsPerBlock alone.
+	Threads []int
 	// Folds are the thread foldings tried with every block shape; nil means
-	// DefaultFolds.
+	// DefaultFoldsOf the kernel's domain.
 	Folds [][3]int64
 	// Tilings are the tilings tried with every fold and block shape; nil
 	// means DefaultTilings. A strided tiling that is the same launch as
@@ -217,22 +229,29 @@ func IdleShape(b, domain [3]int64) bool {
 
 // Configurations returns the space of an exploration in the order
 // Config.Launches enumerates it: folds outermost, then tilings, then the
-// block shapes of threads threads (BlockShapes). Nil folds and tilings mean
-// DefaultFolds and DefaultTilings. A strided tiling is left out where it is
+// block shapes of each count of threads in turn (BlockShapes). Nil folds and tilings mean
+// DefaultFoldsOf(domain) and DefaultTilings. A strided tiling is left out where it is
 // the same launch as thread folding (Configuration.Canonical) and thread
 // folding is among the tilings; without it, that launch is given as
 // consecutive. Unless allShapes is set, the block shapes with threads
 // along a dimension in which domain has one point are left out (IdleShape).
-func Configurations(threads int, folds [][3]int64, tilings []kernel.Tiling, domain [3]int64, allShapes bool) ([]Configuration, error) {
-	blocks, err := BlockShapes(threads)
-	if err != nil {
-		return nil, err
+func Configurations(threads []int, folds [][3]int64, tilings []kernel.Tiling, domain [3]int64, allShapes bool) ([]Configuration, error) {
+	var blocks [][3]int64
+	for i, n := range threads {
+		if slices.Contains(threads[:i], n) {
+			return nil, fmt.Errorf("threads %d appears twice", n)
+		}
+		shapes, err := BlockShapes(n)
+		if err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, shapes...)
 	}
 	if !allShapes {
 		blocks = slices.DeleteFunc(blocks, func(b [3]int64) bool { return IdleShape(b, domain) })
 	}
 	if folds == nil {
-		folds = DefaultFolds
+		folds = DefaultFoldsOf(domain)
 	}
 	if tilings == nil {
 		tilings = DefaultTilings
@@ -270,8 +289,8 @@ func Configurations(threads int, folds [][3]int64, tilings []kernel.Tiling, doma
 // shards.
 func (cfg Config) Launches() (launches []kernel.Launch, skipped []Skipped, configurations int, err error) {
 	threads := cfg.Threads
-	if threads == 0 {
-		threads = kernel.MaxThreadsPerBlock
+	if threads == nil {
+		threads = []int{kernel.MaxThreadsPerBlock}
 	}
 	all, err := Configurations(threads, cfg.Folds, cfg.Tilings, cfg.Kernel.Domain, cfg.AllShapes)
 	if err != nil {

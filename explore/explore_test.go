@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,7 +115,7 @@ func TestConfigurations(t *testing.T) {
 			yzWide++
 		}
 	}
-	both, err := Configurations(64, folds, nil, [3]int64{}, true)
+	both, err := Configurations([]int{64}, folds, nil, [3]int64{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestConfigurations(t *testing.T) {
 	if c := both[len(blocks)+len(blocks)]; c.Fold != folds[1] || c.Tiling != kernel.TileStrided || c.Block[0] == 1 {
 		t.Errorf("configuration %d is %v, want the first strided one of fold %v", 2*len(blocks), c, folds[1])
 	}
-	consecutive, err := Configurations(64, folds, []kernel.Tiling{kernel.TileConsecutive}, [3]int64{}, true)
+	consecutive, err := Configurations([]int{64}, folds, []kernel.Tiling{kernel.TileConsecutive}, [3]int64{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestConfigurations(t *testing.T) {
 			t.Fatalf("consecutive configuration %d is %v, want %v", i, c, want)
 		}
 	}
-	strided, err := Configurations(64, folds, []kernel.Tiling{kernel.TileStrided}, [3]int64{}, true)
+	strided, err := Configurations([]int{64}, folds, []kernel.Tiling{kernel.TileStrided}, [3]int64{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestConfigurations(t *testing.T) {
 		}
 	}
 	for _, bad := range [][]kernel.Tiling{{kernel.TileStrided, kernel.TileStrided}, {kernel.Tiling(7)}} {
-		if _, err := Configurations(64, folds, bad, [3]int64{}, true); err == nil {
+		if _, err := Configurations([]int{64}, folds, bad, [3]int64{}, true); err == nil {
 			t.Errorf("tilings %v: no error", bad)
 		}
 	}
@@ -201,7 +202,7 @@ func TestRunRegisters(t *testing.T) {
 		t.Fatal(err)
 	}
 	heavy := Configuration{Block: [3]int64{256, 1, 1}, Fold: [3]int64{2, 1, 1}, Tiling: kernel.TileStrided}
-	cfg := Config{Kernel: k, Device: dev, Threads: 256, Folds: [][3]int64{{2, 1, 1}},
+	cfg := Config{Kernel: k, Device: dev, Threads: []int{256}, Folds: [][3]int64{{2, 1, 1}},
 		Registers: func(c Configuration) int {
 			if c == heavy {
 				return 128 // 2 blocks of 256 threads per SM
@@ -250,7 +251,7 @@ func TestIdleShapesLeftOut(t *testing.T) {
 		{[3]int64{4096, 4096, 1}, 9}, // 1,256,1 … 256,1,1
 		{[3]int64{1 << 20, 1, 1}, 1},
 	} {
-		got, err := Configurations(256, [][3]int64{kernel.NoFold}, []kernel.Tiling{kernel.TileConsecutive}, c.domain, false)
+		got, err := Configurations([]int{256}, [][3]int64{kernel.NoFold}, []kernel.Tiling{kernel.TileConsecutive}, c.domain, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,9 +265,56 @@ func TestIdleShapesLeftOut(t *testing.T) {
 				}
 			}
 		}
-		kept, err := Configurations(256, [][3]int64{kernel.NoFold}, []kernel.Tiling{kernel.TileConsecutive}, c.domain, true)
+		kept, err := Configurations([]int{256}, [][3]int64{kernel.NoFold}, []kernel.Tiling{kernel.TileConsecutive}, c.domain, true)
 		if err != nil || len(kept) != len(all) {
 			t.Errorf("domain %v, all shapes: %d configurations, want %d (%v)", c.domain, len(kept), len(all), err)
 		}
+	}
+}
+
+// TestDefaultFoldsOf checks the default folds of 3-D, 2-D and 1-D domains
+// and of a domain one point wide in y: no fold along a dimension without
+// points.
+func TestDefaultFoldsOf(t *testing.T) {
+	for _, tc := range []struct {
+		domain [3]int64
+		want   [][3]int64
+	}{
+		{[3]int64{64, 64, 64}, [][3]int64{{1, 1, 1}, {1, 2, 1}, {1, 1, 2}}},
+		{[3]int64{64, 64, 1}, [][3]int64{{1, 1, 1}, {1, 2, 1}}},
+		{[3]int64{64, 1, 1}, [][3]int64{{1, 1, 1}}},
+		{[3]int64{64, 1, 64}, [][3]int64{{1, 1, 1}, {1, 1, 2}}},
+	} {
+		if got := DefaultFoldsOf(tc.domain); !slices.Equal(got, tc.want) {
+			t.Errorf("DefaultFoldsOf(%v) = %v, want %v", tc.domain, got, tc.want)
+		}
+	}
+	if len(DefaultFolds) != 3 {
+		t.Errorf("DefaultFoldsOf changed DefaultFolds: %v", DefaultFolds)
+	}
+}
+
+// TestConfigurationsOfThreadCounts checks a sweep of two thread counts:
+// the shapes of 128 threads, then those of 256, within each fold, and a
+// count given twice refused.
+func TestConfigurationsOfThreadCounts(t *testing.T) {
+	b128, _ := BlockShapes(128)
+	b256, _ := BlockShapes(256)
+	folds := [][3]int64{{1, 1, 1}, {1, 2, 1}}
+	got, err := Configurations([]int{128, 256}, folds, []kernel.Tiling{kernel.TileConsecutive}, [3]int64{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []Configuration
+	for _, f := range folds {
+		for _, b := range append(slices.Clone(b128), b256...) {
+			want = append(want, Configuration{Block: b, Fold: f})
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %d configurations, want %d: the 128-thread shapes, then the 256-thread ones, per fold", len(got), len(want))
+	}
+	if _, err := Configurations([]int{128, 128}, folds, nil, [3]int64{}, true); err == nil || !strings.Contains(err.Error(), "128 appears twice") {
+		t.Errorf("threads 128 twice: %v, want an error", err)
 	}
 }

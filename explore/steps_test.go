@@ -26,13 +26,13 @@ func TestRunSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := []int64{1, 2, 200}
-	cfg := Config{Kernel: k, Device: dev, Threads: 256, Folds: [][3]int64{kernel.NoFold}, Tilings: []kernel.Tiling{kernel.TileConsecutive},
+	cfg := Config{Kernel: k, Device: dev, Threads: []int{256}, Folds: [][3]int64{kernel.NoFold}, Tilings: []kernel.Tiling{kernel.TileConsecutive},
 		Unstaged: []bool{false, true}, Steps: steps, Workers: 2}
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	shapes, err := Configurations(256, cfg.Folds, cfg.Tilings, k.Domain, false)
+	shapes, err := Configurations([]int{256}, cfg.Folds, cfg.Tilings, k.Domain, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestStepsWithoutState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Kernel: k, Device: dev, Threads: 256, Folds: [][3]int64{kernel.NoFold}, Steps: []int64{1, 2}}
+	cfg := Config{Kernel: k, Device: dev, Threads: []int{256}, Folds: [][3]int64{kernel.NoFold}, Steps: []int64{1, 2}}
 	if _, _, _, err := cfg.Launches(); err == nil || !strings.Contains(err.Error(), "steps 2: the spec names no state") {
 		t.Errorf("steps 1,2 without a state: error %v, want steps 2 refused", err)
 	}

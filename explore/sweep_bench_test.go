@@ -44,7 +44,7 @@ func BenchmarkSweep(b *testing.B) {
 			configurations := 0
 			for b.Loop() {
 				for threads := 32; threads <= 1024; threads *= 2 {
-					res, err := Run(context.Background(), Config{Kernel: k, Device: dev, Threads: threads, Folds: sweepFolds(),
+					res, err := Run(context.Background(), Config{Kernel: k, Device: dev, Threads: []int{threads}, Folds: sweepFolds(),
 						Tilings: []kernel.Tiling{kernel.TileConsecutive}, Workers: 2})
 					if err != nil {
 						b.Fatal(err)

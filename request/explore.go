@@ -22,12 +22,14 @@ import (
 // ranked by predicted GLup/s, ties broken by block and then fold (each
 // compared x, y, z) and then tiling (explore.Rank).
 type Exploration struct {
-	Kernel  string   `json:"kernel"`
-	Device  string   `json:"device"`
-	Method  string   `json:"method"`
-	Model   string   `json:"model"`
-	Domain  [3]int64 `json:"domain"`
-	Threads int64    `json:"threads"`
+	Kernel string   `json:"kernel"`
+	Device string   `json:"device"`
+	Method string   `json:"method"`
+	Model  string   `json:"model"`
+	Domain [3]int64 `json:"domain"`
+	// Threads are the threads per block of the block shapes tried, in
+	// --threads order.
+	Threads []int64 `json:"threads"`
 	// Folds are the thread foldings tried with every block shape.
 	Folds [][3]int64 `json:"folds"`
 	// Tilings are the tilings tried with every fold and block shape.
@@ -84,7 +86,6 @@ type Shard struct {
 
 // Defaults of an explore request.
 const (
-	DefaultFolds   = "1,1,1:1,2,1:1,1,2"
 	DefaultThreads = kernel.MaxThreadsPerBlock
 	// DefaultMaxConfigurations bounds a sweep: about a minute on 2 cores
 	// for the heaviest example kernels (lbm-d3q27-aos: 168 configurations
@@ -102,26 +103,27 @@ const (
 var DefaultTiles = strings.Join(TilingNames, ",")
 
 // Sweep holds the keys of an explore request that choose its
-// configurations, in their string forms; Steps "" means the spec's steps.
+// configurations, in their string forms; Threads is comma-separated
+// counts, Folds "" means the default folds
+// of the kernel's dimensions (explore.DefaultFoldsOf), Steps "" the spec's
+// steps.
 type Sweep struct {
-	Threads                      int
-	Folds, Tiles, Staging, Steps string
-	AllShapes                    bool
+	Threads, Folds, Tiles, Staging, Steps string
+	AllShapes                             bool
 }
 
 // DefaultSweep is the sweep of a request that names none of its keys.
 func DefaultSweep() Sweep {
-	return Sweep{Threads: DefaultThreads, Folds: DefaultFolds, Tiles: DefaultTiles, Staging: StagingOn}
+	return Sweep{Threads: strconv.Itoa(DefaultThreads), Tiles: DefaultTiles, Staging: StagingOn}
 }
 
 // Apply returns cfg with the threads, folds, tilings, staging choices,
 // time steps and shapes of s, checked in that order.
 func (s Sweep) Apply(cfg explore.Config) (explore.Config, error) {
-	cfg.Threads = s.Threads
-	if _, err := explore.BlockShapes(cfg.Threads); err != nil {
-		return cfg, fieldErrorf("threads", "--%v", err)
-	}
 	var err error
+	if cfg.Threads, err = parseThreads(s.Threads); err != nil {
+		return cfg, err
+	}
 	if cfg.Folds, err = parseFolds(s.Folds); err != nil {
 		return cfg, err
 	}
@@ -136,6 +138,36 @@ func (s Sweep) Apply(cfg explore.Config) (explore.Config, error) {
 	}
 	cfg.AllShapes = s.AllShapes
 	return cfg, nil
+}
+
+// parseThreads parses the --threads value, comma-separated counts of
+// threads per block, each a power of two up to kernel.MaxThreadsPerBlock.
+func parseThreads(s string) ([]int, error) {
+	var threads []int
+	for _, part := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil {
+			return nil, fieldErrorf("threads", "--threads %q: expected comma-separated powers of two from 1 to %d, e.g. 128,256", s, kernel.MaxThreadsPerBlock)
+		}
+		if _, err := explore.BlockShapes(n); err != nil {
+			return nil, fieldErrorf("threads", "--%v", err)
+		}
+		if slices.Contains(threads, n) {
+			return nil, fieldErrorf("threads", "--threads %q: %d appears twice", s, n)
+		}
+		threads = append(threads, n)
+	}
+	return threads, nil
+}
+
+// ThreadsText writes the thread counts of an exploration as --threads
+// takes them, comma-separated.
+func ThreadsText(threads []int64) string {
+	parts := make([]string, len(threads))
+	for i, n := range threads {
+		parts[i] = strconv.FormatInt(n, 10)
+	}
+	return strings.Join(parts, ",")
 }
 
 // parseStaging parses the --staging value, comma-separated on and off, into
@@ -206,8 +238,22 @@ func parseTilings(s string) ([]kernel.Tiling, error) {
 	return tilings, nil
 }
 
-// parseFolds parses the --folds value, colon-separated X,Y,Z triples.
+// FoldsFlag writes folds as the --folds value, colon-separated X,Y,Z
+// triples.
+func FoldsFlag(folds [][3]int64) string {
+	parts := make([]string, len(folds))
+	for i, f := range folds {
+		parts[i] = Triple(f)
+	}
+	return strings.Join(parts, ":")
+}
+
+// parseFolds parses the --folds value, colon-separated X,Y,Z triples; ""
+// is nil, the default folds.
 func parseFolds(s string) ([][3]int64, error) {
+	if s == "" {
+		return nil, nil
+	}
 	var folds [][3]int64
 	for _, part := range strings.Split(s, ":") {
 		f, err := ParseTriple("folds", part)
@@ -275,7 +321,7 @@ func (x Explore) Run(ctx context.Context) (*Exploration, error) {
 	k, opt := cfg.Kernel, cfg.Estimate
 	e := &Exploration{
 		Kernel: k.Name, Device: cfg.Device.Name, Method: opt.Method.Name, Model: string(opt.Model),
-		Domain: k.Domain, Threads: int64(cfg.Threads), Folds: cfg.Folds, Tilings: cfg.Tilings, Unstaged: cfg.Unstaged, Steps: cfg.Steps, AllShapes: cfg.AllShapes, Registers: k.Registers,
+		Domain: k.Domain, Threads: threadCounts(cfg.Threads), Folds: cfg.Folds, Tilings: cfg.Tilings, Unstaged: cfg.Unstaged, Steps: cfg.Steps, AllShapes: cfg.AllShapes, Registers: k.Registers,
 		RegistersTable: x.RegistersTable, Configurations: res.Configurations, Skipped: res.Skipped, Rows: res.Reports,
 	}
 	if cfg.Shard.Count == 0 {
@@ -286,13 +332,17 @@ func (x Explore) Run(ctx context.Context) (*Exploration, error) {
 	return e, nil
 }
 
-// config returns the sweep's configuration, with no staging choices for a
+// config returns the sweep's configuration, with the default folds of the
+// kernel's dimensions where it names none, no staging choices for a
 // kernel without staged fields and no steps for a kernel without a state
 // (each has one, which the exploration leaves out), and the steps swept
 // for a kernel with a state, the spec's by default. Steps above 1 for a
 // kernel without a state are the --steps flag's error.
 func (x Explore) config() (explore.Config, error) {
 	cfg := x.Config
+	if cfg.Folds == nil {
+		cfg.Folds = explore.DefaultFoldsOf(cfg.Kernel.Domain)
+	}
 	if !explore.Staged(cfg.Kernel) {
 		cfg.Unstaged = nil
 	}
@@ -306,6 +356,19 @@ func (x Explore) config() (explore.Config, error) {
 	var err error
 	cfg.Steps, err = cfg.SweptSteps()
 	return cfg, err
+}
+
+// threadCounts returns the thread counts of explore.Config.Threads as
+// Exploration.Threads records them.
+func threadCounts(threads []int) []int64 {
+	if threads == nil {
+		threads = []int{kernel.MaxThreadsPerBlock}
+	}
+	counts := make([]int64, len(threads))
+	for i, n := range threads {
+		counts[i] = int64(n)
+	}
+	return counts
 }
 
 // CheckSomeRanked returns the input error of a whole sweep whose every

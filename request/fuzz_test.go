@@ -16,7 +16,7 @@ func FuzzSweepParsers(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if tilings, err := parseTilings(s); err == nil {
-			if _, err := explore.Configurations(2, nil, tilings, [3]int64{}, true); err != nil || len(tilings) == 0 {
+			if _, err := explore.Configurations([]int{2}, nil, tilings, [3]int64{}, true); err != nil || len(tilings) == 0 {
 				t.Fatalf("--tiles %q: accepted %v, which explore refuses: %v", s, tilings, err)
 			}
 		} else if KindOf(err) != KindInput || FieldOf(err) != "tiles" {

@@ -39,7 +39,7 @@ func FullVersion() string {
 // JSONSchemaVersion numbers the format of the JSON output (docs/json.md):
 // it grows when a key is renamed or removed or changes its meaning, not
 // when keys are added.
-const JSONSchemaVersion = 2
+const JSONSchemaVersion = 3
 
 // JSONVersion holds the keys that WriteJSON puts first in every JSON
 // object it writes, so that a reader can tell which polyvol wrote it.

@@ -15,6 +15,7 @@ import (
 	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/similar"
 )
 
 // Defaults of the requests that estimate.
@@ -60,14 +61,15 @@ func ParseTriple(flag, value string) ([3]int64, error) {
 	return t, nil
 }
 
-// ParseChoice checks that value is one of allowed for the named flag.
+// ParseChoice checks that value is one of allowed for the named flag; the
+// error suggests the allowed values that value may be a typo of.
 func ParseChoice(flag, value string, allowed ...string) (string, error) {
 	for _, a := range allowed {
 		if value == a {
 			return value, nil
 		}
 	}
-	return "", fieldErrorf(flag, "--%s %q: expected one of %s", flag, value, strings.Join(allowed, ", "))
+	return "", fieldErrorf(flag, "--%s %q: expected one of %s%s", flag, value, strings.Join(allowed, ", "), similar.DidYouMean(value, allowed))
 }
 
 // TilingNames are the values of --tile and the entries of --tiles.

@@ -183,11 +183,7 @@ func exploreAnswer(workers int) answer {
 			return nil, nil, err
 		}
 		sweep := request.DefaultSweep()
-		threads, err := intValue(values, "threads", 32, int64(sweep.Threads))
-		if err != nil {
-			return nil, nil, err
-		}
-		sweep.Threads = int(threads)
+		setValue(values, "threads", &sweep.Threads)
 		setValue(values, "folds", &sweep.Folds)
 		setValue(values, "tiles", &sweep.Tiles)
 		setValue(values, "staging", &sweep.Staging)

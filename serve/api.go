@@ -23,8 +23,9 @@ import (
 // errorBody is the JSON of an error answer. Kind is the kind of a
 // request's error (request.Kind: input, work-bound, no-fit), left out for
 // the server's own errors. File, Line and Column locate an error in the
-// spec (1-based; the spec text of a request is the file "<stdin>"); Field
-// names the spec field or the request key at fault.
+// spec (1-based; the spec text of a request is the file "<stdin>"), and
+// Error leaves that position out; Field names the spec field or the
+// request key at fault.
 type errorBody struct {
 	Error  string `json:"error"`
 	Kind   string `json:"kind,omitempty"`
@@ -76,6 +77,9 @@ func errorOf(err error) (int, errorBody) {
 	if errors.As(err, &se) {
 		body.File, body.Line, body.Column = se.File, se.Line, se.Col
 		body.Field = specField(se.Msg)
+		if se.Line != 0 {
+			body.Error = strings.Replace(body.Error, se.Error(), se.Msg, 1)
+		}
 	}
 	return status, body
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -311,7 +312,8 @@ type errorAnswer struct {
 
 // TestUserErrors checks that bad requests get status 400 and a JSON error
 // that locates the mistake; the spec errors are those polyvol predict
-// prints for the same text.
+// prints for the same text, their position in the keys that locate them
+// rather than in the message. An unknown example gets a suggestion.
 func TestUserErrors(t *testing.T) {
 	srv := newServer(t, serve.Config{MaxBodyBytes: 4096})
 	specBody := func(spec string) string {
@@ -350,14 +352,20 @@ func TestUserErrors(t *testing.T) {
 			var spec map[string]string
 			_ = json.Unmarshal([]byte(c.body), &spec)
 			cli.RunWithInput([]string{"polyvol", "predict", "-"}, strings.NewReader(spec["spec"]), io.Discard, &stderr)
-			if want := "polyvol: " + got.Error + "\n"; stderr.String() != want {
-				t.Errorf("%s: error %q, polyvol predict says %q", c.path, got.Error, stderr.String())
+			if want := fmt.Sprintf("polyvol: %s:%d:%d: %s\n", got.File, got.Line, got.Column, got.Error); stderr.String() != want {
+				t.Errorf("%s: error %q at %s:%d:%d, polyvol predict says %q", c.path, got.Error, got.File, got.Line, got.Column, stderr.String())
+			}
+			if strings.Contains(got.Error, fmt.Sprintf("%s:%d:", got.File, got.Line)) {
+				t.Errorf("%s: error %q repeats the position that file, line and column give", c.path, got.Error)
 			}
 		}
 		got.Error = ""
 		if got != c.want {
 			t.Errorf("%s %.60s: located at %+v, want %+v", c.path, c.body, got, c.want)
 		}
+	}
+	if status, body := post(t, srv.URL+"/api/predict", `{"example": "star3d-r5"}`); status != http.StatusBadRequest || !bytes.Contains(body, []byte("did you mean star3d-r1 or star3d-r4?")) {
+		t.Errorf("example star3d-r5: status %d, body %s; want 400 suggesting star3d-r1 or star3d-r4", status, body)
 	}
 }
 

@@ -84,7 +84,7 @@ func TestPythonClient(t *testing.T) {
 	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() != 2 {
 		t.Errorf("client with a bad spec: %v, want exit status 2", err)
 	}
-	if msg := stderr.String(); !strings.Contains(msg, "<stdin>:5:14: ") || !strings.Contains(msg, "element = 3") {
+	if msg := stderr.String(); !strings.Contains(msg, "(spec line 5, column 14)") || !strings.Contains(msg, "element = 3") || strings.Contains(msg, "<stdin>") {
 		t.Errorf("client error %q does not locate the bad element at line 5, column 14", msg)
 	}
 

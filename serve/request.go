@@ -18,6 +18,7 @@ import (
 
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/request"
+	"github.com/polyvol/polyvol/similar"
 )
 
 // Request keys that select the kernel spec instead of naming a flag.
@@ -213,7 +214,7 @@ func (ep endpoint) checkKeys(values map[string]string) error {
 			}
 			spec = true
 			if k == keyExample && !slices.Contains(examples.Names(), v) {
-				return &request.Error{Err: fmt.Errorf("example %q: no embedded example of that name (examples: %s)", v, strings.Join(examples.Names(), ", "))}
+				return &request.Error{Err: fmt.Errorf("example %q: no embedded example of that name%s (examples: %s)", v, similar.DidYouMean(v, examples.Names()), strings.Join(examples.Names(), ", "))}
 			}
 		case slices.Contains(ep.flags, k):
 			if n, ok := ep.lists[k]; ok && strings.Count(v, ":")+1 > n {

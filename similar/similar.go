@@ -1,5 +1,6 @@
 // Package similar ranks names by how close they are to a name a user
-// typed, for "did you mean" suggestions: devices, commands and flags.
+// typed, for "did you mean" suggestions: devices, commands, flags, flag
+// values and example names.
 package similar
 
 import (
@@ -76,10 +77,11 @@ func Closest(query string, cands []Candidate, n int) []string {
 	return out
 }
 
-// Near returns the names among names within maxEdits edits of query
-// (compared after Normalize), nearest first: the suggestions worth making
-// for a typo, none for a word that resembles nothing.
-func Near(query string, names []string, maxEdits int) []string {
+// Typos returns the names among names that query may be a typo of, in
+// their order: the nearest of those within TypoEdits(query) edits of it
+// (compared after Normalize, an adjacent swap counting as one edit), the
+// suggestions worth making, none for a word that resembles nothing.
+func Typos(query string, names []string) []string {
 	q := Normalize(query)
 	type scored struct {
 		name string
@@ -87,29 +89,57 @@ func Near(query string, names []string, maxEdits int) []string {
 	}
 	var near []scored
 	for _, n := range names {
-		if d := EditDistance(q, Normalize(n)); d <= maxEdits {
+		if d := SwapEditDistance(q, Normalize(n)); d <= TypoEdits(q) {
 			near = append(near, scored{n, d})
 		}
 	}
-	slices.SortStableFunc(near, func(a, b scored) int { return cmp.Compare(a.d, b.d) })
-	out := make([]string, len(near))
-	for i, s := range near {
-		out[i] = s.name
+	if len(near) == 0 {
+		return nil
+	}
+	least := slices.MinFunc(near, func(a, b scored) int { return cmp.Compare(a.d, b.d) }).d
+	var out []string
+	for _, s := range near {
+		if s.d == least {
+			out = append(out, s.name)
+		}
 	}
 	return out
 }
 
+// TypoEdits is the most edits a typo of name may have: none for one or two
+// letters (any letter is one edit from any other), one for three or four,
+// two from five on.
+func TypoEdits(name string) int { return min(2, (len(name)-1)/2) }
+
+// DidYouMean returns "; did you mean A or B?" naming the names that query
+// may be a typo of (Typos), for the end of an error message, or "" when
+// there are none.
+func DidYouMean(query string, names []string) string {
+	near := Typos(query, names)
+	if len(near) == 0 {
+		return ""
+	}
+	return "; did you mean " + strings.Join(near, " or ") + "?"
+}
+
 // InfixDistance is the least Levenshtein distance in bytes between q and a
 // substring of m: the edits q needs to occur in m, 0 when it does.
-func InfixDistance(q, m string) int { return slices.Min(lastEditRow(q, m, true)) }
+func InfixDistance(q, m string) int { return slices.Min(lastEditRow(q, m, true, false)) }
 
 // EditDistance is the Levenshtein distance between a and b in bytes.
-func EditDistance(a, b string) int { return lastEditRow(a, b, false)[len(b)] }
+func EditDistance(a, b string) int { return lastEditRow(a, b, false, false)[len(b)] }
+
+// SwapEditDistance is the edit distance between a and b in bytes that
+// counts a swap of two adjacent bytes as one edit, as a typist makes it
+// (the optimal string alignment distance): "jsno" is one edit from "json".
+func SwapEditDistance(a, b string) int { return lastEditRow(a, b, false, true)[len(b)] }
 
 // lastEditRow returns the last row of the Levenshtein table of a against
 // b: entry j is the edits that turn a into b[:j], or, with anyStart, into a
-// substring of b ending at j (a match may start anywhere in b for free).
-func lastEditRow(a, b string, anyStart bool) []int {
+// substring of b ending at j (a match may start anywhere in b for free);
+// with swaps, a swap of two adjacent bytes is one edit.
+func lastEditRow(a, b string, anyStart, swaps bool) []int {
+	before := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -125,8 +155,11 @@ func lastEditRow(a, b string, anyStart bool) []int {
 				sub++
 			}
 			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+			if swaps && i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], before[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		before, prev, cur = prev, cur, before
 	}
 	return prev
 }

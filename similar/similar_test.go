@@ -37,17 +37,54 @@ func TestEditDistance(t *testing.T) {
 	}
 }
 
-// TestNear checks that typos find their word and unrelated words nothing.
-func TestNear(t *testing.T) {
+// TestSwapEditDistance checks hand-counted distances in which an adjacent
+// swap is one edit.
+func TestSwapEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"jsno", "json", 1}, {"explroe", "explore", 1}, {"predct", "predict", 1}, {"ca", "abc", 3}, {"kitten", "sitting", 3},
+	} {
+		if got := SwapEditDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("SwapEditDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// TestTypos checks that typos find their word and unrelated words nothing.
+func TestTypos(t *testing.T) {
 	cmds := []string{"predict", "explore", "simulate", "layercond", "devices", "import"}
-	if got := Near("predct", cmds, 2); !slices.Equal(got, []string{"predict"}) {
-		t.Errorf("Near(predct) = %v", got)
+	if got := Typos("predct", cmds); !slices.Equal(got, []string{"predict"}) {
+		t.Errorf("Typos(predct) = %v", got)
 	}
-	if got := Near("Explroe", cmds, 2); !slices.Equal(got, []string{"explore"}) {
-		t.Errorf("Near(Explroe) = %v", got)
+	if got := Typos("Explroe", cmds); !slices.Equal(got, []string{"explore"}) {
+		t.Errorf("Typos(Explroe) = %v", got)
 	}
-	if got := Near("banana", cmds, 2); len(got) != 0 {
-		t.Errorf("Near(banana) = %v, want none", got)
+	if got := Typos("banana", cmds); len(got) != 0 {
+		t.Errorf("Typos(banana) = %v, want none", got)
+	}
+	if got := Typos("jsno", []string{"table", "json", "csv"}); !slices.Equal(got, []string{"json"}) {
+		t.Errorf("Typos(jsno) = %v, want json: a swap is one edit", got)
+	}
+	if got := Typos("cvs", []string{"table", "json", "csv"}); !slices.Equal(got, []string{"csv"}) {
+		t.Errorf("Typos(cvs) = %v, want csv", got)
+	}
+	if got := Typos("ab", []string{"ac", "ba"}); len(got) != 0 {
+		t.Errorf("Typos(ab) = %v, want none: a two-letter word is one edit from too much", got)
+	}
+}
+
+// TestDidYouMean checks the message ending for a typo one edit from two
+// names (and two from a third, which it leaves out) and for a word that
+// resembles none.
+func TestDidYouMean(t *testing.T) {
+	names := []string{"star2d-r1", "star3d-r1", "star3d-r4", "hotspot"}
+	if got, want := DidYouMean("star3d-r5", names), "; did you mean star3d-r1 or star3d-r4?"; got != want {
+		t.Errorf("DidYouMean(star3d-r5) = %q, want %q", got, want)
+	}
+	if got := DidYouMean("lbm", names); got != "" {
+		t.Errorf("DidYouMean(lbm) = %q, want none", got)
 	}
 }
 

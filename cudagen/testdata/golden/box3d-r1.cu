@@ -3,7 +3,7 @@
 // Kernel box3d-r1: 3D 27-point box stencil, range 1.
 // Launch: block 32,4,2, fold 1,1,2 (consecutive tile), domain 512,512,512, grid 16,128,128.
 // Per thread: lattice points 2, loads 36, stores 2.
-// Per lattice update: 54 flops in the FMA chain (the spec states 27).
+// Per lattice update: 27 flops in the chain (the spec states 27).
 // Device memory: 2170630216 bytes in 2 arrays.
 //
 // Build: nvcc -O3 -arch=sm_80 -o polyvol_box3d_r1 THIS_FILE.cu
@@ -108,33 +108,33 @@ polyvol_box3d_r1(const double* __restrict__ f_A, double* __restrict__ f_B)
         const double v7 = f_A[x + 514 * y + 528392 * z - 263682];
         const double v8 = f_A[x + 514 * y + 528392 * z - 263681];
         real_t acc = 0;
-        acc = fma(acc, 0.5, v0);
-        acc = fma(acc, 0.5, v1);
-        acc = fma(acc, 0.5, v2);
-        acc = fma(acc, 0.5, v3);
-        acc = fma(acc, 0.5, v4);
-        acc = fma(acc, 0.5, v5);
-        acc = fma(acc, 0.5, v6);
-        acc = fma(acc, 0.5, v7);
-        acc = fma(acc, 0.5, v8);
-        acc = fma(acc, 0.5, v9);
-        acc = fma(acc, 0.5, v10);
-        acc = fma(acc, 0.5, v11);
-        acc = fma(acc, 0.5, v12);
-        acc = fma(acc, 0.5, v13);
-        acc = fma(acc, 0.5, v14);
-        acc = fma(acc, 0.5, v15);
-        acc = fma(acc, 0.5, v16);
-        acc = fma(acc, 0.5, v17);
-        acc = fma(acc, 0.5, v18);
-        acc = fma(acc, 0.5, v19);
-        acc = fma(acc, 0.5, v20);
-        acc = fma(acc, 0.5, v21);
-        acc = fma(acc, 0.5, v22);
-        acc = fma(acc, 0.5, v23);
-        acc = fma(acc, 0.5, v24);
-        acc = fma(acc, 0.5, v25);
-        acc = fma(acc, 0.5, v26);
+        acc += v0;
+        acc += v1;
+        acc += v2;
+        acc += v3;
+        acc += v4;
+        acc += v5;
+        acc += v6;
+        acc += v7;
+        acc += v8;
+        acc += v9;
+        acc += v10;
+        acc += v11;
+        acc += v12;
+        acc += v13;
+        acc += v14;
+        acc += v15;
+        acc += v16;
+        acc += v17;
+        acc += v18;
+        acc += v19;
+        acc += v20;
+        acc += v21;
+        acc += v22;
+        acc += v23;
+        acc += v24;
+        acc += v25;
+        acc += v26;
         f_B[x + 514 * y + 528392 * z] = acc;
     }
     if (in1) {
@@ -148,33 +148,33 @@ polyvol_box3d_r1(const double* __restrict__ f_A, double* __restrict__ f_B)
         const double v34 = f_A[x + 514 * y + 528392 * z + 528906];
         const double v35 = f_A[x + 514 * y + 528392 * z + 528907];
         real_t acc = 0;
-        acc = fma(acc, 0.5, v9);
-        acc = fma(acc, 0.5, v10);
-        acc = fma(acc, 0.5, v11);
-        acc = fma(acc, 0.5, v12);
-        acc = fma(acc, 0.5, v13);
-        acc = fma(acc, 0.5, v14);
-        acc = fma(acc, 0.5, v15);
-        acc = fma(acc, 0.5, v16);
-        acc = fma(acc, 0.5, v17);
-        acc = fma(acc, 0.5, v18);
-        acc = fma(acc, 0.5, v19);
-        acc = fma(acc, 0.5, v20);
-        acc = fma(acc, 0.5, v21);
-        acc = fma(acc, 0.5, v22);
-        acc = fma(acc, 0.5, v23);
-        acc = fma(acc, 0.5, v24);
-        acc = fma(acc, 0.5, v25);
-        acc = fma(acc, 0.5, v26);
-        acc = fma(acc, 0.5, v27);
-        acc = fma(acc, 0.5, v28);
-        acc = fma(acc, 0.5, v29);
-        acc = fma(acc, 0.5, v30);
-        acc = fma(acc, 0.5, v31);
-        acc = fma(acc, 0.5, v32);
-        acc = fma(acc, 0.5, v33);
-        acc = fma(acc, 0.5, v34);
-        acc = fma(acc, 0.5, v35);
+        acc += v9;
+        acc += v10;
+        acc += v11;
+        acc += v12;
+        acc += v13;
+        acc += v14;
+        acc += v15;
+        acc += v16;
+        acc += v17;
+        acc += v18;
+        acc += v19;
+        acc += v20;
+        acc += v21;
+        acc += v22;
+        acc += v23;
+        acc += v24;
+        acc += v25;
+        acc += v26;
+        acc += v27;
+        acc += v28;
+        acc += v29;
+        acc += v30;
+        acc += v31;
+        acc += v32;
+        acc += v33;
+        acc += v34;
+        acc += v35;
         f_B[x + 514 * y + 528392 * z + 264196] = acc;
     }
 }
@@ -219,7 +219,7 @@ int main(int argc, char** argv)
     const double glups = (double)(D0 * D1 * D2) / (ms * 1e6);
     int blocks_per_sm = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, polyvol_box3d_r1, BX * BY * BZ, 0));
-    std::printf("polyvol kernel=box3d-r1 block=32,4,2 fold=1,1,2 domain=512,512,512 flops_per_lup=54 reps=%d ms=%.6f glups=%.4f blocks_per_sm=%d modelled_blocks_per_sm=%d\n",
+    std::printf("polyvol kernel=box3d-r1 block=32,4,2 fold=1,1,2 domain=512,512,512 flops_per_lup=27 reps=%d ms=%.6f glups=%.4f blocks_per_sm=%d modelled_blocks_per_sm=%d\n",
                 reps, ms, glups, blocks_per_sm, MIN_BLOCKS_PER_SM);
 
     CHECK(cudaEventDestroy(start));

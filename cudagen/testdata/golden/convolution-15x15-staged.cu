@@ -3,7 +3,7 @@
 // Kernel convolution-15x15-staged: 2D convolution, 15x15 filter in constant memory, 4096x4096 floats, input tile staged in shared memory.
 // Launch: block 32,8,1, fold 2,2,1 (strided tile), domain 4096,4096,1, grid 64,256,1.
 // Per thread: lattice points 4, loads 690, stores 4.
-// Per lattice update: 450 flops in the FMA chain (the spec states 450).
+// Per lattice update: 450 flops in the chain (the spec states 450).
 // Device memory: 134677264 bytes in 2 arrays.
 // Staged in shared memory: input, 78 x 30 x 1 elements (row pitch 78) per block, copied by the block's thread box in strides of the block size.
 // Shared memory per block: 9360 bytes (shared_bytes 0 plus the staged tiles).

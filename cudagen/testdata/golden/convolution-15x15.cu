@@ -3,7 +3,7 @@
 // Kernel convolution-15x15: 2D convolution, 15x15 filter in constant memory, 4096x4096 floats.
 // Launch: block 32,8,1, fold 2,2,1 (strided tile), domain 4096,4096,1, grid 64,256,1.
 // Per thread: lattice points 4, loads 690, stores 4.
-// Per lattice update: 450 flops in the FMA chain (the spec states 450).
+// Per lattice update: 450 flops in the chain (the spec states 450).
 // Device memory: 134677264 bytes in 2 arrays.
 //
 // Build: nvcc -O3 -arch=sm_80 -o polyvol_convolution_15x15 THIS_FILE.cu
