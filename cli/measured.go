@@ -117,7 +117,7 @@ func runMeasured(c *ucli.Context) error {
 // in dir (accuracy.HardwareReport) to --output or standard output.
 func runHardware(c *ucli.Context, dir string) error {
 	// A missing file is refused before the first file's progress lines.
-	files := append(slices.Clone(accuracy.HardwareFiles), append(accuracy.ConvolutionFiles(), accuracy.HotspotFile)...)
+	files := append(slices.Clone(accuracy.HardwareFiles), append(accuracy.ConvolutionFiles(), accuracy.HotspotFiles()...)...)
 	for _, f := range files {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			return flagErrorf("hardware", "--hardware: %v (DIR must hold %s)", err, strings.Join(files, ", "))
