@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/model"
 )
 
 // TestHotspot estimates a sample of each Kernel Tuner hotspot sweep and
@@ -81,6 +83,44 @@ func TestHotspotSpecGrid(t *testing.T) {
 		}
 		if f.Extent != want || f.Offset != offset {
 			t.Errorf("field %s: extent %v, offset %d; want %v, %d", f.Name, f.Extent, f.Offset, want, offset)
+		}
+	}
+}
+
+// TestHotspotFP64Bound checks the hotspot's FP64 bound on the RTX A4000
+// against a hand count: twelve FP64 instructions per update (six
+// double-precision operations and six conversions, from the kernel
+// compiled for sm_86), 2 FP64 lanes per SM, 48 SMs at 1.56 GHz:
+// 48 · 1.56 · 2 / 12 = 12.48 GLup/s at one step. With two steps, block
+// 32 × 8 computes 34 × 10 points at step 1 and 32 × 8 at step 2 for its
+// 256 useful updates a step, so the bound falls by 2 · 256 / 596.
+func TestHotspotFP64Bound(t *testing.T) {
+	spec, err := hotspotSpec(false, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.Parse([]byte(spec), "hotspot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := device.Lookup("RTX-A4000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		steps int64
+		want  float64
+	}{
+		{1, 48 * 1.56 * 2 / 12.0},
+		{2, 48 * 1.56 * 2 / 12.0 * 2 * 256 / 596},
+	} {
+		l := HotspotConfig{Block: [2]int64{32, 8}, Tile: [2]int64{1, 1}, Steps: c.steps}.Launch(k)
+		r, err := model.Estimate(k, l, dev, model.Options{Method: model.MethodExact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Derived.PerfFlops; got == nil || math.Abs(*got-c.want) > 1e-9*c.want {
+			t.Errorf("T = %d: FP64 bound %v GLup/s, want %g", c.steps, got, c.want)
 		}
 	}
 }
