@@ -225,9 +225,11 @@ type Hardware struct {
 	Convolution *Convolution
 	// Hotspots hold the Kernel Tuner hotspot sweeps (time steps per
 	// launch) against the predicted times per step (HotspotReport), and
-	// HotspotBests the best T predicted on every device (HotspotBestSteps).
+	// HotspotBests the best T predicted on every device (HotspotBestSteps),
+	// HotspotClock the two RTX A4000 sweeps against each other.
 	Hotspots     []*Hotspot
 	HotspotBests []HotspotBest
+	HotspotClock HotspotClock
 	Skipped      []string // rows left out, with the reason
 	// Joint is the joint fit of the overlap model on the stream kernels,
 	// the V100 box sets and the convolution, with its held-out figures;
@@ -326,6 +328,9 @@ func HardwareReport(dir string, convolutionEvery int, progress io.Writer) (*Hard
 				return nil, err
 			}
 			h.Hotspots = append(h.Hotspots, hs)
+		}
+		if h.HotspotClock, err = HotspotClockRatios(dir); err != nil {
+			return nil, err
 		}
 		if h.HotspotBests, err = HotspotBestSteps(progress); err != nil {
 			return nil, err
@@ -624,7 +629,7 @@ func (h *Hardware) WriteMarkdown(w io.Writer) {
 		h.Joint.WriteMarkdown(w)
 	}
 	if len(h.Hotspots) > 0 {
-		writeHotspotIntro(w)
+		writeHotspotIntro(w, h.HotspotClock)
 		for _, hs := range h.Hotspots {
 			hs.WriteMarkdown(w)
 		}

@@ -330,15 +330,19 @@ func (h *Hotspot) stepsDecision(sh bool) HotspotSteps {
 }
 
 // writeHotspotIntro writes the heading and the method of the hotspot
-// section of docs/accuracy-hardware.md.
-func writeHotspotIntro(w io.Writer) {
+// section of docs/accuracy-hardware.md, with the clocks of the RTX A4000
+// sweeps compared.
+func writeHotspotIntro(w io.Writer, c HotspotClock) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("\n## Hotspot: time steps per launch (Kernel Tuner)\n\n")
 	p("The yardstick is Kernel Tuner's measured time of Rodinia's hotspot (a 5-point thermal stencil plus the power at the point, floats, the update in double precision) in the sweeps below (`testdata/measured/kernel_tuner_hotspot_*.csv`), ")
 	p("over block size, per-thread tile, time steps per launch T = 1 … 10, time-loop unrolling, power staged in shared memory or re-read from global memory at every step (`sh_power`) and, on the RTX A4000, minimum blocks per SM. ")
 	p("polyvol predicts the time per step from `examples/%s.yaml` (`state: temp`, `--steps T`; power staged with the window for sh_power=1; the domain and arrays grown for the 8192² sweep) on the device of each sweep, method exact, default performance model (%s); ", HotspotExample, model.DefaultModel)
 	p("block (bx, by, 1), fold (tx, ty, 1), strided tiling. The measured time per step is time_ms / T; rows that differ only in loop unrolling and blocks per SM, which the spec does not state, share one prediction.\n\n")
-	p("Noise floor: repeated sweeps of the same kernel agree to about ρ 0.9 and 5–20 %% in time, so figures near those are at the limit of what the data can tell.\n")
+	p("Noise floor: repeated sweeps of the same kernel agree to about ρ 0.9 and 5–20 %% in time, so figures near those are at the limit of what the data can tell.\n\n")
+	p("Clock: polyvol predicts the RTX A4000 at its entry's clock_ghz, 1.56 GHz, the clock the 8192² sweep was locked at; the 4096² sweep's clock was not locked. ")
+	p("On the launches both sweeps measured, the 8192² sweep's time per step and point over the 4096² sweep's has the median %s at T = 1 (%d launches) and %s at T > 1 (%d launches): ", fmtNum(c.Ratio1, 2), c.N1, fmtNum(c.RatioMore, 2), c.NMore)
+	p("a launch that the FP64 units bound takes a time that scales with the clock (one that DRAM bounds does not), so where the ratio exceeds 1 the 4096² sweep ran at about the ratio times 1560 MHz, and its times are shorter than a prediction at 1.56 GHz by as much.\n")
 }
 
 // WriteMarkdown renders h as a subsection of the hotspot section of
@@ -432,4 +436,71 @@ func writeHotspotBestMarkdown(w io.Writer, bests []HotspotBest) {
 	for _, b := range bests {
 		p("| %s | %d | %s | %s | %s | %s | %s |\n", b.Device, b.Best.Steps, b.Best, fmtNum(b.GLups, 2), b.Limiter, fmtNum(b.T1GLups, 2), b.T1Limiter)
 	}
+}
+
+// HotspotClock compares the two RTX A4000 sweeps on the launches both
+// measured (blocks 1 × 32): Ratio1 and RatioMore are the medians, over
+// the launches of T = 1 and of T > 1, of the 8192² sweep's time per step
+// and point (clock locked at 1560 MHz) over the 4096² sweep's (clock not
+// locked), each launch's fastest row; N1 and NMore count them. Where the
+// FP64 units bound a launch its time scales with the clock, where DRAM
+// does it does not.
+type HotspotClock struct {
+	N1, NMore         int
+	Ratio1, RatioMore float64
+}
+
+// HotspotClockRatios reads the two RTX A4000 sweeps of HotspotSweeps in
+// dir and compares them (HotspotClock).
+func HotspotClockRatios(dir string) (HotspotClock, error) {
+	best := func(s HotspotSweep) (map[HotspotConfig]float64, error) {
+		rows, err := readHotspot(filepath.Join(dir, s.File))
+		if err != nil {
+			return nil, err
+		}
+		m := map[HotspotConfig]float64{}
+		points := float64(s.Grid * s.Grid)
+		for _, r := range rows {
+			v := r.msPerStep / points
+			if old, ok := m[r.cfg]; !ok || v < old {
+				m[r.cfg] = v
+			}
+		}
+		return m, nil
+	}
+	var unlocked, locked map[HotspotConfig]float64
+	for _, s := range HotspotSweeps {
+		if s.Device != "RTX-A4000" {
+			continue
+		}
+		m, err := best(s)
+		if err != nil {
+			return HotspotClock{}, err
+		}
+		if s.Grid == 4096 {
+			unlocked = m
+		} else {
+			locked = m
+		}
+	}
+	var one, more []float64
+	for cfg, l := range locked {
+		u, ok := unlocked[cfg]
+		if !ok {
+			continue
+		}
+		if cfg.Steps == 1 {
+			one = append(one, l/u)
+		} else {
+			more = append(more, l/u)
+		}
+	}
+	c := HotspotClock{N1: len(one), NMore: len(more), Ratio1: math.NaN(), RatioMore: math.NaN()}
+	if len(one) > 0 {
+		c.Ratio1 = median(one)
+	}
+	if len(more) > 0 {
+		c.RatioMore = median(more)
+	}
+	return c, nil
 }

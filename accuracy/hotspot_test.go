@@ -124,3 +124,18 @@ func TestHotspotFP64Bound(t *testing.T) {
 		}
 	}
 }
+
+// TestHotspotClockRatios checks the comparison of the two RTX A4000 sweeps
+// against a brute-force count over the two files (a Python script pairing
+// the rows by block, tile, T and sh_power, each launch's fastest time,
+// per step and point): 4 launches of T = 1 with the median ratio
+// 1.0597621008411944, 43 of T > 1 with 1.3043656758851108.
+func TestHotspotClockRatios(t *testing.T) {
+	c, err := HotspotClockRatios(hardwareDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.N1 != 4 || c.NMore != 43 || math.Abs(c.Ratio1-1.0597621008411944) > 1e-9 || math.Abs(c.RatioMore-1.3043656758851108) > 1e-9 {
+		t.Errorf("%+v, want 4 launches at 1.0597621008411944 and 43 at 1.3043656758851108", c)
+	}
+}
