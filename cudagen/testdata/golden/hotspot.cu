@@ -3,7 +3,7 @@
 // Kernel hotspot: Rodinia hotspot, 5-point thermal stencil plus power, 4096x4096 floats, double-precision update, time steps in shared memory.
 // Launch: block 32,8,1, fold 2,2,1 (strided tile), domain 4096,4096,1, grid 64,256,1.
 // Per thread: lattice points 4, loads 24, stores 4.
-// Per lattice update: 12 flops in the FMA chain (the spec states 14).
+// Per lattice update: 12 flops in the FMA chain (the spec states 24).
 // Device memory: 202327620 bytes in 3 arrays.
 // Staged in shared memory: temp, 66 x 18 x 1 elements (row pitch 66) per block, copied by the block's thread box in strides of the block size.
 // Shared memory per block: 9504 bytes (shared_bytes 0 plus the staged tiles).
