@@ -223,14 +223,10 @@ type Hardware struct {
 	// Convolution holds the Kernel Tuner convolution sweeps of four GPUs
 	// against the predicted times (ConvolutionReport).
 	Convolution *Convolution
-	// Hotspots hold the Kernel Tuner hotspot sweeps (time steps per
-	// launch) against the predicted times per step (HotspotReport), and
-	// HotspotBests the best T predicted on every device (HotspotBestSteps),
-	// HotspotClock the two RTX A4000 sweeps against each other.
-	Hotspots     []*Hotspot
-	HotspotBests []HotspotBest
-	HotspotClock HotspotClock
-	Skipped      []string // rows left out, with the reason
+	// Hotspot holds the Kernel Tuner hotspot sweeps (time steps per
+	// launch) against the predicted times per step (HotspotReports).
+	Hotspot *HotspotSection
+	Skipped []string // rows left out, with the reason
 	// Joint is the joint fit of the overlap model on the stream kernels,
 	// the V100 box sets and the convolution, with its held-out figures;
 	// nil without the convolution (JointFit).
@@ -287,9 +283,8 @@ func (e *estimator) glups(spec string, b [3]int64, m model.Method, mn model.Mode
 // convolutionEvery > 0 it also compares the predicted times with the Kernel
 // Tuner convolution sweeps, every convolutionEvery-th launch of each
 // (ConvolutionReport; 1: all of them, minutes of CPU time), and the
-// predicted times per step with the Kernel Tuner hotspot sweeps
-// (HotspotReport of each of HotspotSweeps) and the best T on every device
-// (HotspotBestSteps).
+// predicted times per step with the Kernel Tuner hotspot sweeps and the
+// best T on every device (HotspotReports).
 func HardwareReport(dir string, convolutionEvery int, progress io.Writer) (*Hardware, error) {
 	dev, err := device.Lookup(HardwareDevice)
 	if err != nil {
@@ -322,17 +317,7 @@ func HardwareReport(dir string, convolutionEvery int, progress io.Writer) (*Hard
 		if h.Joint, err = h.FitJoint(dir, progress); err != nil {
 			return nil, err
 		}
-		for _, s := range HotspotSweeps {
-			hs, err := HotspotReport(dir, s, progress)
-			if err != nil {
-				return nil, err
-			}
-			h.Hotspots = append(h.Hotspots, hs)
-		}
-		if h.HotspotClock, err = HotspotClockRatios(dir); err != nil {
-			return nil, err
-		}
-		if h.HotspotBests, err = HotspotBestSteps(progress); err != nil {
+		if h.Hotspot, err = HotspotReports(dir, progress); err != nil {
 			return nil, err
 		}
 	}
@@ -628,12 +613,8 @@ func (h *Hardware) WriteMarkdown(w io.Writer) {
 	if h.Joint != nil {
 		h.Joint.WriteMarkdown(w)
 	}
-	if len(h.Hotspots) > 0 {
-		writeHotspotIntro(w, h.HotspotClock)
-		for _, hs := range h.Hotspots {
-			hs.WriteMarkdown(w)
-		}
-		writeHotspotBestMarkdown(w, h.HotspotBests)
+	if h.Hotspot != nil {
+		h.Hotspot.WriteMarkdown(w)
 	}
 	if len(h.Skipped) > 0 {
 		p("\n## Rows left out\n\n")

@@ -504,3 +504,45 @@ func HotspotClockRatios(dir string) (HotspotClock, error) {
 	}
 	return c, nil
 }
+
+// HotspotSection is the hotspot section of docs/accuracy-hardware.md: the
+// sweeps of HotspotSweeps against the predictions, the two RTX A4000
+// sweeps' clocks, and the best T predicted on every device.
+type HotspotSection struct {
+	Sweeps []*Hotspot
+	Clock  HotspotClock
+	Bests  []HotspotBest
+}
+
+// HotspotReports compares every sweep of HotspotSweeps in dir
+// (HotspotReport), the clocks of the RTX A4000 sweeps
+// (HotspotClockRatios) and explores the best T on every device
+// (HotspotBestSteps).
+func HotspotReports(dir string, progress io.Writer) (*HotspotSection, error) {
+	h := &HotspotSection{}
+	for _, s := range HotspotSweeps {
+		hs, err := HotspotReport(dir, s, progress)
+		if err != nil {
+			return nil, err
+		}
+		h.Sweeps = append(h.Sweeps, hs)
+	}
+	var err error
+	if h.Clock, err = HotspotClockRatios(dir); err != nil {
+		return nil, err
+	}
+	if h.Bests, err = HotspotBestSteps(progress); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// WriteMarkdown renders h as the hotspot section of
+// docs/accuracy-hardware.md.
+func (h *HotspotSection) WriteMarkdown(w io.Writer) {
+	writeHotspotIntro(w, h.Clock)
+	for _, hs := range h.Sweeps {
+		hs.WriteMarkdown(w)
+	}
+	writeHotspotBestMarkdown(w, h.Bests)
+}
