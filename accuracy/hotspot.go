@@ -335,6 +335,7 @@ func (h *Hotspot) stepsDecision(sh bool) HotspotSteps {
 func writeHotspotIntro(w io.Writer, c HotspotClock) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("\n## Hotspot: time steps per launch (Kernel Tuner)\n\n")
+	p("`polyvol measured --hardware testdata/measured --hotspot` writes this section alone.\n\n")
 	p("The yardstick is Kernel Tuner's measured time of Rodinia's hotspot (a 5-point thermal stencil plus the power at the point, floats, the update in double precision) in the sweeps below (`testdata/measured/kernel_tuner_hotspot_*.csv`), ")
 	p("over block size, per-thread tile, time steps per launch T = 1 … 10, time-loop unrolling, power staged in shared memory or re-read from global memory at every step (`sh_power`) and, on the RTX A4000, minimum blocks per SM. ")
 	p("polyvol predicts the time per step from `examples/%s.yaml` (`state: temp`, `--steps T`; power staged with the window for sh_power=1; the domain and arrays grown for the 8192² sweep) on the device of each sweep, method exact, default performance model (%s); ", HotspotExample, model.DefaultModel)
