@@ -223,9 +223,9 @@ type Hardware struct {
 	// Convolution holds the Kernel Tuner convolution sweeps of four GPUs
 	// against the predicted times (ConvolutionReport).
 	Convolution *Convolution
-	// Hotspot holds the Kernel Tuner hotspot sweep (time steps per launch)
-	// against the predicted times per step (HotspotReport).
-	Hotspot *Hotspot
+	// Hotspot holds the Kernel Tuner hotspot sweeps (time steps per
+	// launch) against the predicted times per step (HotspotReports).
+	Hotspot *HotspotSection
 	Skipped []string // rows left out, with the reason
 	// Joint is the joint fit of the overlap model on the stream kernels,
 	// the V100 box sets and the convolution, with its held-out figures;
@@ -283,8 +283,8 @@ func (e *estimator) glups(spec string, b [3]int64, m model.Method, mn model.Mode
 // convolutionEvery > 0 it also compares the predicted times with the Kernel
 // Tuner convolution sweeps, every convolutionEvery-th launch of each
 // (ConvolutionReport; 1: all of them, minutes of CPU time), and the
-// predicted times per step with the Kernel Tuner hotspot sweep
-// (HotspotReport, every HotspotEvery-th group).
+// predicted times per step with the Kernel Tuner hotspot sweeps and the
+// best T on every device (HotspotReports).
 func HardwareReport(dir string, convolutionEvery int, progress io.Writer) (*Hardware, error) {
 	dev, err := device.Lookup(HardwareDevice)
 	if err != nil {
@@ -317,7 +317,7 @@ func HardwareReport(dir string, convolutionEvery int, progress io.Writer) (*Hard
 		if h.Joint, err = h.FitJoint(dir, progress); err != nil {
 			return nil, err
 		}
-		if h.Hotspot, err = HotspotReport(dir, HotspotEvery, progress); err != nil {
+		if h.Hotspot, err = HotspotReports(dir, progress); err != nil {
 			return nil, err
 		}
 	}

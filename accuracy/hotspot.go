@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/pool"
@@ -20,18 +21,37 @@ import (
 // (sh_power=0); the sh_power=1 rows stage power too (hotspotSpec).
 const HotspotExample = "hotspot"
 
-// HotspotFile is the Kernel Tuner sweep of the hotspot on the RTX A4000
-// (4096² points, unlocked clock) in testdata/measured, and HotspotDevice
-// the device database entry it is estimated on.
-const (
-	HotspotFile   = "kernel_tuner_hotspot_a4000.csv"
-	HotspotDevice = "RTX-A4000"
-)
+// HotspotSweep is one Kernel Tuner sweep of the hotspot in
+// testdata/measured: its file, the device database entry it is estimated
+// on, the side of its square grid and the sample HardwareReport takes
+// (every Every-th group (block, tile, sh_power), with all its rows).
+type HotspotSweep struct {
+	File, Device string
+	// Title names the device and the conditions of the measurement.
+	Title string
+	Grid  int64
+	Every int
+}
 
-// HotspotEvery is the sample of the hotspot sweep that HardwareReport
-// estimates: every HotspotEvery-th group (block, tile, sh_power), a few
-// CPU minutes.
-const HotspotEvery = 10
+// HotspotSweeps are the hotspot sweeps of HardwareReport: the RTX A4000's
+// full sweep (every tenth group, a few CPU minutes), and the two sweeps of
+// blocks 1 × 32 only, whole: the Radeon PRO W7800's partial one and the
+// RTX A4000's at 8192² with the clock locked at 1560 MHz, which is the
+// device entry's clock_ghz.
+var HotspotSweeps = []HotspotSweep{
+	{File: "kernel_tuner_hotspot_a4000.csv", Device: "RTX-A4000", Title: "RTX A4000, 4096², clock not locked", Grid: 4096, Every: 10},
+	{File: "kernel_tuner_hotspot_w7800_partial.csv", Device: "PRO-W7800", Title: "Radeon PRO W7800, 4096², blocks 1 × 32 only", Grid: 4096, Every: 1},
+	{File: "kernel_tuner_hotspot_a4000_8192_clock1560.csv", Device: "RTX-A4000", Title: "RTX A4000, 8192², clock locked at 1560 MHz, blocks 1 × 32 only", Grid: 8192, Every: 1},
+}
+
+// HotspotFiles returns the files of HotspotSweeps.
+func HotspotFiles() []string {
+	var files []string
+	for _, s := range HotspotSweeps {
+		files = append(files, s.File)
+	}
+	return files
+}
 
 // hotspotWorth is the tolerance of the time-steps decision: the predicted
 // best T is right where its measured time per step is within this share
@@ -101,9 +121,10 @@ type HotspotSteps struct {
 // Hotspot holds the comparison of the Kernel Tuner hotspot sweep with
 // polyvol's predictions.
 type Hotspot struct {
-	// Every is the sample: every Every-th group (block, tile, sh_power) of
-	// the file in file order, with all its rows.
-	Every            int
+	// Sweep is the file and device; its Every the sample: every Every-th
+	// group (block, tile, sh_power) of the file in file order, with all
+	// its rows.
+	Sweep            HotspotSweep
 	Rows, Launches   int
 	Groups           []HotspotGroup
 	Steps            []HotspotSteps
@@ -137,36 +158,43 @@ func readHotspot(path string) ([]hotspotRow, error) {
 	return rows, nil
 }
 
-// hotspotSpec returns the hotspot's spec: the example, with power staged
-// (copied with the window, sh_power=1) where shPower.
-func hotspotSpec(shPower bool) (string, error) {
-	if !shPower {
-		return editExample(HotspotExample)
+// hotspotSpec returns the hotspot's spec on a grid² domain (inputs of
+// (grid+20)² with the halo of 10 on each side): the example, with power
+// staged (copied with the window, sh_power=1) where shPower.
+func hotspotSpec(shPower bool, grid int64) (string, error) {
+	var edits [][2]string
+	if shPower {
+		edits = append(edits, [2]string{"load: [[x, y]]", "stage: {copy: block}\n    load: [[x, y]]"})
 	}
-	return editExample(HotspotExample, [2]string{"load: [[x, y]]", "stage: {copy: block}\n    load: [[x, y]]"})
+	spec, err := editExample(HotspotExample, edits...)
+	if err != nil || grid == 4096 {
+		return spec, err
+	}
+	in := grid + 20
+	return strings.NewReplacer("4116", fmt.Sprint(in), "41170", fmt.Sprint(10*in+10), "4096", fmt.Sprint(grid)).Replace(spec), nil
 }
 
 // HotspotReport estimates the configurations of the Kernel Tuner hotspot
-// sweep in dir (HotspotFile) on HotspotDevice with method exact and the
-// default performance model, every every-th group (block, tile, sh_power)
-// with all its rows, and compares the predicted times per step with the
-// measured ones per sh_power, with and without T > 1, and the predicted
-// best T of each group with the measured one.
-func HotspotReport(dir string, every int, progress io.Writer) (*Hotspot, error) {
-	if every < 1 {
-		return nil, fmt.Errorf("accuracy: hotspot sample: every %d-th group; want at least 1", every)
+// sweep s in dir on s.Device with method exact and the default performance
+// model, every s.Every-th group (block, tile, sh_power) with all its rows,
+// and compares the predicted times per step with the measured ones per
+// sh_power, with and without T > 1, and the predicted best T of each group
+// with the measured one.
+func HotspotReport(dir string, s HotspotSweep, progress io.Writer) (*Hotspot, error) {
+	if s.Every < 1 {
+		return nil, fmt.Errorf("accuracy: hotspot sample: every %d-th group; want at least 1", s.Every)
 	}
-	rows, err := readHotspot(filepath.Join(dir, HotspotFile))
+	rows, err := readHotspot(filepath.Join(dir, s.File))
 	if err != nil {
 		return nil, err
 	}
-	dev, err := device.Lookup(HotspotDevice)
+	dev, err := device.Lookup(s.Device)
 	if err != nil {
 		return nil, err
 	}
 	kernels := map[bool]*kernel.Kernel{}
 	for _, sh := range []bool{false, true} {
-		spec, err := hotspotSpec(sh)
+		spec, err := hotspotSpec(sh, s.Grid)
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +202,7 @@ func HotspotReport(dir string, every int, progress io.Writer) (*Hotspot, error) 
 			return nil, err
 		}
 	}
-	h := &Hotspot{Every: every, Rows: len(rows), lupsPerStep: float64(kernels[false].Lups()),
+	h := &Hotspot{Sweep: s, Rows: len(rows), lupsPerStep: float64(kernels[false].Lups()),
 		predicted: map[HotspotConfig]float64{}, meas: map[HotspotConfig]float64{}, measuredByLaunch: map[HotspotConfig][]float64{}}
 	groupIndex := map[HotspotConfig]int{}
 	for _, r := range rows {
@@ -182,7 +210,7 @@ func HotspotReport(dir string, every int, progress io.Writer) (*Hotspot, error) 
 		if _, ok := groupIndex[g]; !ok {
 			groupIndex[g] = len(groupIndex)
 		}
-		if groupIndex[g]%every != 0 {
+		if groupIndex[g]%s.Every != 0 {
 			continue
 		}
 		if _, ok := h.measuredByLaunch[r.cfg]; !ok {
@@ -191,7 +219,7 @@ func HotspotReport(dir string, every int, progress io.Writer) (*Hotspot, error) 
 		h.measuredByLaunch[r.cfg] = append(h.measuredByLaunch[r.cfg], r.msPerStep)
 	}
 	h.Launches = len(h.sampledLaunches)
-	fmt.Fprintf(progress, "estimating %d launches of %s on %s\n", h.Launches, HotspotFile, HotspotDevice)
+	fmt.Fprintf(progress, "estimating %d launches of %s on %s\n", h.Launches, s.File, s.Device)
 	glups := make([]float64, h.Launches)
 	errs := make([]error, h.Launches)
 	err = pool.Run(context.Background(), h.Launches, pool.Options{}, func(i int) error {
@@ -301,17 +329,30 @@ func (h *Hotspot) stepsDecision(sh bool) HotspotSteps {
 	return s
 }
 
-// WriteMarkdown renders h as the hotspot section of
+// writeHotspotIntro writes the heading and the method of the hotspot
+// section of docs/accuracy-hardware.md, with the clocks of the RTX A4000
+// sweeps compared.
+func writeHotspotIntro(w io.Writer, c HotspotClock) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("\n## Hotspot: time steps per launch (Kernel Tuner)\n\n")
+	p("`polyvol measured --hardware testdata/measured --hotspot` writes this section alone.\n\n")
+	p("The yardstick is Kernel Tuner's measured time of Rodinia's hotspot (a 5-point thermal stencil plus the power at the point, floats, the update in double precision) in the sweeps below (`testdata/measured/kernel_tuner_hotspot_*.csv`), ")
+	p("over block size, per-thread tile, time steps per launch T = 1 … 10, time-loop unrolling, power staged in shared memory or re-read from global memory at every step (`sh_power`) and, on the RTX A4000, minimum blocks per SM. ")
+	p("polyvol predicts the time per step from `examples/%s.yaml` (`state: temp`, `--steps T`; power staged with the window for sh_power=1; the domain and arrays grown for the 8192² sweep) on the device of each sweep, method exact, default performance model (%s); ", HotspotExample, model.DefaultModel)
+	p("block (bx, by, 1), fold (tx, ty, 1), strided tiling. The measured time per step is time_ms / T; rows that differ only in loop unrolling and blocks per SM, which the spec does not state, share one prediction.\n\n")
+	p("Noise floor: repeated sweeps of the same kernel agree to about ρ 0.9 and 5–20 %% in time, so figures near those are at the limit of what the data can tell.\n\n")
+	p("Clock: polyvol predicts the RTX A4000 at its entry's clock_ghz, 1.56 GHz, the clock the 8192² sweep was locked at; the 4096² sweep's clock was not locked. ")
+	p("On the launches both sweeps measured, the 8192² sweep's time per step and point over the 4096² sweep's has the median %s at T = 1 (%d launches) and %s at T > 1 (%d launches): ", fmtNum(c.Ratio1, 2), c.N1, fmtNum(c.RatioMore, 2), c.NMore)
+	p("a launch that the FP64 units bound takes a time that scales with the clock (one that DRAM bounds does not), so where the ratio exceeds 1 the 4096² sweep ran at about the ratio times 1560 MHz, and its times are shorter than a prediction at 1.56 GHz by as much.\n")
+}
+
+// WriteMarkdown renders h as a subsection of the hotspot section of
 // docs/accuracy-hardware.md.
 func (h *Hotspot) WriteMarkdown(w io.Writer) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	p("\n## Hotspot: time steps per launch (Kernel Tuner, RTX A4000)\n\n")
-	p("The yardstick is Kernel Tuner's measured time of Rodinia's hotspot (a 5-point thermal stencil plus the power at the point, 4096² floats, the update in double precision) on the RTX A4000 (`testdata/measured/%s`, %d rows), ", HotspotFile, h.Rows)
-	p("over block size, per-thread tile, time steps per launch T = 1 … 10, time-loop unrolling, power staged in shared memory or re-read from global memory at every step (`sh_power`) and minimum blocks per SM. ")
-	p("polyvol predicts the time per step from `examples/%s.yaml` (`state: temp`, `--steps T`; power staged with the window for sh_power=1) on %s, method exact, default performance model (%s); ", HotspotExample, HotspotDevice, model.DefaultModel)
-	p("block (bx, by, 1), fold (tx, ty, 1), strided tiling. The measured time per step is time_ms / T; rows that differ only in loop unrolling and blocks per SM, which the spec does not state, share one prediction. ")
-	p("This report takes every %d-th (block, tile, sh_power) group of the file, with all its rows: %d launches estimated.\n\n", h.Every, h.Launches)
-	p("Noise floor: repeated sweeps of the same kernel agree to about ρ 0.9 and 5–20 %% in time, so figures near those are at the limit of what the data can tell.\n\n")
+	s := h.Sweep
+	p("\n### %s\n\n", s.Title)
+	p("`testdata/measured/%s`, %d rows, on %s. This report takes every %d-th (block, tile, sh_power) group of the file, with all its rows: %d launches estimated.\n\n", s.File, h.Rows, s.Device, s.Every, h.Launches)
 	p("| sh_power | steps | n | failed | time/step MAPE %% | pred/meas | ρ | share of best %% | predicted fastest (measured ms/step) | measured fastest (ms/step) |\n|---|---|---:|---:|---:|---:|---:|---:|---|---|\n")
 	for _, g := range h.Groups {
 		p("| %d | %s | %d | %d | %s | %s | %s | %s | %s (%s) | %s (%s) |\n", count(g.ShPower), g.Steps, g.N, g.Failed,
@@ -331,4 +372,180 @@ func (h *Hotspot) WriteMarkdown(w io.Writer) {
 			p("- … and %d more\n", len(h.Failures)-20)
 		}
 	}
+}
+
+// HotspotBest is what polyvol predicts for the hotspot example (4096²,
+// power re-read at every step) on one device of the database: the
+// configuration that explore ranks first over T = 1 … 10 among the
+// blocks of 256 threads without folds, and the best at T = 1.
+type HotspotBest struct {
+	Device string
+	Best   explore.Configuration
+	// GLups and Limiter are the best's prediction, T1GLups and T1Limiter
+	// those of the best at T = 1.
+	GLups, T1GLups     float64
+	Limiter, T1Limiter string
+}
+
+// HotspotBestSteps explores the hotspot example over T = 1 … 10 on every
+// device of the database, as `polyvol explore hotspot --device D --steps
+// 1:10 --threads 256 --folds 1,1,1 --tiles consecutive` does (the blocks
+// of 256 threads without folds: the sweep of all shapes and folds takes
+// minutes per device).
+func HotspotBestSteps(progress io.Writer) ([]HotspotBest, error) {
+	spec, err := hotspotSpec(false, 4096)
+	if err != nil {
+		return nil, err
+	}
+	k, err := kernel.Parse([]byte(spec), HotspotExample+".yaml")
+	if err != nil {
+		return nil, err
+	}
+	var steps []int64
+	for t := int64(1); t <= 10; t++ {
+		steps = append(steps, t)
+	}
+	var out []HotspotBest
+	for _, dev := range device.All() {
+		fmt.Fprintf(progress, "exploring %s on %s over T = 1 … 10\n", HotspotExample, dev.Name)
+		res, err := explore.Run(context.Background(), explore.Config{Kernel: k, Device: dev, Threads: []int{256},
+			Folds: [][3]int64{{1, 1, 1}}, Tilings: []kernel.Tiling{kernel.TileConsecutive}, Steps: steps})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dev.Name, err)
+		}
+		if len(res.Reports) == 0 {
+			return nil, fmt.Errorf("%s: no configuration fits", dev.Name)
+		}
+		best := res.Reports[0]
+		b := HotspotBest{Device: dev.Name, Best: explore.ReportConfiguration(best), GLups: best.Prediction.GLups, Limiter: best.Prediction.Limiter}
+		for _, r := range res.Reports { // best first
+			if r.Launch.Steps == 1 {
+				b.T1GLups, b.T1Limiter = r.Prediction.GLups, r.Prediction.Limiter
+				break
+			}
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// writeHotspotBestMarkdown writes the predicted best T of every device.
+func writeHotspotBestMarkdown(w io.Writer, bests []HotspotBest) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("\n### The best T that polyvol predicts on every device\n\n")
+	p("The configuration ranked first by `polyvol explore hotspot --device D --steps 1:10 --threads 256 --folds 1,1,1 --tiles consecutive` (the blocks of 256 threads without folds; sh_power=0, 4096²) on each device of `polyvol devices`, with the limiter that decides it, and the best at T = 1. ")
+	p("Predictions only: the sweeps above measure the RTX A4000 and the W7800.\n\n")
+	p("| device | best T | best configuration | GLup/s | limiter | best at T = 1: GLup/s | limiter |\n|---|---:|---|---:|---|---:|---|\n")
+	for _, b := range bests {
+		p("| %s | %d | %s | %s | %s | %s | %s |\n", b.Device, b.Best.Steps, b.Best, fmtNum(b.GLups, 2), b.Limiter, fmtNum(b.T1GLups, 2), b.T1Limiter)
+	}
+}
+
+// HotspotClock compares the two RTX A4000 sweeps on the launches both
+// measured (blocks 1 × 32): Ratio1 and RatioMore are the medians, over
+// the launches of T = 1 and of T > 1, of the 8192² sweep's time per step
+// and point (clock locked at 1560 MHz) over the 4096² sweep's (clock not
+// locked), each launch's fastest row; N1 and NMore count them. Where the
+// FP64 units bound a launch its time scales with the clock, where DRAM
+// does it does not.
+type HotspotClock struct {
+	N1, NMore         int
+	Ratio1, RatioMore float64
+}
+
+// HotspotClockRatios reads the two RTX A4000 sweeps of HotspotSweeps in
+// dir and compares them (HotspotClock).
+func HotspotClockRatios(dir string) (HotspotClock, error) {
+	best := func(s HotspotSweep) (map[HotspotConfig]float64, error) {
+		rows, err := readHotspot(filepath.Join(dir, s.File))
+		if err != nil {
+			return nil, err
+		}
+		m := map[HotspotConfig]float64{}
+		points := float64(s.Grid * s.Grid)
+		for _, r := range rows {
+			v := r.msPerStep / points
+			if old, ok := m[r.cfg]; !ok || v < old {
+				m[r.cfg] = v
+			}
+		}
+		return m, nil
+	}
+	var unlocked, locked map[HotspotConfig]float64
+	for _, s := range HotspotSweeps {
+		if s.Device != "RTX-A4000" {
+			continue
+		}
+		m, err := best(s)
+		if err != nil {
+			return HotspotClock{}, err
+		}
+		if s.Grid == 4096 {
+			unlocked = m
+		} else {
+			locked = m
+		}
+	}
+	var one, more []float64
+	for cfg, l := range locked {
+		u, ok := unlocked[cfg]
+		if !ok {
+			continue
+		}
+		if cfg.Steps == 1 {
+			one = append(one, l/u)
+		} else {
+			more = append(more, l/u)
+		}
+	}
+	c := HotspotClock{N1: len(one), NMore: len(more), Ratio1: math.NaN(), RatioMore: math.NaN()}
+	if len(one) > 0 {
+		c.Ratio1 = median(one)
+	}
+	if len(more) > 0 {
+		c.RatioMore = median(more)
+	}
+	return c, nil
+}
+
+// HotspotSection is the hotspot section of docs/accuracy-hardware.md: the
+// sweeps of HotspotSweeps against the predictions, the two RTX A4000
+// sweeps' clocks, and the best T predicted on every device.
+type HotspotSection struct {
+	Sweeps []*Hotspot
+	Clock  HotspotClock
+	Bests  []HotspotBest
+}
+
+// HotspotReports compares every sweep of HotspotSweeps in dir
+// (HotspotReport), the clocks of the RTX A4000 sweeps
+// (HotspotClockRatios) and explores the best T on every device
+// (HotspotBestSteps).
+func HotspotReports(dir string, progress io.Writer) (*HotspotSection, error) {
+	h := &HotspotSection{}
+	for _, s := range HotspotSweeps {
+		hs, err := HotspotReport(dir, s, progress)
+		if err != nil {
+			return nil, err
+		}
+		h.Sweeps = append(h.Sweeps, hs)
+	}
+	var err error
+	if h.Clock, err = HotspotClockRatios(dir); err != nil {
+		return nil, err
+	}
+	if h.Bests, err = HotspotBestSteps(progress); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// WriteMarkdown renders h as the hotspot section of
+// docs/accuracy-hardware.md.
+func (h *HotspotSection) WriteMarkdown(w io.Writer) {
+	writeHotspotIntro(w, h.Clock)
+	for _, hs := range h.Sweeps {
+		hs.WriteMarkdown(w)
+	}
+	writeHotspotBestMarkdown(w, h.Bests)
 }

@@ -5,36 +5,137 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/model"
 )
 
-// TestHotspot estimates a sample of the Kernel Tuner hotspot sweep and
+// TestHotspot estimates a sample of each Kernel Tuner hotspot sweep and
 // checks that every launch is estimated, that each sh_power has rows with
 // and without T > 1 and groups of several T to decide, and that the
-// report states them.
+// report states them. The row counts are those the sweeps' source states
+// (../shared/measured/README.md).
 func TestHotspot(t *testing.T) {
-	h, err := HotspotReport(hardwareDir, 60, io.Discard)
+	rows := map[string]int{
+		"kernel_tuner_hotspot_a4000.csv":                12819,
+		"kernel_tuner_hotspot_w7800_partial.csv":        2082,
+		"kernel_tuner_hotspot_a4000_8192_clock1560.csv": 1660,
+	}
+	if len(HotspotSweeps) != len(rows) {
+		t.Fatalf("%d sweeps, want %d", len(HotspotSweeps), len(rows))
+	}
+	for _, s := range HotspotSweeps {
+		// Blocks 1 × 32 only: the W7800's ~200 groups alternate sh_power
+		// in the file, the 8192² sweep has 14.
+		every := map[string]int{"RTX-A4000": 60, "PRO-W7800": 15}[s.Device]
+		if s.Grid == 8192 {
+			every = 1
+		}
+		s.Every = every
+		h, err := HotspotReport(hardwareDir, s, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h.Failures) > 0 {
+			t.Errorf("%s: %d estimates failed, first: %s", s.File, len(h.Failures), h.Failures[0])
+		}
+		if h.Rows != rows[s.File] {
+			t.Errorf("%s: %d rows, want the file's %d", s.File, h.Rows, rows[s.File])
+		}
+		for _, g := range h.Groups {
+			if g.N == 0 || math.IsNaN(g.MAPE) || math.IsNaN(g.Rho) || !(g.Share > 0 && g.Share <= 1) {
+				t.Errorf("%s: sh_power %v, %s: %+v", s.File, g.ShPower, g.Steps, g)
+			}
+		}
+		for _, st := range h.Steps {
+			if st.N == 0 || math.IsNaN(st.Right) {
+				t.Errorf("%s: sh_power %v: no groups decided: %+v", s.File, st.ShPower, st)
+			}
+		}
+		var b strings.Builder
+		h.WriteMarkdown(&b)
+		if !strings.Contains(b.String(), "Is T > 1 worth it?") || !strings.Contains(b.String(), s.File) {
+			t.Errorf("%s: the report leaves out the time-steps decision or the file:\n%s", s.File, b.String())
+		}
+	}
+}
+
+// TestHotspotSpecGrid checks the hotspot at 8192²: the domain, the arrays
+// of 8192 + 2·10 points a side, and the origin of the inputs at (10, 10):
+// element 10·8212 + 10 = 82130.
+func TestHotspotSpecGrid(t *testing.T) {
+	spec, err := hotspotSpec(true, 8192)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h.Failures) > 0 {
-		t.Errorf("%d estimates failed, first: %s", len(h.Failures), h.Failures[0])
+	k, err := kernel.Parse([]byte(spec), "hotspot.yaml")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if h.Rows != 12819 {
-		t.Errorf("%d rows, want the file's 12819", h.Rows)
+	if k.Domain != [3]int64{8192, 8192, 1} {
+		t.Errorf("domain %v, want 8192²", k.Domain)
 	}
-	for _, g := range h.Groups {
-		if g.N == 0 || math.IsNaN(g.MAPE) || math.IsNaN(g.Rho) || !(g.Share > 0 && g.Share <= 1) {
-			t.Errorf("sh_power %v, %s: %+v", g.ShPower, g.Steps, g)
+	for _, f := range k.Fields {
+		want, offset := [3]int64{8212, 8212, 1}, int64(82130)
+		if f.Name == "out" {
+			want, offset = [3]int64{8192, 8192, 1}, 0
+		}
+		if f.Extent != want || f.Offset != offset {
+			t.Errorf("field %s: extent %v, offset %d; want %v, %d", f.Name, f.Extent, f.Offset, want, offset)
 		}
 	}
-	for _, s := range h.Steps {
-		if s.N == 0 || math.IsNaN(s.Right) {
-			t.Errorf("sh_power %v: no groups decided: %+v", s.ShPower, s)
+}
+
+// TestHotspotFP64Bound checks the hotspot's FP64 bound on the RTX A4000
+// against a hand count: twelve FP64 instructions per update (six
+// double-precision operations and six conversions, from the kernel
+// compiled for sm_86), 2 FP64 lanes per SM, 48 SMs at 1.56 GHz:
+// 48 · 1.56 · 2 / 12 = 12.48 GLup/s at one step. With two steps, block
+// 32 × 8 computes 34 × 10 points at step 1 and 32 × 8 at step 2 for its
+// 256 useful updates a step, so the bound falls by 2 · 256 / 596.
+func TestHotspotFP64Bound(t *testing.T) {
+	spec, err := hotspotSpec(false, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.Parse([]byte(spec), "hotspot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := device.Lookup("RTX-A4000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		steps int64
+		want  float64
+	}{
+		{1, 48 * 1.56 * 2 / 12.0},
+		{2, 48 * 1.56 * 2 / 12.0 * 2 * 256 / 596},
+	} {
+		l := HotspotConfig{Block: [2]int64{32, 8}, Tile: [2]int64{1, 1}, Steps: c.steps}.Launch(k)
+		r, err := model.Estimate(k, l, dev, model.Options{Method: model.MethodExact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Derived.PerfFlops; got == nil || math.Abs(*got-c.want) > 1e-9*c.want {
+			t.Errorf("T = %d: FP64 bound %v GLup/s, want %g", c.steps, got, c.want)
 		}
 	}
-	var b strings.Builder
-	h.WriteMarkdown(&b)
-	if !strings.Contains(b.String(), "Is T > 1 worth it?") {
-		t.Errorf("the report leaves out the time-steps decision:\n%s", b.String())
+}
+
+// TestHotspotClockRatios checks the comparison of the two RTX A4000 sweeps
+// against a brute-force count over the two files (a Python script pairing
+// the rows by block, tile, T and sh_power, each launch's fastest time,
+// per step and point): 4 launches of T = 1 with the median ratio
+// 1.0597621008411944, 43 of T > 1 with 1.3043656758851108.
+func TestHotspotClockRatios(t *testing.T) {
+	c, err := HotspotClockRatios(hardwareDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.N1 != 4 || c.NMore != 43 || math.Abs(c.Ratio1-1.0597621008411944) > 1e-9 || math.Abs(c.RatioMore-1.3043656758851108) > 1e-9 {
+		t.Errorf("%+v, want 4 launches at 1.0597621008411944 and 43 at 1.3043656758851108", c)
 	}
 }

@@ -41,6 +41,7 @@ Examples:
        --methods exact -o docs/accuracy-h100.md
    polyvol measured --hardware testdata/measured -o docs/accuracy-hardware.md
    polyvol measured --hardware testdata/measured --compiled-convolution 8 -o docs/accuracy-compiled.md
+   polyvol measured --hardware testdata/measured --hotspot
 
 With --hardware, DIR holds the published V100 measurements (see
 accuracy.HardwareFiles) and the report gives volume MAPE and Spearman ρ per
@@ -52,6 +53,7 @@ method and performance model.`,
 				&ucli.StringFlag{Name: "methods", Value: "exact,reference", Usage: "comma-separated estimation `METHODS` to compare"},
 				&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` instead of standard output", TakesFile: true},
 				&ucli.BoolFlag{Name: "hardware", Usage: "DIR holds the published V100 measurements (testdata/measured): write the report of docs/accuracy-hardware.md"},
+				&ucli.BoolFlag{Name: "hotspot", Usage: "with --hardware: write only the Kernel Tuner hotspot's section (its sweeps against the predictions and the best time steps per launch on every device; minutes, where the whole report takes an hour on two cores)"},
 				&ucli.IntFlag{Name: "compiled-convolution", Usage: "with --hardware: write only the Kernel Tuner convolution's section, its instruction mix compiled by clang from examples/sources/convolution-15x15.cu for every `N`-th configuration (docs/accuracy-compiled.md; a compile of 1 to 10 s per launch and architecture, cached)"},
 			},
 			Action: runMeasured,
@@ -117,11 +119,14 @@ func runMeasured(c *ucli.Context) error {
 // in dir (accuracy.HardwareReport) to --output or standard output.
 func runHardware(c *ucli.Context, dir string) error {
 	// A missing file is refused before the first file's progress lines.
-	files := append(slices.Clone(accuracy.HardwareFiles), append(accuracy.ConvolutionFiles(), accuracy.HotspotFile)...)
+	files := append(slices.Clone(accuracy.HardwareFiles), append(accuracy.ConvolutionFiles(), accuracy.HotspotFiles()...)...)
 	for _, f := range files {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			return flagErrorf("hardware", "--hardware: %v (DIR must hold %s)", err, strings.Join(files, ", "))
 		}
+	}
+	if c.Bool("hotspot") && c.IsSet("compiled-convolution") {
+		return flagErrorf("hotspot", "--hotspot and --compiled-convolution each write one section: give one")
 	}
 	var report interface{ WriteMarkdown(io.Writer) }
 	var err error
@@ -136,6 +141,8 @@ func runHardware(c *ucli.Context, dir string) error {
 		var conv *accuracy.Convolution
 		conv, err = accuracy.ConvolutionReport(dir, every, compiler, c.App.ErrWriter)
 		report = compiledConvolution{conv, every}
+	} else if c.Bool("hotspot") {
+		report, err = accuracy.HotspotReports(dir, c.App.ErrWriter)
 	} else {
 		report, err = accuracy.HardwareReport(dir, 1, c.App.ErrWriter)
 	}

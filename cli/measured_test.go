@@ -149,3 +149,13 @@ func TestMeasuredHardwareMissing(t *testing.T) {
 		t.Errorf("first file only: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestMeasuredHotspotWithCompiled checks that --hotspot and
+// --compiled-convolution, which each write one section of the hardware
+// report, are refused together with a usage error naming the flags.
+func TestMeasuredHotspotWithCompiled(t *testing.T) {
+	out, errOut, code := run(t, "measured", "--hardware", filepath.Join("..", "testdata", "measured"), "--hotspot", "--compiled-convolution", "8")
+	if code != ExitUsage || out != "" || !strings.HasPrefix(errOut, "polyvol: --hotspot and --compiled-convolution") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
