@@ -37,6 +37,12 @@ type Device struct {
 	L1Bytes      int64 `yaml:"l1_bytes"`      // L1 capacity per SM
 	L2Bytes      int64 `yaml:"l2_bytes"`      // effective L2 capacity seen by one SM
 	L2Partitions int   `yaml:"l2_partitions"` // L2 halves that duplicate lines (2 on A100/H100), else 1
+	// MemoryCacheBytes is a memory-side cache between the L2 and DRAM
+	// (AMD's Infinity Cache on RDNA 2 and 3) where the device's
+	// l2_bandwidth_gbs counts its hits, else 0. The volumes do not model
+	// it; it decides where the spills of compiled code are held
+	// (model.SpillTraffic).
+	MemoryCacheBytes int64 `yaml:"memory_cache_bytes,omitempty"`
 
 	L1BankWidth int64 `yaml:"l1_bank_width"` // bytes per cycle over all L1 banks
 	// SharedBanks and SharedBankBytes are the banks of shared memory (LDS

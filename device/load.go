@@ -320,7 +320,7 @@ const maxSMs = 4096
 // Keys that may be zero: lsus is unused outside the NV L1 model, AMD
 // devices reserve no shared memory per block, and the rest are measured on
 // some devices only.
-var optionalKeys = map[string]bool{"lsus": true, "limits.shared_reserved_per_block": true, "l1_tag_cycles_per_line": true, "block_launch_cycles": true, "l1_tlb_reach_bytes": true, "shared_banks": true, "shared_bank_bytes": true}
+var optionalKeys = map[string]bool{"lsus": true, "limits.shared_reserved_per_block": true, "l1_tag_cycles_per_line": true, "block_launch_cycles": true, "l1_tlb_reach_bytes": true, "memory_cache_bytes": true, "shared_banks": true, "shared_bank_bytes": true}
 
 // Keys that must be powers of two.
 var powerOfTwoKeys = []string{

@@ -163,8 +163,9 @@ func TestCompiledUnavailable(t *testing.T) {
 
 // TestCompiledSpills: a compiled code's spill traffic passes L1 and, where
 // the resident threads' spill slots fit neither one SM's L1 nor the L2,
-// adds its bytes per update to the L2 and DRAM bounds, by hand; the same
-// code with slots that fit L1 leaves L2 and DRAM as they are.
+// adds its bytes per update to the L2 and DRAM bounds, by hand; with a
+// memory-side cache that holds them, to the L2 bound only; the same code
+// with slots that fit L1 leaves L2 and DRAM as they are.
 func TestCompiledSpills(t *testing.T) {
 	dev, err := device.Lookup("MI210")
 	if err != nil {
@@ -211,6 +212,19 @@ func TestCompiledSpills(t *testing.T) {
 	}
 	if !strings.Contains(SpillNote(big), "DRAM holds them") {
 		t.Errorf("note %q", SpillNote(big))
+	}
+
+	// A memory-side cache behind the L2 that holds every SM's slots: L2
+	// carries the spills, DRAM does not.
+	cached := *dev
+	cached.MemoryCacheBytes = big.Derived.Spill.ResidentBytesPerSM * int64(dev.SMs)
+	r, err := Estimate(k, l, &cached, Options{Code: &codeOf{code: &compiled.Code{Compiler: "clang 19.1.7", Target: "gfx90a", Format: compiled.FormatAMDGPU, Registers: 64, WaveSize: 64, SpillBytes: dev.L2Bytes,
+		Counts: compiled.Counts{FP32: 6, Integer: 4, GlobalLoads: 8, GlobalStores: 2, Local: 100, LocalBytes: 400}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Derived; c.Spill.Level != LimiterL2 || !closeTo(c.PerfL2V2, d.PerfL2V2) || c.PerfMemV3 != d0.PerfMemV3 {
+		t.Errorf("slots in the memory cache: spill %+v, L2 bound %v (want %v), DRAM bound %v (want %v, as without spills)", c.Spill, c.PerfL2V2, d.PerfL2V2, c.PerfMemV3, d0.PerfMemV3)
 	}
 
 	small := estimate(4).Derived // 4 bytes a thread fit L1

@@ -23,7 +23,9 @@ type SpillTraffic struct {
 	// per thread.
 	ResidentBytesPerSM int64 `json:"residentBytesPerSM"`
 	// Level is the level that holds the resident spill slots: L1 where
-	// they fit one SM's L1, L2 where every SM's fit the L2, else DRAM.
+	// they fit one SM's L1, L2 where every SM's fit the L2 and the memory
+	// cache behind it (device.MemoryCacheBytes, whose hits the L2
+	// bandwidth counts), else DRAM.
 	Level Limiter `json:"level"`
 }
 
@@ -36,7 +38,7 @@ func spillTraffic(code *compiled.Code, perLup compiled.Counts, blocksPerSM, thre
 	}
 	s := SpillTraffic{BytesPerLup: perLup.LocalBytes, ResidentBytesPerSM: blocksPerSM * threadsPerBlock * code.SpillBytes, Level: LimiterL1}
 	switch {
-	case s.ResidentBytesPerSM > dev.L1Bytes && s.ResidentBytesPerSM*int64(dev.SMs) > dev.L2Bytes:
+	case s.ResidentBytesPerSM > dev.L1Bytes && s.ResidentBytesPerSM*int64(dev.SMs) > dev.L2Bytes+dev.MemoryCacheBytes:
 		s.Level = LimiterDRAM
 	case s.ResidentBytesPerSM > dev.L1Bytes:
 		s.Level = LimiterL2
