@@ -263,3 +263,45 @@ func (r StepRegion) Offset(q, j, block [3]int64, tiling Tiling) ([3]int64, bool)
 	}
 	return off, true
 }
+
+// ShiftAccess returns access a at the point p + delta in place of p, for
+// points p of the box [0, over): its index and guards with each coordinate
+// shifted, and the guards that keep p + delta in the domain d where the box
+// shifted by delta leaves it, so that the access applies where the shifted
+// point lies in d and a's own guards hold there.
+func ShiftAccess(a Access, delta, over, d [3]int64) (Access, error) {
+	var sub [3]Expr
+	for c := range 3 {
+		var err error
+		if sub[c], err = Var(c).Add(Const(delta[c])); err != nil {
+			return a, err
+		}
+	}
+	out := Access{Text: fmt.Sprintf("%s at the point shifted by %v", a.Text, delta)}
+	for j := range 3 {
+		var err error
+		if out.Index[j], err = a.Index[j].Substitute(sub); err != nil {
+			return a, err
+		}
+	}
+	for _, g := range a.Guards {
+		s, err := g.Substitute(sub)
+		if err != nil {
+			return a, err
+		}
+		out.Guards = append(out.Guards, s)
+	}
+	for c := range 3 {
+		if delta[c] < 0 { // x + δ ≥ 0
+			out.Guards = append(out.Guards, sub[c])
+		}
+		if over[c]+delta[c] > d[c] { // d − 1 − δ − x ≥ 0
+			g, err := Const(d[c] - 1 - delta[c]).Sub(Var(c))
+			if err != nil {
+				return a, err
+			}
+			out.Guards = append(out.Guards, g)
+		}
+	}
+	return out, nil
+}
