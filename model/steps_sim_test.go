@@ -1,14 +1,17 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/kernel/kerneltest"
 	"github.com/polyvol/polyvol/sim"
 )
 
@@ -16,18 +19,24 @@ import (
 // estimate of k under l that the simulator counts with infinite caches
 // (L1Load, L2LoadV1, L2Store, MemLoadV1, MemStoreV1 per useful update,
 // in total and per load field) with the simulator's, run with infinite caches
-// and one block per SM, and returns the differences. The grid must fit in
-// one wave, so that the estimate's sample is the whole grid and its wave
-// footprint the grid's.
-func compareStepsWithSimulator(t *testing.T, k *kernel.Kernel, l kernel.Launch, d *device.Device) []string {
+// and one block per SM, and returns the differences. They are compared
+// where the grid fits in one wave and has a block per SM at most, so that
+// the estimate's sample is the whole grid, its wave footprint the grid's,
+// and no two blocks share an L1; compared is false where it does not, or
+// where no block of l fits on one of d's SMs.
+func compareStepsWithSimulator(t *testing.T, k *kernel.Kernel, l kernel.Launch, d *device.Device) (diffs []string, compared bool) {
 	t.Helper()
 	rep, err := Estimate(k, l, d, Options{Method: MethodExact})
+	var noFit *device.NoFitError
+	if errors.As(err, &noFit) {
+		return nil, false
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := l.Grid()
-	if blocks := g[0] * g[1] * g[2]; blocks > rep.Launch.BlocksPerWave {
-		t.Fatalf("grid %v: %d blocks, more than a wave of %d", g, blocks, rep.Launch.BlocksPerWave)
+	if blocks := g[0] * g[1] * g[2]; blocks > rep.Launch.BlocksPerWave || blocks > int64(d.SMs) {
+		return nil, false
 	}
 	s, err := sim.Run(k, l, sim.Config{Device: d, Infinite: true, BlocksPerSM: 1})
 	if err != nil {
@@ -35,7 +44,6 @@ func compareStepsWithSimulator(t *testing.T, k *kernel.Kernel, l kernel.Launch, 
 	}
 	// Volumes per useful update, compared as whole bytes of the launch.
 	lups := float64(s.Lups * l.StepCount())
-	var diffs []string
 	check := func(what string, got, want float64) {
 		if g, w := got*lups, want*lups; math.Abs(g-w) > 1e-6*max(1, w) {
 			diffs = append(diffs, fmt.Sprintf("%s: model %.1f B, simulator %.1f B (ratio %.4f)", what, g, w, g/w))
@@ -60,7 +68,7 @@ func compareStepsWithSimulator(t *testing.T, k *kernel.Kernel, l kernel.Launch, 
 		check(f.Name+" L2 load", f.L2LoadV1, v.L2Load)
 		check(f.Name+" DRAM load", f.MemLoadV1, v.MemLoad)
 	}
-	return diffs
+	return diffs, true
 }
 
 // hotspotSteps returns the hotspot example over the given domain, with
@@ -107,10 +115,52 @@ func TestStepsEstimateEqualsSimulatorHotspot(t *testing.T) {
 			k := hotspotSteps(t, tc.domain, staged)
 			for steps := int64(1); steps <= 4; steps++ {
 				l := kernel.Launch{Block: tc.block, Fold: tc.fold, Domain: tc.domain, Tiling: tc.tiling, Steps: steps}
-				for _, diff := range compareStepsWithSimulator(t, k, l, d) {
+				diffs, compared := compareStepsWithSimulator(t, k, l, d)
+				if !compared {
+					t.Fatalf("domain %v block %v: not compared, the grid is more than a wave or the block does not fit", tc.domain, tc.block)
+				}
+				for _, diff := range diffs {
 					t.Errorf("domain %v block %v fold %v %s sh_power %v steps %d: %s", tc.domain, tc.block, tc.fold, tc.tiling, staged, steps, diff)
 				}
 			}
 		}
+	}
+}
+
+// TestStepsEstimateEqualsSimulator checks that the estimate's volumes
+// equal the simulator's exactly (compareStepsWithSimulator) on random
+// kernels with a state advanced over 2 to 4 steps per launch
+// (kerneltest.RandomStepsCase), on several devices; cases that
+// compareStepsWithSimulator does not compare are drawn again.
+func TestStepsEstimateEqualsSimulator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 5))
+	var devices []*device.Device
+	for _, name := range []string{"A100-40GB", "V100", "H100-SXM", "MI250X"} {
+		d, err := device.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		devices = append(devices, d)
+	}
+	cases := 120
+	if testing.Short() {
+		cases = 30
+	}
+	for n := 0; n < cases; {
+		c := kerneltest.RandomStepsCase(rng)
+		d := devices[rng.IntN(len(devices))]
+		spec := c.Spec()
+		k, err := kernel.Parse([]byte(spec), "inline.yaml")
+		if err != nil {
+			t.Fatalf("case %d: %v\n%s", n, err, spec)
+		}
+		diffs, compared := compareStepsWithSimulator(t, k, c.L, d)
+		if !compared {
+			continue
+		}
+		for _, diff := range diffs {
+			t.Errorf("case %d (%s, block %v fold %v %s domain %v steps %d): %s\n%s", n, d.Name, c.L.Block, c.L.Fold, c.L.Tiling, c.L.Domain, c.L.Steps, diff, spec)
+		}
+		n++
 	}
 }
