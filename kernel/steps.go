@@ -77,9 +77,6 @@ func StepHalo(f *Field) ([3][2]int64, error) {
 type StepWork struct {
 	Steps  int64 // T
 	Points int64 // the block's lattice points, each useful once per step
-	// First is the points of the first step's region, the block's grown by
-	// T − 1 halos: the points whose unstaged loads reach global memory.
-	First int64
 	// Computed is Σ over t = 1 … T of the points of the block's region
 	// grown by T − t halos: the updates the block computes.
 	Computed int64
@@ -119,7 +116,7 @@ func (k *Kernel) StepWorkOf(l Launch) (StepWork, error) {
 		}
 		return n
 	}
-	w.Points, w.First = region(0), region(w.Steps-1)
+	w.Points = region(0)
 	for t := int64(1); t <= w.Steps; t++ {
 		w.Computed += region(w.Steps - t)
 	}

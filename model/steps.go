@@ -27,12 +27,15 @@ import (
 //     domain is the region, clipped to the domain), over the sample
 //     blocks; their L2→L1 load is the block's distinct sectors of the
 //     first step's region, which holds every later one; their DRAM
-//     footprint is the wave's distinct granules of its blocks' first-step
-//     regions, overlaps between neighbours' regions counted once. The
-//     first step's regions are counted as the block's own points are, with
-//     each load copied at the offsets that cover the region
-//     (firstStepLoads); their L1 cycles and the reuse terms of finite
-//     caches are the one-step ones multiplied by c;
+//     footprint, and its overlaps with earlier waves, are those of the
+//     wave's distinct granules of its blocks' first-step regions,
+//     overlaps between neighbours' regions counted once. The first step's
+//     regions are counted as the block's own points are, with each load
+//     copied at the offsets that cover the region (firstStepLoads). These
+//     are the simulator's counts with infinite caches and one block per
+//     SM. Their L1 cycles and the block-level reuse terms of finite caches
+//     (the previous blocks' overlap, the warps' own sectors, the grid
+//     resident in L1) are the one-step ones multiplied by c;
 //   - the shared-memory reads, the flops and the other instructions of an
 //     update happen at every computed point: multiplied by c;
 //   - each computed point's next value of the state is written to the
