@@ -77,9 +77,6 @@ func StepHalo(f *Field) ([3][2]int64, error) {
 type StepWork struct {
 	Steps  int64 // T
 	Points int64 // the block's lattice points, each useful once per step
-	// First is the points of the first step's region, the block's grown by
-	// T − 1 halos: the points whose unstaged loads reach global memory.
-	First int64
 	// Computed is Σ over t = 1 … T of the points of the block's region
 	// grown by T − t halos: the updates the block computes.
 	Computed int64
@@ -119,7 +116,7 @@ func (k *Kernel) StepWorkOf(l Launch) (StepWork, error) {
 		}
 		return n
 	}
-	w.Points, w.First = region(0), region(w.Steps-1)
+	w.Points = region(0)
 	for t := int64(1); t <= w.Steps; t++ {
 		w.Computed += region(w.Steps - t)
 	}
@@ -262,4 +259,46 @@ func (r StepRegion) Offset(q, j, block [3]int64, tiling Tiling) ([3]int64, bool)
 		off[c] = r.Lo[c] + i
 	}
 	return off, true
+}
+
+// ShiftAccess returns access a at the point p + delta in place of p, for
+// points p of the box [0, over): its index and guards with each coordinate
+// shifted, and the guards that keep p + delta in the domain d where the box
+// shifted by delta leaves it, so that the access applies where the shifted
+// point lies in d and a's own guards hold there.
+func ShiftAccess(a Access, delta, over, d [3]int64) (Access, error) {
+	var sub [3]Expr
+	for c := range 3 {
+		var err error
+		if sub[c], err = Var(c).Add(Const(delta[c])); err != nil {
+			return a, err
+		}
+	}
+	out := Access{Text: fmt.Sprintf("%s at the point shifted by %v", a.Text, delta)}
+	for j := range 3 {
+		var err error
+		if out.Index[j], err = a.Index[j].Substitute(sub); err != nil {
+			return a, err
+		}
+	}
+	for _, g := range a.Guards {
+		s, err := g.Substitute(sub)
+		if err != nil {
+			return a, err
+		}
+		out.Guards = append(out.Guards, s)
+	}
+	for c := range 3 {
+		if delta[c] < 0 { // x + δ ≥ 0
+			out.Guards = append(out.Guards, sub[c])
+		}
+		if over[c]+delta[c] > d[c] { // d − 1 − δ − x ≥ 0
+			g, err := Const(d[c] - 1 - delta[c]).Sub(Var(c))
+			if err != nil {
+				return a, err
+			}
+			out.Guards = append(out.Guards, g)
+		}
+	}
+	return out, nil
 }

@@ -35,12 +35,12 @@ func TestStepWorkByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		steps, first, computed int64
-		redundant              float64
+		steps, computed int64
+		redundant       float64
 	}{
-		{1, 16, 16, 0},                    // 4²
-		{2, 36, 36 + 16, 20.0 / 52},       // 6² + 4², 2·16 useful
-		{3, 64, 64 + 36 + 16, 68.0 / 116}, // 8² + 6² + 4², 3·16 useful
+		{1, 16, 0},                    // 4²
+		{2, 36 + 16, 20.0 / 52},       // 6² + 4², 2·16 useful
+		{3, 64 + 36 + 16, 68.0 / 116}, // 8² + 6² + 4², 3·16 useful
 	} {
 		l := k.NewLaunch([3]int64{4, 4, 1}, NoFold)
 		l.Steps = c.steps
@@ -48,8 +48,8 @@ func TestStepWorkByHand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.Points != 16 || w.First != c.first || w.Computed != c.computed || w.Useful() != 16*c.steps {
-			t.Errorf("T = %d: %+v, want 16 points, first %d, computed %d", c.steps, w, c.first, c.computed)
+		if w.Points != 16 || w.Computed != c.computed || w.Useful() != 16*c.steps {
+			t.Errorf("T = %d: %+v, want 16 points, computed %d", c.steps, w, c.computed)
 		}
 		if got := w.RedundantShare(); got != c.redundant {
 			t.Errorf("T = %d: redundant share %g, want %g", c.steps, got, c.redundant)
@@ -206,6 +206,57 @@ func forEachOffset(n [3]int64, fn func([3]int64)) {
 		for y := range n[1] {
 			for x := range n[0] {
 				fn([3]int64{x, y, z})
+			}
+		}
+	}
+}
+
+// TestShiftAccess checks ShiftAccess point by point: at every point p of
+// the box it is shifted over, the shifted access applies exactly where
+// p + delta lies in the domain and the access's own guards hold at
+// p + delta, and there its index is the access's at p + delta.
+func TestShiftAccess(t *testing.T) {
+	x, err := Var(0).Add(Const(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	guards, err := ParseCondition("x >= 2 and y < 4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Access{Index: [3]Expr{x, Var(1), Const(0)}, Text: "[x + 1, y]", Guards: guards}
+	domain := [3]int64{8, 6, 1}
+	for _, c := range []struct{ delta, over [3]int64 }{
+		{[3]int64{-3, 2, 0}, [3]int64{10, 5, 1}},
+		{[3]int64{0, 0, 0}, domain},
+		{[3]int64{2, -1, 0}, domain},
+		{[3]int64{-1, -2, 0}, [3]int64{12, 12, 1}},
+	} {
+		s, err := ShiftAccess(a, c.delta, c.over, domain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		holds := func(gs []Expr, p Point) bool {
+			for _, g := range gs {
+				if g.Eval(p) < 0 {
+					return false
+				}
+			}
+			return true
+		}
+		for py := range c.over[1] {
+			for px := range c.over[0] {
+				p := Point{px, py, 0}
+				q := Point{px + c.delta[0], py + c.delta[1], 0}
+				want := q[0] >= 0 && q[0] < domain[0] && q[1] >= 0 && q[1] < domain[1] && holds(a.Guards, q)
+				if got := holds(s.Guards, p); got != want {
+					t.Fatalf("delta %v: at %v the shifted access applies: %v, want %v", c.delta, p, got, want)
+				}
+				for j := range 3 {
+					if want && s.Index[j].Eval(p) != a.Index[j].Eval(q) {
+						t.Fatalf("delta %v: at %v index %d is %d, want %d", c.delta, p, j, s.Index[j].Eval(p), a.Index[j].Eval(q))
+					}
+				}
 			}
 		}
 	}

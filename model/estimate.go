@@ -309,7 +309,8 @@ func countBasic(eng *footprint.Engine, lists []footprint.FieldInstructions, k *k
 			return basic, staging, err
 		}
 	}
-	if err := fs.applySteps(k, l, staging); err != nil {
+	steps := stepCounting{eng: eng, k: k, l: l, dev: dev, m: m, shape: shape, sample: sample, sampleIdx: sampleIdx, q: basic.QWaveFactor}
+	if err := fs.applySteps(steps, staging); err != nil {
 		return basic, staging, err
 	}
 	fs.setTotals(&basic)

@@ -1,8 +1,14 @@
 package model
 
 import (
+	"fmt"
+
+	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/kernel"
+	"github.com/polyvol/polyvol/lattice"
+	"github.com/polyvol/polyvol/waves"
 )
 
 // Time steps per launch (kernel.StepWork): the counts of one launch are
@@ -13,11 +19,23 @@ import (
 //
 //   - the staged tiles' copy and the store happen once per launch: their
 //     volumes and cycles are divided by T;
-//   - the loads of fields that are not staged repeat at every step over the
-//     points the step computes: their L1 and L2 volumes and L1 cycles are
-//     multiplied by c; global memory sees the first step's points once per
-//     launch, the largest region (later steps read within it), so their
-//     DRAM volumes are multiplied by First / (T · Points);
+//   - the loads of fields that are not staged repeat at every step t over
+//     the step's region (kernel.StepRegion, the block's points grown by
+//     T − t halos), and are counted there, per launch and divided by T:
+//     their L1 load is the sum over the steps of the warps' sectors of the
+//     step's region, each counted as a kernel of its own (one block whose
+//     domain is the region, clipped to the domain), over the sample
+//     blocks; their L2→L1 load is the block's distinct sectors of the
+//     first step's region, which holds every later one; their DRAM
+//     footprint, and its overlaps with earlier waves, are those of the
+//     wave's distinct granules of its blocks' first-step regions,
+//     overlaps between neighbours' regions counted once. The first step's
+//     regions are counted as the block's own points are, with each load
+//     copied at the offsets that cover the region (firstStepLoads). These
+//     are the simulator's counts with infinite caches and one block per
+//     SM. Their L1 cycles and the block-level reuse terms of finite caches
+//     (the previous blocks' overlap, the warps' own sectors, the grid
+//     resident in L1) are the one-step ones multiplied by c;
 //   - the shared-memory reads, the flops and the other instructions of an
 //     update happen at every computed point: multiplied by c;
 //   - each computed point's next value of the state is written to the
@@ -31,7 +49,6 @@ import (
 type stepScales struct {
 	perLaunch float64 // the copy and the store: 1 / T
 	perPoint  float64 // every computed point: Computed / Useful
-	firstStep float64 // unstaged loads in DRAM: First / (T · Points)
 }
 
 // stepScalesOf returns the factors of k's launch l.
@@ -40,16 +57,29 @@ func stepScalesOf(k *kernel.Kernel, l kernel.Launch) (stepScales, error) {
 	if err != nil {
 		return stepScales{}, err
 	}
-	return stepScales{
-		perLaunch: 1 / float64(w.Steps),
-		perPoint:  w.ComputedPerUseful(),
-		firstStep: float64(w.First) / float64(w.Useful()),
-	}, nil
+	return stepScales{perLaunch: 1 / float64(w.Steps), perPoint: w.ComputedPerUseful()}, nil
 }
 
-// applySteps turns the fields' counts of k's one-step estimate under l
-// into counts per time step (the comment above), where k has a state.
-func (fs *fieldBasics) applySteps(k *kernel.Kernel, l kernel.Launch, staging footprint.StagingResult) error {
+// stepCounting is what the counts of the unstaged fields' loads over the
+// steps' regions need: the estimate's engine (over k's global view), its
+// method, representative wave and sample blocks (as boxes of threads and
+// as block indices), and the wave's factor q (Basic.QWaveFactor).
+type stepCounting struct {
+	eng       *footprint.Engine
+	k         *kernel.Kernel
+	l         kernel.Launch
+	dev       *device.Device
+	m         Method
+	shape     waves.Shape
+	sample    []lattice.Box
+	sampleIdx [][3]int64
+	q         float64
+}
+
+// applySteps turns the fields' counts of the one-step estimate into counts
+// per time step (the comment above), where the kernel has a state.
+func (fs *fieldBasics) applySteps(c stepCounting, staging footprint.StagingResult) error {
+	k, l := c.k, c.l
 	if k.StateField() == nil {
 		return nil
 	}
@@ -57,20 +87,28 @@ func (fs *fieldBasics) applySteps(k *kernel.Kernel, l kernel.Launch, staging foo
 	if err != nil {
 		return err
 	}
+	var unstaged []int
 	for i, f := range k.Fields {
 		if fs.hasStore[i] {
-			scaleField(&fs.store[i], s.perLaunch, s.perLaunch)
+			scaleField(&fs.store[i], s.perLaunch)
+			scaleWave(&fs.store[i], s.perLaunch)
 		}
 		if !fs.hasLoad[i] {
 			continue
 		}
 		if l.Staged(f) {
-			scaleField(&fs.load[i], s.perLaunch, s.perLaunch)
+			scaleField(&fs.load[i], s.perLaunch)
+			scaleWave(&fs.load[i], s.perLaunch)
 			fs.waveOverlapXY[i] *= s.perLaunch
 			continue
 		}
-		scaleField(&fs.load[i], s.perPoint, s.firstStep)
-		fs.waveOverlapXY[i] *= s.firstStep
+		scaleField(&fs.load[i], s.perPoint)
+		unstaged = append(unstaged, i)
+	}
+	if len(unstaged) > 0 && l.StepCount() > 1 {
+		if err := fs.countStepLoads(c, unstaged, s.perLaunch); err != nil {
+			return err
+		}
 	}
 	for _, sf := range staging.Fields {
 		f := &fs.load[sf.Field]
@@ -83,14 +121,206 @@ func (fs *fieldBasics) applySteps(k *kernel.Kernel, l kernel.Launch, staging foo
 	return nil
 }
 
-// scaleField multiplies a field's block volumes and L1 cycles by block and
-// its wave (DRAM) volumes by wave.
-func scaleField(f *FieldBasic, block, wave float64) {
+// countStepLoads sets the L1, L2→L1 and DRAM volumes of the loads of the
+// unstaged fields (indices in k's fields) over a launch's steps, times
+// perLaunch (the comment above).
+func (fs *fieldBasics) countStepLoads(c stepCounting, unstaged []int, perLaunch float64) error {
+	halo, err := kernel.StepHalo(c.k.StateField())
+	if err != nil {
+		return err
+	}
+	for _, fi := range unstaged {
+		v, err := stepL1Load(c, fi, halo)
+		if err != nil {
+			return err
+		}
+		fs.load[fi].BlockL1Load = v * perLaunch
+	}
+	grown, err := firstStepLoads(c.eng.Mapper.Kernel, c.k, c.l, halo)
+	if err != nil {
+		return err
+	}
+	eng := &footprint.Engine{Mapper: &geometry.AccessMapper{Kernel: grown, Geom: c.eng.Mapper.Geom, PointGuard: c.eng.Mapper.PointGuard}, Budget: c.eng.Budget}
+	vols, err := eng.BlockVolumes(c.dev, c.sample)
+	if err != nil {
+		return err
+	}
+	for _, v := range vols {
+		mult := float64(c.k.Fields[v.Field].Multiplicity)
+		fs.load[v.Field].BlockL2Load = float64(c.dev.L1FetchBytes) * mult * v.Sectors * perLaunch
+	}
+	wave, err := waves.CountVolumes(eng, c.shape, c.m.WaveSpace, func(bool) int64 { return c.dev.DRAMFetchBytes })
+	if err != nil {
+		return err
+	}
+	for _, v := range wave {
+		bytes := float64(v.Gran*v.Multiplicity) * perLaunch / c.q
+		f := &fs.load[v.Field]
+		f.WaveMemNew = float64(v.New) * bytes
+		f.WaveMemOverlapX = float64(v.OvX) * bytes
+		f.WaveMemOverlapY = float64(v.OvY) * bytes
+		f.WaveMemOverlapZ = float64(v.OvZ) * bytes
+		fs.waveOverlapXY[v.Field] = float64(v.OvX+v.OvY) * bytes
+	}
+	return nil
+}
+
+// firstStepLoads returns global, the global view of k under l, with only
+// the loads of k's unstaged fields, each copied at the offsets that cover
+// the first step's region of a block (its points grown by T − 1 halos)
+// from the block's own points (kernel.ShiftAccess): from the least offset
+// in steps of the block's extent, or of the narrower edge block's where
+// the domain leaves one, to the greatest. A block's loads of these copies
+// are its loads over its first step's region, clipped to the domain.
+func firstStepLoads(global, k *kernel.Kernel, l kernel.Launch, halo [3][2]int64) (*kernel.Kernel, error) {
+	grow := l.StepCount() - 1
+	var offsets [3][]int64
+	for c := range 3 {
+		lo, hi := -grow*halo[c][0], grow*halo[c][1]
+		step := l.Block[c] * l.Fold[c]
+		if r := l.Domain[c] % step; r > 0 {
+			step = r
+		}
+		for d := lo; d < hi; d += step {
+			offsets[c] = append(offsets[c], d)
+		}
+		offsets[c] = append(offsets[c], hi)
+	}
+	out := *global
+	out.Fields = make([]*kernel.Field, len(global.Fields))
+	for fi, f := range global.Fields {
+		nf := *f
+		nf.Loads, nf.Stores = nil, nil
+		if !l.Staged(k.Fields[fi]) {
+			for _, a := range f.Loads {
+				for _, d2 := range offsets[2] {
+					for _, d1 := range offsets[1] {
+						for _, d0 := range offsets[0] {
+							s, err := kernel.ShiftAccess(a, [3]int64{d0, d1, d2}, k.Domain, k.Domain)
+							if err != nil {
+								return nil, fmt.Errorf("field %q: %w", f.Name, err)
+							}
+							nf.Loads = append(nf.Loads, s)
+						}
+					}
+				}
+			}
+		}
+		out.Fields[fi] = &nf
+	}
+	return &out, nil
+}
+
+// stepL1Load returns the L1 load of unstaged field fi over the launch's
+// steps, summed over the steps and averaged over the sample blocks: for
+// each step and block, the warps' sectors of the step's region (clipped to
+// the domain) counted as a kernel of one block (stepRegionKernel). Regions
+// alike (the same step, clipping and addresses modulo the device's largest
+// L1 granule, where the loads are affine) are counted once.
+func stepL1Load(c stepCounting, fi int, halo [3][2]int64) (float64, error) {
+	k, l := c.k, c.l
+	f := k.Fields[fi]
+	steps := l.StepCount()
+	gran := max(c.dev.L1FetchBytes, c.dev.L1AllocBytes)
+	counted := map[string]float64{}
+	var sum float64
+	for t := int64(1); t <= steps; t++ {
+		r := kernel.StepRegionOf(l, halo, steps-t)
+		for _, b := range c.sampleIdx {
+			var first [3]int64
+			inside := true
+			for d := range 3 {
+				first[d] = b[d]*l.Block[d]*l.Fold[d] + r.Lo[d]
+				inside = inside && first[d] < k.Domain[d] && first[d]+r.Size[d] > 0
+			}
+			if !inside {
+				continue
+			}
+			key := regionKey(f, t, first, r.Size, k.Domain, gran)
+			v, ok := counted[key]
+			if !ok {
+				rk, rl, err := stepRegionKernel(k, l, f, r, first)
+				if err != nil {
+					return 0, err
+				}
+				lists, err := footprint.Instructions(rk, rl, c.dev, c.m.Warp.Fusion)
+				if err != nil {
+					return 0, err
+				}
+				w, err := footprint.WarpVolumesOf(lists, rl, c.dev, c.m.Warp, [][3]int64{{}}, c.eng.Budget)
+				if err != nil {
+					return 0, err
+				}
+				v = w.BlockL1Load
+				counted[key] = v
+			}
+			sum += v
+		}
+	}
+	return sum / float64(len(c.sampleIdx)), nil
+}
+
+// regionKey identifies the step region of step t that starts at lattice
+// point first and holds size points, for field f on domain d: the step,
+// the region's points inside the domain, and where f's loads are affine
+// the byte address of each at the region's first point modulo gran (a
+// shift by whole granules leaves every warp's sectors as many), else the
+// first point itself.
+func regionKey(f *kernel.Field, t int64, first, size, d [3]int64, gran int64) string {
+	var lo, hi [3]int64
+	for c := range 3 {
+		lo[c], hi[c] = max(0, -first[c]), min(size[c], d[c]-first[c])
+	}
+	key := fmt.Sprint(t, lo, hi)
+	for _, a := range f.Loads {
+		var shift int64
+		for j := range 3 {
+			coef, _, ok := a.Index[j].Linear()
+			if !ok {
+				return fmt.Sprint(key, first)
+			}
+			stride := int64(1)
+			for i := range j {
+				stride *= f.Extent[i]
+			}
+			shift += (coef[0]*first[0] + coef[1]*first[1] + coef[2]*first[2]) * stride
+		}
+		key += fmt.Sprint(" ", ((shift*f.Element)%gran+gran)%gran)
+	}
+	return key
+}
+
+// stepRegionKernel returns field f's loads over step region r of the block
+// whose region starts at lattice point first, as a kernel and launch of
+// their own: a domain of the region, whose point p is k's first + p, one
+// block of l's size covering it with the region's fold in l's tiling, and
+// the points outside k's domain left out by the loads' guards.
+func stepRegionKernel(k *kernel.Kernel, l kernel.Launch, f *kernel.Field, r kernel.StepRegion, first [3]int64) (*kernel.Kernel, kernel.Launch, error) {
+	nf := *f
+	nf.Loads, nf.Stores, nf.Stage = nil, nil, nil
+	for _, a := range f.Loads {
+		s, err := kernel.ShiftAccess(a, first, r.Size, k.Domain)
+		if err != nil {
+			return nil, kernel.Launch{}, fmt.Errorf("field %q: %w", f.Name, err)
+		}
+		nf.Loads = append(nf.Loads, s)
+	}
+	rk := *k
+	rk.Domain, rk.State, rk.Steps, rk.Fields = r.Size, "", 0, []*kernel.Field{&nf}
+	return &rk, kernel.Launch{Block: l.Block, Fold: r.Fold, Domain: r.Size, Tiling: l.Tiling}, nil
+}
+
+// scaleField multiplies a field's block volumes and L1 cycles by factor.
+func scaleField(f *FieldBasic, factor float64) {
 	for _, v := range []*float64{&f.L1Cycles, &f.L1DataPipeCycles, &f.L1TagCycles, &f.L1AllocCycles,
 		&f.BlockL1Load, &f.BlockL2Load, &f.BlockL2LoadOverlap, &f.BlockL2Store, &f.BlockWarpL2Load, &f.ResidentL2Load} {
-		*v *= block
+		*v *= factor
 	}
+}
+
+// scaleWave multiplies a field's wave (DRAM) volumes by factor.
+func scaleWave(f *FieldBasic, factor float64) {
 	for _, v := range []*float64{&f.WaveMemNew, &f.WaveMemOverlapX, &f.WaveMemOverlapY, &f.WaveMemOverlapZ} {
-		*v *= wave
+		*v *= factor
 	}
 }

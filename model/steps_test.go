@@ -34,14 +34,24 @@ fields:
 `
 
 // TestStepVolumesByHand checks the per-step volumes of star5Steps under
-// block 32×4 for T = 1, 2, 3 against hand counts. The copy of A's tile,
-// 32 + 2T floats wide and 4 + 2T rows, is six sectors a row (L2→L1) and
-// seven requested (the block's warp copies columns 0–31 of a row, five
-// sectors, and its first 2T threads columns 32 … 31 + 2T, two more, one of
-// them shared): once per launch, so per step divided by T. B's store, four
-// rows of 32 floats, is 512 bytes per launch. P is read at every step over
-// the points the step computes: (32 + 2(T − t)) × (4 + 2(T − t)) at step t,
-// per useful update c = Σ_t / (T · 128) times its one-step 512 bytes.
+// block 32×4 for T = 1, 2, 3 against hand counts. The grid's 8 × 64 blocks
+// are one wave, the estimate's sample. The copy of A's tile, 32 + 2T
+// floats wide and 4 + 2T rows, is six sectors a row (L2→L1) and seven
+// requested (the block's warp copies columns 0–31 of a row, five sectors,
+// and its first 2T threads columns 32 … 31 + 2T, two more, one of them
+// shared): once per launch, so per step divided by T. B's store, four rows
+// of 32 floats, is 512 bytes per launch. P (256 floats a row, from 0) is
+// read at every step t over the block's points grown by g = T − t halos,
+// 32 + 2g columns from x0 − g (x0 a multiple of 32) and 4 + 2g rows, clipped
+// to the domain: 4 + g rows in the first and last block rows. A warp is a
+// row of 32 threads; for g > 0 each takes two columns (fold 2,
+// consecutive), the even offsets and the odd ones, one warp instruction
+// each. Its sectors per region row, where the region is not clipped and in
+// the first and last block columns: g = 0: 4 (x0 … x0 + 31); g = 1: 5 + 5
+// (x0 − 1 … x0 + 31 and x0 … x0 + 32) and 4 + 5; g = 2: 6 + 6 and 5 + 5.
+// The L2→L1 load is the distinct sectors of the first step's region: 6 a
+// row, 5 in the edge columns, for g = 1 and 2. DRAM sees P's 256 × 256
+// floats once per launch, the union of all blocks' regions.
 func TestStepVolumesByHand(t *testing.T) {
 	k, err := kernel.Parse([]byte(star5Steps), "star5.yaml")
 	if err != nil {
@@ -51,6 +61,15 @@ func TestStepVolumesByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Per growth g: P's warp sectors per region row inside and in the edge
+	// columns, its distinct sectors per row likewise, and the region's rows
+	// inside and in the edge rows.
+	type region struct{ warp, distinct, rows [2]float64 }
+	regions := []region{{[2]float64{4, 4}, [2]float64{4, 4}, [2]float64{4, 4}},
+		{[2]float64{10, 9}, [2]float64{6, 5}, [2]float64{6, 5}},
+		{[2]float64{12, 10}, [2]float64{6, 5}, [2]float64{8, 6}}}
+	overColumns := func(v [2]float64) float64 { return (6*v[0] + 2*v[1]) / 8 }
+	overRows := func(v [2]float64) float64 { return (62*v[0] + 2*v[1]) / 64 }
 	for _, c := range []struct {
 		steps    int64
 		computed float64 // Σ_t of the points step t computes
@@ -68,6 +87,12 @@ func TestStepVolumesByHand(t *testing.T) {
 		T := float64(c.steps)
 		rows := 4 + 2*T
 		perUseful := c.computed / (T * 128)
+		var pL1 float64
+		for g := range c.steps {
+			pL1 += 32 * overColumns(regions[g].warp) * overRows(regions[g].rows)
+		}
+		first := regions[c.steps-1]
+		pL2 := 32 * overColumns(first.distinct) * overRows(first.rows)
 		a, p := rep.Basic.LoadFields[0], rep.Basic.LoadFields[1]
 		for _, v := range []struct {
 			what      string
@@ -76,8 +101,9 @@ func TestStepVolumesByHand(t *testing.T) {
 			{"A's copy, L1 load per block and step", a.BlockL1Load, 7 * 32 * rows / T},
 			{"A's copy, L2→L1 per block and step", a.BlockL2Load, 6 * 32 * rows / T},
 			{"B's store per block and step", rep.Basic.StoreFields[0].BlockL2Store, 512 / T},
-			{"P's L1 load per block and step", p.BlockL1Load, 512 * perUseful},
-			{"P's L2→L1 load per block and step", p.BlockL2Load, 512 * perUseful},
+			{"P's L1 load per block and step", p.BlockL1Load, pL1 / T},
+			{"P's L2→L1 load per block and step", p.BlockL2Load, pL2 / T},
+			{"P's DRAM load per useful update", rep.Derived.LoadFields[1].MemLoadV1, 4 / T},
 			{"computed per useful update", rep.Launch.ComputedPerUseful, perUseful},
 			{"flops per useful update", rep.Launch.FlopsPerLup, 10 * perUseful},
 		} {
