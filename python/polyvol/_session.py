@@ -18,7 +18,7 @@ import subprocess
 import threading
 import time
 from collections import deque
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from ._runner import PolyvolError, Result, binary
 
@@ -147,12 +147,19 @@ class Session:
                 pass
         p.wait()
 
-    def request_many(self, requests: Sequence[Mapping[str, Any]], timeout: Optional[float] = None) -> List[Any]:
+    def request_many(
+        self,
+        requests: Sequence[Mapping[str, Any]],
+        timeout: Optional[float] = None,
+        answered: Optional[Callable[[int], None]] = None,
+    ) -> List[Any]:
         """Sends each request (an API request body plus ``"endpoint"``) and
         returns, in the requests' order, each answer: a ``Result`` (``data``
         the endpoint's JSON, ``notes`` its notes) or a
         :class:`PolyvolError`. Raises ``subprocess.TimeoutExpired`` when
-        ``timeout`` seconds pass first, after ending the process."""
+        ``timeout`` seconds pass first, after ending the process.
+        ``answered``, where given, is called with the number of answers
+        collected so far, in the requests' order, after each."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
             p = self._start()
@@ -184,6 +191,8 @@ class Session:
                 if not w.done.wait(left):
                     raise subprocess.TimeoutExpired(self._command(), timeout or 0.0)
                 out.append(w.value)
+                if answered is not None:
+                    answered(len(out))
         except BaseException:
             with self._lock:
                 for w in waiters:

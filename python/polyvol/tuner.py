@@ -35,8 +35,11 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
+import keyword
 import math
+import operator
 import os
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -70,6 +73,16 @@ Config = Dict[str, Any]
 #: An entry of a launch triple: a tune_params name, a constant, or None (1).
 Entry = Union[str, int, None]
 Restriction = Union[str, Callable[[Config], bool]]
+#: A progress report: the stage ("enumerate" or "predict"), how many are
+#: done (configurations visited, predictions answered) and of how many.
+Progress = Callable[[str, int, int], None]
+
+#: rank's default cap on the predictions (distinct launches) of one ranking.
+DEFAULT_MAX_CONFIGURATIONS = 100_000
+#: How many combinations rank visits between two enumeration reports.
+ENUMERATION_REPORT_EVERY = 1 << 16
+#: No spec: what no spec_fn returns.
+_NO_SPEC = object()
 
 
 @dataclass(frozen=True)
@@ -82,19 +95,43 @@ class LaunchOf:
     unstaged: bool = False  # the spec's staged fields read from global memory
 
 
-def _compile(restrictions: Union[None, Restriction, Sequence[Restriction]]) -> List[Callable[[Config], bool]]:
+#: What one prediction answers: (spec key, launch, macros).
+Key = Tuple[str, LaunchOf, Tuple[Tuple[str, str], ...]]
+
+
+def _compile(
+    restrictions: Union[None, Restriction, Sequence[Restriction]], names: Sequence[str]
+) -> List[Callable[[Tuple[Any, ...]], bool]]:
+    """Each restriction as a test of a configuration's values (a tuple in
+    the order of ``names``), true where the configuration passes.
+
+    A string becomes a function whose arguments are the parameters, so that
+    it sees them by name, as Kernel Tuner's expressions do, without a dict
+    per configuration; a callable receives the configuration as a dict of
+    its own, which it may change."""
     if restrictions is None:
         return []
     if callable(restrictions) or isinstance(restrictions, str):
         restrictions = [restrictions]
-    out: List[Callable[[Config], bool]] = []
+    values_name = "_values"
+    while values_name in names:
+        values_name += "_"
+    # A parameter whose name no expression can spell is unpacked into a
+    # name no parameter has.
+    unspellable = values_name + "_unspellable"
+    targets = [n if n.isidentifier() and not keyword.iskeyword(n) else unspellable for n in names]
+    unpack = f"    {', '.join(targets)}, = {values_name}\n" if names else ""
+    out: List[Callable[[Tuple[Any, ...]], bool]] = []
     for r in restrictions:
         if isinstance(r, str):
-            code = compile(r, f"<restriction {r!r}>", "eval")
-            # As Kernel Tuner: the expression sees the parameters by name.
-            out.append(lambda c, code=code: bool(eval(code, {}, dict(c))))
+            filename = f"<restriction {r!r}>"
+            compile(r, filename, "eval")  # a SyntaxError names the expression itself
+            source = f"def restriction({values_name}):\n{unpack}    return (\n{r}\n)\n"
+            scope: Dict[str, Any] = {}
+            exec(compile(source, filename, "exec"), scope)
+            out.append(scope.pop("restriction"))
         elif callable(r):
-            out.append(lambda c, r=r: bool(r(dict(c))))
+            out.append(lambda values, r=r: r(dict(zip(names, values))))
         else:
             raise TypeError(f"a restriction is a string or a callable, not {type(r).__name__}")
     return out
@@ -127,7 +164,8 @@ class Space:
         staging: Union[None, str, Callable[[Config], bool]] = None,
     ) -> None:
         self.tune_params: Dict[str, List[Any]] = {k: list(v) for k, v in tune_params.items()}
-        self._restrictions = _compile(restrictions)
+        self._names = tuple(self.tune_params)
+        self._restrictions = _compile(restrictions, self._names)
         if block is None:
             block = tuple(n if n in self.tune_params else None for n in ("block_size_x", "block_size_y", "block_size_z"))
         self.block = self._entries(block, "block")
@@ -151,21 +189,48 @@ class Space:
 
     def allowed(self, config: Mapping[str, Any]) -> bool:
         """Whether the configuration passes every restriction."""
-        return all(r(dict(config)) for r in self._restrictions)
+        return self._allows(tuple(config[n] for n in self._names))
+
+    def _allows(self, values: Tuple[Any, ...]) -> bool:
+        """Whether a configuration's values, in tune_params order, pass
+        every restriction."""
+        for r in self._restrictions:
+            if not r(values):
+                return False
+        return True
+
+    def combinations(self) -> int:
+        """The number of configurations before the restrictions: the
+        product of the value counts."""
+        return math.prod(len(v) for v in self.tune_params.values())
+
+    def _values(self) -> Iterator[Tuple[Any, ...]]:
+        """The values of each configuration that passes the restrictions,
+        in Kernel Tuner's order, each tested as it comes."""
+        product = itertools.product(*self.tune_params.values())
+        if not self._restrictions:
+            return product
+        return filter(self._allows, product)
 
     def __iter__(self) -> Iterator[Config]:
-        names = list(self.tune_params)
-        for values in itertools.product(*self.tune_params.values()):
-            c = dict(zip(names, values))
-            if self.allowed(c):
-                yield c
+        names = self._names
+        for values in self._values():
+            yield dict(zip(names, values))
 
     def configs(self) -> List[Config]:
         """Every configuration that passes the restrictions, in Kernel Tuner's order."""
         return list(self)
 
     def __len__(self) -> int:
-        return sum(1 for _ in self)
+        """The number of configurations that pass the restrictions; without
+        restrictions the product of the value counts, counted, not
+        enumerated."""
+        if not self._restrictions:
+            return self.combinations()
+        n = 0
+        for _ in self._values():
+            n += 1
+        return n
 
     @staticmethod
     def _value(entry: Entry, config: Mapping[str, Any]) -> int:
@@ -188,6 +253,28 @@ class Space:
         elif isinstance(self.staging, str):
             staged = bool(config[self.staging])
         return LaunchOf(block=b, fold=f, tiling=t, unstaged=not staged)  # type: ignore[arg-type]
+
+    def _launch_function(self) -> Callable[[Tuple[Any, ...]], LaunchOf]:
+        """A function from a configuration's values (in tune_params order)
+        to its launch. Where the launch depends only on the parameters that
+        block, fold and staging name (tiling and staging are no callables),
+        it computes each launch once, however many configurations share it."""
+        names = self._names
+        if callable(self.tiling) or callable(self.staging):
+            return lambda values: self.launch(dict(zip(names, values)))
+        used = {e for e in self.block + self.fold + (self.staging,) if isinstance(e, str)}
+        indices = [i for i, n in enumerate(names) if n in used]
+        launch_values: Callable[[Tuple[Any, ...]], Any] = operator.itemgetter(*indices) if indices else lambda v: ()
+        launches: Dict[Any, LaunchOf] = {}
+
+        def launch(values: Tuple[Any, ...]) -> LaunchOf:
+            key = launch_values(values)
+            la = launches.get(key)
+            if la is None:
+                la = launches[key] = self.launch(dict(zip(names, values)))
+            return la
+
+        return launch
 
 
 def _spec_key(spec: Spec) -> str:
@@ -237,6 +324,8 @@ def rank(
     kernel_name: Optional[str] = None,
     session: Optional[Session] = None,
     timeout: Optional[float] = None,
+    max_configurations: Optional[int] = DEFAULT_MAX_CONFIGURATIONS,
+    progress: Union[None, bool, Progress] = None,
 ) -> List[Tuple[Config, float]]:
     """Ranks the configurations of ``space`` by polyvol's predicted GLup/s on
     ``device``, fastest first: a list of (configuration, GLup/s).
@@ -256,6 +345,22 @@ def rank(
     count). ``polyvol explore`` cannot stand for a whole space: it sweeps
     only power-of-two block shapes of one thread count, while tuners try
     block sizes such as 48 or 80.
+
+    The space is enumerated first, in Kernel Tuner's order, each
+    configuration's restrictions tested as it comes; no estimate starts
+    before the whole space is enumerated. ``max_configurations`` caps the
+    predictions, that is the distinct (spec, launch) pairs (with a source,
+    (spec, launch, macros)), not the configurations: a space of 10^6 configurations whose launches are few
+    ranks in seconds, while one that needs more predictions than the cap
+    raises ValueError, before predicting any, saying how many
+    configurations pass the restrictions and how many predictions they
+    need; pass a larger cap, or None for none. ``progress`` reports the
+    enumeration and the predictions: True prints a line to standard error
+    at most once a second and at the end of each stage; a callable is
+    called as ``progress(stage, done, total)``, with stage ``"enumerate"``
+    (done of total combinations of the product visited, every 65,536 and
+    at the end) or ``"predict"`` (done of total predictions answered, after
+    each).
 
     ``timeout`` bounds the whole ranking in seconds: when it passes, or the
     ranking is interrupted (Ctrl-C), the polyvol processes it started are
@@ -281,25 +386,23 @@ def rank(
     """
     if source is None and (macros is not None or kernel_name is not None):
         raise ValueError("macros and kernel_name apply to a source file")
-    configs = space.configs()
-    keys: List[Tuple[str, LaunchOf, Tuple[Tuple[str, str], ...]]] = []
-    specs: Dict[str, Spec] = {}
-    for c in configs:
-        spec = spec_fn(dict(c)) if callable(spec_fn) else spec_fn
-        k = _spec_key(spec)
-        specs.setdefault(k, spec)
-        keys.append((k, space.launch(c), _macros_of(c, source, macros)))
-    distinct = list(dict.fromkeys(keys))
+    if max_configurations is not None and max_configurations < 1:
+        raise ValueError(f"max_configurations must be at least 1 or None, not {max_configurations}")
+    report = _reporter(progress)
+    configs, slots, distinct, specs = _enumerate(space, spec_fn, source, macros, max_configurations, report)
     requests = {k: spec_request(spec) for k, spec in specs.items()} if source is None else {}
     if source is None and all(r is not None for r in requests.values()):
         values = [_predict_request(requests[sk], device, la, model, method, instructions) for sk, la, _ in distinct]
-        answers = (session or default_session()).request_many(values, timeout=timeout)
-        results = {key: _glups_of(a, requests[key[0]]) for key, a in zip(distinct, answers)}
+        answered = None if report is None else (lambda n: report("predict", n, len(distinct)))
+        answers = (session or default_session()).request_many(values, timeout=timeout, answered=answered)
+        results = [_glups_of(a, requests[key[0]]) for key, a in zip(distinct, answers)]
     else:
-        results = _predict_each(distinct, specs, device, model, method, instructions, source, kernel_name, workers, timeout)
+        results = _predict_each(
+            distinct, specs, device, model, method, instructions, source, kernel_name, workers, timeout, report
+        )
     ranking: List[Tuple[Config, float]] = []
-    for c, k in zip(configs, keys):
-        r = results[k]
+    for c, slot in zip(configs, slots):
+        r = results[slot]
         if isinstance(r, PolyvolError):
             if not _refuses_launch(r):
                 raise r
@@ -307,8 +410,86 @@ def rank(
                 failures.append((c, r))
             continue
         ranking.append((c, r))
-    ranking.sort(key=lambda cr: -cr[1])  # stable: ties keep Kernel Tuner's order
+    ranking.sort(key=operator.itemgetter(1), reverse=True)  # stable: ties keep Kernel Tuner's order
     return ranking
+
+
+def _enumerate(
+    space: Space,
+    spec_fn: Union[Callable[[Config], Spec], Spec],
+    source: Union[None, str, "os.PathLike[str]"],
+    macros: Union[None, Mapping[str, Any], Callable[[Config], Mapping[str, Any]]],
+    max_configurations: Optional[int],
+    report: Optional[Progress],
+) -> Tuple[List[Config], List[int], List[Key], Dict[str, Spec]]:
+    """The configurations that pass the restrictions, in Kernel Tuner's
+    order; for each, the index of its prediction in the distinct keys; the
+    distinct keys; and the specs by key. Predicts nothing: raises
+    ValueError, with the counts, where the distinct keys outnumber
+    ``max_configurations``."""
+    names = space._names
+    launch_of = space._launch_function()
+    configs: List[Config] = []
+    slots: List[int] = []
+    distinct: Dict[Key, int] = {}
+    specs: Dict[str, Spec] = {}
+    last_spec: Any = _NO_SPEC
+    last_spec_key = _spec_key(spec_fn) if not callable(spec_fn) else ""
+    total = space.combinations()
+    visited = 0
+    for visited, values in enumerate(itertools.product(*space.tune_params.values()), 1):
+        if report is not None and visited % ENUMERATION_REPORT_EVERY == 0 and visited < total:
+            report("enumerate", visited, total)
+        if not space._allows(values):
+            continue
+        c = dict(zip(names, values))
+        if callable(spec_fn):
+            spec = spec_fn(dict(c))
+            if spec is not last_spec:  # a spec_fn that returns one object pays one key
+                last_spec, last_spec_key = spec, _spec_key(spec)
+        else:
+            spec = spec_fn
+        specs.setdefault(last_spec_key, spec)
+        key = (last_spec_key, launch_of(values), _macros_of(c, source, macros))
+        slot = distinct.setdefault(key, len(distinct))
+        configs.append(c)
+        slots.append(slot)
+    if report is not None:
+        report("enumerate", visited, total)
+    if max_configurations is not None and len(distinct) > max_configurations:
+        raise ValueError(
+            f"rank: the {len(configs)} configurations that pass the restrictions need {len(distinct)} "
+            f"predictions (distinct launches), more than max_configurations={max_configurations}; "
+            f"pass max_configurations={len(distinct)} (or None, no cap) to rank them, or restrict the space"
+        )
+    return configs, slots, list(distinct), specs
+
+
+def _reporter(progress: Union[None, bool, Progress]) -> Optional[Progress]:
+    """rank's progress argument as a function to report to, or None."""
+    if progress is None or progress is False:
+        return None
+    if progress is True:
+        return _print_progress()
+    if callable(progress):
+        return progress
+    raise TypeError(f"progress is True, False, None or a callable, not {type(progress).__name__}")
+
+
+def _print_progress(min_interval: float = 1.0) -> Progress:
+    """A progress report that prints a line to standard error at most once
+    every min_interval seconds, and at the end of each stage."""
+    last = [-math.inf]
+
+    def report(stage: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - last[0] < min_interval:
+            return
+        last[0] = now
+        what = "combinations" if stage == "enumerate" else "distinct launches"
+        print(f"polyvol rank: {stage} {done}/{total} {what}", file=sys.stderr, flush=True)
+
+    return report
 
 
 def _predict_request(
@@ -343,7 +524,7 @@ def _glups_of(answer: Any, spec: Any) -> Union[float, PolyvolError]:
 
 
 def _predict_each(
-    distinct: Sequence[Tuple[str, LaunchOf, Tuple[Tuple[str, str], ...]]],
+    distinct: Sequence[Key],
     specs: Mapping[str, Spec],
     device: str,
     model: Optional[str],
@@ -353,12 +534,14 @@ def _predict_each(
     kernel_name: Optional[str],
     workers: Optional[int],
     timeout: Optional[float],
-) -> Dict[Any, Union[float, PolyvolError]]:
+    report: Optional[Progress],
+) -> List[Union[float, PolyvolError]]:
     """Predicts each distinct launch with one polyvol process of its own,
-    ``workers`` at a time, all within ``timeout`` seconds."""
+    ``workers`` at a time, all within ``timeout`` seconds, in the order of
+    ``distinct``; reports each answer, in that order, to ``report``."""
     deadline = None if timeout is None else time.monotonic() + timeout
 
-    def one(key: Tuple[str, LaunchOf, Tuple[Tuple[str, str], ...]]) -> Union[float, PolyvolError]:
+    def one(key: Key) -> Union[float, PolyvolError]:
         sk, la, ms = key
         left = None if deadline is None else max(0.001, deadline - time.monotonic())
         try:
@@ -372,8 +555,13 @@ def _predict_each(
         return p.glups
 
     n = workers or os.cpu_count() or 2
+    results: List[Union[float, PolyvolError]] = []
     with ThreadPoolExecutor(max_workers=max(1, n)) as pool:
-        return dict(zip(distinct, pool.map(one, distinct)))
+        for r in pool.map(one, distinct):
+            results.append(r)
+            if report is not None:
+                report("predict", len(results), len(distinct))
+    return results
 
 
 def _refuses_launch(e: PolyvolError) -> bool:

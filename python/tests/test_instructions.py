@@ -278,7 +278,12 @@ def test_tuner_passes_the_configuration_as_macros(logging_binary, tmp_path, clan
     tune = {"block_size_x": [64, 128], "tile_size_x": [1, 2], "read_only": [0, 1]}
     space = Space(tune, fold=("tile_size_x", None, None), tiling="strided")
     src = cu(tmp_path, TILE_CU)
-    ranking = rank(space, PAIR, "RTX-A4000", source=src, macros={"OFFSET": 1}, workers=4)
+    reports = []
+    ranking = rank(
+        space, PAIR, "RTX-A4000", source=src, macros={"OFFSET": 1}, workers=4,
+        progress=lambda *report: reports.append(report),
+    )
+    assert reports == [("enumerate", 8, 8)] + [("predict", n, 8) for n in range(1, 9)]
     log = calls(logging_binary)
     # read_only is no launch parameter, but it is a macro of the source: each
     # of the 8 configurations is compiled and predicted.

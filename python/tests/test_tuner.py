@@ -233,3 +233,91 @@ def test_read_cache_names_file_and_position(tmp_path):
         p.write_text(json.dumps(doc))
         with pytest.raises(ValueError, match=f"^{p}: {where}"):
             read_cache(p)
+
+
+#: 10^6 combinations: block_size_x changes the launch, the five switches
+#: (compiler flags, say) do not.
+MILLION = {"block_size_x": [32 * i for i in range(1, 11)], **{f"switch_{i}": list(range(10)) for i in range(5)}}
+
+
+def test_space_counts_without_enumerating_and_tests_lazily():
+    twelve = {f"p{i}": list(range(10)) for i in range(12)}
+    assert len(Space(twelve)) == Space(twelve).combinations() == 10**12  # counted, not enumerated
+    seen = []
+
+    def even_last(c):
+        seen.append(c["p11"])
+        return c["p11"] % 2 == 0
+
+    first = list(itertools.islice(Space(twelve, even_last), 3))
+    assert [c["p11"] for c in first] == [0, 2, 4]
+    assert seen == [0, 1, 2, 3, 4]  # each configuration tested as it comes, no further
+    # With restrictions len counts the configurations that pass them.
+    assert len(Space(MILLION, ["switch_0 < 5", "block_size_x != 64"])) == 10**6 // 2 // 10 * 9
+
+
+def test_restriction_expressions_see_parameters_by_name():
+    tune = {"block_size_x": [16, 32, 48], "block-size-y": [1, 2], "tile": [1, 2]}
+    # Names in a comprehension resolve as in a function; a parameter no
+    # expression can spell is still part of the configuration.
+    sp = Space(tune, ["all(block_size_x % t == 0 for t in range(1, tile + 1))", "tile * 16 != block_size_x"])
+    assert sp.configs() == [
+        dict(zip(tune, v)) for v in itertools.product(*tune.values()) if v[0] % v[2] == 0 and v[2] * 16 != v[0]
+    ]
+    assert sp.allowed({"block_size_x": 48, "block-size-y": 2, "tile": 1, "unrelated": 0})
+    with pytest.raises(SyntaxError):
+        Space(tune, ["block_size_x <="])
+    with pytest.raises(NameError):
+        len(Space(tune, ["no_such_param > 1"]))
+
+
+def test_rank_a_million_combinations_few_launches(request_log):
+    events = []
+    tested = []
+
+    def restriction(c):
+        tested.append(1)
+        return c["switch_0"] < 5
+
+    def progress(stage, done, total):
+        events.append((stage, done, total, len(tested)))
+
+    sp = Space(MILLION, restriction)
+    ranking = rank(sp, "vec-copy", "A100-40GB", session=Session(), progress=progress)
+    requests = [json.loads(l) for l in calls(request_log[1])]
+    assert sorted(r["block"] for r in requests) == sorted(f"{b},1,1" for b in MILLION["block_size_x"])
+    assert len(ranking) == 10**6 // 2
+    enumerate_events = [e for e in events if e[0] == "enumerate"]
+    predict_events = [e for e in events if e[0] == "predict"]
+    assert enumerate_events[-1] == ("enumerate", 10**6, 10**6, 10**6)
+    assert [e[1] for e in enumerate_events[:-1]] == list(range(1 << 16, 10**6, 1 << 16))
+    # Every restriction was tested before the first prediction was answered.
+    assert events.index(enumerate_events[-1]) < events.index(predict_events[0])
+    assert [(e[1], e[2]) for e in predict_events] == [(n, 10) for n in range(1, 11)]
+    # One prediction per block size, shared by its 50,000 configurations,
+    # which keep Kernel Tuner's order.
+    best = ranking[0][0]["block_size_x"]
+    assert all(c["block_size_x"] == best for c, _ in ranking[: 50_000])
+    assert [c["switch_4"] for c, _ in ranking[:12]] == list(range(10)) + [0, 1]
+
+
+def test_rank_cap_counts_predictions(request_log):
+    sp = Space(MILLION, ["switch_0 == 0", "switch_1 == 0"])  # 10,000 configurations, 10 launches
+    with pytest.raises(ValueError) as ei:
+        rank(sp, "vec-copy", "A100-40GB", session=Session(), max_configurations=9)
+    message = str(ei.value)
+    assert "10000 configurations" in message and "10 predictions" in message
+    assert "max_configurations=9" in message and "pass max_configurations=10" in message
+    assert calls(request_log[0]) == []  # no polyvol process ran
+    assert len(rank(sp, "vec-copy", "A100-40GB", session=Session(), max_configurations=10)) == 10_000
+    with pytest.raises(ValueError, match="at least 1"):
+        rank(sp, "vec-copy", "A100-40GB", max_configurations=0)
+
+
+def test_rank_progress_true_prints_to_stderr(capsys):
+    rank(Space({"block_size_x": [64, 128], "switch": [0, 1, 2]}), "vec-copy", "A100-40GB", progress=True)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "polyvol rank: enumerate 6/6 combinations"
+    assert lines[-1] == "polyvol rank: predict 2/2 distinct launches"
+    with pytest.raises(TypeError):
+        rank(Space({"block_size_x": [64]}), "vec-copy", "A100-40GB", progress="yes")
