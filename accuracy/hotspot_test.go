@@ -14,8 +14,8 @@ import (
 // TestHotspot estimates a sample of each Kernel Tuner hotspot sweep and
 // checks that every launch is estimated, that each sh_power has rows with
 // and without T > 1 and groups of several T to decide, and that the
-// report states them. The row counts are those the sweeps' source states
-// (../shared/measured/README.md).
+// report states them. The row counts are those the sweeps' provenance
+// headers and testdata/measured/README.md state.
 func TestHotspot(t *testing.T) {
 	rows := map[string]int{
 		"kernel_tuner_hotspot_a4000.csv":                12819,

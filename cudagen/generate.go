@@ -470,7 +470,7 @@ func (g *gen) sharedIndex(fp *fieldPlan, fa kernel.Access) (string, error) {
 // offset of the folded load fa in tile t, on the thread indices of a block
 // of the given size.
 func sharedOffset(t kernel.Tile, fa kernel.Access, block [3]int64) (kernel.Expr, error) {
-	strides := [3]int64{1, t.Pitch, t.Pitch * t.Size[1]}
+	strides := t.Strides()
 	sum := kernel.Const(0)
 	for j, e := range fa.Index {
 		d, err := e.Sub(kernel.Const(t.Dims[j].Lo))

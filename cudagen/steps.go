@@ -50,7 +50,7 @@ var (
 // relative to the block's first point; lanes names each coordinate's
 // local value.
 func sharedAt(t *kernel.Tile, konst [3]int64, lanes [3]string) string {
-	strides := [3]int64{1, t.Pitch, t.Pitch * t.Size[1]}
+	strides := t.Strides()
 	var terms []string
 	var c int64
 	for j, d := range t.Dims {
@@ -155,7 +155,7 @@ func (g *gen) writeStepsKernel(b *strings.Builder, fn, real, fma, weight string)
 	g.tid = [3]bool{} // the steps declare tx, ty and tz themselves
 	g.writeKernelStart(b, fn, false)
 	t, typ, cur := state.tile, state.typ.name, "s_"+state.inst[0].ident
-	p("    __shared__ %s %s_next[%d]; // the state's values of the next step\n", typ, cur, t.Pitch*t.Size[1]*t.Size[2])
+	p("    __shared__ %s %s_next[%d]; // the state's values of the next step\n", typ, cur, t.Elements())
 	p("    %s* cur = %s;\n    %s* nxt = %s_next;\n", typ, cur, typ, cur)
 	p("    const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;\n")
 	var origin []string

@@ -445,7 +445,7 @@ func (g *gen) writeStage(b *strings.Builder, fp *fieldPlan) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	t, f := fp.tile, fp.f
 	for _, in := range fp.inst {
-		p("    __shared__ %s s_%s[%d];\n", fp.typ.name, in.ident, t.Pitch*t.Size[1]*t.Size[2])
+		p("    __shared__ %s s_%s[%d];\n", fp.typ.name, in.ident, t.Elements())
 	}
 	p("    { // copy the tile of %s\n", oneLine(f.Name))
 	writeTileOrigin(b, t)
@@ -537,7 +537,7 @@ func (g *gen) planTileCopy(t *kernel.Tile) (tc tileCopy, clipped []string) {
 // of fp, one per instance, from an array of the given strides.
 func (tc *tileCopy) copyStatements(fp *fieldPlan, strides [3]int64) []string {
 	t := fp.tile
-	sharedStrides := [3]int64{1, t.Pitch, t.Pitch * t.Size[1]}
+	sharedStrides := t.Strides()
 	var sIdx, gIdx []string
 	for j := 2; j >= 0; j-- {
 		if tc.vars[j] == "" {

@@ -233,7 +233,7 @@ func TileOf(f *Field, l Launch) (Tile, error) {
 		}
 	}
 	t.Pitch = t.Size[0] + pad
-	t.Bytes = t.Pitch * t.Size[1] * t.Size[2] * f.Element
+	t.Bytes = t.Elements() * f.Element
 	if t.Bytes > MaxTileBytes {
 		return Tile{}, fmt.Errorf("field %q: %w: block %v × fold %v takes %d bytes, more than %d", f.Name, ErrTileTooLarge, l.Block, l.Fold, t.Bytes, MaxTileBytes)
 	}
@@ -258,6 +258,14 @@ func (t Tile) Box(origin Point, domain [3]int64, clip bool) (lo, hi [3]int64) {
 	}
 	return lo, hi
 }
+
+// Strides returns the shared-memory element strides of the tile's three
+// dimensions: 1, the row pitch, and the pitch times the rows.
+func (t Tile) Strides() [3]int64 { return [3]int64{1, t.Pitch, t.Pitch * t.Size[1]} }
+
+// Elements returns the shared-memory elements of the tile, its rows padded
+// to the pitch.
+func (t Tile) Elements() int64 { return t.Pitch * t.Size[1] * t.Size[2] }
 
 // Shared returns the shared-memory element offset of array index e in the
 // tile of the block whose full tile starts at lo.
@@ -291,10 +299,7 @@ func GlobalView(k *Kernel, l Launch) (*Kernel, error) {
 		for j, d := range t.Dims {
 			steps[j] = 1
 			if d.Coord >= 0 {
-				steps[j] = t.Extent[d.Coord]
-				if r := l.Domain[d.Coord] % steps[j]; r > 0 {
-					steps[j] = r
-				}
+				steps[j] = CoverStep(t.Extent[d.Coord], l.Domain[d.Coord])
 			}
 			loads *= (d.Hi-d.Lo+steps[j]-1)/steps[j] + 1 // each ≤ the tile's size
 		}
@@ -303,10 +308,7 @@ func GlobalView(k *Kernel, l Launch) (*Kernel, error) {
 		}
 		var offsets [3][]int64
 		for j, d := range t.Dims {
-			for c := d.Lo; c < d.Hi; c += steps[j] {
-				offsets[j] = append(offsets[j], c)
-			}
-			offsets[j] = append(offsets[j], d.Hi)
+			offsets[j] = CoverOffsets(d.Lo, d.Hi, steps[j])
 		}
 		nf := *f
 		nf.Loads = nil
@@ -328,6 +330,28 @@ func GlobalView(k *Kernel, l Launch) (*Kernel, error) {
 		out.Fields[fi] = &nf
 	}
 	return &out, nil
+}
+
+// CoverStep returns the step of the offsets that cover a halo from a
+// block's points of the given extent along a dimension of the domain's
+// size: the extent, or the narrower edge block's where the domain leaves
+// one, so that no offset leaves a gap in any block.
+func CoverStep(extent, domain int64) int64 {
+	if r := domain % extent; r > 0 {
+		return r
+	}
+	return extent
+}
+
+// CoverOffsets returns the offsets from lo to hi in steps of step, hi
+// included: copies of a block's points at these offsets cover every point
+// from lo to hi beyond them.
+func CoverOffsets(lo, hi, step int64) []int64 {
+	var offsets []int64
+	for c := lo; c < hi; c += step {
+		offsets = append(offsets, c)
+	}
+	return append(offsets, hi)
 }
 
 // StagedSharedBytes returns the shared memory per block of k under l: the

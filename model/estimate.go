@@ -219,7 +219,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	}
 	launch := derivedLaunch(k, l, method, W, shape, beta, steps)
 	if code != nil {
-		launch.Spill = spillTraffic(code, code.Counts.Scaled(1/float64(l.LupsPerThread())), beta, B, *dev)
+		launch.Spill = spillTraffic(code, l.LupsPerThread(), beta, B, *dev)
 	}
 	if rep.Derived, err = Derive(basic, launch, *dev, method); err != nil {
 		return nil, err

@@ -29,14 +29,14 @@ type SpillTraffic struct {
 	Level Limiter `json:"level"`
 }
 
-// spillTraffic returns the spill traffic of code for blocksPerSM blocks of
-// threadsPerBlock threads per SM on dev, with perLup, code's counts per
-// update; zero where the code does not spill.
-func spillTraffic(code *compiled.Code, perLup compiled.Counts, blocksPerSM, threadsPerBlock int64, dev device.Device) SpillTraffic {
-	if perLup.LocalBytes <= 0 {
+// spillTraffic returns the spill traffic of code, whose thread computes
+// lupsPerThread updates, for blocksPerSM blocks of threadsPerBlock threads
+// per SM on dev; zero where the code does not spill.
+func spillTraffic(code *compiled.Code, lupsPerThread, blocksPerSM, threadsPerBlock int64, dev device.Device) SpillTraffic {
+	if code.Counts.LocalBytes <= 0 {
 		return SpillTraffic{}
 	}
-	s := SpillTraffic{BytesPerLup: perLup.LocalBytes, ResidentBytesPerSM: blocksPerSM * threadsPerBlock * code.SpillBytes, Level: LimiterL1}
+	s := SpillTraffic{BytesPerLup: code.Counts.LocalBytes / float64(lupsPerThread), ResidentBytesPerSM: blocksPerSM * threadsPerBlock * code.SpillBytes, Level: LimiterL1}
 	switch {
 	case s.ResidentBytesPerSM > dev.L1Bytes && s.ResidentBytesPerSM*int64(dev.SMs) > dev.L2Bytes+dev.MemoryCacheBytes:
 		s.Level = LimiterDRAM

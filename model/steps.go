@@ -176,15 +176,7 @@ func firstStepLoads(global, k *kernel.Kernel, l kernel.Launch, halo [3][2]int64)
 	grow := l.StepCount() - 1
 	var offsets [3][]int64
 	for c := range 3 {
-		lo, hi := -grow*halo[c][0], grow*halo[c][1]
-		step := l.Block[c] * l.Fold[c]
-		if r := l.Domain[c] % step; r > 0 {
-			step = r
-		}
-		for d := lo; d < hi; d += step {
-			offsets[c] = append(offsets[c], d)
-		}
-		offsets[c] = append(offsets[c], hi)
+		offsets[c] = kernel.CoverOffsets(-grow*halo[c][0], grow*halo[c][1], kernel.CoverStep(l.Block[c]*l.Fold[c], l.Domain[c]))
 	}
 	out := *global
 	out.Fields = make([]*kernel.Field, len(global.Fields))
