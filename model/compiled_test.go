@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -231,5 +232,44 @@ func TestCompiledSpills(t *testing.T) {
 	if small.Spill.Level != LimiterL1 || small.PerfL2V2 != d0.PerfL2V2 || small.PerfMemV3 != d0.PerfMemV3 || !(small.PerfL1 < d0.PerfL1) {
 		t.Errorf("slots in L1: spill %+v, bounds L1 %v L2 %v DRAM %v; want L1 below %v and L2, DRAM as without spills (%v, %v)",
 			small.Spill, small.PerfL1, small.PerfL2V2, small.PerfMemV3, d0.PerfL1, d0.PerfL2V2, d0.PerfMemV3)
+	}
+}
+
+// TestCompiledPipe: a compiled mix bounds the floating-point pipes by its
+// own FP32 and FP64 instructions, each precision on its own lanes, by
+// hand: per lattice update (λ = 2) 50 FP32 and 5 FP64 instructions. The
+// RTX A4000's SM has 128 FP32 and 2 FP64 lanes: 5/2 > 50/128 cycles, so
+// the FP64 pipe bounds at 48 SMs · 1.56 GHz · 2 / 5 = 29.952 GLup/s. The
+// A100's has 64 and 32: 50/64 > 5/32, the FP32 pipe at 108 · 1.41 · 64 /
+// 50 = 194.9184 GLup/s. The spec's single-precision flops would bound
+// both at the FP32 lanes.
+func TestCompiledPipe(t *testing.T) {
+	k := loadExample(t, "star2d-r1")
+	l := k.NewLaunch([3]int64{64, 4, 1}, [3]int64{1, 2, 1})
+	code := &compiled.Code{Compiler: "clang 19.1.7", Format: compiled.FormatPTX, Registers: 24, RegistersEstimated: true, WaveSize: 32,
+		Counts: compiled.Counts{FP32: 100, FP64: 10, Integer: 20, GlobalLoads: 10, GlobalStores: 2}}
+	for _, tc := range []struct {
+		device string
+		bytes  int
+		flins  float64
+		bound  float64
+	}{
+		{"RTX-A4000", 8, 5, 48 * 1.56 * 2 / 5.0},
+		{"A100-40GB", 4, 50, 108 * 1.41 * 64 / 50.0},
+	} {
+		dev, err := device.Lookup(tc.device)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Estimate(k, l, dev, Options{Code: &codeOf{code: code}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := r.Derived.PerfFlops; f == nil || math.Abs(*f-tc.bound) > 1e-9*tc.bound {
+			t.Errorf("%s: flops bound %v, want %v", tc.device, f, tc.bound)
+		}
+		if r.Launch.FlopsPerLup != k.Flops {
+			t.Errorf("%s: flops per update %v, want the spec's %v", tc.device, r.Launch.FlopsPerLup, k.Flops)
+		}
 	}
 }

@@ -220,6 +220,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	launch := derivedLaunch(k, l, method, W, shape, beta, steps)
 	if code != nil {
 		launch.Spill = spillTraffic(code, l.LupsPerThread(), beta, B, *dev)
+		launch.FlinsPerLup, launch.FPBytes = compiledPipe(code, l, *dev)
 	}
 	if rep.Derived, err = Derive(basic, launch, *dev, method); err != nil {
 		return nil, err

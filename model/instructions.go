@@ -130,6 +130,22 @@ func compiledMix(code *compiled.Code, l kernel.Launch) InstructionMix {
 	}
 }
 
+// compiledPipe returns the floating-point instructions of code, the
+// kernel of launch l, per lattice update at the pipe that bounds them on
+// dev, and that pipe's precision in bytes (FlopsBound): the FP64
+// instructions where they take longer on the FP64 lanes than the FP32
+// ones on the FP32 lanes, else the FP32 ones. The two precisions run on
+// pipes of their own, so the slower bounds; integer work, conversions
+// included, is issue (IssueBound), not flops.
+func compiledPipe(code *compiled.Code, l kernel.Launch, dev device.Device) (float64, int) {
+	lambda := float64(l.LupsPerThread())
+	fp32, fp64 := code.Counts.FP32/lambda, code.Counts.FP64/lambda
+	if fp64 > 0 && fp64*dev.FP32PerCycleSM >= fp32*dev.FP64PerCycleSM {
+		return fp64, 8
+	}
+	return fp32, 4
+}
+
 // compileKernel asks provider for the compiled code of k under l on dev:
 // the code, or nil and why it is unavailable (the mix is then counted), or
 // an error.
