@@ -29,6 +29,12 @@ const cacheVersion = "compiled-2"
 // CompileTimeout bounds one compile.
 const CompileTimeout = 2 * time.Minute
 
+// CompileAddressSpaceMB bounds the address space of one clang process
+// (ulimit -v), so that a kernel whose compile would take the machine's
+// memory fails instead: clang 19 maps about 300 MB to compile the
+// smallest kernel, and a few hundred more for the example kernels.
+const CompileAddressSpaceMB = 2048
+
 // ErrUnavailable is matched (errors.Is) by the errors of compiles that are
 // not to be had, as opposed to compiles that failed: no clang installed
 // (ErrNoCompiler), or a generated kernel that cannot be written for the
@@ -219,7 +225,8 @@ func (c *Compiler) run(ctx context.Context, src Source, arch string, target []st
 		args = append(args, "-D"+m.Name+"="+m.Value)
 	}
 	args = append(args, "-")
-	cmd := exec.CommandContext(ctx, c.Path, args...)
+	// The shell sets the limit and replaces itself with clang.
+	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", fmt.Sprintf(`ulimit -v %d && exec "$0" "$@"`, CompileAddressSpaceMB<<10), c.Path}, args...)...)
 	name := src.Name
 	if name == "" {
 		name = "kernel.cu"

@@ -3,6 +3,7 @@ package compiled
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -227,5 +228,21 @@ func TestCompiledLoadsMatchCounted(t *testing.T) {
 			prog, _ := cudagen.Generate(k, l, cudagen.Residency{Device: dev.Name, Arch: dev.Arch, BlocksPerSM: 1})
 			t.Errorf("kernel %d, fold %v: %v global loads compiled, %v counted\n%s", i, fold, code.Counts.GlobalLoads, counted, prog.DeviceSource)
 		}
+	}
+}
+
+// TestCompileAddressSpace: clang runs with its address space bounded by
+// CompileAddressSpaceMB; a stand-in compiler that reports its limit and
+// fails shows it in the CompileError.
+func TestCompileAddressSpace(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "clang")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho \"error: limit $(ulimit -v)\" >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := &Compiler{Path: fake, Version: "clang 19.0.0"}
+	_, err := c.Compile(context.Background(), Source{Code: "__global__ void k() {}"}, "sm_80")
+	want := fmt.Sprintf("limit %d", CompileAddressSpaceMB<<10)
+	if ce := (*CompileError)(nil); !errors.As(err, &ce) || !strings.Contains(ce.Message, want) {
+		t.Errorf("got %v, want a CompileError with %q", err, want)
 	}
 }
