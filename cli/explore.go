@@ -159,6 +159,7 @@ func exploreFlags(c *ucli.Context) (*exploreSweep, error) {
 	if *cfg, err = sweepFlags(c, *cfg); err != nil {
 		return nil, err
 	}
+	*cfg = instructionsFlags(c).Explore(*cfg)
 	if c.IsSet("registers-table") {
 		if sw.table, err = readRegistersTable(c.String("registers-table")); err != nil {
 			return nil, err

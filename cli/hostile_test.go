@@ -37,6 +37,10 @@ func TestMain(m *testing.M) {
 		os.Exit(RunWithInput(append([]string{"polyvol"}, os.Args[1:]...), os.Stdin, os.Stdout, os.Stderr))
 	}
 	isl.PanicOnLeak() // a forgotten ISL object crashes the tests with its allocation site
+	// The tests count the instruction mix unless they choose one (a
+	// compile per distinct kernel would take minutes); those of the
+	// default, and TestDocs, unset this.
+	os.Setenv(request.InstructionsEnv, request.InstructionsCounted)
 	os.Exit(m.Run())
 }
 

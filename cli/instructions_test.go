@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/polyvol/polyvol/model"
+	"github.com/polyvol/polyvol/request"
 )
 
 // predictMix runs predict --format json and returns its instruction mix.
@@ -78,12 +81,60 @@ __global__ void other(float* b) { b[threadIdx.x] = 0; }
 // kernel polyvol cuda writes; star2d-r1 loads 5 neighbours and stores once
 // per lattice point, as the counted mix says.
 func TestPredictCompiledSpec(t *testing.T) {
-	counted := predictMix(t, "star2d-r1", "--device", "A100-40GB")
+	counted := predictMix(t, "star2d-r1", "--device", "A100-40GB", "--instructions", "counted")
 	if counted.Source != model.SourceCounted || counted.Classes != nil {
-		t.Errorf("the default mix: %+v", *counted)
+		t.Errorf("the counted mix: %+v", *counted)
 	}
 	mix := predictMix(t, "star2d-r1", "--device", "A100-40GB", "--instructions", "compiled")
 	if mix.Source != model.SourceCompiled || mix.Target != "sm_80" || mix.Loads != counted.Loads || mix.Stores != counted.Stores {
 		t.Errorf("compiled mix %+v, counted %+v", *mix, *counted)
+	}
+}
+
+// TestDefaultInstructions: a prediction that chooses no mix compiles where
+// clang is installed, counts with a note that says why where none is
+// (a process whose POLYVOL_CLANG names no compiler), and follows
+// POLYVOL_INSTRUCTIONS where it is set.
+func TestDefaultInstructions(t *testing.T) {
+	t.Setenv(request.InstructionsEnv, "")
+	args := []string{"convolution-15x15", "--device", "RTX-A4000", "--block", "16,16", "--fold", "2,2", "--tile", "strided"}
+	if mix := predictMix(t, args...); mix.Source != model.SourceCompiled || mix.Target != "sm_86" || mix.Note != "" {
+		t.Errorf("with clang: %+v", *mix)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env  []string
+		want string // the mix's source, or "" for a usage error
+		note string
+	}{
+		{[]string{"POLYVOL_CLANG=" + filepath.Join(t.TempDir(), "no-clang")}, model.SourceCounted, "no clang of version 19 or later found"},
+		{[]string{request.InstructionsEnv + "=counted"}, model.SourceCounted, ""},
+		{[]string{request.InstructionsEnv + "=compiled"}, model.SourceCompiled, ""},
+		{[]string{request.InstructionsEnv + "=fast"}, "", ""},
+	} {
+		cmd := exec.Command(exe, append([]string{"predict", "--format", "json"}, args...)...)
+		cmd.Env = append(os.Environ(), append([]string{hostileChildEnv + "=1", request.InstructionsEnv + "="}, tc.env...)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		if tc.want == "" {
+			if code := cmd.ProcessState.ExitCode(); code != ExitUsage || !strings.HasPrefix(stderr.String(), "polyvol: "+request.InstructionsEnv) {
+				t.Errorf("%v: exit %d, stderr %q; want exit %d naming %s", tc.env, code, stderr.String(), ExitUsage, request.InstructionsEnv)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v: %s", tc.env, err, stderr.String())
+		}
+		var r model.Report
+		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		if mix := r.Instructions; mix == nil || mix.Source != tc.want || !strings.Contains(mix.Note, tc.note) || (tc.note == "") != (mix.Note == "") {
+			t.Errorf("%v: mix %+v, want source %s and a note with %q", tc.env, mix, tc.want, tc.note)
+		}
 	}
 }

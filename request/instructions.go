@@ -7,22 +7,42 @@ import (
 	"sync"
 
 	"github.com/polyvol/polyvol/compiled"
+	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 )
 
 // The --instructions choices: where the instruction mix comes from.
 const (
-	InstructionsCompiled = model.SourceCompiled // compile the kernel with clang, counted (with a note) where none is installed
-	InstructionsCounted  = model.SourceCounted  // count the mix from the spec; the default without a source file
+	InstructionsCompiled = model.SourceCompiled // compile the kernel with clang, counted (with a note) where none is installed; the default
+	InstructionsCounted  = model.SourceCounted  // count the mix from the spec
 )
+
+// InstructionsEnv names the environment variable that sets the mix of the
+// estimates that choose none: compiled or counted (a batch of quick
+// explorations that a compile per launch would slow, or results that must
+// not depend on the compiler). A source file is always compiled.
+const InstructionsEnv = "POLYVOL_INSTRUCTIONS"
+
+// DefaultInstructions returns the mix of an estimate that chooses none:
+// $POLYVOL_INSTRUCTIONS where set, else compiled.
+func DefaultInstructions() (string, error) {
+	mode := os.Getenv(InstructionsEnv)
+	switch mode {
+	case "":
+		return InstructionsCompiled, nil
+	case InstructionsCompiled, InstructionsCounted:
+		return mode, nil
+	}
+	return "", fieldErrorf("instructions", "%s=%q: expected %s or %s", InstructionsEnv, mode, InstructionsCompiled, InstructionsCounted)
+}
 
 // Instructions selects the instruction mix of the estimates: compiled or
 // counted, and the user's own kernel source to compile instead of the
 // kernel polyvol cuda writes for the spec.
 type Instructions struct {
-	// Mode is InstructionsCompiled or InstructionsCounted; "" counts,
-	// or compiles where a SourceFile is given.
+	// Mode is InstructionsCompiled or InstructionsCounted; "" compiles
+	// where a SourceFile is given, else takes DefaultInstructions.
 	Mode string
 	// SourceFile is the user's CUDA or HIP file; "" compiles the spec's
 	// generated kernel.
@@ -32,6 +52,19 @@ type Instructions struct {
 	Defines []string
 	// Entry is the kernel of the source to count; "" for its only one.
 	Entry string
+}
+
+// Explore returns cfg with the instruction mix of an exploration: where in
+// chooses no mix (no mode, no source file, no $POLYVOL_INSTRUCTIONS), the
+// mix is counted, since a compile per distinct kernel tried (a second or
+// more each, cached after) would make a cold sweep of hundreds of launches
+// take minutes; a prediction of one configuration compiles its kernel. A
+// chosen mix applies to every configuration.
+func (in Instructions) Explore(cfg explore.Config) explore.Config {
+	if in.Mode == "" && in.SourceFile == "" && os.Getenv(InstructionsEnv) == "" {
+		cfg.Estimate.Code = nil
+	}
+	return cfg
 }
 
 var (
@@ -56,10 +89,13 @@ func (in Instructions) Provider(ctx context.Context) (model.CodeProvider, error)
 		return nil, fieldErrorf("macro", "--macro and --kernel-name apply to a --source file")
 	}
 	mode := in.Mode
+	if mode == "" && in.SourceFile != "" {
+		mode = InstructionsCompiled
+	}
 	if mode == "" {
-		mode = InstructionsCounted
-		if in.SourceFile != "" {
-			mode = InstructionsCompiled
+		var err error
+		if mode, err = DefaultInstructions(); err != nil {
+			return nil, err
 		}
 	}
 	switch mode {

@@ -178,7 +178,8 @@ func layercondBody(rep *request.LayercondReport) ([]byte, error) {
 // estimates workers configurations in parallel: explore's JSON.
 func exploreAnswer(workers int) answer {
 	return func(ctx context.Context, values map[string]string, progress func(int, int)) ([]byte, []string, error) {
-		opt, err := estimateValues(values).Options(ctx)
+		est := estimateValues(values)
+		opt, err := est.Options(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -192,6 +193,7 @@ func exploreAnswer(workers int) answer {
 		if req.Config, err = sweep.Apply(explore.Config{Estimate: opt, Workers: workers}); err != nil {
 			return nil, nil, err
 		}
+		req.Config = est.Instructions.Explore(req.Config)
 		registers, err := registersValue(values)
 		if err != nil {
 			return nil, nil, err

@@ -465,10 +465,10 @@ def predict(
     leaves polyvol's default.
 
     The instruction mix (:attr:`Prediction.instructions`): ``instructions``
-    is ``"counted"`` (from the spec; polyvol's default without a source)
-    or ``"compiled"`` (clang compiles the kernel for the device's
-    architecture; counted, with a note, where no clang is installed; the
-    default with a source); ``source`` is a CUDA or
+    is ``"counted"`` (from the spec) or ``"compiled"`` (clang compiles the
+    kernel for the device's architecture; counted, with a note, where no
+    clang is installed; the default, unless ``POLYVOL_INSTRUCTIONS`` says
+    otherwise); ``source`` is a CUDA or
     HIP file to compile instead of the kernel polyvol writes for the spec
     (the launch reaches it as the macros ``block_size_x/y/z`` and
     ``tile_size_x/y/z``, the fold), ``macros`` a dict of its further

@@ -371,9 +371,11 @@ def rank(
     receive them with the error. An error that is not the launch's (an
     unknown device, a bad spec) raises :class:`PolyvolError`.
 
-    ``instructions`` (``"counted"``, polyvol's default without a source,
-    or ``"compiled"``)
-    chooses the instruction mix as for :func:`polyvol.predict`. ``source``
+    ``instructions`` (``"counted"`` or ``"compiled"``) chooses the
+    instruction mix as for :func:`polyvol.predict`; without it a ranking
+    counts the mix as ``polyvol explore`` does (a compile per distinct
+    launch takes a second or more cold), unless ``POLYVOL_INSTRUCTIONS``
+    says otherwise, and a source is compiled. ``source``
     is the kernel Kernel Tuner tunes (a CUDA or HIP file), compiled for
     each configuration instead of the kernel polyvol writes for the spec.
     As Kernel Tuner does, it sees every parameter of the configuration as
@@ -388,6 +390,8 @@ def rank(
         raise ValueError("macros and kernel_name apply to a source file")
     if max_configurations is not None and max_configurations < 1:
         raise ValueError(f"max_configurations must be at least 1 or None, not {max_configurations}")
+    if instructions is None and source is None and not os.environ.get("POLYVOL_INSTRUCTIONS"):
+        instructions = "counted"
     report = _reporter(progress)
     configs, slots, distinct, specs = _enumerate(space, spec_fn, source, macros, max_configurations, report)
     requests = {k: spec_request(spec) for k, spec in specs.items()} if source is None else {}

@@ -4,6 +4,7 @@ PATH, or a go build of this repository."""
 
 from __future__ import annotations
 
+import os
 import stat
 import sys
 from pathlib import Path
@@ -15,6 +16,10 @@ REPO = PYTHON_DIR.parent
 sys.path.insert(0, str(PYTHON_DIR))  # the package of this tree, installed or not
 
 import polyvol  # noqa: E402
+
+# The tests count the instruction mix unless they choose one: a compile per
+# distinct kernel would take minutes.
+os.environ.setdefault("POLYVOL_INSTRUCTIONS", "counted")
 
 
 @pytest.fixture(scope="session")
