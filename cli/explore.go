@@ -161,11 +161,10 @@ func exploreFlags(c *ucli.Context) (*exploreSweep, error) {
 		cfg.Registers, sw.req.RegistersTable = sw.table.lookup, sw.table.entries
 	}
 	if c.IsSet("shard") {
-		k, n, err := parseShard(c.String("shard"), os.Getenv)
-		if err != nil {
+		if cfg.Shard, err = parseShard(c.String("shard"), os.Getenv); err != nil {
 			return nil, err
 		}
-		cfg.Shard = explore.Shard{Index: k, Count: n, Format: sw.format, Top: sw.top}
+		cfg.Shard.Format, cfg.Shard.Top = sw.format, sw.top
 	}
 	if sw.plotPath, sw.size, err = plotFlags(c); err != nil {
 		return nil, err
@@ -272,20 +271,19 @@ func (sw *exploreSweep) write(c *ucli.Context, e *request.Exploration) error {
 // environment of a Slurm array task.
 const slurmShard = "slurm"
 
-// parseShard parses the --shard value K/N with 1 <= K <= N, or slurmShard,
-// which reads K and N from the Slurm array variables through getenv
-// (slurmArrayShard).
-func parseShard(s string, getenv func(string) string) (k, n int, err error) {
+// parseShard parses the --shard value K/N (request.ParseShard), or
+// slurmShard, which reads K and N from the Slurm array variables through
+// getenv (slurmArrayShard).
+func parseShard(s string, getenv func(string) string) (explore.Shard, error) {
 	if s == slurmShard {
-		return slurmArrayShard(getenv)
+		k, n, err := slurmArrayShard(getenv)
+		return explore.Shard{Index: k, Count: n}, err
 	}
-	ks, ns, ok := strings.Cut(s, "/")
-	k, errK := strconv.Atoi(ks)
-	n, errN := strconv.Atoi(ns)
-	if !ok || errK != nil || errN != nil || n < 1 || k < 1 || k > n {
-		return 0, 0, flagErrorf("shard", "--shard %q: expected K/N with integers 1 <= K <= N, e.g. 3/8, or %s", s, slurmShard)
+	shard, err := request.ParseShard(s)
+	if err != nil {
+		return shard, flagErrorf("shard", "%v, or %s", err, slurmShard)
 	}
-	return k, n, nil
+	return shard, nil
 }
 
 // slurmArrayShard returns the shard K/N of a Slurm array task: N is

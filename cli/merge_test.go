@@ -118,9 +118,9 @@ func TestSlurmShard(t *testing.T) {
 		{"6", "0", "4", "2", 4, 4},
 		{"12", "10", "3", "2", 2, 3},
 	} {
-		k, n, err := parseShard(slurmShard, env("SLURM_ARRAY_TASK_ID", tc.id, "SLURM_ARRAY_TASK_MIN", tc.lo, "SLURM_ARRAY_TASK_COUNT", tc.count, "SLURM_ARRAY_TASK_STEP", tc.step))
-		if err != nil || k != tc.k || n != tc.n {
-			t.Errorf("task %s of %s from %s step %q: %d/%d, %v; want %d/%d", tc.id, tc.count, tc.lo, tc.step, k, n, err, tc.k, tc.n)
+		shard, err := parseShard(slurmShard, env("SLURM_ARRAY_TASK_ID", tc.id, "SLURM_ARRAY_TASK_MIN", tc.lo, "SLURM_ARRAY_TASK_COUNT", tc.count, "SLURM_ARRAY_TASK_STEP", tc.step))
+		if err != nil || shard.Index != tc.k || shard.Count != tc.n {
+			t.Errorf("task %s of %s from %s step %q: %d/%d, %v; want %d/%d", tc.id, tc.count, tc.lo, tc.step, shard.Index, shard.Count, err, tc.k, tc.n)
 		}
 	}
 	for _, vars := range [][]string{
@@ -132,8 +132,8 @@ func TestSlurmShard(t *testing.T) {
 		{"SLURM_ARRAY_TASK_ID", "x", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_COUNT", "8"},
 		{"SLURM_ARRAY_TASK_ID", "0", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_COUNT", "0"},
 	} {
-		if k, n, err := parseShard(slurmShard, env(vars...)); err == nil {
-			t.Errorf("%v: accepted as %d/%d", vars, k, n)
+		if shard, err := parseShard(slurmShard, env(vars...)); err == nil {
+			t.Errorf("%v: accepted as %d/%d", vars, shard.Index, shard.Count)
 		} else if _, ok := err.(*UsageError); !ok || !strings.Contains(err.Error(), "--shard slurm") {
 			t.Errorf("%v: error %v", vars, err)
 		}

@@ -15,6 +15,8 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/polyvol/polyvol/device"
@@ -44,6 +46,18 @@ func CheckTop(top int) error {
 		return fmt.Errorf("expected 0 (all rows) to %d", MaxTop)
 	}
 	return nil
+}
+
+// ParseShard parses the shard of an explore request, K/N with integers
+// 1 <= K <= N (--shard), into its Index and Count.
+func ParseShard(s string) (explore.Shard, error) {
+	ks, ns, ok := strings.Cut(s, "/")
+	k, errK := strconv.Atoi(ks)
+	n, errN := strconv.Atoi(ns)
+	if !ok || errK != nil || errN != nil || n < 1 || k < 1 || k > n {
+		return explore.Shard{}, fieldErrorf("shard", "--shard %q: expected K/N with integers 1 <= K <= N, e.g. 3/8", s)
+	}
+	return explore.Shard{Index: k, Count: n}, nil
 }
 
 // sealShard sets e's Shard to shard with the fingerprint of the sweep of
