@@ -208,22 +208,46 @@ func init() {
 
 // Run executes the polyvol command line args (args[0] is the program name)
 // with the process's standard input and returns the process exit code.
-// Errors are printed to stderr on one line.
+// Errors are printed to stderr on one line: "polyvol: " and the message,
+// or with --format json the error's JSON (RunWithInput).
 func Run(args []string, stdout, stderr io.Writer) int {
 	return RunWithInput(args, os.Stdin, stdout, stderr)
 }
 
 // RunWithInput is Run with stdin as the standard input, which a SPEC of "-"
-// reads.
+// reads. With --format json an error is one line of JSON on stderr, its
+// description (request.Describe) after the version keys.
 func RunWithInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := execute(args, stdin, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "polyvol: %s\n", request.Line(err))
+		if !asksJSON(args) || request.WriteJSONLine(stderr, request.Describe(err)) != nil {
+			fmt.Fprintf(stderr, "polyvol: %s\n", request.Line(err))
+		}
 		if isUsageError(err) {
 			return ExitUsage
 		}
 		return ExitInternal
 	}
 	return ExitOK
+}
+
+// asksJSON reports whether the command line args (args[0] is the program
+// name) ask for JSON output, --format json, before any "--"; it reads the
+// words themselves, so that a command line whose flags do not parse gets
+// its error in JSON too.
+func asksJSON(args []string) bool {
+	for i := 1; i < len(args); i++ {
+		switch args[i] {
+		case "--":
+			return false
+		case "--format=" + formatJSON, "-format=" + formatJSON:
+			return true
+		case "--format", "-format":
+			if i+1 < len(args) && args[i+1] == formatJSON {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // execute runs the command line args and returns its error unprinted. The

@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -94,7 +90,7 @@ Examples:
 				&ucli.BoolFlag{Name: "all-shapes", Usage: "keep the block shapes with threads along a dimension in which the domain has one point (left out by default: those threads are idle)"},
 				registersFlag(),
 				&ucli.StringFlag{Name: "registers-table", TakesFile: true, Usage: "registers per thread of compiled configurations from the CSV `FILE` (block,fold,tiling,registers)"},
-				&ucli.IntFlag{Name: "top", Value: 10, Usage: "`N` rows of the table (0: all; at most " + strconv.Itoa(maxTop) + ")"},
+				&ucli.IntFlag{Name: "top", Value: 10, Usage: "`N` rows of the table (0: all; at most " + strconv.Itoa(request.MaxTop) + ")"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "`N` configurations evaluated in parallel"},
 				&ucli.IntFlag{Name: "max-configurations", Value: request.DefaultMaxConfigurations, Usage: "bound `N` on the configurations of a sweep (of a shard, with --shard), checked before any is estimated"},
 				&ucli.StringFlag{Name: "shard", Usage: "evaluate slice `K/N` only (1 <= K <= N, or slurm: the Slurm array task) and write JSON for merge"},
@@ -139,7 +135,6 @@ type exploreSweep struct {
 	format   string
 	top      int
 	table    *registersTable
-	shard    *request.Shard
 	plotPath string
 	size     chart.Size
 }
@@ -167,17 +162,15 @@ func exploreFlags(c *ucli.Context) (*exploreSweep, error) {
 		cfg.Registers, sw.req.RegistersTable = sw.table.lookup, sw.table.entries
 	}
 	if c.IsSet("shard") {
-		k, n, err := parseShard(c.String("shard"), os.Getenv)
-		if err != nil {
+		if cfg.Shard, err = parseShard(c.String("shard"), os.Getenv); err != nil {
 			return nil, err
 		}
-		sw.shard = &request.Shard{Index: k, Count: n, Format: sw.format, Top: sw.top}
-		cfg.Shard = explore.Shard{Index: k, Count: n}
+		cfg.Shard.Format, cfg.Shard.Top = sw.format, sw.top
 	}
 	if sw.plotPath, sw.size, err = plotFlags(c); err != nil {
 		return nil, err
 	}
-	if sw.plotPath != "" && sw.shard != nil {
+	if sw.plotPath != "" && cfg.Shard.Count != 0 {
 		return nil, flagErrorf("plot", "--plot %s: draws the whole ranking, but --shard evaluates a slice of it; plot the sweep without --shard", sw.plotPath)
 	}
 	return sw, nil
@@ -187,7 +180,7 @@ func exploreFlags(c *ucli.Context) (*exploreSweep, error) {
 // --threads, --folds, --tiles, --staging, --steps and --all-shapes.
 func sweepFlags(c *ucli.Context, cfg explore.Config) (explore.Config, error) {
 	top := c.Int("top")
-	if err := checkTop(top); err != nil {
+	if err := request.CheckTop(top); err != nil {
 		return cfg, flagErrorf("top", "--top %d: %v", top, err)
 	}
 	if cfg.Workers = c.Int("workers"); cfg.Workers < 1 {
@@ -249,13 +242,11 @@ func (sw *exploreSweep) run(c *ucli.Context, n int) (*request.Exploration, error
 	if err != nil {
 		return nil, err
 	}
-	e.Shard = sw.shard
 	return e, nil
 }
 
 // write plots e (--plot) and writes it on standard output, a shard as
-// JSON with its fingerprint and digest, and the register notes of an
-// unsharded sweep.
+// JSON, and the register notes of an unsharded sweep.
 func (sw *exploreSweep) write(c *ucli.Context, e *request.Exploration) error {
 	if sw.plotPath != "" {
 		if err := writePlot(sw.plotPath, func(w io.Writer, format string) error {
@@ -265,18 +256,13 @@ func (sw *exploreSweep) write(c *ucli.Context, e *request.Exploration) error {
 		}
 	}
 	format := sw.format
-	if sw.shard != nil {
+	if e.Shard != nil {
 		format = formatJSON
-		sw.shard.Sweep = sweepFingerprint(sw.req.Config.Kernel, sw.req.Config.Device, e, request.FullVersion(), sw.req.Config.Estimate)
-		var err error
-		if sw.shard.Digest, err = shardDigest(e); err != nil {
-			return err
-		}
 	}
 	if err := writeExploration(c.App.Writer, c.App.ErrWriter, e, format, sw.top); err != nil {
 		return err
 	}
-	if sw.shard == nil {
+	if e.Shard == nil {
 		noteRegisters(c.App.ErrWriter, e, sw.req.Config.Device, sw.req.Config.Kernel.SharedBytes, sw.top)
 	}
 	return nil
@@ -286,20 +272,19 @@ func (sw *exploreSweep) write(c *ucli.Context, e *request.Exploration) error {
 // environment of a Slurm array task.
 const slurmShard = "slurm"
 
-// parseShard parses the --shard value K/N with 1 <= K <= N, or slurmShard,
-// which reads K and N from the Slurm array variables through getenv
-// (slurmArrayShard).
-func parseShard(s string, getenv func(string) string) (k, n int, err error) {
+// parseShard parses the --shard value K/N (request.ParseShard), or
+// slurmShard, which reads K and N from the Slurm array variables through
+// getenv (slurmArrayShard).
+func parseShard(s string, getenv func(string) string) (explore.Shard, error) {
 	if s == slurmShard {
-		return slurmArrayShard(getenv)
+		k, n, err := slurmArrayShard(getenv)
+		return explore.Shard{Index: k, Count: n}, err
 	}
-	ks, ns, ok := strings.Cut(s, "/")
-	k, errK := strconv.Atoi(ks)
-	n, errN := strconv.Atoi(ns)
-	if !ok || errK != nil || errN != nil || n < 1 || k < 1 || k > n {
-		return 0, 0, flagErrorf("shard", "--shard %q: expected K/N with integers 1 <= K <= N, e.g. 3/8, or %s", s, slurmShard)
+	shard, err := request.ParseShard(s)
+	if err != nil {
+		return shard, flagErrorf("shard", "%v, or %s", err, slurmShard)
 	}
-	return k, n, nil
+	return shard, nil
 }
 
 // slurmArrayShard returns the shard K/N of a Slurm array task: N is
@@ -325,57 +310,6 @@ func slurmArrayShard(getenv func(string) string) (k, n int, err error) {
 			slurmShard, id, count, lo, step)
 	}
 	return (id-lo)/step + 1, count, nil
-}
-
-// sweepFingerprint hashes what an exploration's rows depend on: the polyvol
-// version that computes them (fullVersion), the kernel as loaded (domain,
-// flops, resources, state, fields and their accesses), the device's
-// parameters, the method, model, threads, folds, tilings, staging choices,
-// time steps, registers (with the table of --registers-table), shard count
-// and the estimation bounds.
-// The shards of one sweep share it; merge refuses shards whose fingerprints
-// differ.
-func sweepFingerprint(k *kernel.Kernel, dev *device.Device, e *request.Exploration, version string, opt model.Options) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "polyvol %q\n", version)
-	fmt.Fprintf(h, "kernel %q %v %v %d %d %d\n", k.Name, k.Domain, k.Flops, k.Registers, k.SharedBytes, k.FPType)
-	for _, f := range k.Fields {
-		fmt.Fprintf(h, "field %q %d %v %d %d %v\n", f.Name, f.Element, f.Extent, f.Offset, f.Multiplicity, f.Scalar)
-		if f.Stage != nil {
-			fmt.Fprintf(h, "stage %v %d\n", f.Stage.Copy, f.Stage.Pad)
-		}
-		for _, a := range append(slices.Clone(f.Loads), f.Stores...) {
-			fmt.Fprintf(h, "access %q\n", a.Text)
-		}
-	}
-	devJSON, _ := json.Marshal(dev) // a device has no values JSON cannot encode
-	fmt.Fprintf(h, "device %s\n", devJSON)
-	fmt.Fprintf(h, "sweep %q %q %v %d %v %d %d %d\n", e.Method, e.Model, e.Domain, e.Threads, e.Folds, e.Shard.Count, opt.WorkBound, opt.MemoryBound)
-	fmt.Fprintf(h, "tilings %v registers %d\n", e.Tilings, e.Registers)
-	if e.Unstaged != nil {
-		fmt.Fprintf(h, "staging %v\n", e.Unstaged)
-	}
-	if e.Steps != nil {
-		fmt.Fprintf(h, "state %q steps %v\n", k.State, e.Steps)
-	}
-	for _, r := range e.RegistersTable {
-		fmt.Fprintf(h, "registers %v %d\n", r.Configuration, r.Registers)
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-// shardDigest hashes the JSON of e's rows and skipped configurations in
-// their order in the shard file.
-func shardDigest(e *request.Exploration) (string, error) {
-	data, err := json.Marshal(struct {
-		Rows    []*model.Report
-		Skipped []explore.Skipped
-	}{e.Rows, e.Skipped})
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:16]), nil
 }
 
 // noteSkipped prints one note on w per distinct reason in skipped, naming
@@ -495,7 +429,7 @@ func stepsText(steps []int64) string {
 // table, ", N strided tiles", or nothing when it has none (thread folding
 // alone, or folds that leave both tilings one launch).
 func tilingsText(e *request.Exploration) string {
-	all, err := sweepConfigurations(e)
+	all, err := e.SweepConfigurations()
 	if err != nil {
 		return ""
 	}
@@ -573,28 +507,4 @@ func tilingCell(l model.LaunchInfo) string {
 		return l.Tiling.String() + " unstaged"
 	}
 	return l.Tiling.String()
-}
-
-// sweepConfigurations returns the configurations of e's sweep in the order
-// explore enumerates them (explore.Configurations, each staging choice of
-// e.Unstaged where it has them, each of the time steps e.Steps where it
-// has them).
-func sweepConfigurations(e *request.Exploration) ([]explore.Configuration, error) {
-	threads := make([]int, len(e.Threads))
-	for i, n := range e.Threads {
-		threads[i] = int(min(max(n, math.MinInt32), math.MaxInt32))
-	}
-	all, err := explore.Configurations(threads, e.Folds, e.Tilings, e.Domain, e.AllShapes)
-	if err != nil {
-		return nil, err
-	}
-	if e.Unstaged != nil {
-		if all, err = explore.WithStaging(all, e.Unstaged); err != nil {
-			return nil, err
-		}
-	}
-	if e.Steps != nil {
-		all = explore.WithSteps(all, e.Steps)
-	}
-	return all, nil
 }

@@ -48,9 +48,9 @@ func FuzzShardFlag(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if k, n, err := parseShard(s, func(string) string { return s }); err == nil {
-			if k < 1 || k > n {
-				t.Fatalf("--shard %q: accepted %d/%d", s, k, n)
+		if shard, err := parseShard(s, func(string) string { return s }); err == nil {
+			if shard.Index < 1 || shard.Index > shard.Count {
+				t.Fatalf("--shard %q: accepted %d/%d", s, shard.Index, shard.Count)
 			}
 		} else if _, ok := err.(*UsageError); !ok {
 			t.Fatalf("--shard %q: error %T is not a usage error", s, err)

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
@@ -512,10 +513,34 @@ func TestHostileInputs(t *testing.T) {
 				for i, s := range tc.wants {
 					wants[i] = expand(s)
 				}
-				checkHostileOutcome(t, strings.Join(args, " "), tc.want, wants, code, stdout.String(), stderr.String())
+				errOut := stderr.String()
+				if code == ExitUsage && asksJSON(append([]string{"polyvol"}, args...)) {
+					errOut = plainErrorLine(t, errOut)
+				}
+				checkHostileOutcome(t, strings.Join(args, " "), tc.want, wants, code, stdout.String(), errOut)
 			})
 		}
 	})
+}
+
+// plainErrorLine returns the error line "polyvol: FILE:LINE:COLUMN:
+// message" of the JSON error a command run with --format json wrote on
+// stderr, which must be one line of an error of the user's.
+func plainErrorLine(t *testing.T, stderr string) string {
+	t.Helper()
+	var d request.Description
+	if strings.Count(stderr, "\n") != 1 || json.Unmarshal([]byte(stderr), &d) != nil || d.Kind == request.KindInternal.String() || d.Message == "" {
+		t.Errorf("the error is not one line of JSON of an error of the user's:\n%.1000s", stderr)
+		return stderr
+	}
+	position := ""
+	switch {
+	case d.Column != 0:
+		position = fmt.Sprintf("%s:%d:%d: ", d.File, d.Line, d.Column)
+	case d.Line != 0:
+		position = fmt.Sprintf("%s:%d: ", d.File, d.Line)
+	}
+	return "polyvol: " + position + d.Message + "\n"
 }
 
 // checkHostileOutcome checks one case's exit code and output.

@@ -157,7 +157,7 @@ func loadDeviceFiles(c *ucli.Context) ([]*device.Device, error) {
 	for _, path := range c.StringSlice(deviceFileFlag.Name) {
 		d, err := device.LoadFile(path)
 		if err != nil {
-			return nil, asUsage(fmt.Errorf("device file %s", request.JoinLines(err)))
+			return nil, flagErrorf(deviceFileFlag.Name, "device file %w", err) // its lines joined where printed (request.Line)
 		}
 		devs = append(devs, d)
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,134 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/polyvol/polyvol/device"
-	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/request"
 )
 
-// TestMergeTampered checks that merge proves a set of shards is one sweep
-// tiled exactly once: each tampering of a genuine 3-shard set, with the
-// shard's digest left stale or recomputed to match, is a one-line usage
-// error that names the file and what is wrong, while the untouched set
-// merges.
-func TestMergeTampered(t *testing.T) {
-	dir := t.TempDir()
-	args := append(slices.Clone(small), "--threads", "64", "--folds", "1,1,1:1,2,1")
-	var shards [3]*request.Exploration
-	for k := range shards {
-		out := mustRun(t, append(args, "--shard", strconv.Itoa(k+1)+"/3")...)
-		if err := json.Unmarshal([]byte(out), &shards[k]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if len(shards[0].Rows) < 2 || len(shards[1].Rows) < 1 {
-		t.Fatalf("shards too small to tamper with: %d and %d rows", len(shards[0].Rows), len(shards[1].Rows))
-	}
-	// write stores the shards, the first after tamper; with redigest the
-	// tampered shard's digest is recomputed, so that only the partition and
-	// header checks can catch the change.
-	write := func(name string, tamper func(e *request.Exploration), redigest bool) []string {
-		var paths []string
-		for k, s := range shards {
-			var e request.Exploration
-			data, _ := json.Marshal(s)
-			if err := json.Unmarshal(data, &e); err != nil { // a deep copy
-				t.Fatal(err)
-			}
-			if k == 0 {
-				tamper(&e)
-				if redigest {
-					var err error
-					if e.Shard.Digest, err = shardDigest(&e); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			var b bytes.Buffer
-			if err := request.WriteJSON(&b, &e); err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(dir, name+"-"+strconv.Itoa(k+1)+".json")
-			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			paths = append(paths, path)
-		}
-		return paths
-	}
-	row := func(e *request.Exploration, i int) *model.Report {
-		var r model.Report
-		data, _ := json.Marshal(e.Rows[i])
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatal(err)
-		}
-		return &r
-	}
-	for _, tc := range []struct {
-		name     string
-		tamper   func(e *request.Exploration)
-		redigest bool
-		want     string
-	}{
-		{"untouched", func(*request.Exploration) {}, false, ""},
-		{"dropped-row", func(e *request.Exploration) { e.Rows = e.Rows[1:] }, false, "does not match"},
-		{"dropped-row-redigest", func(e *request.Exploration) { e.Rows = e.Rows[1:] }, true, "shard 1/3 of 77 configurations holds 26"},
-		{"edited-number", func(e *request.Exploration) { e.Rows[0].Prediction.GLups *= 2 }, false, "does not match"},
-		{"duplicated-row", func(e *request.Exploration) {
-			for range 1000 {
-				e.Rows = append(e.Rows, row(e, 0))
-			}
-		}, true, "appears twice"},
-		{"empty-row", func(e *request.Exploration) { e.Rows = append(e.Rows, &model.Report{}) }, true, "kernel \"\""},
-		{"foreign-row", func(e *request.Exploration) {
-			l, other := &e.Rows[0].Launch, shards[1].Rows[0].Launch
-			l.Block, l.Fold, l.Tiling = other.Block, other.Fold, other.Tiling
-		}, true, "belongs to shard 2/3"},
-		{"retiled-row", func(e *request.Exploration) {
-			for _, r := range e.Rows {
-				if r.Launch.Fold == kernel.NoFold {
-					r.Launch.Tiling = kernel.TileStrided
-					return
-				}
-			}
-			t.Fatal("no row of fold 1,1,1 in shard 1")
-		}, true, "not a configuration of this sweep"},
-		{"fake-row", func(e *request.Exploration) { e.Rows[0].Launch.Block = [3]int64{3, 3, 3} }, true, "not a configuration of this sweep"},
-		{"other-domain-row", func(e *request.Exploration) { e.Rows[0].Launch.Domain[0]++ }, true, "differ from the shard's"},
-		{"relabelled", func(e *request.Exploration) { e.Shard.Index = 2 }, false, "belongs to shard 1/3, not 2/3"},
-		{"count", func(e *request.Exploration) { e.Configurations = 99 }, false, "configurations 99"},
-		{"no-tilings", func(e *request.Exploration) { e.Tilings = nil }, false, "tilings: missing"},
-		{"fewer-tilings", func(e *request.Exploration) { e.Tilings = e.Tilings[:1] }, false, "configurations 77: 64 threads per block, 2 folds and 1 tiling give 56"},
-		{"no-registers", func(e *request.Exploration) { e.Registers = 0 }, false, "registers 0: expected 1 to 255"},
-		{"other-registers", func(e *request.Exploration) { e.Registers = 64 }, false, "different exploration"},
-		{"other-sweep", func(e *request.Exploration) { e.Shard.Sweep = strings.Repeat("0", 32) }, false, "different sweep"},
-		{"no-sweep", func(e *request.Exploration) { e.Shard.Sweep = "" }, false, "shard.sweep: missing"},
-		{"other-top", func(e *request.Exploration) { e.Shard.Top++ }, false, "different exploration"},
-		{"negative-top", func(e *request.Exploration) { e.Shard.Top = -5 }, false, "shard.top -5: expected 0 (all rows) to 1000000"},
-		{"huge-top", func(e *request.Exploration) { e.Shard.Top = 1e12 }, false, "shard.top 1000000000000: expected 0 (all rows) to 1000000"},
-		{"empty-format", func(e *request.Exploration) { e.Shard.Format = "" }, false, `shard.format "": expected table, json or csv`},
-		{"yaml-format", func(e *request.Exploration) { e.Shard.Format = "yaml" }, false, `shard.format "yaml"`},
-	} {
-		paths := write(tc.name, tc.tamper, tc.redigest)
-		out, errOut, code := run(t, append([]string{"merge", "--format", "csv"}, paths...)...)
-		if tc.want == "" {
-			if code != ExitOK || out == "" {
-				t.Errorf("%s: exit %d, stderr %q", tc.name, code, errOut)
-			}
-			continue
-		}
-		if code != ExitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "polyvol: ") ||
-			!strings.Contains(errOut, tc.name+"-") || !strings.Contains(errOut, tc.want) {
-			t.Errorf("%s: exit %d, stdout %d bytes, stderr %q; want exit 2, one line naming the file and %q", tc.name, code, len(out), errOut, tc.want)
-		}
-	}
-}
-
 // TestMergeVersions checks that merge refuses a shard whose polyvolVersion
 // is not the running polyvol's, also when the other shards agree with each
-// other or when the key is missing, naming the file and both versions, and
-// that the sweep fingerprint depends on the version.
+// other or when the key is missing, naming the file and both versions.
 func TestMergeVersions(t *testing.T) {
 	dir := t.TempDir()
 	var shards [2][]byte
@@ -188,24 +65,6 @@ func TestMergeVersions(t *testing.T) {
 		}
 	}
 
-	k, err := kernel.ParseExample("vec-copy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := device.Lookup("A100-40GB")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &request.Exploration{Method: "exact", Model: "overlap", Domain: k.Domain, Threads: []int64{256}, Folds: [][3]int64{{1, 1, 1}}, Shard: &request.Shard{Count: 2}}
-	opt := model.Options{WorkBound: 1, MemoryBound: 1 << 20}
-	a, b := sweepFingerprint(k, dev, e, "0.1.0 (commit a)", opt), sweepFingerprint(k, dev, e, "0.1.0 (commit b)", opt)
-	if a == b || a != sweepFingerprint(k, dev, e, "0.1.0 (commit a)", opt) {
-		t.Errorf("sweep fingerprints of versions a and b: %s and %s; want them to differ, and each to be reproducible", a, b)
-	}
-	opt.MemoryBound *= 2
-	if c := sweepFingerprint(k, dev, e, "0.1.0 (commit a)", opt); c == a {
-		t.Errorf("sweep fingerprints under memory bounds of 1 and 2 MB are both %s; want them to differ", a)
-	}
 }
 
 // TestTopRange checks that explore and merge accept --top from 0 to
@@ -259,9 +118,9 @@ func TestSlurmShard(t *testing.T) {
 		{"6", "0", "4", "2", 4, 4},
 		{"12", "10", "3", "2", 2, 3},
 	} {
-		k, n, err := parseShard(slurmShard, env("SLURM_ARRAY_TASK_ID", tc.id, "SLURM_ARRAY_TASK_MIN", tc.lo, "SLURM_ARRAY_TASK_COUNT", tc.count, "SLURM_ARRAY_TASK_STEP", tc.step))
-		if err != nil || k != tc.k || n != tc.n {
-			t.Errorf("task %s of %s from %s step %q: %d/%d, %v; want %d/%d", tc.id, tc.count, tc.lo, tc.step, k, n, err, tc.k, tc.n)
+		shard, err := parseShard(slurmShard, env("SLURM_ARRAY_TASK_ID", tc.id, "SLURM_ARRAY_TASK_MIN", tc.lo, "SLURM_ARRAY_TASK_COUNT", tc.count, "SLURM_ARRAY_TASK_STEP", tc.step))
+		if err != nil || shard.Index != tc.k || shard.Count != tc.n {
+			t.Errorf("task %s of %s from %s step %q: %d/%d, %v; want %d/%d", tc.id, tc.count, tc.lo, tc.step, shard.Index, shard.Count, err, tc.k, tc.n)
 		}
 	}
 	for _, vars := range [][]string{
@@ -273,8 +132,8 @@ func TestSlurmShard(t *testing.T) {
 		{"SLURM_ARRAY_TASK_ID", "x", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_COUNT", "8"},
 		{"SLURM_ARRAY_TASK_ID", "0", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_COUNT", "0"},
 	} {
-		if k, n, err := parseShard(slurmShard, env(vars...)); err == nil {
-			t.Errorf("%v: accepted as %d/%d", vars, k, n)
+		if shard, err := parseShard(slurmShard, env(vars...)); err == nil {
+			t.Errorf("%v: accepted as %d/%d", vars, shard.Index, shard.Count)
 		} else if _, ok := err.(*UsageError); !ok || !strings.Contains(err.Error(), "--shard slurm") {
 			t.Errorf("%v: error %v", vars, err)
 		}

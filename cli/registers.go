@@ -194,7 +194,7 @@ func (tr *registersTableReader) header() error {
 		h = strings.TrimSpace(h)
 		switch {
 		case !slices.Contains(registersTableHeader, h):
-			return tr.fail(headerLine, "column %d %s: expected a header of the columns %s (tiling may be left out)", i+1, strconv.Quote(excerptText(h)), strings.Join(registersTableHeader, ", "))
+			return tr.fail(headerLine, "column %d %s: expected a header of the columns %s (tiling may be left out)", i+1, strconv.Quote(request.Excerpt(h)), strings.Join(registersTableHeader, ", "))
 		case tr.col[h] > 0:
 			return tr.fail(headerLine, "column %s appears twice in the header", h)
 		}
@@ -235,14 +235,14 @@ func (tr *registersTableReader) entry(rec []string, line int) (c explore.Configu
 	if s := tr.cell(rec, columnTiling); s != "" {
 		tiling, err := kernel.ParseTiling(s)
 		if err != nil {
-			return c, nil, 0, tr.fail(line, "tiling %s: expected consecutive or strided, or nothing for both", strconv.Quote(excerptText(s)))
+			return c, nil, 0, tr.fail(line, "tiling %s: expected consecutive or strided, or nothing for both", strconv.Quote(request.Excerpt(s)))
 		}
 		tilings = []kernel.Tiling{tiling}
 	}
 	s := tr.cell(rec, columnRegisters)
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > explore.MaxRegisters {
-		return c, nil, 0, tr.fail(line, "registers %s: expected an integer from 1 to %d", strconv.Quote(excerptText(s)), explore.MaxRegisters)
+		return c, nil, 0, tr.fail(line, "registers %s: expected an integer from 1 to %d", strconv.Quote(request.Excerpt(s)), explore.MaxRegisters)
 	}
 	return c, tilings, n, nil
 }

@@ -146,8 +146,43 @@ type Config struct {
 	Progress func(done, total int)
 }
 
-// Shard is slice Index of Count (1 <= Index <= Count) of an exploration.
-type Shard struct{ Index, Count int }
+// Shard is slice Index of Count (1 <= Index <= Count) of an exploration:
+// configuration i, in the order of Configurations, belongs to the shard
+// with i mod Count = Index − 1 (Holds). The JSON of a shard's exploration
+// carries it, with what proves that its shards are one sweep: Sweep
+// fingerprints what the exploration depends on, so that the shards of one
+// sweep carry the same value, and Digest hashes the shard's rows and
+// skipped configurations, so that a merge notices rows edited, dropped or
+// added after the run. Format and Top are the output format and the table
+// rows of the run that wrote the shard, which a merge of its shards
+// renders unless told otherwise.
+type Shard struct {
+	Index  int    `json:"index"` // 1-based
+	Count  int    `json:"count"`
+	Format string `json:"format"`
+	Top    int    `json:"top"`
+	Sweep  string `json:"sweep"`
+	Digest string `json:"digest"`
+}
+
+// Holds reports whether configuration i (in the order of Configurations)
+// belongs to shard s; every configuration belongs to the zero Shard, the
+// whole exploration.
+func (s Shard) Holds(i int) bool {
+	return s.Count == 0 || i%s.Count == s.Index-1
+}
+
+// Size returns the number of the configurations of an exploration of
+// configurations in all that belong to shard s.
+func (s Shard) Size(configurations int) int {
+	if s.Count == 0 {
+		return configurations
+	}
+	if s.Index > configurations {
+		return 0
+	}
+	return (configurations-s.Index)/s.Count + 1
+}
 
 // Skipped is a configuration left out because kernel.Launch.Validate or
 // kernel.Kernel.CheckSteps rejects it (e.g. a fold larger than the domain,
@@ -313,7 +348,7 @@ func (cfg Config) Launches() (launches []kernel.Launch, skipped []Skipped, confi
 	}
 	skipped = []Skipped{}
 	for i, c := range all {
-		if cfg.Shard.Count != 0 && i%cfg.Shard.Count != cfg.Shard.Index-1 {
+		if !cfg.Shard.Holds(i) {
 			continue
 		}
 		l := cfg.Kernel.NewLaunch(c.Block, c.Fold)

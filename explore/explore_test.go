@@ -318,3 +318,40 @@ func TestConfigurationsOfThreadCounts(t *testing.T) {
 		t.Errorf("threads 128 twice: %v, want an error", err)
 	}
 }
+
+// TestShardPartition checks that the shards 1..N of an exploration hold
+// every configuration exactly once, against an enumeration: Holds names
+// the one shard each index belongs to, the configurations K-1, K-1+N, ...,
+// and Size counts the indices Holds gives the shard.
+func TestShardPartition(t *testing.T) {
+	for configurations := range 20 {
+		if got := (Shard{}).Size(configurations); got != configurations {
+			t.Errorf("the whole exploration of %d configurations has size %d", configurations, got)
+		}
+		for count := 1; count <= 7; count++ {
+			owners := make([]int, configurations)
+			for index := 1; index <= count; index++ {
+				s := Shard{Index: index, Count: count}
+				var held []int
+				for i := range configurations {
+					if s.Holds(i) {
+						owners[i]++
+						held = append(held, i)
+					}
+				}
+				var want []int
+				for i := index - 1; i < configurations; i += count {
+					want = append(want, i)
+				}
+				if !slices.Equal(held, want) || s.Size(configurations) != len(want) {
+					t.Errorf("shard %d/%d of %d configurations holds %v (size %d); want %v", index, count, configurations, held, s.Size(configurations), want)
+				}
+			}
+			for i, n := range owners {
+				if n != 1 {
+					t.Errorf("configuration %d of %d is in %d of %d shards; want 1", i, configurations, n, count)
+				}
+			}
+		}
+	}
+}

@@ -7,11 +7,13 @@ package request
 
 import (
 	"errors"
-	"github.com/polyvol/polyvol/compiled"
+	"fmt"
 	"strings"
 
+	"github.com/polyvol/polyvol/compiled"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/importer"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
@@ -129,3 +131,64 @@ type lineError struct{ err error }
 
 func (e lineError) Error() string { return Line(e.err) }
 func (e lineError) Unwrap() error { return e.err }
+
+// Description is an error as a front end tells it to a program: its kind
+// (Kind.String), its message on one line (Line) without the position
+// where the position is given apart, and the spec or device file, line
+// and column (1-based) and the field at fault where known. The command
+// line writes it with --format json, and the HTTP API's error body
+// carries the same.
+type Description struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Field   string `json:"field,omitempty"`
+}
+
+// Describe returns the description of err. The position and field come
+// from the file error err wraps: a spec's (*kernel.SpecError, whose field
+// is the one its message starts with), a device file's (*device.FieldError,
+// its YAML key) or an import's (*importer.Error); else the field is the
+// flag or request key at fault (FieldOf).
+func Describe(err error) Description {
+	d := Description{Kind: KindOf(err).String(), Message: Line(err), Field: FieldOf(err)}
+	var se *kernel.SpecError
+	var fe *device.FieldError
+	var ie *importer.Error
+	switch {
+	case errors.As(err, &se):
+		d.File, d.Line, d.Column, d.Field = se.File, se.Line, se.Col, specField(se.Msg)
+	case errors.As(err, &fe):
+		d.File, d.Line, d.Column = fe.File, fe.Line, fe.Col
+		if fe.Key != "" {
+			d.Field = fe.Key
+		}
+	case errors.As(err, &ie):
+		d.File, d.Line, d.Column = ie.File, ie.Line, ie.Col
+	}
+	if d.Line != 0 { // the file error's text starts with its position
+		position := fmt.Sprintf("%s:%d: ", d.File, d.Line)
+		if d.Column != 0 {
+			position = fmt.Sprintf("%s:%d:%d: ", d.File, d.Line, d.Column)
+		}
+		d.Message = strings.Replace(d.Message, position, "", 1)
+	}
+	return d
+}
+
+// specField returns the spec field a kernel.SpecError message starts with,
+// e.g. `field "u" element` of `field "u" element = 3: expected ...`; empty
+// for a syntax error, which names no field.
+func specField(msg string) string {
+	if strings.HasPrefix(msg, "syntax error") {
+		return ""
+	}
+	field, _, ok := strings.Cut(msg, ": ")
+	if !ok {
+		return ""
+	}
+	field, _, _ = strings.Cut(field, " = ")
+	return field
+}

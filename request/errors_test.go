@@ -7,6 +7,7 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
+	"github.com/polyvol/polyvol/importer"
 	"github.com/polyvol/polyvol/isl"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
@@ -59,6 +60,33 @@ func TestFieldOf(t *testing.T) {
 	} {
 		if got := FieldOf(c.err); got != c.want {
 			t.Errorf("FieldOf(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
+// TestDescribe checks the position, field and message of each kind of
+// file error, wrapped as the front ends wrap them: the message is the
+// error's line without the position, which the description gives apart.
+func TestDescribe(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want Description
+	}{
+		{fmt.Errorf("loading: %w", &kernel.SpecError{File: "a.yaml", Line: 3, Col: 4, Msg: `field "u" element = 3: bad`}),
+			Description{Kind: "input", Message: `loading: field "u" element = 3: bad`, File: "a.yaml", Line: 3, Column: 4, Field: `field "u" element`}},
+		{&kernel.SpecError{File: "a.yaml", Line: 2, Msg: "syntax error: bad"},
+			Description{Kind: "input", Message: "syntax error: bad", File: "a.yaml", Line: 2}},
+		{&Error{Field: "device-file", Err: fmt.Errorf("device file %w", &device.FieldError{File: "d.yaml", Line: 9, Key: "sms", Msg: "bad"})},
+			Description{Kind: "input", Message: `device file key "sms": bad`, File: "d.yaml", Line: 9, Field: "sms"}},
+		{&Error{Err: &importer.Error{File: "k.jscop", Line: 5, Col: 2, Where: "statement S", Msg: "bad"}},
+			Description{Kind: "input", Message: "statement S: bad", File: "k.jscop", Line: 5, Column: 2}},
+		{&Error{Field: "block", Err: errors.New("--block 0,1,1: bad")},
+			Description{Kind: "input", Message: "--block 0,1,1: bad", Field: "block"}},
+		{fmt.Errorf("block 1,1,1: %w", footprint.ErrWorkBound), Description{Kind: "work-bound", Message: "block 1,1,1: " + footprint.ErrWorkBound.Error()}},
+		{errors.New("disk full"), Description{Kind: "internal", Message: "disk full"}},
+	} {
+		if got := Describe(c.err); got != c.want {
+			t.Errorf("Describe(%v) = %+v; want %+v", c.err, got, c.want)
 		}
 	}
 }

@@ -58,8 +58,8 @@ type Exploration struct {
 	Skipped        []explore.Skipped `json:"skipped"`
 	// Rows holds the reports, best first.
 	Rows []*model.Report `json:"rows"`
-	// Shard is set only in the output of explore --shard, for merge.
-	Shard *Shard `json:"shard,omitempty"`
+	// Shard is set only in the output of a sharded sweep, for Merge.
+	Shard *explore.Shard `json:"shard,omitempty"`
 }
 
 // RegistersEntry is one configuration of explore --registers-table and its
@@ -67,21 +67,6 @@ type Exploration struct {
 type RegistersEntry struct {
 	explore.Configuration
 	Registers int `json:"registers"`
-}
-
-// Shard identifies the slice of an exploration one explore --shard K/N run
-// evaluated, and how merge renders the combined result.
-type Shard struct {
-	Index  int    `json:"index"` // K, 1-based
-	Count  int    `json:"count"` // N
-	Format string `json:"format"`
-	Top    int    `json:"top"`
-	// Sweep fingerprints what the exploration depends on: the shards of
-	// one sweep carry the same value.
-	Sweep string `json:"sweep"`
-	// Digest hashes the shard's rows and skipped configurations, so that
-	// merge notices rows edited, dropped or added after the run.
-	Digest string `json:"digest"`
 }
 
 // Defaults of an explore request.
@@ -299,8 +284,10 @@ func (x Explore) Size() (int, error) {
 
 // Run checks the size of the sweep and estimates its configurations under
 // ctx, reporting progress through Config.Progress; the skipped
-// configurations come in explore.SortSkipped's order. Unless
-// the sweep is a shard, at least one configuration must have been ranked.
+// configurations come in explore.SortSkipped's order. The exploration of
+// a shard (Config.Shard) carries the shard with the sweep's fingerprint
+// and its rows' digest, for Merge; unless the sweep is a shard, at least
+// one configuration must have been ranked.
 func (x Explore) Run(ctx context.Context) (*Exploration, error) {
 	cfg, err := x.config()
 	if err != nil {
@@ -324,10 +311,14 @@ func (x Explore) Run(ctx context.Context) (*Exploration, error) {
 		Domain: k.Domain, Threads: threadCounts(cfg.Threads), Folds: cfg.Folds, Tilings: cfg.Tilings, Unstaged: cfg.Unstaged, Steps: cfg.Steps, AllShapes: cfg.AllShapes, Registers: k.Registers,
 		RegistersTable: x.RegistersTable, Configurations: res.Configurations, Skipped: res.Skipped, Rows: res.Reports,
 	}
-	if cfg.Shard.Count == 0 {
-		if err := CheckSomeRanked(e); err != nil {
+	if cfg.Shard.Count != 0 {
+		if err := sealShard(e, cfg.Shard, k, cfg.Device, opt); err != nil {
 			return nil, err
 		}
+		return e, nil
+	}
+	if err := CheckSomeRanked(e); err != nil {
+		return nil, err
 	}
 	return e, nil
 }

@@ -53,23 +53,44 @@ type JSONVersion struct {
 // newline. Field order follows the Go structs, so the same value always
 // gives the same bytes.
 func WriteJSON(w io.Writer, v any) error {
-	head, err := compactJSON(JSONVersion{JSONSchemaVersion, FullVersion()})
+	data, err := versionedJSON(v)
 	if err != nil {
 		return err
+	}
+	return writeIndentedJSON(w, data)
+}
+
+// WriteJSONLine writes v as WriteJSON does, but compact on one line: for
+// a JSON object among lines of text, such as an error on standard error.
+func WriteJSONLine(w io.Writer, v any) error {
+	data, err := versionedJSON(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// versionedJSON returns the compact JSON of v, which encodes as a JSON
+// object, with the version keys first.
+func versionedJSON(v any) ([]byte, error) {
+	head, err := compactJSON(JSONVersion{JSONSchemaVersion, FullVersion()})
+	if err != nil {
+		return nil, err
 	}
 	body, err := compactJSON(v)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(body) < 2 || body[0] != '{' {
-		return fmt.Errorf("WriteJSON: %T is not a JSON object", v)
+		return nil, fmt.Errorf("WriteJSON: %T is not a JSON object", v)
 	}
 	if len(body) > 2 {
 		head = append(head[:len(head)-1], ',') // drop '}', keep body's
 	} else {
 		body = body[1:]
 	}
-	return writeIndentedJSON(w, append(head, body[1:]...))
+	return append(head, body[1:]...), nil
 }
 
 // WriteJSONValue writes v as indented JSON followed by a newline, without

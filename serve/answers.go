@@ -175,7 +175,8 @@ func layercondBody(rep *request.LayercondReport) ([]byte, error) {
 }
 
 // exploreAnswer returns the answer of explore's request values, whose sweep
-// estimates workers configurations in parallel: explore's JSON.
+// estimates workers configurations in parallel: explore's JSON, of the
+// slice K/N of the sweep with the key shard (explore --shard K/N).
 func exploreAnswer(workers int) answer {
 	return func(ctx context.Context, values map[string]string, progress func(int, int)) ([]byte, []string, error) {
 		est := estimateValues(values)
@@ -194,6 +195,12 @@ func exploreAnswer(workers int) answer {
 			return nil, nil, err
 		}
 		req.Config = est.Instructions.Explore(req.Config)
+		if v, ok := values["shard"]; ok {
+			if req.Config.Shard, err = request.ParseShard(v); err != nil {
+				return nil, nil, err
+			}
+			req.Config.Shard.Format = "json" // the output /api/merge and polyvol merge render by default
+		}
 		registers, err := registersValue(values)
 		if err != nil {
 			return nil, nil, err

@@ -12,20 +12,19 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
-	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/request"
 )
 
-// errorBody is the JSON of an error answer. Kind is the kind of a
-// request's error (request.Kind: input, work-bound, no-fit), left out for
-// the server's own errors. File, Line and Column locate an error in the
-// spec (1-based; the spec text of a request is the file "<stdin>"), and
-// Error leaves that position out; Field names the spec field or the
-// request key at fault.
+// errorBody is the JSON of an error answer: a request's error as
+// request.Describe tells it, with its message as Error. Kind is the kind
+// of a request's error (request.Kind: input, work-bound, no-fit), left
+// out for the server's own errors. File, Line and Column locate an error
+// in the spec (1-based; the spec text of a request is the file
+// "<stdin>"), and Error leaves that position out; Field names the spec
+// field or the request key at fault.
 type errorBody struct {
 	Error  string `json:"error"`
 	Kind   string `json:"kind,omitempty"`
@@ -66,37 +65,12 @@ func errorOf(err error) (int, errorBody) {
 	case errors.Is(err, os.ErrDeadlineExceeded): // the read timeout passed while the body was read
 		return http.StatusRequestTimeout, body
 	}
-	kind := request.KindOf(err)
-	status, ok := kindStatus[kind]
+	status, ok := kindStatus[request.KindOf(err)]
 	if !ok {
 		return http.StatusInternalServerError, body
 	}
-	body.Kind = kind.String()
-	body.Field = request.FieldOf(err)
-	var se *kernel.SpecError
-	if errors.As(err, &se) {
-		body.File, body.Line, body.Column = se.File, se.Line, se.Col
-		body.Field = specField(se.Msg)
-		if se.Line != 0 {
-			body.Error = strings.Replace(body.Error, se.Error(), se.Msg, 1)
-		}
-	}
-	return status, body
-}
-
-// specField returns the spec field a kernel.SpecError message starts with,
-// e.g. `field "u" element` of `field "u" element = 3: expected ...`; empty
-// for a syntax error, which names no field.
-func specField(msg string) string {
-	if strings.HasPrefix(msg, "syntax error") {
-		return ""
-	}
-	field, _, ok := strings.Cut(msg, ": ")
-	if !ok {
-		return ""
-	}
-	field, _, _ = strings.Cut(field, " = ")
-	return field
+	d := request.Describe(err)
+	return status, errorBody{Error: d.Message, Kind: d.Kind, File: d.File, Line: d.Line, Column: d.Column, Field: d.Field}
 }
 
 // writeError answers with an error body.

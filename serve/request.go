@@ -41,8 +41,8 @@ type endpoint struct {
 }
 
 // The command endpoints. Flags that name files (--device-file, --plot,
-// --registers-table, --cpuprofile), choose the output (--format, --top,
-// --shard) or move the server's bounds (--max-work, --max-memory,
+// --registers-table, --cpuprofile), choose the output (--format, --top)
+// or move the server's bounds (--max-work, --max-memory,
 // --max-accesses, --max-configurations, --max-points, --workers) are not
 // request keys: the server sets what it needs itself.
 var (
@@ -54,7 +54,7 @@ var (
 		flags: []string{"device", "block", "fold", "sweep", "total", "method", "cache-fraction"},
 		lists: map[string]int{"block": 4}, parallel: true}
 	exploreEndpoint = endpoint{command: "explore",
-		flags: []string{"device", "threads", "folds", "tiles", "staging", "steps", "registers", "domain", "method", "model", "instructions"},
+		flags: []string{"device", "threads", "folds", "tiles", "staging", "steps", "registers", "domain", "method", "model", "instructions", "shard"},
 		lists: map[string]int{"folds": 8}, parallel: true}
 )
 

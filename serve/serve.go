@@ -196,6 +196,7 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("POST /api/simulate", s.api(s.handleAnswer(simulateEndpoint)))
 	s.mux.HandleFunc("POST /api/layercond", s.api(s.handleAnswer(layercondEndpoint)))
 	s.mux.HandleFunc("POST /api/explore", s.api(s.handleExplore))
+	s.mux.HandleFunc("POST /api/merge", s.api(s.handleMerge))
 	s.hs = &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,

@@ -7,7 +7,7 @@
 
 How the package reaches polyvol
 -------------------------------
-``predict``, ``explore`` and ``devices`` run the ``polyvol`` binary once per
+``predict``, ``explore``, ``merge`` and ``devices`` run the ``polyvol`` binary once per
 call, with the spec on standard input (``polyvol predict - --format json``)
 or, for a path or an embedded example name, as its argument, and decode the
 JSON it prints (docs/json.md). This is deliberate:
@@ -16,9 +16,11 @@ JSON it prints (docs/json.md). This is deliberate:
   no shared library and no ABI to match from Python, and the package stays
   standard library only;
 * each call is independent, so calls run in parallel from threads;
-* errors map 1:1: polyvol exits 2 with one line
-  ``polyvol: FILE:LINE:COL: message`` for a bad input, and
-  :class:`PolyvolError` carries that file, line, column and message;
+* errors map 1:1: with ``--format json`` polyvol writes its error as one
+  JSON object (docs/json.md, Errors), and the package raises the
+  :class:`PolyvolError` subclass of its kind (:class:`InputError`,
+  :class:`WorkBoundError`, :class:`NoFitError`, :class:`InternalError`)
+  with its message, file, line, column and field;
 * the JSON is a versioned contract, so the Python side only reads it.
 
 A process start per call costs tens of milliseconds, as much as a simple
@@ -45,29 +47,37 @@ from ._api import (
     Loop,
     Prediction,
     Ranked,
+    Shard,
     Volumes,
     devices,
     explore,
+    merge,
     predict,
     to_pandas,
 )
-from ._runner import PolyvolError, binary
+from ._runner import InputError, InternalError, NoFitError, PolyvolError, WorkBoundError, binary
 from ._session import Session
 
 __all__ = [
     "Device",
     "InstructionClasses",
+    "InputError",
     "Instructions",
+    "InternalError",
     "Launch",
     "Loop",
+    "NoFitError",
     "Prediction",
     "PolyvolError",
     "Ranked",
     "Session",
+    "Shard",
     "Volumes",
+    "WorkBoundError",
     "binary",
     "devices",
     "explore",
+    "merge",
     "predict",
     "to_pandas",
 ]

@@ -1,9 +1,11 @@
-"""predict, explore and devices: the polyvol commands as Python functions."""
+"""predict, explore, merge and devices: the polyvol commands as Python functions."""
 
 from __future__ import annotations
 
+import json
 import numbers
 import os
+import tempfile
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -17,9 +19,11 @@ __all__ = [
     "Instructions",
     "Prediction",
     "Ranked",
+    "Shard",
     "Device",
     "predict",
     "explore",
+    "merge",
     "devices",
     "to_pandas",
 ]
@@ -525,8 +529,9 @@ def explore(
     source: Optional[PathLike] = None,
     macros: Optional[Mapping[str, Any]] = None,
     kernel_name: Optional[str] = None,
+    shard: Optional[Tuple[int, int]] = None,
     timeout: Optional[float] = None,
-) -> List[Ranked]:
+) -> Union[List[Ranked], "Shard"]:
     """Ranks block shapes of ``threads`` threads, folds and tilings:
     ``polyvol explore SPEC --format json``. Returns the ``top`` best rows
     (all when ``None``), best first. ``folds`` is a list of triples,
@@ -541,7 +546,12 @@ def explore(
     rows are per step and useful update, so their ranking by GLup/s is by
     time per step. ``instructions``, ``source``, ``macros`` and
     ``kernel_name`` choose the instruction mix as for :func:`predict`;
-    each configuration's source is compiled with its own launch macros."""
+    each configuration's source is compiled with its own launch macros.
+
+    ``shard=(k, n)`` evaluates slice ``k`` of ``n`` of the sweep only
+    (``--shard k/n``, 1 <= k <= n) and returns it as a :class:`Shard`
+    instead, for :func:`merge`: the shards 1 to n of one sweep, run in any
+    order, on any machines with the same polyvol, merge into its ranking."""
     arg, stdin = spec_argument(spec)
     args = ["explore", arg, "--format", "json"]
     args += _common_flags(device, model, method, domain, registers, defines, instructions, source, macros, kernel_name)
@@ -559,11 +569,70 @@ def explore(
         args += ["--staging", ",".join(staging)]
     if steps is not None:
         args += ["--steps", _steps_list(steps)]
+    if shard is not None:
+        k, n = shard
+        args += ["--shard", f"{int(k)}/{int(n)}"]
     r = run_json(args, stdin, timeout)
-    rows = r.data["rows"]
+    if shard is not None:
+        return Shard(r.data)
+    return _ranked(r.data["rows"], top)
+
+
+def _ranked(rows: Sequence[Dict[str, Any]], top: Optional[int]) -> List[Ranked]:
+    """The first ``top`` rows of an exploration (all when ``None``), ranked."""
     if top is not None:
         rows = rows[: max(0, int(top))]
     return [Ranked(i + 1, Prediction.from_json(row)) for i, row in enumerate(rows)]
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One slice of an exploration, ``explore(..., shard=(k, n))``'s result:
+    ``data`` is polyvol's JSON of it (``polyvol explore --shard k/n``,
+    docs/json.md), which :func:`merge` takes, as it takes the files that
+    ``polyvol explore --shard`` writes; :meth:`save` writes such a file."""
+
+    data: Dict[str, Any]
+
+    @property
+    def index(self) -> int:
+        """k, from 1."""
+        return int(self.data["shard"]["index"])
+
+    @property
+    def count(self) -> int:
+        """n, the number of shards of the sweep."""
+        return int(self.data["shard"]["count"])
+
+    def save(self, path: PathLike) -> None:
+        """Writes the shard's JSON to ``path``, a file ``polyvol merge`` reads."""
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.data, f)
+
+
+def merge(
+    shards: Sequence[Union[Shard, PathLike]],
+    top: Optional[int] = None,
+    *,
+    timeout: Optional[float] = None,
+) -> List[Ranked]:
+    """Merges the shards 1 to n of one exploration, each a :class:`Shard` or
+    the path of a file that ``polyvol explore --shard`` wrote, in any order,
+    into its ranking: ``polyvol merge FILE... --format json``. Returns the
+    ``top`` best rows (all when ``None``), best first: the rows
+    :func:`explore` without ``shard`` returns. A set that is not one
+    sweep's shards, each once, raises :class:`InputError`."""
+    with tempfile.TemporaryDirectory(prefix="polyvol-merge-") as tmp:
+        paths = []
+        for i, s in enumerate(shards):
+            if isinstance(s, Shard):
+                path = os.path.join(tmp, f"shard-{i + 1}.json")
+                s.save(path)
+                paths.append(path)
+            else:
+                paths.append(os.fspath(s))
+        r = run_json(["merge", *paths, "--format", "json"], None, timeout)
+    return _ranked(r.data["rows"], top)
 
 
 def devices(*, timeout: Optional[float] = None) -> List[Device]:

@@ -19,7 +19,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
-__all__ = ["PolyvolError", "SpecOf", "binary", "run_json", "spec_argument", "spec_of", "spec_request"]
+__all__ = [
+    "InputError",
+    "InternalError",
+    "NoFitError",
+    "PolyvolError",
+    "SpecOf",
+    "WorkBoundError",
+    "binary",
+    "run_json",
+    "spec_argument",
+    "spec_of",
+    "spec_request",
+]
 
 #: A spec: a mapping (sent as JSON, which polyvol reads as YAML), YAML text,
 #: the name of an embedded example, or a path to a spec file.
@@ -27,28 +39,28 @@ Spec = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 
 _MODULE = "module github.com/polyvol/polyvol"
 
-# polyvol's user errors: one line "polyvol: FILE:LINE:COL: message", or,
-# without a position, "polyvol: message" (docs/guide.md, exit codes). FILE
-# holds no ": ", so that a message that quotes a position further on
-# ("polyvol: block 128,1,1 ...: k.cu: clang could not compile it for sm_86:
-# k.cu:1:1: error: ...") is not read as one.
-_POSITIONED = re.compile(r"^polyvol: (?P<file>(?:(?!: ).)+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$")
 _EXAMPLE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 class PolyvolError(Exception):
     """polyvol refused the input (exit status 2) or failed (exit status 1).
 
-    ``file``, ``line`` and ``column`` are those of the error line
-    ``polyvol: FILE:LINE:COL: message`` (``file`` is ``"<stdin>"`` for a spec
-    given as a dict or as YAML text); they are ``None`` when polyvol names no
-    position (a bad flag, an unknown device). ``message`` is the rest of the
-    line, ``returncode`` polyvol's exit status and ``stderr`` all it wrote.
-    ``kind`` (``"input"``, ``"work-bound"``, ``"no-fit"``) and ``field``
-    (the spec field or the flag at fault, e.g. ``"block"`` or ``"device"``)
-    are those of an answer of the long-lived process (docs/api.md, Errors);
-    ``None`` where polyvol ran once per call, or names none.
+    Its subclasses say what kind of failure it is (``kind``, polyvol's own
+    error kinds, docs/json.md, Errors): :class:`InputError` (``"input"``),
+    :class:`WorkBoundError` (``"work-bound"``), :class:`NoFitError`
+    (``"no-fit"``) and :class:`InternalError` (``"internal"``); the base
+    class itself, with ``kind`` ``None``, is a failure to run polyvol at all
+    (no binary) or one that names no kind (a busy server, a crashed
+    process). ``message`` is polyvol's message; ``file``, ``line`` and
+    ``column`` locate the error in the spec or device file at fault
+    (``file`` is ``"<stdin>"`` for a spec given as a dict or as YAML text),
+    ``field`` names the spec field or the flag at fault (e.g. ``"block"``
+    or ``"device"``); each is ``None`` where polyvol names none.
+    ``returncode`` is polyvol's exit status and ``stderr`` all it wrote.
     """
+
+    #: The kind of polyvol's errors that the class stands for.
+    KIND: Optional[str] = None
 
     def __init__(
         self,
@@ -64,7 +76,7 @@ class PolyvolError(Exception):
         field: Optional[str] = None,
     ) -> None:
         self.message = message
-        self.kind = kind
+        self.kind = kind if kind is not None else self.KIND
         self.field = field
         self.file = file
         self.line = line
@@ -72,27 +84,89 @@ class PolyvolError(Exception):
         self.returncode = returncode
         self.stderr = stderr
         self.command = list(command)
-        where = f"{file}:{line}:{column}: " if file is not None else ""
+        where = ""
+        if file is not None and line is not None:
+            where = f"{file}:{line}:{column}: " if column is not None else f"{file}:{line}: "
         super().__init__(where + message)
+
+    @staticmethod
+    def of_kind(kind: Optional[str]) -> type:
+        """The class of the errors of ``kind``: a subclass, or
+        :class:`PolyvolError` itself for ``None`` or a kind it does not know."""
+        return _CLASSES.get(kind, PolyvolError) if kind is not None else PolyvolError
+
+    @classmethod
+    def from_description(
+        cls, d: Mapping[str, Any], message: str, returncode: int, stderr: str = "", command: Sequence[str] = ()
+    ) -> "PolyvolError":
+        """The error of polyvol's description of one (docs/json.md, Errors:
+        ``kind``, ``file``, ``line``, ``column``, ``field``), of the class
+        of its kind, with the message given."""
+        kind = d.get("kind")
+        return PolyvolError.of_kind(kind)(
+            message,
+            file=d.get("file"),
+            line=d.get("line"),
+            column=d.get("column"),
+            returncode=returncode,
+            stderr=stderr,
+            command=command,
+            kind=kind,
+            field=d.get("field"),
+        )
 
     @classmethod
     def from_stderr(cls, stderr: str, returncode: int, command: Sequence[str] = ()) -> "PolyvolError":
-        """Parses polyvol's error line (the last line that is not a note)."""
+        """The error polyvol wrote last on stderr: the JSON object of a
+        command run with ``--format json``, or else the line
+        ``polyvol: message`` (of a process that names no kind)."""
         lines = [l for l in stderr.splitlines() if l.strip() and not l.startswith("polyvol: note:")]
         last = lines[-1] if lines else f"polyvol: exit status {returncode}"
-        m = _POSITIONED.match(last)
-        if m:
-            return cls(
-                m["message"],
-                file=m["file"],
-                line=int(m["line"]),
-                column=int(m["column"]),
-                returncode=returncode,
-                stderr=stderr,
-                command=command,
-            )
+        try:
+            d = json.loads(last)
+        except ValueError:
+            d = None
+        if isinstance(d, dict) and isinstance(d.get("message"), str):
+            return cls.from_description(d, d["message"], returncode, stderr, command)
         msg = last[len("polyvol: "):] if last.startswith("polyvol: ") else last
-        return cls(msg, returncode=returncode, stderr=stderr, command=command)
+        return PolyvolError(msg, returncode=returncode, stderr=stderr, command=command)
+
+    def with_file(self, file: str) -> "PolyvolError":
+        """A copy of the error, of its class, that names ``file`` instead."""
+        return type(self)(
+            self.message, file=file, line=self.line, column=self.column, returncode=self.returncode,
+            stderr=self.stderr, command=self.command, kind=self.kind, field=self.field,
+        )
+
+
+class InputError(PolyvolError):
+    """The input is at fault: a spec, a flag or key, a device, a device file
+    or a shard (exit status 2)."""
+
+    KIND = "input"
+
+
+class WorkBoundError(PolyvolError):
+    """The configuration needs more counting work or memory than the
+    estimate's bounds allow (``--max-work``, ``--max-memory``; exit status 2)."""
+
+    KIND = "work-bound"
+
+
+class NoFitError(PolyvolError):
+    """The configuration does not fit on the device: no block fits on an
+    SM, or a staged tile is too large for its shared memory (exit status 2)."""
+
+    KIND = "no-fit"
+
+
+class InternalError(PolyvolError):
+    """A failure of polyvol itself or of its environment (exit status 1)."""
+
+    KIND = "internal"
+
+
+_CLASSES = {c.KIND: c for c in (InputError, WorkBoundError, NoFitError, InternalError)}
 
 
 @dataclass(frozen=True)
@@ -267,7 +341,9 @@ def _run_group(cmd: Sequence[str], stdin: Optional[str], timeout: Optional[float
 
 
 def run_json(args: Sequence[str], stdin: Optional[str] = None, timeout: Optional[float] = None) -> Result:
-    """Runs polyvol with args (``--format json`` is the caller's) and decodes stdout."""
+    """Runs polyvol with args (``--format json`` is the caller's, which makes
+    polyvol write its error as JSON too) and decodes stdout; a failure
+    raises the :class:`PolyvolError` subclass of its kind."""
     cmd = list(binary()) + list(args)
     try:
         r = _run_group(cmd, stdin, timeout)

@@ -35,17 +35,11 @@ MAX_LINE_BYTES = 1 << 20
 
 
 def error_of(answer: Mapping[str, Any]) -> PolyvolError:
-    """The PolyvolError of an error answer line (the API's error body)."""
+    """The PolyvolError of an error answer line (the API's error body), of
+    the class of its kind."""
     kind = answer.get("kind")
-    return PolyvolError(
-        str(answer.get("error", "polyvol answered without an error message")),
-        file=answer.get("file"),
-        line=answer.get("line"),
-        column=answer.get("column"),
-        returncode=2 if kind in _INPUT_KINDS else 1,
-        kind=kind,
-        field=answer.get("field"),
-    )
+    message = str(answer.get("error", "polyvol answered without an error message"))
+    return PolyvolError.from_description(answer, message, 2 if kind in _INPUT_KINDS else 1)
 
 
 class Session:

@@ -519,10 +519,7 @@ def _glups_of(answer: Any, spec: Any) -> Union[float, PolyvolError]:
     _, path = spec
     if isinstance(answer, PolyvolError):
         if path is not None and answer.file == "<stdin>":
-            answer = PolyvolError(
-                answer.message, file=path, line=answer.line, column=answer.column, returncode=answer.returncode,
-                kind=answer.kind, field=answer.field,
-            )
+            answer = answer.with_file(path)
         return answer
     return float(answer.data["prediction"]["GLups"])
 
