@@ -9,6 +9,9 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,6 +21,10 @@ import (
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/request"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
 )
 
 // near reports whether a and b agree to 9 significant digits.
@@ -72,7 +79,7 @@ func TestRooflineHandComputed(t *testing.T) {
 			{Name: "latency", GLups: 300},
 		}},
 	}
-	ch := rooflineOf(r, &device.Device{})
+	ch := rooflineOf(r, &device.Device{}, 8)
 	if ch.Work != "flop" || ch.WorkPerLup != 25 || ch.Perf != 500 || ch.Limiter != "DRAM" {
 		t.Errorf("work %s × %v, perf %v, limiter %s; want flop × 25, 20 GLup/s × 25 = 500 GFlop/s, DRAM", ch.Work, ch.WorkPerLup, ch.Perf, ch.Limiter)
 	}
@@ -127,7 +134,7 @@ func TestRooflineWithoutBounds(t *testing.T) {
 		Prediction: model.Prediction{GLups: 80, Limiter: "DRAM"},
 	}
 	dev := &device.Device{DRAMBandwidthGBs: 80 * 16, L2BandwidthGBs: 5000}
-	ch := rooflineOf(r, dev)
+	ch := rooflineOf(r, dev, 8)
 	if ch.Work != "Lup" || ch.WorkPerLup != 1 || ch.Perf != 80 {
 		t.Errorf("work %s × %v, perf %v; want Lup × 1 and 80", ch.Work, ch.WorkPerLup, ch.Perf)
 	}
@@ -188,7 +195,7 @@ func TestRooflineOfPrediction(t *testing.T) {
 				want[b.Name] = b.BytesPerLup
 			}
 		}
-		ch := rooflineOf(r, dev)
+		ch := rooflineOf(r, dev, 8)
 		if len(ch.Points) != 3 || !near(ch.Perf, raw.Prediction.GLups*raw.Launch.FlopsPerLup) {
 			t.Fatalf("%s: points %+v at %v, want 3 at %v × %v", m, ch.Points, ch.Perf, raw.Prediction.GLups, raw.Launch.FlopsPerLup)
 		}
@@ -209,7 +216,7 @@ func TestRooflineOfPrediction(t *testing.T) {
 		if limiters != 1 {
 			t.Errorf("%s: %d ceilings highlighted, want the limiter's", m, limiters)
 		}
-		checkImages(t, "Roofline "+m, func(w io.Writer, format string, size Size) error { return Roofline(w, format, size, r, dev) },
+		checkImages(t, "Roofline "+m, func(w io.Writer, format string, size Size) error { return Roofline(w, format, size, r, dev, k.FPType) },
 			"limited by "+raw.Prediction.Limiter, "(limiter)")
 	}
 }
@@ -388,6 +395,190 @@ func svgRoot(t *testing.T, data []byte) (root, width, height string) {
 					height = a.Value
 				}
 			}
+		}
+	}
+}
+
+// svgText is a text element of an SVG that package chart writes, in the
+// drawing's coordinates (y up).
+type svgText struct {
+	At   vg.Point
+	Size vg.Length
+	Text string
+}
+
+// box returns the text's extent in the default font, as text.Style
+// measures it.
+func (s svgText) box() vg.Rectangle {
+	sty := text.Style{Font: font.From(plot.DefaultFont, s.Size), Handler: plot.DefaultTextHandler}
+	return sty.Rectangle(s.Text).Add(s.At)
+}
+
+// svgPath is a path element: the points of its moves and lines, in the
+// drawing's coordinates, and its style.
+type svgPath struct {
+	Points []vg.Point
+	Style  string
+}
+
+// bounds returns the smallest rectangle that holds the path's points.
+func (p svgPath) bounds() vg.Rectangle {
+	r := vg.Rectangle{Min: p.Points[0], Max: p.Points[0]}
+	for _, q := range p.Points[1:] {
+		r.Min.X, r.Min.Y = min(r.Min.X, q.X), min(r.Min.Y, q.Y)
+		r.Max.X, r.Max.Y = max(r.Max.X, q.X), max(r.Max.Y, q.Y)
+	}
+	return r
+}
+
+// parseSVG returns the texts and paths of an SVG that vgsvg writes: texts
+// at (x, -y) under scale(1, -1), paths of M, L and A commands.
+func parseSVG(t *testing.T, data []byte) ([]svgText, []svgPath) {
+	t.Helper()
+	var texts []svgText
+	var paths []svgPath
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	num := func(s string) vg.Length {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("SVG number %q: %v", s, err)
+		}
+		return vg.Length(v)
+	}
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return texts, paths
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		el, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		attr := map[string]string{}
+		for _, a := range el.Attr {
+			attr[a.Name.Local] = a.Value
+		}
+		switch el.Name.Local {
+		case "text":
+			var body string
+			if err := dec.DecodeElement(&body, &el); err != nil {
+				t.Fatal(err)
+			}
+			m := regexp.MustCompile(`font-size:([0-9.]+)px`).FindStringSubmatch(attr["style"])
+			if m == nil {
+				t.Fatalf("text %q without a font size", body)
+			}
+			texts = append(texts, svgText{At: vg.Point{X: num(attr["x"]), Y: -num(attr["y"])}, Size: num(m[1]), Text: body})
+		case "path":
+			p := svgPath{Style: attr["style"]}
+			for _, m := range regexp.MustCompile(`[MLA]([^MLAZ]*)`).FindAllStringSubmatch(attr["d"], -1) {
+				f := strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ' ' })
+				p.Points = append(p.Points, vg.Point{X: num(f[len(f)-2]), Y: num(f[len(f)-1])})
+			}
+			paths = append(paths, p)
+		}
+	}
+}
+
+// TestRooflineLayout checks the drawing of the roofline of two kernels on
+// H100-SXM: the legend lies inside the image on a box of its own colour
+// with every entry inside that box; no point label covers a drop line, a
+// point or another point label; and the device peak, 2 flops per FP64 lane
+// and cycle on every SM of the device's data, stands apart from the
+// kernel's flops ceiling, the model's flops bound times the kernel's flops
+// per update.
+func TestRooflineLayout(t *testing.T) {
+	dev, err := device.Lookup("H100-SXM")
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak := 2 * dev.FP64PerCycleSM * dev.ClockGHz * float64(dev.SMs) / 1000
+	for _, name := range []string{"star3d-r4", "lbm-d3q19-pull"} {
+		k, _ := loadExample(t, name, "")
+		r, err := request.Predict{Kernel: k, Device: dev, Launch: request.Launch{Fold: request.DefaultFold, Tile: kernel.TileConsecutive.String()}, Options: estimateOptions(t, "overlap")}.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var svg bytes.Buffer
+		if err := Roofline(&svg, formatSVG, DefaultSize, r, dev, k.FPType); err != nil {
+			t.Fatal(err)
+		}
+		texts, paths := parseSVG(t, svg.Bytes())
+		canvas := vg.Rectangle{Max: vg.Point{X: 648, Y: 396}}
+		inside := func(r, in vg.Rectangle) bool {
+			return r.Min.X >= in.Min.X && r.Min.Y >= in.Min.Y && r.Max.X <= in.Max.X && r.Max.Y <= in.Max.Y
+		}
+
+		var legend []svgPath
+		for _, p := range paths {
+			if strings.Contains(p.Style, "fill:#F6F7F9") {
+				legend = append(legend, p)
+			}
+		}
+		if len(legend) != 1 || !inside(legend[0].bounds(), canvas) {
+			t.Fatalf("%s: legend boxes %+v, want one inside %+v", name, legend, canvas)
+		}
+		entries := 0
+		for _, s := range texts {
+			if strings.HasSuffix(s.Text, " B/Lup") || strings.Contains(s.Text, "B/s") {
+				entries++
+				if !inside(s.box(), legend[0].bounds()) {
+					t.Errorf("%s: legend entry %q at %+v outside its box %+v", name, s.Text, s.box(), legend[0].bounds())
+				}
+			}
+		}
+		if entries != 6 {
+			t.Errorf("%s: %d legend entries, want the 3 bandwidths and the 3 points", name, entries)
+		}
+
+		var obstacles []vg.Rectangle // drop lines and points, not the legend's
+		for _, p := range paths {
+			if inside(p.bounds(), legend[0].bounds()) {
+				continue
+			}
+			switch {
+			case strings.Contains(p.Style, "stroke-dasharray:1,2"): // a drop line
+				obstacles = append(obstacles, p.bounds())
+			case strings.Contains(p.Style, "fill:#") && len(p.Points) == 3: // a circle: two arcs between the ends of a diameter
+				c, r := p.Points[1].Add(p.Points[2]).Scale(0.5), p.Points[1].Sub(p.Points[2]).Scale(0.5)
+				radius := vg.Length(math.Hypot(float64(r.X), float64(r.Y)))
+				obstacles = append(obstacles, vg.Rectangle{Min: c.Sub(vg.Point{X: radius, Y: radius}), Max: c.Add(vg.Point{X: radius, Y: radius})})
+			}
+		}
+		var labels []vg.Rectangle
+		for _, s := range texts {
+			if strings.HasSuffix(s.Text, " flop/B") {
+				labels = append(labels, s.box())
+			}
+		}
+		if len(labels) != 3 || len(obstacles) != 6 {
+			t.Fatalf("%s: %d point labels and %d drop lines and points, want 3 and 6", name, len(labels), len(obstacles))
+		}
+		for i, l := range labels {
+			for _, o := range append(obstacles, labels[i+1:]...) {
+				if l.Min.X < o.Max.X && o.Min.X < l.Max.X && l.Min.Y < o.Max.Y && o.Min.Y < l.Max.Y {
+					t.Errorf("%s: point label at %+v covers %+v", name, l, o)
+				}
+			}
+		}
+
+		var flopsBound float64
+		for _, b := range r.Prediction.Bounds {
+			if b.Name == "flops" {
+				flopsBound = b.GLups * r.Launch.FlopsPerLup / 1000
+			}
+		}
+		tflops := func(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) + " TFlop/s" }
+		for _, want := range []string{"device peak FP64 " + tflops(peak), "flops of the kernel's FP mix " + tflops(flopsBound)} {
+			if !slices.ContainsFunc(texts, func(s svgText) bool { return strings.HasPrefix(s.Text, want) }) {
+				t.Errorf("%s: no ceiling labelled %q", name, want)
+			}
+		}
+		if !(flopsBound > 0 && flopsBound <= peak) {
+			t.Errorf("%s: the kernel's flops ceiling %v TFlop/s, want above 0 and at most the peak %v", name, flopsBound, peak)
 		}
 	}
 }

@@ -81,7 +81,7 @@ func TestPredictPlot(t *testing.T) {
 		t.Errorf("--plot changes the JSON output:\n%s", firstDiff(want, got))
 	}
 	text := checkSVG(t, svgPath, 648, 396) // the default 9x5.5 inches
-	for _, s := range []string{"DRAM 1.38 TB/s (limiter)", "L1 12.6 TB/s (implied by the bound)", "flops 9.37 TFlop/s", "limited by DRAM"} {
+	for _, s := range []string{"DRAM 1.38 TB/s (limiter)", "L1 12.6 TB/s (implied)", "FP mix 9.37 TFlop/s", "device peak FP64 9.75 TFlop/s", "limited by DRAM"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("SVG lacks %q", s)
 		}

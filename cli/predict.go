@@ -44,9 +44,11 @@ only (after that explanation with --explain), and no notes.
 
 --plot FILE.svg or FILE.png draws the hierarchical roofline as the web
 calculator does: the L1, L2 and DRAM points (flop/B, predicted GFlop/s)
-against each level's bandwidth roof and the flat roofs (flops, issue,
-latency), log-log, the limiter's roof highlighted. It comes with any
---format, but not with --statement all.
+against each level's bandwidth roof and the flat roofs, log-log, the
+limiter's roof highlighted. The flat roofs are the device's peak (every
+lane's FMA in every cycle) and the kernel's own bounds: flops (the share
+of the peak its FP instruction mix reaches), issue, latency. It comes with
+any --format, but not with --statement all.
 
 With a JSCoP SPEC, --statement all predicts every statement of the region
 as its own kernel, one after another, with the same flags: each
@@ -136,7 +138,7 @@ func runPredict(c *ucli.Context) error {
 	}
 	if plotPath != "" {
 		if err := writePlot(plotPath, func(w io.Writer, format string) error {
-			return chart.Roofline(w, format, size, r, req.Device)
+			return chart.Roofline(w, format, size, r, req.Device, req.Kernel.FPType)
 		}); err != nil {
 			return err
 		}
