@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"image/png"
 	"io"
 	"math"
@@ -243,44 +244,71 @@ func smallExploration(t *testing.T) *request.Exploration {
 	return e
 }
 
-// TestHeatMapOfExploration checks the heat map of an exploration: its best
-// cell is the first ranked row, in the first row of panels; every
-// configuration has one cell; the scale spans the ranked GLup/s; the
-// image names the best configuration.
+// TestHeatMapOfExploration checks the ranking drawn of an exploration
+// against the exploration's rows: each block x and y has one cell, the
+// best-ranked configuration of that x and y found by a search of all rows
+// (explore.Rank puts configurations with many idle threads last), or
+// a hatched one where the sweep skipped every configuration of it; the
+// bars and the spread hold the rows in rank order with their limiters; the
+// scale spans the ranked GLup/s; the image names the best configuration.
 func TestHeatMapOfExploration(t *testing.T) {
 	e := smallExploration(t)
-	m := heatMapOf(e)
-	best := e.Rows[0].Launch
-	if got, want := m.Rows[0].Variant, "fold "+request.Triple(best.Fold)+" "+best.Tiling.String(); got != want {
-		t.Errorf("first row %q, want the best's variant %q", got, want)
-	}
-	ranked, skipped, bests := 0, 0, 0
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, r := range e.Rows {
-		lo, hi = min(lo, r.Prediction.GLups), max(hi, r.Prediction.GLups)
-	}
-	for i, row := range m.Rows {
-		ranked, skipped = ranked+row.Ranked, skipped+row.Skipped
-		for _, c := range row.Cells {
-			if c.Rank == 1 {
-				bests++
-				if i != 0 || c.Block != best.Block || c.GLups != e.Rows[0].Prediction.GLups {
-					t.Errorf("best cell %+v in row %d, want block %s at %v in row 0", c, i, request.Triple(best.Block), e.Rows[0].Prediction.GLups)
-				}
-			}
-			if c.Rank > 0 && e.Rows[c.Rank-1].Launch.Block != c.Block {
-				t.Errorf("cell %+v: rank %d is block %s", c, c.Rank, request.Triple(e.Rows[c.Rank-1].Launch.Block))
-			}
+	m := rankingOf(e)
+	first := map[[2]int64]int{} // the best rank of each block x and y
+	for i, r := range e.Rows {
+		if xy := [2]int64{r.Launch.Block[0], r.Launch.Block[1]}; first[xy] == 0 {
+			first[xy] = i + 1
 		}
 	}
-	if bests != 1 || ranked != len(e.Rows) || skipped != len(e.Skipped) || skipped == 0 {
-		t.Errorf("%d best cells, %d ranked, %d skipped; want 1, %d, %d (> 0)", bests, ranked, skipped, len(e.Rows), len(e.Skipped))
+	skippedOnly := map[[2]int64]bool{}
+	for _, s := range e.Skipped {
+		if xy := [2]int64{s.Block[0], s.Block[1]}; first[xy] == 0 {
+			skippedOnly[xy] = true
+		}
+	}
+	if len(m.Cells) != len(first)+len(skippedOnly) {
+		t.Errorf("%d cells, want %d ranked and %d skipped block x and y", len(m.Cells), len(first), len(skippedOnly))
+	}
+	bests := 0
+	for _, c := range m.Cells {
+		xy := [2]int64{c.X, c.Y}
+		if c.Rank == 0 {
+			if !skippedOnly[xy] {
+				t.Errorf("cell %+v hatched, but block x and y %v has a ranked configuration", c, xy)
+			}
+			continue
+		}
+		if row := e.Rows[c.Rank-1]; c.Rank != first[xy] || c.GLups != row.Prediction.GLups {
+			t.Errorf("cell %+v: the best rank of x and y %v is %d, at %v GLup/s", c, xy, first[xy], e.Rows[first[xy]-1].Prediction.GLups)
+		}
+		if c.Rank == 1 {
+			bests++
+		}
+	}
+	if bests != 1 || m.Skipped != len(e.Skipped) || m.Skipped == 0 {
+		t.Errorf("%d best cells, %d skipped; want 1 and %d (> 0)", bests, m.Skipped, len(e.Skipped))
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	limiters := map[string]bool{}
+	if len(m.Ranked) != len(e.Rows) {
+		t.Fatalf("%d ranked, want %d", len(m.Ranked), len(e.Rows))
+	}
+	for i, r := range e.Rows {
+		lo, hi = min(lo, r.Prediction.GLups), max(hi, r.Prediction.GLups)
+		limiters[r.Prediction.Limiter] = true
+		if got := m.Ranked[i]; got.Block != r.Launch.Block || got.GLups != r.Prediction.GLups || got.Limiter != r.Prediction.Limiter {
+			t.Errorf("ranked %d: %+v, want block %s at %v limited by %s", i+1, got, request.Triple(r.Launch.Block), r.Prediction.GLups, r.Prediction.Limiter)
+		}
+	}
+	if len(m.Limiters) != len(limiters) || m.Limiters[0] != e.Rows[0].Prediction.Limiter {
+		t.Errorf("limiters %q, want the %d of the rows, the best's first", m.Limiters, len(limiters))
 	}
 	if m.Lo != lo || m.Hi != hi {
 		t.Errorf("scale %v..%v, want %v..%v", m.Lo, m.Hi, lo, hi)
 	}
+	best := e.Rows[0].Launch
 	checkImages(t, "HeatMap", func(w io.Writer, format string, size Size) error { return HeatMap(w, format, size, e) },
-		"ringed: the best, block "+request.Triple(best.Block))
+		"ringed: the best, block "+request.Triple(best.Block), "1. block "+request.Triple(best.Block), fmt.Sprintf("all %d ranked configurations", len(e.Rows)))
 	if err := HeatMap(io.Discard, formatSVG, DefaultSize, &request.Exploration{Skipped: e.Skipped}); err == nil {
 		t.Error("HeatMap draws an exploration without ranked configurations")
 	}
