@@ -162,8 +162,10 @@ const crossSitePage = `<!doctype html><html><body>
 // star3d-r4 shows the GLup/s and limiter of polyvol predict's table, a
 // syntax error is marked at its line, the ranking fills its progress bar
 // and ranks the best block of polyvol explore first, and the layer-condition
-// plot marks the transitions of polyvol layercond, and a bad flag value
-// is shown with its field marked. Then pages of another site (localhost on
+// plot marks the transitions of polyvol layercond, and errors (a bad flag
+// value, a block too large, a 2-D kernel's layer conditions) are shown in
+// the result pane as polyvol says them. At 1400×1000 and 1024×700 the
+// results stand right of the form, within the first screen. Then pages of another site (localhost on
 // another port) and of the same site (127.0.0.1 on another port) try to
 // make the browser post predictions: the server refuses each request the
 // browser sends and runs nothing.
@@ -232,6 +234,13 @@ func TestBrowser(t *testing.T) {
 	if want := "line " + strconv.Itoa(badLine) + ", column 8:"; !strings.HasPrefix(message, want) || !strings.Contains(message, "syntax error") {
 		t.Errorf("error message %q, want a syntax error starting %q", message, want)
 	}
+	if inPane := text(t, ctx, "#output #result-error"); inPane != "The spec, "+message {
+		t.Errorf("the result pane says %q, want the spec's error %q", inPane, message)
+	}
+	// The pasted spec is the user's own, no longer the example.
+	if chosen := evaluate[string](t, ctx, `(() => { const s = document.getElementById("example"); return s.value + "|" + s.selectedOptions[0].textContent; })()`); chosen != "|(your own spec)" {
+		t.Errorf("after an edit of the spec the example list says %q, want the user's own spec", chosen)
+	}
 	if marked != strconv.Itoa(badLine) {
 		t.Errorf("the editor marks line %q, want %d", marked, badLine)
 	}
@@ -278,19 +287,32 @@ func TestBrowser(t *testing.T) {
 	}
 	saveScreenshot(t, ctx, "serve-layercond.png")
 
-	// A bad flag value is shown under the launch fields, its field marked.
-	do(t, ctx,
-		chromedp.SetValue("#block", "0,1,1"),
-		chromedp.Click("#predict"),
-		chromedp.WaitVisible("#input-error"),
-	)
-	var stderr bytes.Buffer
-	cli.RunWithInput([]string{"polyvol", "predict", "star3d-r4", "--block", "0,1,1"}, strings.NewReader(""), io.Discard, &stderr)
-	if msg := text(t, ctx, "#input-error"); "polyvol: "+msg+"\n" != stderr.String() {
-		t.Errorf("page shows %q, polyvol predict says %q", msg, stderr.String())
-	}
-	if !evaluate[bool](t, ctx, `document.getElementById("block").classList.contains("bad")`) {
-		t.Error("the block field is not marked")
+	// A bad flag value, a block of more threads than the device runs and a
+	// 2-D kernel's layer conditions are shown in the result pane, as
+	// polyvol says them, a bad field marked.
+	for _, c := range []struct {
+		block, example, button string
+		args                   []string
+	}{
+		{"0,1,1", "star3d-r4", "#predict", []string{"predict", "star3d-r4", "--device", "H100-SXM", "--block", "0,1,1"}},
+		{"2048,1,1", "star3d-r4", "#predict", []string{"predict", "star3d-r4", "--device", "H100-SXM", "--block", "2048,1,1"}},
+		{"256,1,1", "star2d-r1", "#layercond", []string{"layercond", "star2d-r1", "--device", "H100-SXM", "--block", "256,1,1"}},
+	} {
+		do(t, ctx,
+			chromedp.SetValue("#example", c.example),
+			dispatch("example", "change"),
+			chromedp.SetValue("#block", c.block),
+			chromedp.Click(c.button),
+			chromedp.WaitVisible("#output #result-error"),
+		)
+		var stderr bytes.Buffer
+		cli.RunWithInput(append([]string{"polyvol"}, c.args...), strings.NewReader(""), io.Discard, &stderr)
+		if msg := text(t, ctx, "#result-error"); stderr.Len() == 0 || "polyvol: "+msg+"\n" != stderr.String() {
+			t.Errorf("%s: the result pane shows %q, polyvol says %q", c.args, msg, stderr.String())
+		}
+		if view := evaluate[[]float64](t, ctx, `(() => { const r = document.getElementById("result-error").getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight]; })()`); view[0] < -1 || view[1] > view[2]+1 { // scrollIntoView may leave a fraction of a pixel
+			t.Errorf("%s: the error spans %v to %v of a window %v pixels high", c.args, view[0], view[1], view[2])
+		}
 	}
 	// The ranking on screen answers the previous request: marked stale.
 	if !evaluate[bool](t, ctx, `!document.getElementById("stale").hidden && document.querySelector("section:not([hidden])").classList.contains("stale")`) {
@@ -300,6 +322,8 @@ func TestBrowser(t *testing.T) {
 	// Notes reach the page: a block of 1024 threads in x over 640 points
 	// leaves threads idle, which polyvol predict notes.
 	do(t, ctx,
+		chromedp.SetValue("#example", "star3d-r4"),
+		dispatch("example", "change"),
 		chromedp.SetValue("#block", "1024,1,1"),
 		chromedp.Click("#predict"),
 		chromedp.WaitVisible("#notes li"),
@@ -321,6 +345,12 @@ func TestBrowser(t *testing.T) {
 		)
 		if !evaluate[bool](t, ctx, `(() => { const b = document.getElementById("predict").getBoundingClientRect(); return b.bottom <= window.innerHeight && b.top >= 0; })()`) {
 			t.Errorf("%dx%d: the Predict button is out of view with lbm-d3q19-pull", size[0], size[1])
+		}
+		// Two columns: the results right of the form, from the top of the
+		// page, so that they start within the first screen.
+		layout := evaluate[[]float64](t, ctx, `(() => { const f = document.getElementById("input").getBoundingClientRect(), o = document.getElementById("output").getBoundingClientRect(); return [f.right, f.top + scrollY, o.left, o.top + scrollY]; })()`)
+		if formRight, formTop, outLeft, outTop := layout[0], layout[1], layout[2], layout[3]; outLeft < formRight || outTop != formTop || outTop >= float64(size[1]) {
+			t.Errorf("%dx%d: form right edge %v, top %v; results left edge %v, top %v: want the results right of the form, at its top, within the first %d pixels", size[0], size[1], formRight, formTop, outLeft, outTop, size[1])
 		}
 		saveScreenshot(t, ctx, fmt.Sprintf("serve-%dx%d.png", size[0], size[1]))
 	}

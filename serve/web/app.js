@@ -74,22 +74,24 @@ function drawGutter() {
 function clearErrors() {
   errorLine = 0;
   document.querySelectorAll(".grid .bad").forEach((e) => e.classList.remove("bad"));
-  for (const id of ["spec-error", "input-error"]) {
+  for (const id of ["spec-error", "result-error"]) {
     $(id).hidden = true;
     $(id).textContent = "";
   }
   drawGutter();
 }
 
-// showError shows an error at its place: errors of the spec under the
-// editor, with their line marked and the cursor put at the line and column;
-// the others under the launch fields, with the field at fault marked.
+// showError shows an error in the result pane, where the answer would have
+// been, and at its place: an error of the spec under the editor too, with
+// its line marked and the cursor put at the line and column; an error of a
+// field with that field marked.
 function showError(err) {
   if (err.line) {
     errorLine = err.line;
     const where = "line " + err.line + (err.column ? ", column " + err.column : "");
     $("spec-error").textContent = where + ": " + err.message;
     $("spec-error").hidden = false;
+    $("result-error").textContent = "The spec, " + where + ": " + err.message;
     const lines = $("spec").value.split("\n");
     let pos = 0;
     for (let i = 0; i < err.line - 1 && i < lines.length; i++) pos += lines[i].length + 1;
@@ -98,14 +100,15 @@ function showError(err) {
     $("spec").setSelectionRange(pos, pos + 1);
     drawGutter();
   } else {
-    $("input-error").textContent = err.message;
-    $("input-error").hidden = false;
+    $("result-error").textContent = err.message;
     const input = err.field && document.querySelector(`.grid [id="${err.field}"]`);
     if (input) {
       input.classList.add("bad");
-      input.focus();
+      input.focus({ preventScroll: true });
     }
   }
+  $("result-error").hidden = false;
+  $("result-error").scrollIntoView({ block: "nearest" });
 }
 
 // busy disables the buttons while a request runs. When it fails, the
@@ -884,7 +887,11 @@ async function start() {
     if ($("example").value) $("spec").value = examples.get($("example").value);
     clearErrors();
   });
-  $("spec").addEventListener("input", drawGutter);
+  $("spec").addEventListener("input", () => {
+    // An edited example is the user's own spec.
+    if ($("example").value && examples.get($("example").value) !== $("spec").value) $("example").value = "";
+    drawGutter();
+  });
   $("spec").addEventListener("scroll", () => { $("gutter").scrollTop = $("spec").scrollTop; });
   $("input").addEventListener("submit", (ev) => { ev.preventDefault(); busy(predict); });
   $("explore").addEventListener("click", () => busy(explore));
