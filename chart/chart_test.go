@@ -610,3 +610,69 @@ func TestRooflineLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestOccupancyHandComputed checks the occupancy curves on A100-40GB
+// against the CUDA occupancy calculator's rules worked by hand from the
+// device's limits (64 warps, 2048 threads and 32 blocks per SM, 65536
+// registers allocated 256 a warp in groups of 4 warps, 167936 B of shared
+// memory allocated 128 B at a time with 1024 B reserved per block), for
+// blocks of 256 threads of 32 registers without shared memory, and of 1024
+// threads, where 255 registers leave no room for a block.
+func TestOccupancyHandComputed(t *testing.T) {
+	dev, err := device.Lookup("A100-40GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(p occupancyPanel, x float64) (int, device.Limiter) {
+		i := slices.Index(p.Samples, x)
+		if i < 0 {
+			t.Fatalf("%s: no sample at %v", p.Resource, x)
+		}
+		return p.Blocks[i], p.Limiters[i]
+	}
+	panels, err := occupancyPanels(dev, Resources{Threads: 256, Registers: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		panel   int
+		x       float64
+		blocks  int
+		limiter device.Limiter
+	}{
+		{0, 32, 32, device.LimitBlocks},    // 64 warps of 1 admit 64, the 32 block slots fewer
+		{0, 96, 21, device.LimitWarps},     // 64 / 3 warps
+		{0, 1024, 2, device.LimitWarps},    // 64 / 32 warps
+		{0, 256, 8, device.LimitWarps},     // the launch: 64 / 8 warps; registers 65536 / (8 × 1024) also 8
+		{1, 64, 4, device.LimitRegisters},  // 2048 registers a warp: 32 warps, 4 blocks of 8
+		{1, 128, 2, device.LimitRegisters}, // 4096 a warp: 16 warps
+		{1, 255, 1, device.LimitRegisters}, // 8160, allocated 8192, a warp: 8 warps
+		{2, 48, 3, device.LimitShared},     // (49152 + 1024) B a block: 167936 / 50176 = 3.3
+		{2, 16, 8, device.LimitWarps},      // 17408 B a block admit 9
+		{2, 0, 8, device.LimitWarps},       // the reserve alone admits 164
+		{2, 163, 1, device.LimitShared},    // 166912 B, the most a block may use
+		{1, 1, 8, device.LimitWarps},       // 1 register: 256 a warp
+	} {
+		if blocks, lim := at(panels[c.panel], c.x); blocks != c.blocks || lim != c.limiter {
+			t.Errorf("%s at %v: %d blocks limited by %s, want %d by %s", panels[c.panel].Resource, c.x, blocks, lim, c.blocks, c.limiter)
+		}
+	}
+	panels, err = occupancyPanels(dev, Resources{Threads: 1024, Registers: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1024 threads: 32 warps of 8192 registers at 255 need 262144 > 65536.
+	if blocks, lim := at(panels[1], 255); blocks != 0 || lim != device.LimitRegisters {
+		t.Errorf("1024 threads of 255 registers: %d blocks limited by %s, want 0 by registers", blocks, lim)
+	}
+	if blocks, _ := at(panels[1], 64); blocks != 1 { // 32 warps of 2048 registers: the whole file
+		t.Errorf("1024 threads of 64 registers: %d blocks, want 1", blocks)
+	}
+	checkImages(t, "Occupancy", func(w io.Writer, format string, size Size) error {
+		return Occupancy(w, format, size, dev, Resources{Threads: 256, Registers: 64, SharedBytes: 1000}, "a kernel")
+	}, "Occupancy of a kernel on A100-40GB: 256 threads, 64 registers per thread, 1000 B", "4 blocks per SM, 32 of 64 warps (50 %), limited by registers",
+		"the launch, 64 registers: 4 blocks per SM")
+	if err := Occupancy(io.Discard, formatSVG, DefaultSize, dev, Resources{Threads: 2048, Registers: 32}, "a kernel"); err == nil {
+		t.Error("Occupancy draws blocks of 2048 threads")
+	}
+}

@@ -361,7 +361,9 @@ func HeatMap(w io.Writer, format string, size Size, e *request.Exploration) erro
 		scale = draw.Crop(scale, vg.Points(40), -vg.Points(20), 0, 0)
 		m.drawScale(scale)
 		heat.Draw(draw.Crop(left, 0, 0, vg.Points(40), 0))
-		m.drawLimiterKey(draw.Crop(right, 0, 0, 0, 0))
+		drawKey(right, "limiter:", len(m.Limiters), func(i int) (string, color.Color) {
+			return m.Limiters[i], m.limiterColor(m.Limiters[i])
+		})
 		lower := draw.Crop(right, 0, 0, 0, -vg.Points(14))
 		cut := lower.Min.Y + (lower.Max.Y-lower.Min.Y)*0.36
 		top, bottom := lower, lower
@@ -369,20 +371,6 @@ func HeatMap(w io.Writer, format string, size Size, e *request.Exploration) erro
 		bars.Draw(top)
 		spread.Draw(bottom)
 	})
-}
-
-// drawLimiterKey writes the colours of the limiters along the top of c.
-func (m ranking) drawLimiterKey(c draw.Canvas) {
-	sty := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(8)), Handler: plot.DefaultTextHandler, YAlign: draw.YTop}
-	x, y := c.Min.X, c.Max.Y
-	c.FillText(sty, vg.Point{X: x, Y: y}, "limiter:")
-	x += sty.Width("limiter: ")
-	for _, lim := range m.Limiters {
-		box := vg.Rectangle{Min: vg.Point{X: x, Y: y - vg.Points(8)}, Max: vg.Point{X: x + vg.Points(8), Y: y}}
-		c.FillPolygon(m.limiterColor(lim), corners(box))
-		c.FillText(sty, vg.Point{X: x + vg.Points(10), Y: y}, lim)
-		x += vg.Points(16) + sty.Width(lim)
-	}
 }
 
 // drawScale draws the colour scale from the slowest to the fastest ranked
