@@ -605,7 +605,7 @@ const occupancyJS = `(() => {
 type pageHeat struct {
 	Variant  string     `json:"variant"`
 	Options  []string   `json:"options"`
-	Panels   []int      `json:"panels"`
+	Panels   []string   `json:"panels"`
 	Cells    [][]string `json:"cells"`
 	Skipped  int        `json:"skipped"`
 	Best     [][]string `json:"best"`
@@ -619,7 +619,7 @@ const heatJS = `(() => {
   return {
     variant: document.getElementById("heat-variant").value,
     options: [...document.getElementById("heat-variant").options].map(o => o.value),
-    panels: panels.map(p => Number(p.dataset.z)),
+    panels: panels.map(p => p.dataset.z),
     cells: [...document.querySelectorAll("#heatmap rect.cell:not(.skipped)")].map(cell),
     skipped: document.querySelectorAll("#heatmap rect.cell.skipped").length,
     best: [...document.querySelectorAll("#heatmap rect.cell.best")].map(cell),
@@ -638,10 +638,12 @@ const noOverflowJS = `document.documentElement.scrollWidth <= window.innerWidth`
 // and highlights the ceiling of polyvol predict's limiter; the occupancy
 // view highlights the report's occupancy limiter with its blocks per SM
 // (warps, registers with --registers 64, shared memory with a staged
-// tile). After a ranking, the heat map has one cell per ranked
-// configuration of its fold and tiling, the best cell marked is the first
-// row of the ranking table, and the threads and folds fields reach the
-// explore request and its rows. At 1400×1000 it saves the screenshots
+// tile). After a ranking, the heat map's first view holds the best-ranked
+// configuration of each block x and y of polyvol explore's ranking, its
+// view of the best's fold and tiling one cell per ranked configuration of
+// that variant, in both the best cell marked is the first row of the
+// ranking table, and the threads and folds fields reach the explore
+// request and its rows. At 1400×1000 it saves the screenshots
 // docs/serve-roofline.png and docs/serve-heatmap.png (screenshotDirEnv).
 func TestBrowserCharts(t *testing.T) {
 	skipBrowserInShortMode(t)
@@ -747,14 +749,47 @@ func TestBrowserCharts(t *testing.T) {
 			chromedp.Click("#explore"),
 			chromedp.WaitVisible("#heatmap svg"),
 		)
+		// First the best view: one panel, each block x and y the first row of
+		// polyvol explore's ranking with that x and y.
 		heat := evaluate[pageHeat](t, ctx, heatJS)
-		if len(exploration.Rows) == 0 || heat.Variant != exploration.Rows[0].Launch.variant() {
-			t.Fatalf("%s: the heat map shows %q, want the best's %q", name, heat.Variant, exploration.Rows[0].Launch.variant())
+		if len(exploration.Rows) == 0 || heat.Variant != "best" || !slices.Equal(heat.Panels, []string{"best"}) {
+			t.Fatalf("%s: the heat map shows %q in panels %q, want the best view in one panel", name, heat.Variant, heat.Panels)
 		}
 		var want, got []string
+		seen := map[[2]int]bool{}
+		for _, row := range exploration.Rows {
+			if l := row.Launch; !seen[[2]int{l.Block[0], l.Block[1]}] {
+				seen[[2]int{l.Block[0], l.Block[1]}] = true
+				want = append(want, fmt.Sprintf("%d,%d,%d %s", l.Block[0], l.Block[1], l.Block[2], l.variant()))
+			}
+		}
+		for _, c := range heat.Cells {
+			if len(c) == 3 {
+				got = append(got, c[0]+" fold "+c[1]+" "+c[2])
+			}
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: the best view holds %q, the best-ranked configuration of each block x and y of polyvol explore is %q", name, got, want)
+		}
+		if len(heat.Best) != 1 || !slices.Equal(heat.Best[0], heat.FirstRow) {
+			t.Errorf("%s: the best view marks %q as best, the ranking's first row is %q", name, heat.Best, heat.FirstRow)
+		}
+		if size[0] == 1400 {
+			saveElementScreenshot(t, ctx, "#heat", "serve-heatmap.png")
+		}
+		// Then the best's fold and tiling: a panel per block z.
+		do(t, ctx, chromedp.SetValue("#heat-variant", exploration.Rows[0].Launch.variant()), dispatch("heat-variant", "change"))
+		heat = evaluate[pageHeat](t, ctx, heatJS)
+		want, got = nil, nil
 		zs := map[int]bool{}
 		for _, z := range heat.Panels {
-			zs[z] = true
+			n, err := strconv.Atoi(z)
+			if err != nil {
+				t.Fatalf("%s: panel of block z %q", name, z)
+			}
+			zs[n] = true
 		}
 		for _, row := range exploration.Rows {
 			if l := row.Launch; l.variant() == heat.Variant && zs[l.Block[2]] {
@@ -780,9 +815,6 @@ func TestBrowserCharts(t *testing.T) {
 		}
 		if !evaluate[bool](t, ctx, noOverflowJS) {
 			t.Errorf("%s: the page scrolls sideways after a ranking", name)
-		}
-		if size[0] == 1400 {
-			saveElementScreenshot(t, ctx, "#heat", "serve-heatmap.png")
 		}
 	}
 
@@ -815,10 +847,10 @@ func TestBrowserCharts(t *testing.T) {
 		}
 	}
 	heat := evaluate[pageHeat](t, ctx, heatJS)
-	if !slices.Equal(heat.Options, []string{"fold 1,1,1 consecutive", "fold 2,1,1 consecutive", "fold 2,1,1 strided"}) {
-		t.Errorf("heat map choices %q, want the folds 1,1,1 and 2,1,1 (consecutive and strided)", heat.Options)
+	if !slices.Equal(heat.Options, []string{"best", "fold 1,1,1 consecutive", "fold 2,1,1 consecutive", "fold 2,1,1 strided"}) {
+		t.Errorf("heat map choices %q, want the best view and the folds 1,1,1 and 2,1,1 (consecutive and strided)", heat.Options)
 	}
-	if len(heat.Best) != 1 || !slices.Equal(heat.Best[0], heat.FirstRow) || heat.Variant != small.Rows[0].Launch.variant() {
+	if len(heat.Best) != 1 || !slices.Equal(heat.Best[0], heat.FirstRow) || heat.Variant != "best" {
 		t.Errorf("heat map shows %q and marks %q as best, the ranking's first row is %q", heat.Variant, heat.Best, heat.FirstRow)
 	}
 }

@@ -669,8 +669,10 @@ function viridis(t) {
 
 // The tiling column of the ranking: consecutive or strided, and unstaged.
 const tilingText = (l) => (l.tiling || "consecutive") + (l.unstaged ? " unstaged" : "");
-// The heat map shows one fold and tiling (a variant) at a time.
+// The heat map shows one fold and tiling (a variant) at a time, or the
+// best-ranked configuration of each block x and y (BEST_VIEW).
 const variantKey = (l) => `fold ${triple(l.fold)} ${tilingText(l)}`;
+const BEST_VIEW = "best";
 
 let exploration = null; // the exploration the heat map shows
 
@@ -689,11 +691,10 @@ function renderHeat(e) {
   for (const r of e.rows) variants.get(variantKey(r.launch)).rows++;
   for (const s of e.skipped) variants.get(variantKey(s)).skipped++;
   const keys = [...variants.keys()].sort((a, b) => compare(variants.get(a).order, variants.get(b).order));
-  $("heat-variant").replaceChildren(...keys.map((k) => {
+  $("heat-variant").replaceChildren(el("option", { value: BEST_VIEW }, ["the best-ranked z, fold and tiling of each block x and y"]), ...keys.map((k) => {
     const v = variants.get(k);
     return el("option", { value: k }, [`${k} (${v.rows} ranked${v.skipped ? `, ${v.skipped} skipped` : ""})`]);
   }));
-  if (e.rows.length) $("heat-variant").value = variantKey(e.rows[0].launch);
   $("heat").hidden = keys.length === 0;
   drawHeat();
 }
@@ -701,7 +702,9 @@ function renderHeat(e) {
 // drawHeat draws the panels of the variant chosen: one per block z, block x
 // across and block y up, each cell a configuration coloured by its GLup/s on
 // the scale of the whole exploration; skipped configurations hatched, the
-// best ringed and starred.
+// best ringed and starred. The best view is one panel, each cell the
+// best-ranked configuration of its block x and y (any z, fold and tiling),
+// labelled with its GLup/s, or hatched where all of them were skipped.
 function drawHeat() {
   const e = exploration;
   if (!e) return;
@@ -709,27 +712,41 @@ function drawHeat() {
   const entries = [...e.rows.map((r, i) => ({ l: r.launch, r, rank: i + 1 })), ...e.skipped.map((s) => ({ l: s, skip: s.reason }))];
   const xs = [...new Set(entries.map((x) => x.l.block[0]))].sort((a, b) => a - b);
   const ys = [...new Set(entries.map((x) => x.l.block[1]))].sort((a, b) => a - b);
-  const shown = entries.filter((x) => variantKey(x.l) === key);
-  const zs = [...new Set(shown.map((x) => x.l.block[2]))].sort((a, b) => a - b);
+  const bestView = key === BEST_VIEW;
+  let shown, zs;
+  if (bestView) {
+    // The ranked entries come best first, the skipped ones after them.
+    const seen = new Set();
+    shown = entries.filter((x) => {
+      const xy = `${x.l.block[0]},${x.l.block[1]}`;
+      return !seen.has(xy) && seen.add(xy);
+    });
+    zs = [BEST_VIEW];
+  } else {
+    shown = entries.filter((x) => variantKey(x.l) === key);
+    zs = [...new Set(shown.map((x) => x.l.block[2]))].sort((a, b) => a - b);
+  }
   const values = e.rows.map((r) => r.prediction.GLups);
   const lo = values.length ? Math.min(...values) : 0, hi = values.length ? Math.max(...values) : 1;
   const color = (v) => viridis(hi > lo ? (v - lo) / (hi - lo) : 1);
   const best = e.rows[0];
-  const cell = Math.max(10, Math.min(20, Math.floor(190 / Math.max(xs.length, ys.length))));
+  const cell = bestView ? Math.max(14, Math.min(34, Math.floor(380 / Math.max(xs.length, ys.length))))
+    : Math.max(10, Math.min(20, Math.floor(190 / Math.max(xs.length, ys.length))));
   const pad = { l: 48, r: 6, t: 20, b: 44 };
   const W = pad.l + xs.length * cell + pad.r, H = pad.t + ys.length * cell + pad.b;
   const panels = zs.map((z, pi) => {
-    const here = shown.filter((x) => x.l.block[2] === z);
+    const here = bestView ? shown : shown.filter((x) => x.l.block[2] === z);
     const ranked = here.filter((x) => x.r);
     const top = ranked.reduce((a, b) => (!a || b.r.prediction.GLups > a.r.prediction.GLups ? b : a), null);
-    const label = `block z = ${z}, ${key}: ${ranked.length} ranked configurations` + (here.length > ranked.length ? `, ${here.length - ranked.length} skipped` : "") +
+    const heading = bestView ? "the best-ranked z, fold and tiling of each block x and y" : `block z = ${z}`;
+    const label = `${bestView ? heading : `block z = ${z}, ${key}`}: ${ranked.length} ranked configurations` + (here.length > ranked.length ? `, ${here.length - ranked.length} skipped` : "") +
       (top ? `; fastest block ${triple(top.l.block)} at ${fixed(top.r.prediction.GLups)} GLup/s` : "");
     const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img", "aria-label": label, class: "heat-panel", "data-z": z }, [
       svgEl("title", {}, [label]),
       svgEl("defs", {}, [svgEl("pattern", { id: `heat-hatch-${pi}`, width: 5, height: 5, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, [
         svgEl("rect", { width: 5, height: 5, fill: "#fff" }), svgEl("line", { x1: 0, y1: 0, x2: 0, y2: 5, stroke: "#8a93a3", "stroke-width": 2 })])]),
     ]);
-    svg.append(svgEl("text", { x: pad.l + (xs.length * cell) / 2, y: 13, "text-anchor": "middle", class: "panel-title" }, [`block z = ${z}`]));
+    svg.append(svgEl("text", { x: pad.l + (xs.length * cell) / 2, y: 13, "text-anchor": "middle", class: "panel-title" }, [heading]));
     // The grid of possible cells, light, so that the shapes swept stand out.
     svg.append(svgEl("rect", { x: pad.l, y: pad.t, width: xs.length * cell, height: ys.length * cell, class: "heat-bg" }));
     xs.forEach((x, i) => {
@@ -748,22 +765,28 @@ function drawHeat() {
       if (x.r) {
         const isBest = x.r === best;
         const c = svgEl("rect", { ...attrs, class: "cell" + (isBest ? " best" : ""), fill: color(x.r.prediction.GLups), "data-glups": x.r.prediction.GLups, "data-rank": x.rank },
-          [svgEl("title", {}, [`rank ${x.rank}${isBest ? " (best)" : ""}: block ${triple(x.l.block)}, ${key}: ${fixed(x.r.prediction.GLups)} GLup/s, limited by ${x.r.prediction.limiter}`])]);
+          [svgEl("title", {}, [`rank ${x.rank}${isBest ? " (best)" : ""}: block ${triple(x.l.block)}, ${variantKey(x.l)}: ${fixed(x.r.prediction.GLups)} GLup/s, limited by ${x.r.prediction.limiter}`])]);
         c.addEventListener("click", () => pick(x.l));
         svg.append(c);
+        if (bestView && cell >= 24) {
+          const light = hi > lo && (x.r.prediction.GLups - lo) / (hi - lo) > 0.6;
+          svg.append(svgEl("text", { x: cx + cell / 2, y: cy + cell / 2, "text-anchor": "middle", "dominant-baseline": "middle", class: "cell-value" + (light ? " light" : "") }, [sig(x.r.prediction.GLups)]));
+        }
         if (isBest) bestCell = [cx, cy];
       } else {
-        svg.append(svgEl("rect", { ...attrs, class: "cell skipped", fill: `url(#heat-hatch-${pi})` }, [svgEl("title", {}, [`block ${triple(x.l.block)}, ${key}: skipped: ${x.skip}`])]));
+        svg.append(svgEl("rect", { ...attrs, class: "cell skipped", fill: `url(#heat-hatch-${pi})` }, [svgEl("title", {}, [`block ${triple(x.l.block)}, ${variantKey(x.l)}: skipped: ${x.skip}`])]));
       }
     }
     if (bestCell) {
       svg.append(svgEl("rect", { x: bestCell[0] - 1.5, y: bestCell[1] - 1.5, width: cell + 3, height: cell + 3, class: "best-ring" }));
-      svg.append(svgEl("text", { x: bestCell[0] + cell / 2, y: bestCell[1] + cell / 2 + 1, "text-anchor": "middle", "dominant-baseline": "middle", class: "best-star" }, ["★"]));
+      // The star in the cell's middle, or, over a value, in its corner.
+      const [sx, sy] = bestView && cell >= 24 ? [bestCell[0] + cell - 6, bestCell[1] + 7] : [bestCell[0] + cell / 2, bestCell[1] + cell / 2 + 1];
+      svg.append(svgEl("text", { x: sx, y: sy, "text-anchor": "middle", "dominant-baseline": "middle", class: "best-star" }, ["★"]));
     }
     return svg;
   });
   $("heatmap").replaceChildren(...panels);
-  if (best && variantKey(best.launch) !== key) {
+  if (best && !bestView && variantKey(best.launch) !== key) {
     $("heatmap").append(el("p", { class: "chart-hint" }, [`The best configuration, block ${triple(best.launch.block)} ${variantKey(best.launch)}, is in another panel set: choose "${variantKey(best.launch)}".`]));
   }
   $("heat-legend").replaceChildren(heatLegend(lo, hi, color));
