@@ -253,14 +253,13 @@ func labelStyle(col color.Color) text.Style {
 // highlight. A kernel with flops also gets dev's peak for its
 // floating-point type (fpBytes 4 or 8), drawn apart from the kernel's own
 // flops ceiling, which its instruction mix sets. The legend stands in a
-// box right of the axes.
+// box right of the axes, or under them where the image is narrow.
 func Roofline(w io.Writer, format string, size Size, r *model.Report, dev *device.Device, fpBytes int) error {
 	ch := rooflineOf(r, dev, fpBytes)
 	p := plot.New()
 	l := r.Launch
 	p.Title.Text = fmt.Sprintf("Hierarchical roofline: %s on %s, block %s fold %s%s\npredicted %s GLup/s, limited by %s",
 		r.Kernel, r.Device, request.Triple(l.Block), request.Triple(l.Fold), l.Tiling.Suffix(), sig(r.Prediction.GLups), ch.Limiter)
-	p.Title.Padding = vg.Points(6)
 	perfUnit := "GFlop/s"
 	p.X.Label.Text = "arithmetic intensity at each level (flop/B)"
 	if ch.Work == "Lup" {
@@ -272,53 +271,122 @@ func Roofline(w io.Writer, format string, size Size, r *model.Report, dev *devic
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = ch.ranges()
 	p.Add(plotter.NewGrid())
-	legend := sizedLegend{Legend: plot.NewLegend()}
-	legend.TextStyle = labelStyle(color.Black)
-	legend.Top, legend.Left = true, true
-	legend.ThumbnailWidth, legend.Padding = vg.Points(22), vg.Points(3)
+	legend := boxedLegend{style: labelStyle(color.Black)}
 	if err := addCeilings(p, &legend, ch); err != nil {
 		return err
 	}
 	if err := addPoints(p, &legend, ch); err != nil {
 		return err
 	}
+	// The title spans the whole image, above the axes and the legend.
+	title := p.Title.TextStyle
+	title.XAlign, title.YAlign = draw.XCenter, draw.YTop
+	titleText := p.Title.Text
+	p.Title.Text = ""
 	return writeCanvas(w, format, size, func(dc draw.Canvas) {
-		const margin, pad = 6, 5
-		box := legend.size()
-		area := draw.Crop(dc, 0, -(box.X + vg.Points(2*pad+2*margin)), 0, -vg.Points(8))
-		p.Draw(area)
-		frame := vg.Rectangle{Min: vg.Point{X: dc.Max.X - vg.Points(margin+2*pad) - box.X, Y: area.Max.Y - vg.Points(40) - box.Y - vg.Points(2*pad)}}
-		frame.Max = vg.Point{X: dc.Max.X - vg.Points(margin), Y: area.Max.Y - vg.Points(40)}
-		dc.FillPolygon(legendFill, corners(frame))
-		dc.StrokeLines(draw.LineStyle{Color: legendStroke, Width: vg.Points(0.8)}, append(corners(frame), frame.Min))
-		legend.Draw(draw.Crop(draw.Canvas{Canvas: dc.Canvas, Rectangle: frame}, vg.Points(pad), -vg.Points(pad), vg.Points(pad), -vg.Points(pad)))
+		const margin = 6
+		dc.FillText(title, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - vg.Points(margin)}, titleText)
+		body := draw.Crop(dc, 0, 0, 0, -(title.Height(titleText) + vg.Points(2*margin)))
+		// The legend right of the axes, or, where that leaves the axes
+		// less than two thirds of the width, under them in two columns.
+		cols := 1
+		box := legend.size(cols)
+		if box.X > (dc.Max.X-dc.Min.X)/3 {
+			cols = 2
+			box = legend.size(cols)
+			frame := vg.Rectangle{Min: vg.Point{X: (dc.Min.X + dc.Max.X - box.X) / 2, Y: dc.Min.Y + vg.Points(margin)}}
+			frame.Max = frame.Min.Add(box)
+			p.Draw(draw.Crop(body, 0, 0, box.Y+vg.Points(2*margin), 0))
+			legend.draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: frame}, cols)
+			return
+		}
+		p.Draw(draw.Crop(body, 0, -(box.X + vg.Points(2*margin)), 0, 0))
+		frame := vg.Rectangle{Min: vg.Point{X: dc.Max.X - vg.Points(margin) - box.X, Y: body.Max.Y - vg.Points(margin) - box.Y}}
+		frame.Max = frame.Min.Add(box)
+		legend.draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: frame}, cols)
 	})
 }
 
-// sizedLegend is a legend that knows its entries' names, and so its size.
-type sizedLegend struct {
-	plot.Legend
-	names []string
+// legendEntry is one line of a legend: a thumbnail and its text.
+type legendEntry struct {
+	name  string
+	thumb plot.Thumbnailer
 }
+
+// boxedLegend is a legend drawn in columns on a box of its own colour.
+type boxedLegend struct {
+	style   text.Style
+	entries []legendEntry
+}
+
+// The legend's sizes: its padding inside the box, the width of a
+// thumbnail, and the room between two lines and between two columns.
+var (
+	legendPad       = vg.Points(5)
+	legendThumb     = vg.Points(22)
+	legendLineGap   = vg.Points(3)
+	legendColumnGap = vg.Points(12)
+)
 
 // Add adds an entry to the legend.
-func (l *sizedLegend) Add(name string, thumbs ...plot.Thumbnailer) {
-	l.Legend.Add(name, thumbs...)
-	l.names = append(l.names, name)
+func (l *boxedLegend) Add(name string, thumb plot.Thumbnailer) {
+	l.entries = append(l.entries, legendEntry{name, thumb})
 }
 
-// size returns the width and height of l's entries as l.Draw draws them: a
-// thumbnail, a space and the text, one entry a line.
-func (l *sizedLegend) size() vg.Point {
-	var size vg.Point
-	var lineHeight vg.Length
-	for _, name := range l.names {
-		lineHeight = max(lineHeight, l.TextStyle.Rectangle(name).Max.Y)
-		size.X = max(size.X, l.ThumbnailWidth+l.TextStyle.Rectangle(" "+name).Max.X)
+// column returns the entries of column i of cols, consecutive entries
+// down each column.
+func (l *boxedLegend) column(i, cols int) []legendEntry {
+	per := (len(l.entries) + cols - 1) / cols
+	return l.entries[min(len(l.entries), i*per):min(len(l.entries), (i+1)*per)]
+}
+
+// lineHeight returns the height of one entry.
+func (l *boxedLegend) lineHeight() vg.Length { return l.style.Height("Mg") }
+
+// columnWidth returns the width of entries: a thumbnail, a space and the
+// longest text.
+func (l *boxedLegend) columnWidth(entries []legendEntry) vg.Length {
+	var w vg.Length
+	for _, e := range entries {
+		w = max(w, legendThumb+l.style.Width(" "+e.name))
 	}
-	n := vg.Length(len(l.names))
-	size.Y = n*lineHeight + max(0, n-1)*l.Padding
+	return w
+}
+
+// size returns the size of the legend's box in cols columns.
+func (l *boxedLegend) size(cols int) vg.Point {
+	var size vg.Point
+	rows := 0
+	for i := range cols {
+		c := l.column(i, cols)
+		size.X += l.columnWidth(c)
+		rows = max(rows, len(c))
+	}
+	size.X += vg.Length(cols-1)*legendColumnGap + 2*legendPad
+	size.Y = vg.Length(rows)*l.lineHeight() + vg.Length(max(0, rows-1))*legendLineGap + 2*legendPad
 	return size
+}
+
+// draw fills c with the legend's box and draws its entries in cols
+// columns inside it.
+func (l *boxedLegend) draw(c draw.Canvas, cols int) {
+	c.FillPolygon(legendFill, corners(c.Rectangle))
+	c.StrokeLines(draw.LineStyle{Color: legendStroke, Width: vg.Points(0.8)}, append(corners(c.Rectangle), c.Min))
+	x := c.Min.X + legendPad
+	h := l.lineHeight()
+	for i := range cols {
+		entries := l.column(i, cols)
+		y := c.Max.Y - legendPad
+		for _, e := range entries {
+			line := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: x, Y: y - h}, Max: vg.Point{X: x + legendThumb, Y: y}}}
+			e.thumb.Thumbnail(&line)
+			sty := l.style
+			sty.YAlign = draw.YTop
+			c.FillText(sty, vg.Point{X: x + legendThumb + l.style.Width(" "), Y: y}, e.name)
+			y -= h + legendLineGap
+		}
+		x += l.columnWidth(entries) + legendColumnGap
+	}
 }
 
 // flatLabel is the text at the right end of a flat ceiling.
@@ -369,7 +437,7 @@ func labelBox(sty text.Style, pt vg.Point, txt string) vg.Rectangle {
 // labelled with their performance at their right end; bandwidths from the
 // left edge up to the highest flat ceiling, implied ones dashed, in legend
 // with their bandwidth.
-func addCeilings(p *plot.Plot, legend *sizedLegend, ch rooflineChart) error {
+func addCeilings(p *plot.Plot, legend *boxedLegend, ch rooflineChart) error {
 	top := p.Y.Max
 	if y, ok := ch.highestFlat(); ok {
 		top = min(top, y)
@@ -511,7 +579,7 @@ func overlap(a, b vg.Rectangle) vg.Length {
 // addPoints draws each level's point with a dotted line up to its own
 // level's ceiling (the room left at that level) and a label with its
 // intensity, each in legend.
-func addPoints(p *plot.Plot, legend *sizedLegend, ch rooflineChart) error {
+func addPoints(p *plot.Plot, legend *boxedLegend, ch rooflineChart) error {
 	labels := pointLabels{ch: ch, dot: vg.Points(4)}
 	for _, pt := range ch.Points {
 		xy := plotter.XY{X: pt.Intensity, Y: ch.Perf}
