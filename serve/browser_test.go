@@ -22,6 +22,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/polyvol/polyvol/cli"
+	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/serve"
 )
@@ -564,6 +565,7 @@ type pageRoofline struct {
 	X        []float64 `json:"x"`
 	Y        []float64 `json:"y"`
 	Limiters []string  `json:"limiters"`
+	Flat     []string  `json:"flat"`
 	Labelled bool      `json:"labelled"`
 }
 
@@ -575,6 +577,7 @@ const rooflineJS = `(() => {
     x: pts.map(g => Number(g.querySelector("circle").getAttribute("cx"))),
     y: pts.map(g => Number(g.querySelector("circle").getAttribute("cy"))),
     limiters: [...svg.querySelectorAll("g.ceiling.limiter")].map(g => g.dataset.bound),
+    flat: [...svg.querySelectorAll("text.ceiling-label")].map(t => t.textContent),
     labelled: svg.getAttribute("role") === "img" && svg.getAttribute("aria-labelledby").split(" ").every(id => document.getElementById(id) && document.getElementById(id).textContent !== ""),
   };
 })()`
@@ -661,6 +664,10 @@ func TestBrowserCharts(t *testing.T) {
 	}
 	var exploration chartExploration
 	unmarshal(cliOutput(t, "explore", "star3d-r4", "--device", "H100-SXM", "--format", "json"), &exploration)
+	dev, err := device.Lookup("H100-SXM")
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// predict runs a prediction on the page and returns polyvol predict's
 	// report for the same flags.
@@ -728,6 +735,11 @@ func TestBrowserCharts(t *testing.T) {
 		}
 		if len(roof.Limiters) != 1 || roof.Limiters[0] != r.Prediction.Limiter {
 			t.Errorf("%s: roofline highlights the ceilings %q, polyvol predict's limiter is %s", name, roof.Limiters, r.Prediction.Limiter)
+		}
+		// The device's peak, 2 flops per FP64 lane, cycle and SM of the
+		// device data, stands apart from the kernel's flops bound.
+		if want := "device peak FP64 " + strconv.FormatFloat(2*dev.FP64PerCycleSM*dev.ClockGHz*float64(dev.SMs)/1000, 'g', 3, 64) + " TFlop/s"; !slices.Contains(roof.Flat, want) || !slices.ContainsFunc(roof.Flat, func(s string) bool { return strings.HasPrefix(s, "flops of the kernel's FP mix ") }) {
+			t.Errorf("%s: flat ceilings %q, want %q and the kernel's flops", name, roof.Flat, want)
 		}
 		checkOccupancy(name+" star3d-r4 256,1,4", r)
 		if !evaluate[bool](t, ctx, noOverflowJS) {

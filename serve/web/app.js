@@ -149,10 +149,12 @@ async function predict() {
   renderPrediction(await resp.json(), resources);
 }
 
-// launchResources returns what the occupancy view needs and the predict
-// report does not state: the registers per thread (the Registers field, else
-// the spec's registers, else the spec default 32) and the spec's own
-// shared_bytes per block, each with where it came from.
+// launchResources returns what the occupancy view and the roofline need
+// and the predict report does not state: the registers per thread (the
+// Registers field, else the spec's registers, else the spec default 32) and
+// the spec's own shared_bytes per block, each with where it came from, and
+// the bytes of the kernel's floating-point numbers (fp_type, else 8 where a
+// field's element is wider than 4 bytes, else 4).
 function launchResources(req) {
   const text = req.spec !== undefined ? req.spec : examples.get(req.example) || "";
   const specNumber = (key) => {
@@ -163,7 +165,9 @@ function launchResources(req) {
   if (/^\d+$/.test(req.registers || "")) registers = { value: Number(req.registers), from: "the Registers per thread field" };
   else if (specNumber("registers") !== undefined) registers = { value: specNumber("registers"), from: "the spec's registers" };
   const shared = specNumber("shared_bytes");
-  return { registers, sharedBytes: shared === undefined ? { value: 0, from: "the spec sets no shared_bytes" } : { value: shared, from: "the spec's shared_bytes" } };
+  const elements = [...text.matchAll(/(?:^|[\s,{])"?element"?\s*:\s*(\d+)/g)].map((m) => Number(m[1]));
+  const fpBytes = specNumber("fp_type") || (elements.some((e) => e > 4) ? 8 : 4);
+  return { fpBytes, registers, sharedBytes: shared === undefined ? { value: 0, from: "the spec sets no shared_bytes" } : { value: shared, from: "the spec's shared_bytes" } };
 }
 
 function renderPrediction(r, resources) {
@@ -195,7 +199,7 @@ function renderPrediction(r, resources) {
   $("notes").replaceChildren(...(r.notes || []).map((n) => el("li", { "data-code": n.code }, [n.text])));
   $("notes").hidden = !(r.notes && r.notes.length);
   $("bars").replaceChildren(volumeBars(d));
-  const roof = roofline(r);
+  const roof = roofline(r, (resources || launchResources({})).fpBytes);
   $("roofline").replaceChildren(roof.svg);
   $("roofline-notes").replaceChildren(...roof.notes.map((n) => el("li", {}, [n])));
   const occ = occupancy(r, resources || launchResources({}));
@@ -373,7 +377,7 @@ function decadeLabel(v) {
 // moved at the level, performance work per second; the work is the flops
 // (flopsPerLup per lattice update) or, for a kernel without flops, the
 // lattice updates themselves.
-function rooflineModel(r) {
+function rooflineModel(r, fpBytes) {
   const d = r.derived, l = r.launch, p = r.prediction;
   const notes = [];
   const flops = l.flopsPerLup > 0;
@@ -411,6 +415,12 @@ function rooflineModel(r) {
     else notes.push(`The report has no ${lvl} volume above zero, so the chart has no ${lvl} point.`);
   }
   const ceilings = [];
+  // The device's peak: every lane's FMA (2 flops) in every cycle, apart
+  // from the flops bound, the share of it the kernel's FP mix reaches.
+  const lanes = dev && (fpBytes === 4 ? dev.fp32_per_cycle_sm : dev.fp64_per_cycle_sm);
+  if (flops && lanes > 0) {
+    ceilings.push({ name: PEAK, kind: "flat", y: 2 * lanes * dev.clock_ghz * dev.sms, GLups: (2 * lanes * dev.clock_ghz * dev.sms) / w, precision: fpBytes === 4 ? "FP32" : "FP64" });
+  }
   for (const b of bounds) {
     if (!(b.GLups > 0)) continue;
     if (MEMORY_LEVELS.includes(b.name)) {
@@ -442,10 +452,18 @@ function rooflineModel(r) {
   return { w, unit, perf, points, ceilings, notes, limiter: p.limiter };
 }
 
-// roofline draws the hierarchical roofline of a predict report on log-log
-// axes and returns the SVG and its notes.
-function roofline(r) {
-  const m = rooflineModel(r);
+// PEAK names the roofline's ceiling of the device's peak flops.
+const PEAK = "device peak";
+
+// ceilingName is a flat ceiling's name in the roofline: the flops bound is
+// the kernel's, the peak the device's.
+const ceilingName = (c) => (c.name === PEAK ? `${PEAK} ${c.precision}` : c.name === "flops" ? "flops of the kernel's FP mix" : c.name);
+
+// roofline draws the hierarchical roofline of a predict report, for a kernel
+// of fpBytes floating-point numbers, on log-log axes and returns the SVG and
+// its notes.
+function roofline(r, fpBytes) {
+  const m = rooflineModel(r, fpBytes);
   const W = 600, H = 380, pad = { l: 62, r: 16, t: 14, b: 46 };
   const flat = m.ceilings.filter((c) => c.kind === "flat");
   const slopes = m.ceilings.filter((c) => c.kind === "bandwidth");
@@ -466,7 +484,7 @@ function roofline(r) {
   const xUnit = m.unit === "flop" ? "flop/B" : "Lup/B";
   const desc = [
     `${m.points.map((p) => `${p.level} at ${sig(p.x)} ${xUnit}`).join(", ")}, all at the predicted ${rate(m.perf, m.unit === "flop" ? "Flop" : "Lup")}.`,
-    `Ceilings: ${m.ceilings.map((c) => c.kind === "flat" ? `${c.name} ${sig(c.y)} ${perfUnit}` : `${c.name} ${rate(c.GBs, "B")}`).join(", ")}.`,
+    `Ceilings: ${m.ceilings.map((c) => c.kind === "flat" ? `${ceilingName(c)} ${sig(c.y)} ${perfUnit}` : `${c.name} ${rate(c.GBs, "B")}`).join(", ")}.`,
     `Limited by ${m.limiter}.`,
   ].join(" ");
   const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img", "aria-labelledby": "roofline-svg-title roofline-svg-desc", class: "roofline" }, [
@@ -504,15 +522,17 @@ function roofline(r) {
       a[1] = c.GBs * a[0];
       b[1] = c.GBs * b[0];
     }
-    const color = LEVEL_COLORS[c.name] || "#5b6475";
-    const title = c.kind === "flat"
-      ? `${c.name} bound: ${sig(c.GLups)} GLup/s = ${rate(c.y, m.unit === "flop" ? "Flop" : "Lup")}${c.limiter ? " (the limiter)" : ""}`
+    const color = LEVEL_COLORS[c.name] || (c.name === PEAK ? "#1d2330" : "#5b6475");
+    const title = c.name === PEAK
+      ? `${ceilingName(c)}: ${rate(c.y, "Flop")}, 2 flops per lane, cycle and SM (GET /api/devices); the flops bound is the share of it that this kernel's FP instruction mix reaches`
+      : c.kind === "flat"
+      ? `${ceilingName(c)} bound: ${sig(c.GLups)} GLup/s = ${rate(c.y, m.unit === "flop" ? "Flop" : "Lup")}${c.limiter ? " (the limiter)" : ""}`
       : `${c.name} ${c.implied ? "bandwidth implied by the " + c.name + " bound" : "bandwidth"}: ${rate(c.GBs, "B")}; bound ${sig(c.GLups)} GLup/s at this kernel's volume${c.limiter ? " (the limiter)" : ""}`;
     const g = svgEl("g", { class: "ceiling" + (c.limiter ? " limiter" : ""), "data-bound": c.name, "data-kind": c.kind }, [svgEl("title", {}, [title])]);
     if (c.limiter) g.append(svgEl("line", { x1: px(a[0]), y1: py(a[1]), x2: px(b[0]), y2: py(b[1]), class: "highlight" }));
     g.append(svgEl("line", { x1: px(a[0]), y1: py(a[1]), x2: px(b[0]), y2: py(b[1]), stroke: color, class: "roof" + (c.implied ? " implied" : "") }));
     ceilingGroup.append(g);
-    const text = c.kind === "flat" ? `${c.name} ${rate(c.y, m.unit === "flop" ? "Flop" : "Lup")}` : `${c.name} ${rate(c.GBs, "B")}`;
+    const text = c.kind === "flat" ? `${ceilingName(c)} ${rate(c.y, m.unit === "flop" ? "Flop" : "Lup")}` : `${c.name} ${rate(c.GBs, "B")}`;
     labels.push({ c, a, b, color, text: c.limiter ? text + " (limiter)" : text });
   }
   svg.append(ceilingGroup);
@@ -556,7 +576,7 @@ function roofline(r) {
   });
   const notes = [
     `Each memory level is one point: the ${m.unit === "flop" ? "flops" : "lattice updates"} per byte that level moves (L1: the bytes loaded, since stores pass it on to L2; L2 and DRAM: loads and stores), at the predicted ${rate(m.perf, m.unit === "flop" ? "Flop" : "Lup")}. ` +
-      "A point lies on its own level's ceiling when that level alone would limit; the dotted line up to it is the room left. Horizontal ceilings are the bounds that no data volume sets (flops; issue and latency of this kernel's instructions and occupancy). The highlighted ceiling is the model's limiter.",
+      "A point lies on its own level's ceiling when that level alone would limit; the dotted line up to it is the room left. Horizontal ceilings are the device's peak flops, where the kernel's precision and the device data give it, and the bounds that no data volume sets (flops: the share of that peak this kernel's FP instruction mix reaches; issue and latency of its instructions and occupancy). The highlighted ceiling is the model's limiter.",
     ...m.notes,
   ];
   return { svg, notes };
