@@ -1,5 +1,6 @@
 // Package chart draws the images of polyvol's reports — the hierarchical
-// roofline of a prediction, the heat maps of an exploration's ranking, the
+// roofline and the occupancy of a prediction, the heat map, best
+// configurations and spread of an exploration's ranking, the
 // layer-condition curves — with gonum/plot as SVG or PNG.
 package chart
 

@@ -57,10 +57,11 @@ tilings. For example:
    64x4x4,1x2x1,72
 The other configurations have the spec's registers, or --registers.
 
---plot FILE.svg or FILE.png draws the ranking as the web calculator's heat
-maps: a row of panels per fold and tiling (the best's first), a panel per
-block z, block x across and y up, coloured by GLup/s, the best ringed and
-skipped configurations hatched. It comes with any --format, not --shard.
+--plot FILE.svg or FILE.png draws the ranking: a heat map of block x
+across and y up, each cell the best-ranked z, fold and tiling of that x
+and y, coloured by GLup/s, the best ringed; the best 12 configurations as
+bars and all of them against their rank, coloured by limiter. It comes
+with any --format, not --shard.
 
 With --shard K/N it evaluates the configurations i with i mod N = K-1 and
 writes JSON for 'polyvol merge'; --shard slurm takes K and N from the
@@ -95,7 +96,7 @@ Examples:
 				&ucli.IntFlag{Name: "max-configurations", Value: request.DefaultMaxConfigurations, Usage: "bound `N` on the configurations of a sweep (of a shard, with --shard), checked before any is estimated"},
 				&ucli.StringFlag{Name: "shard", Usage: "evaluate slice `K/N` only (1 <= K <= N, or slurm: the Slurm array task) and write JSON for merge"},
 				formatFlag(formatTable, formatJSON, formatCSV),
-				plotFlag("draw the ranking as heat maps of block x and y,"),
+				plotFlag("draw the ranking (heat map of block x and y, best configurations, spread)"),
 				plotSizeFlag(),
 			}, estimateFlags()...),
 			Action:       runExplore,

@@ -1,7 +1,8 @@
 package cli
 
-// The --plot and --plot-size flags of predict, explore and layercond,
-// which write the images of package chart to a file.
+// The --plot and --plot-size flags of predict, explore and layercond, and
+// predict's --plot-occupancy, which write the images of package chart to a
+// file.
 
 import (
 	"bytes"
@@ -33,15 +34,22 @@ func plotSizeFlag() ucli.Flag {
 
 // plotFlags returns the --plot file, "" for none, and the --plot-size.
 func plotFlags(c *ucli.Context) (string, chart.Size, error) {
-	path := c.String("plot")
-	if ext := plotFormat(path); path != "" && ext != "svg" && ext != "png" {
-		return "", chart.Size{}, flagErrorf("plot", "--plot %q: expected a file name ending in .svg or .png", path)
-	}
-	if err := checkOutputFlag(c, "plot"); err != nil {
+	path, err := imageFlag(c, "plot")
+	if err != nil {
 		return "", chart.Size{}, err
 	}
 	size, err := parsePlotSize(c.String("plot-size"))
 	return path, size, err
+}
+
+// imageFlag returns the image file of flag, "" for none, once its
+// extension names an image format and its directory exists.
+func imageFlag(c *ucli.Context, flag string) (string, error) {
+	path := c.String(flag)
+	if ext := plotFormat(path); path != "" && ext != "svg" && ext != "png" {
+		return "", flagErrorf(flag, "--%s %q: expected a file name ending in .svg or .png", flag, path)
+	}
+	return path, checkOutputFlag(c, flag)
 }
 
 // parsePlotSize parses --plot-size WxH, inches between 2 and 100.
@@ -61,26 +69,31 @@ func plotFormat(path string) string {
 	return strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 }
 
-// writePlot has draw draw the image in the format of the --plot file's
-// extension and writes it to the file path, which it creates, or
-// truncates, only once the image is drawn.
+// writePlot writes the image of the --plot file path, as writeImage does.
 func writePlot(path string, draw func(w io.Writer, format string) error) error {
+	return writeImage("plot", path, draw)
+}
+
+// writeImage has draw draw the image in the format of the extension of the
+// file path of flag and writes it to the file, which it creates, or
+// truncates, only once the image is drawn.
+func writeImage(flag, path string, draw func(w io.Writer, format string) error) error {
 	var img bytes.Buffer
 	if err := draw(&img, plotFormat(path)); err != nil {
-		return plotError(path, err)
+		return imageError(flag, path, err)
 	}
 	if err := os.WriteFile(path, img.Bytes(), 0o666); err != nil {
-		return plotError(path, err)
+		return imageError(flag, path, err)
 	}
 	return nil
 }
 
-// plotError is the error of a --plot file that could not be written: a
-// usage error where the path is at fault (a missing directory, a
-// directory, no permission).
-func plotError(path string, err error) error {
+// imageError is the error of the image file path of flag that could not
+// be written: a usage error where the path is at fault (a missing
+// directory, a directory, no permission).
+func imageError(flag, path string, err error) error {
 	if errors.As(err, new(*fs.PathError)) { // a missing directory, a directory, no permission
-		return flagErrorf("plot", "--plot %s: %v", path, err)
+		return flagErrorf(flag, "--%s %s: %v", flag, path, err)
 	}
-	return fmt.Errorf("--plot %s: %w", path, err)
+	return fmt.Errorf("--%s %s: %w", flag, path, err)
 }

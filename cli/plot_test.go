@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"github.com/polyvol/polyvol/request"
 	"image/png"
 	"io"
@@ -81,11 +82,39 @@ func TestPredictPlot(t *testing.T) {
 		t.Errorf("--plot changes the JSON output:\n%s", firstDiff(want, got))
 	}
 	text := checkSVG(t, svgPath, 648, 396) // the default 9x5.5 inches
-	for _, s := range []string{"DRAM 1.38 TB/s (limiter)", "L1 12.6 TB/s (implied by the bound)", "flops 9.37 TFlop/s", "limited by DRAM"} {
+	for _, s := range []string{"DRAM 1.38 TB/s (limiter)", "L1 12.6 TB/s (implied)", "FP mix 9.37 TFlop/s", "device peak FP64 9.75 TFlop/s", "limited by DRAM"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("SVG lacks %q", s)
 		}
 	}
+}
+
+// TestPredictOccupancyPlot checks the occupancy files: an SVG that parses
+// and states polyvol predict's blocks per SM and occupancy limiter, for the
+// default launch (limited by warps) and with 128 registers per thread
+// (limited by registers), and a PNG of the size asked for.
+func TestPredictOccupancyPlot(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"predict"}, {"predict", "--registers", "128"}} {
+		var r struct {
+			Launch struct {
+				BlocksPerSM      int
+				OccupancyLimiter string
+			}
+		}
+		if err := json.Unmarshal([]byte(mustRun(t, append(slices.Clone(args), "--format", "json")...)), &r); err != nil {
+			t.Fatal(err)
+		}
+		svgPath := filepath.Join(dir, "occupancy.svg")
+		mustRun(t, append(slices.Clone(args), "--quiet", "--plot-occupancy", svgPath)...)
+		want := fmt.Sprintf("%d blocks per SM", r.Launch.BlocksPerSM)
+		if text := checkSVG(t, svgPath, 648, 396); !strings.Contains(text, want) || !strings.Contains(text, "limited by "+r.Launch.OccupancyLimiter) {
+			t.Errorf("%q: the occupancy SVG does not say %s limited by %s", args, want, r.Launch.OccupancyLimiter)
+		}
+	}
+	pngPath := filepath.Join(dir, "occupancy.png")
+	mustRun(t, "predict", "--quiet", "--plot-occupancy", pngPath, "--plot-size", "8x3")
+	checkPNG(t, pngPath, 8, 3)
 }
 
 // TestExplorePlot checks the heat map files: an SVG that parses, names
@@ -120,15 +149,18 @@ func TestPlotUsageErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := map[string][]string{
-		"predict extension":  {"predict", "--plot", filepath.Join(dir, "roof.pdf")},
-		"predict directory":  {"predict", "--plot", filepath.Join(dir, "missing", "roof.png")},
-		"predict not a dir":  {"predict", "--plot", filepath.Join(file, "roof.svg")},
-		"predict is a dir":   {"predict", "--plot", dir + "/.svg"},
-		"predict size":       {"predict", "--plot", filepath.Join(dir, "roof.svg"), "--plot-size", "1x1"},
-		"predict statements": {"predict", initStencil, "--statement", "all", "-D", "n=64", "--plot", filepath.Join(dir, "roof.svg")},
-		"explore extension":  append(slices.Clone(small), "--plot", filepath.Join(dir, "heat.jpg")),
-		"explore directory":  append(slices.Clone(small), "--plot", filepath.Join(dir, "missing", "heat.svg")),
-		"explore shard":      append(slices.Clone(small), "--shard", "1/2", "--plot", filepath.Join(dir, "heat.svg")),
+		"predict extension":    {"predict", "--plot", filepath.Join(dir, "roof.pdf")},
+		"predict directory":    {"predict", "--plot", filepath.Join(dir, "missing", "roof.png")},
+		"predict not a dir":    {"predict", "--plot", filepath.Join(file, "roof.svg")},
+		"predict is a dir":     {"predict", "--plot", dir + "/.svg"},
+		"predict size":         {"predict", "--plot", filepath.Join(dir, "roof.svg"), "--plot-size", "1x1"},
+		"predict statements":   {"predict", initStencil, "--statement", "all", "-D", "n=64", "--plot", filepath.Join(dir, "roof.svg")},
+		"occupancy extension":  {"predict", "--plot-occupancy", filepath.Join(dir, "occupancy.gif")},
+		"occupancy directory":  {"predict", "--plot-occupancy", filepath.Join(dir, "missing", "occupancy.svg")},
+		"occupancy statements": {"predict", initStencil, "--statement", "all", "-D", "n=64", "--plot-occupancy", filepath.Join(dir, "occupancy.svg")},
+		"explore extension":    append(slices.Clone(small), "--plot", filepath.Join(dir, "heat.jpg")),
+		"explore directory":    append(slices.Clone(small), "--plot", filepath.Join(dir, "missing", "heat.svg")),
+		"explore shard":        append(slices.Clone(small), "--shard", "1/2", "--plot", filepath.Join(dir, "heat.svg")),
 	}
 	if err := os.Mkdir(dir+"/.svg", 0o755); err != nil {
 		t.Fatal(err)

@@ -44,9 +44,17 @@ only (after that explanation with --explain), and no notes.
 
 --plot FILE.svg or FILE.png draws the hierarchical roofline as the web
 calculator does: the L1, L2 and DRAM points (flop/B, predicted GFlop/s)
-against each level's bandwidth roof and the flat roofs (flops, issue,
-latency), log-log, the limiter's roof highlighted. It comes with any
---format, but not with --statement all.
+against each level's bandwidth roof and the flat roofs, log-log, the
+limiter's roof highlighted. The flat roofs are the device's peak (every
+lane's FMA in every cycle) and the kernel's own bounds: flops (the share
+of the peak its FP instruction mix reaches), issue, latency.
+
+--plot-occupancy FILE.svg or FILE.png draws the occupancy as the CUDA
+occupancy calculator does: the blocks per SM against the threads per
+block, the registers per thread and the shared memory per block, each with
+the other two at the launch's, coloured by the resource that limits, the
+launch marked. Both plots come with any --format, but not with --statement
+all; --plot-size sizes both.
 
 With a JSCoP SPEC, --statement all predicts every statement of the region
 as its own kernel, one after another, with the same flags: each
@@ -82,6 +90,7 @@ Examples:
 				&ucli.BoolFlag{Name: "explain", Usage: "add a legend of the table's rows and say which bound limits and what would move it"},
 				&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print the prediction line only, without notes (table format)"},
 				plotFlag("draw the hierarchical roofline (L1, L2, DRAM)"),
+				&ucli.StringFlag{Name: "plot-occupancy", Usage: "draw the blocks per SM against threads per block, registers and shared memory to `FILE` (.svg or .png)", TakesFile: true},
 				plotSizeFlag(),
 				maxStatementsFlag,
 			}, estimateFlags()...),
@@ -112,9 +121,15 @@ func runPredict(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	occupancyPath, err := imageFlag(c, "plot-occupancy")
+	if err != nil {
+		return err
+	}
 	if wholeRegion(c) {
-		if plotPath != "" {
-			return flagErrorf("plot", "--plot %s: draws one configuration, but --statement all predicts each statement; choose one with --statement NAME", plotPath)
+		for _, f := range []struct{ flag, path string }{{"plot", plotPath}, {"plot-occupancy", occupancyPath}} {
+			if f.path != "" {
+				return flagErrorf(f.flag, "--%s %s: draws one configuration, but --statement all predicts each statement; choose one with --statement NAME", f.flag, f.path)
+			}
 		}
 		return runPredictRegion(c, format, quiet, opt)
 	}
@@ -136,12 +151,48 @@ func runPredict(c *ucli.Context) error {
 	}
 	if plotPath != "" {
 		if err := writePlot(plotPath, func(w io.Writer, format string) error {
-			return chart.Roofline(w, format, size, r, req.Device)
+			return chart.Roofline(w, format, size, r, req.Device, req.Kernel.FPType)
+		}); err != nil {
+			return err
+		}
+	}
+	if occupancyPath != "" {
+		res, err := occupancyResources(req, r)
+		if err != nil {
+			return err
+		}
+		title := fmt.Sprintf("%s, block %s", r.Kernel, request.Triple(r.Launch.Block))
+		if err := writeImage("plot-occupancy", occupancyPath, func(w io.Writer, format string) error {
+			return chart.Occupancy(w, format, size, req.Device, res, title)
 		}); err != nil {
 			return err
 		}
 	}
 	return writePrediction(c, r, req, format, quiet)
+}
+
+// occupancyResources returns the resources of the launch of req that set
+// the occupancy of its report r: the threads per block, the registers per
+// thread (--registers, else the compiled code's where the occupancy counts
+// them, else the spec's) and the shared memory of the spec and its staged
+// tiles.
+func occupancyResources(req request.Predict, r *model.Report) (chart.Resources, error) {
+	k := req.Kernel
+	registers := k.Registers
+	if mix := r.Instructions; req.Registers != nil {
+		registers = *req.Registers
+	} else if mix != nil && !k.RegistersStated && mix.Registers > 0 && !mix.RegistersEstimated && mix.OccupancyNote == "" {
+		registers = mix.Registers
+	}
+	l, err := req.Launch.Of(k)
+	if err != nil {
+		return chart.Resources{}, err
+	}
+	shared, err := kernel.StagedSharedBytes(k, l)
+	if err != nil {
+		return chart.Resources{}, err
+	}
+	return chart.Resources{Threads: int(r.Launch.ThreadsPerBlock), Registers: registers, SharedBytes: shared}, nil
 }
 
 // predictRequest returns the request of predict's SPEC and flags, to be

@@ -59,7 +59,7 @@ func (d *Device) Occupancy(threadsPerBlock, registersPerThread int, sharedPerBlo
 	case sharedPerBlock < 0:
 		return Occupancy{}, fmt.Errorf("occupancy on %s: %d bytes of shared memory per block; expected 0 to %d", d.Name, sharedPerBlock, l.SharedPerBlock)
 	case sharedPerBlock > l.SharedPerBlock:
-		return Occupancy{}, &NoFitError{Device: d.Name, ThreadsPerBlock: threadsPerBlock,
+		return Occupancy{}, &NoFitError{Device: d.Name, ThreadsPerBlock: threadsPerBlock, Limiter: LimitShared,
 			Reason: fmt.Sprintf("shared memory: %d bytes per block exceed the %d a block may use", sharedPerBlock, l.SharedPerBlock)}
 	}
 	warpsPerBlock := intmath.CeilDiv(threadsPerBlock, d.WarpSize)
@@ -85,7 +85,7 @@ func (d *Device) Occupancy(threadsPerBlock, registersPerThread int, sharedPerBlo
 	}
 	blocks := bound[lim]
 	if blocks == 0 {
-		return Occupancy{}, &NoFitError{Device: d.Name, ThreadsPerBlock: threadsPerBlock, Reason: d.noFit(lim, warpsPerBlock, regsPerWarp, sharedAlloc)}
+		return Occupancy{}, &NoFitError{Device: d.Name, ThreadsPerBlock: threadsPerBlock, Limiter: lim, Reason: d.noFit(lim, warpsPerBlock, regsPerWarp, sharedAlloc)}
 	}
 	return Occupancy{
 		BlocksPerSM:  blocks,
@@ -101,7 +101,8 @@ func (d *Device) Occupancy(threadsPerBlock, registersPerThread int, sharedPerBlo
 type NoFitError struct {
 	Device          string
 	ThreadsPerBlock int
-	Reason          string // the resource that admits no block, and why
+	Limiter         Limiter // the resource that admits no block
+	Reason          string  // that resource, and why
 }
 
 func (e *NoFitError) Error() string {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/polyvol/polyvol/cli"
+	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
 	"github.com/polyvol/polyvol/serve"
 )
@@ -162,8 +163,10 @@ const crossSitePage = `<!doctype html><html><body>
 // star3d-r4 shows the GLup/s and limiter of polyvol predict's table, a
 // syntax error is marked at its line, the ranking fills its progress bar
 // and ranks the best block of polyvol explore first, and the layer-condition
-// plot marks the transitions of polyvol layercond, and a bad flag value
-// is shown with its field marked. Then pages of another site (localhost on
+// plot marks the transitions of polyvol layercond, and errors (a bad flag
+// value, a block too large, a 2-D kernel's layer conditions) are shown in
+// the result pane as polyvol says them. At 1400×1000 and 1024×700 the
+// results stand right of the form, within the first screen. Then pages of another site (localhost on
 // another port) and of the same site (127.0.0.1 on another port) try to
 // make the browser post predictions: the server refuses each request the
 // browser sends and runs nothing.
@@ -232,6 +235,13 @@ func TestBrowser(t *testing.T) {
 	if want := "line " + strconv.Itoa(badLine) + ", column 8:"; !strings.HasPrefix(message, want) || !strings.Contains(message, "syntax error") {
 		t.Errorf("error message %q, want a syntax error starting %q", message, want)
 	}
+	if inPane := text(t, ctx, "#output #result-error"); inPane != "The spec, "+message {
+		t.Errorf("the result pane says %q, want the spec's error %q", inPane, message)
+	}
+	// The pasted spec is the user's own, no longer the example.
+	if chosen := evaluate[string](t, ctx, `(() => { const s = document.getElementById("example"); return s.value + "|" + s.selectedOptions[0].textContent; })()`); chosen != "|(your own spec)" {
+		t.Errorf("after an edit of the spec the example list says %q, want the user's own spec", chosen)
+	}
 	if marked != strconv.Itoa(badLine) {
 		t.Errorf("the editor marks line %q, want %d", marked, badLine)
 	}
@@ -278,19 +288,32 @@ func TestBrowser(t *testing.T) {
 	}
 	saveScreenshot(t, ctx, "serve-layercond.png")
 
-	// A bad flag value is shown under the launch fields, its field marked.
-	do(t, ctx,
-		chromedp.SetValue("#block", "0,1,1"),
-		chromedp.Click("#predict"),
-		chromedp.WaitVisible("#input-error"),
-	)
-	var stderr bytes.Buffer
-	cli.RunWithInput([]string{"polyvol", "predict", "star3d-r4", "--block", "0,1,1"}, strings.NewReader(""), io.Discard, &stderr)
-	if msg := text(t, ctx, "#input-error"); "polyvol: "+msg+"\n" != stderr.String() {
-		t.Errorf("page shows %q, polyvol predict says %q", msg, stderr.String())
-	}
-	if !evaluate[bool](t, ctx, `document.getElementById("block").classList.contains("bad")`) {
-		t.Error("the block field is not marked")
+	// A bad flag value, a block of more threads than the device runs and a
+	// 2-D kernel's layer conditions are shown in the result pane, as
+	// polyvol says them, a bad field marked.
+	for _, c := range []struct {
+		block, example, button string
+		args                   []string
+	}{
+		{"0,1,1", "star3d-r4", "#predict", []string{"predict", "star3d-r4", "--device", "H100-SXM", "--block", "0,1,1"}},
+		{"2048,1,1", "star3d-r4", "#predict", []string{"predict", "star3d-r4", "--device", "H100-SXM", "--block", "2048,1,1"}},
+		{"256,1,1", "star2d-r1", "#layercond", []string{"layercond", "star2d-r1", "--device", "H100-SXM", "--block", "256,1,1"}},
+	} {
+		do(t, ctx,
+			chromedp.SetValue("#example", c.example),
+			dispatch("example", "change"),
+			chromedp.SetValue("#block", c.block),
+			chromedp.Click(c.button),
+			chromedp.WaitVisible("#output #result-error"),
+		)
+		var stderr bytes.Buffer
+		cli.RunWithInput(append([]string{"polyvol"}, c.args...), strings.NewReader(""), io.Discard, &stderr)
+		if msg := text(t, ctx, "#result-error"); stderr.Len() == 0 || "polyvol: "+msg+"\n" != stderr.String() {
+			t.Errorf("%s: the result pane shows %q, polyvol says %q", c.args, msg, stderr.String())
+		}
+		if view := evaluate[[]float64](t, ctx, `(() => { const r = document.getElementById("result-error").getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight]; })()`); view[0] < -1 || view[1] > view[2]+1 { // scrollIntoView may leave a fraction of a pixel
+			t.Errorf("%s: the error spans %v to %v of a window %v pixels high", c.args, view[0], view[1], view[2])
+		}
 	}
 	// The ranking on screen answers the previous request: marked stale.
 	if !evaluate[bool](t, ctx, `!document.getElementById("stale").hidden && document.querySelector("section:not([hidden])").classList.contains("stale")`) {
@@ -300,6 +323,8 @@ func TestBrowser(t *testing.T) {
 	// Notes reach the page: a block of 1024 threads in x over 640 points
 	// leaves threads idle, which polyvol predict notes.
 	do(t, ctx,
+		chromedp.SetValue("#example", "star3d-r4"),
+		dispatch("example", "change"),
 		chromedp.SetValue("#block", "1024,1,1"),
 		chromedp.Click("#predict"),
 		chromedp.WaitVisible("#notes li"),
@@ -321,6 +346,12 @@ func TestBrowser(t *testing.T) {
 		)
 		if !evaluate[bool](t, ctx, `(() => { const b = document.getElementById("predict").getBoundingClientRect(); return b.bottom <= window.innerHeight && b.top >= 0; })()`) {
 			t.Errorf("%dx%d: the Predict button is out of view with lbm-d3q19-pull", size[0], size[1])
+		}
+		// Two columns: the results right of the form, from the top of the
+		// page, so that they start within the first screen.
+		layout := evaluate[[]float64](t, ctx, `(() => { const f = document.getElementById("input").getBoundingClientRect(), o = document.getElementById("output").getBoundingClientRect(); return [f.right, f.top + scrollY, o.left, o.top + scrollY]; })()`)
+		if formRight, formTop, outLeft, outTop := layout[0], layout[1], layout[2], layout[3]; outLeft < formRight || outTop != formTop || outTop >= float64(size[1]) {
+			t.Errorf("%dx%d: form right edge %v, top %v; results left edge %v, top %v: want the results right of the form, at its top, within the first %d pixels", size[0], size[1], formRight, formTop, outLeft, outTop, size[1])
 		}
 		saveScreenshot(t, ctx, fmt.Sprintf("serve-%dx%d.png", size[0], size[1]))
 	}
@@ -534,6 +565,7 @@ type pageRoofline struct {
 	X        []float64 `json:"x"`
 	Y        []float64 `json:"y"`
 	Limiters []string  `json:"limiters"`
+	Flat     []string  `json:"flat"`
 	Labelled bool      `json:"labelled"`
 }
 
@@ -545,6 +577,7 @@ const rooflineJS = `(() => {
     x: pts.map(g => Number(g.querySelector("circle").getAttribute("cx"))),
     y: pts.map(g => Number(g.querySelector("circle").getAttribute("cy"))),
     limiters: [...svg.querySelectorAll("g.ceiling.limiter")].map(g => g.dataset.bound),
+    flat: [...svg.querySelectorAll("text.ceiling-label")].map(t => t.textContent),
     labelled: svg.getAttribute("role") === "img" && svg.getAttribute("aria-labelledby").split(" ").every(id => document.getElementById(id) && document.getElementById(id).textContent !== ""),
   };
 })()`
@@ -575,7 +608,7 @@ const occupancyJS = `(() => {
 type pageHeat struct {
 	Variant  string     `json:"variant"`
 	Options  []string   `json:"options"`
-	Panels   []int      `json:"panels"`
+	Panels   []string   `json:"panels"`
 	Cells    [][]string `json:"cells"`
 	Skipped  int        `json:"skipped"`
 	Best     [][]string `json:"best"`
@@ -589,7 +622,7 @@ const heatJS = `(() => {
   return {
     variant: document.getElementById("heat-variant").value,
     options: [...document.getElementById("heat-variant").options].map(o => o.value),
-    panels: panels.map(p => Number(p.dataset.z)),
+    panels: panels.map(p => p.dataset.z),
     cells: [...document.querySelectorAll("#heatmap rect.cell:not(.skipped)")].map(cell),
     skipped: document.querySelectorAll("#heatmap rect.cell.skipped").length,
     best: [...document.querySelectorAll("#heatmap rect.cell.best")].map(cell),
@@ -608,10 +641,12 @@ const noOverflowJS = `document.documentElement.scrollWidth <= window.innerWidth`
 // and highlights the ceiling of polyvol predict's limiter; the occupancy
 // view highlights the report's occupancy limiter with its blocks per SM
 // (warps, registers with --registers 64, shared memory with a staged
-// tile). After a ranking, the heat map has one cell per ranked
-// configuration of its fold and tiling, the best cell marked is the first
-// row of the ranking table, and the threads and folds fields reach the
-// explore request and its rows. At 1400×1000 it saves the screenshots
+// tile). After a ranking, the heat map's first view holds the best-ranked
+// configuration of each block x and y of polyvol explore's ranking, its
+// view of the best's fold and tiling one cell per ranked configuration of
+// that variant, in both the best cell marked is the first row of the
+// ranking table, and the threads and folds fields reach the explore
+// request and its rows. At 1400×1000 it saves the screenshots
 // docs/serve-roofline.png and docs/serve-heatmap.png (screenshotDirEnv).
 func TestBrowserCharts(t *testing.T) {
 	skipBrowserInShortMode(t)
@@ -629,6 +664,10 @@ func TestBrowserCharts(t *testing.T) {
 	}
 	var exploration chartExploration
 	unmarshal(cliOutput(t, "explore", "star3d-r4", "--device", "H100-SXM", "--format", "json"), &exploration)
+	dev, err := device.Lookup("H100-SXM")
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// predict runs a prediction on the page and returns polyvol predict's
 	// report for the same flags.
@@ -697,6 +736,11 @@ func TestBrowserCharts(t *testing.T) {
 		if len(roof.Limiters) != 1 || roof.Limiters[0] != r.Prediction.Limiter {
 			t.Errorf("%s: roofline highlights the ceilings %q, polyvol predict's limiter is %s", name, roof.Limiters, r.Prediction.Limiter)
 		}
+		// The device's peak, 2 flops per FP64 lane, cycle and SM of the
+		// device data, stands apart from the kernel's flops bound.
+		if want := "device peak FP64 " + strconv.FormatFloat(2*dev.FP64PerCycleSM*dev.ClockGHz*float64(dev.SMs)/1000, 'g', 3, 64) + " TFlop/s"; !slices.Contains(roof.Flat, want) || !slices.ContainsFunc(roof.Flat, func(s string) bool { return strings.HasPrefix(s, "flops of the kernel's FP mix ") }) {
+			t.Errorf("%s: flat ceilings %q, want %q and the kernel's flops", name, roof.Flat, want)
+		}
 		checkOccupancy(name+" star3d-r4 256,1,4", r)
 		if !evaluate[bool](t, ctx, noOverflowJS) {
 			t.Errorf("%s: the page scrolls sideways after a prediction", name)
@@ -717,14 +761,47 @@ func TestBrowserCharts(t *testing.T) {
 			chromedp.Click("#explore"),
 			chromedp.WaitVisible("#heatmap svg"),
 		)
+		// First the best view: one panel, each block x and y the first row of
+		// polyvol explore's ranking with that x and y.
 		heat := evaluate[pageHeat](t, ctx, heatJS)
-		if len(exploration.Rows) == 0 || heat.Variant != exploration.Rows[0].Launch.variant() {
-			t.Fatalf("%s: the heat map shows %q, want the best's %q", name, heat.Variant, exploration.Rows[0].Launch.variant())
+		if len(exploration.Rows) == 0 || heat.Variant != "best" || !slices.Equal(heat.Panels, []string{"best"}) {
+			t.Fatalf("%s: the heat map shows %q in panels %q, want the best view in one panel", name, heat.Variant, heat.Panels)
 		}
 		var want, got []string
+		seen := map[[2]int]bool{}
+		for _, row := range exploration.Rows {
+			if l := row.Launch; !seen[[2]int{l.Block[0], l.Block[1]}] {
+				seen[[2]int{l.Block[0], l.Block[1]}] = true
+				want = append(want, fmt.Sprintf("%d,%d,%d %s", l.Block[0], l.Block[1], l.Block[2], l.variant()))
+			}
+		}
+		for _, c := range heat.Cells {
+			if len(c) == 3 {
+				got = append(got, c[0]+" fold "+c[1]+" "+c[2])
+			}
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: the best view holds %q, the best-ranked configuration of each block x and y of polyvol explore is %q", name, got, want)
+		}
+		if len(heat.Best) != 1 || !slices.Equal(heat.Best[0], heat.FirstRow) {
+			t.Errorf("%s: the best view marks %q as best, the ranking's first row is %q", name, heat.Best, heat.FirstRow)
+		}
+		if size[0] == 1400 {
+			saveElementScreenshot(t, ctx, "#heat", "serve-heatmap.png")
+		}
+		// Then the best's fold and tiling: a panel per block z.
+		do(t, ctx, chromedp.SetValue("#heat-variant", exploration.Rows[0].Launch.variant()), dispatch("heat-variant", "change"))
+		heat = evaluate[pageHeat](t, ctx, heatJS)
+		want, got = nil, nil
 		zs := map[int]bool{}
 		for _, z := range heat.Panels {
-			zs[z] = true
+			n, err := strconv.Atoi(z)
+			if err != nil {
+				t.Fatalf("%s: panel of block z %q", name, z)
+			}
+			zs[n] = true
 		}
 		for _, row := range exploration.Rows {
 			if l := row.Launch; l.variant() == heat.Variant && zs[l.Block[2]] {
@@ -750,9 +827,6 @@ func TestBrowserCharts(t *testing.T) {
 		}
 		if !evaluate[bool](t, ctx, noOverflowJS) {
 			t.Errorf("%s: the page scrolls sideways after a ranking", name)
-		}
-		if size[0] == 1400 {
-			saveElementScreenshot(t, ctx, "#heat", "serve-heatmap.png")
 		}
 	}
 
@@ -785,10 +859,10 @@ func TestBrowserCharts(t *testing.T) {
 		}
 	}
 	heat := evaluate[pageHeat](t, ctx, heatJS)
-	if !slices.Equal(heat.Options, []string{"fold 1,1,1 consecutive", "fold 2,1,1 consecutive", "fold 2,1,1 strided"}) {
-		t.Errorf("heat map choices %q, want the folds 1,1,1 and 2,1,1 (consecutive and strided)", heat.Options)
+	if !slices.Equal(heat.Options, []string{"best", "fold 1,1,1 consecutive", "fold 2,1,1 consecutive", "fold 2,1,1 strided"}) {
+		t.Errorf("heat map choices %q, want the best view and the folds 1,1,1 and 2,1,1 (consecutive and strided)", heat.Options)
 	}
-	if len(heat.Best) != 1 || !slices.Equal(heat.Best[0], heat.FirstRow) || heat.Variant != small.Rows[0].Launch.variant() {
+	if len(heat.Best) != 1 || !slices.Equal(heat.Best[0], heat.FirstRow) || heat.Variant != "best" {
 		t.Errorf("heat map shows %q and marks %q as best, the ranking's first row is %q", heat.Variant, heat.Best, heat.FirstRow)
 	}
 }

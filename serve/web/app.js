@@ -74,22 +74,24 @@ function drawGutter() {
 function clearErrors() {
   errorLine = 0;
   document.querySelectorAll(".grid .bad").forEach((e) => e.classList.remove("bad"));
-  for (const id of ["spec-error", "input-error"]) {
+  for (const id of ["spec-error", "result-error"]) {
     $(id).hidden = true;
     $(id).textContent = "";
   }
   drawGutter();
 }
 
-// showError shows an error at its place: errors of the spec under the
-// editor, with their line marked and the cursor put at the line and column;
-// the others under the launch fields, with the field at fault marked.
+// showError shows an error in the result pane, where the answer would have
+// been, and at its place: an error of the spec under the editor too, with
+// its line marked and the cursor put at the line and column; an error of a
+// field with that field marked.
 function showError(err) {
   if (err.line) {
     errorLine = err.line;
     const where = "line " + err.line + (err.column ? ", column " + err.column : "");
     $("spec-error").textContent = where + ": " + err.message;
     $("spec-error").hidden = false;
+    $("result-error").textContent = "The spec, " + where + ": " + err.message;
     const lines = $("spec").value.split("\n");
     let pos = 0;
     for (let i = 0; i < err.line - 1 && i < lines.length; i++) pos += lines[i].length + 1;
@@ -98,14 +100,15 @@ function showError(err) {
     $("spec").setSelectionRange(pos, pos + 1);
     drawGutter();
   } else {
-    $("input-error").textContent = err.message;
-    $("input-error").hidden = false;
+    $("result-error").textContent = err.message;
     const input = err.field && document.querySelector(`.grid [id="${err.field}"]`);
     if (input) {
       input.classList.add("bad");
-      input.focus();
+      input.focus({ preventScroll: true });
     }
   }
+  $("result-error").hidden = false;
+  $("result-error").scrollIntoView({ block: "nearest" });
 }
 
 // busy disables the buttons while a request runs. When it fails, the
@@ -146,10 +149,12 @@ async function predict() {
   renderPrediction(await resp.json(), resources);
 }
 
-// launchResources returns what the occupancy view needs and the predict
-// report does not state: the registers per thread (the Registers field, else
-// the spec's registers, else the spec default 32) and the spec's own
-// shared_bytes per block, each with where it came from.
+// launchResources returns what the occupancy view and the roofline need
+// and the predict report does not state: the registers per thread (the
+// Registers field, else the spec's registers, else the spec default 32) and
+// the spec's own shared_bytes per block, each with where it came from, and
+// the bytes of the kernel's floating-point numbers (fp_type, else 8 where a
+// field's element is wider than 4 bytes, else 4).
 function launchResources(req) {
   const text = req.spec !== undefined ? req.spec : examples.get(req.example) || "";
   const specNumber = (key) => {
@@ -160,7 +165,9 @@ function launchResources(req) {
   if (/^\d+$/.test(req.registers || "")) registers = { value: Number(req.registers), from: "the Registers per thread field" };
   else if (specNumber("registers") !== undefined) registers = { value: specNumber("registers"), from: "the spec's registers" };
   const shared = specNumber("shared_bytes");
-  return { registers, sharedBytes: shared === undefined ? { value: 0, from: "the spec sets no shared_bytes" } : { value: shared, from: "the spec's shared_bytes" } };
+  const elements = [...text.matchAll(/(?:^|[\s,{])"?element"?\s*:\s*(\d+)/g)].map((m) => Number(m[1]));
+  const fpBytes = specNumber("fp_type") || (elements.some((e) => e > 4) ? 8 : 4);
+  return { fpBytes, registers, sharedBytes: shared === undefined ? { value: 0, from: "the spec sets no shared_bytes" } : { value: shared, from: "the spec's shared_bytes" } };
 }
 
 function renderPrediction(r, resources) {
@@ -192,7 +199,7 @@ function renderPrediction(r, resources) {
   $("notes").replaceChildren(...(r.notes || []).map((n) => el("li", { "data-code": n.code }, [n.text])));
   $("notes").hidden = !(r.notes && r.notes.length);
   $("bars").replaceChildren(volumeBars(d));
-  const roof = roofline(r);
+  const roof = roofline(r, (resources || launchResources({})).fpBytes);
   $("roofline").replaceChildren(roof.svg);
   $("roofline-notes").replaceChildren(...roof.notes.map((n) => el("li", {}, [n])));
   const occ = occupancy(r, resources || launchResources({}));
@@ -370,7 +377,7 @@ function decadeLabel(v) {
 // moved at the level, performance work per second; the work is the flops
 // (flopsPerLup per lattice update) or, for a kernel without flops, the
 // lattice updates themselves.
-function rooflineModel(r) {
+function rooflineModel(r, fpBytes) {
   const d = r.derived, l = r.launch, p = r.prediction;
   const notes = [];
   const flops = l.flopsPerLup > 0;
@@ -408,6 +415,12 @@ function rooflineModel(r) {
     else notes.push(`The report has no ${lvl} volume above zero, so the chart has no ${lvl} point.`);
   }
   const ceilings = [];
+  // The device's peak: every lane's FMA (2 flops) in every cycle, apart
+  // from the flops bound, the share of it the kernel's FP mix reaches.
+  const lanes = dev && (fpBytes === 4 ? dev.fp32_per_cycle_sm : dev.fp64_per_cycle_sm);
+  if (flops && lanes > 0) {
+    ceilings.push({ name: PEAK, kind: "flat", y: 2 * lanes * dev.clock_ghz * dev.sms, GLups: (2 * lanes * dev.clock_ghz * dev.sms) / w, precision: fpBytes === 4 ? "FP32" : "FP64" });
+  }
   for (const b of bounds) {
     if (!(b.GLups > 0)) continue;
     if (MEMORY_LEVELS.includes(b.name)) {
@@ -439,10 +452,18 @@ function rooflineModel(r) {
   return { w, unit, perf, points, ceilings, notes, limiter: p.limiter };
 }
 
-// roofline draws the hierarchical roofline of a predict report on log-log
-// axes and returns the SVG and its notes.
-function roofline(r) {
-  const m = rooflineModel(r);
+// PEAK names the roofline's ceiling of the device's peak flops.
+const PEAK = "device peak";
+
+// ceilingName is a flat ceiling's name in the roofline: the flops bound is
+// the kernel's, the peak the device's.
+const ceilingName = (c) => (c.name === PEAK ? `${PEAK} ${c.precision}` : c.name === "flops" ? "flops of the kernel's FP mix" : c.name);
+
+// roofline draws the hierarchical roofline of a predict report, for a kernel
+// of fpBytes floating-point numbers, on log-log axes and returns the SVG and
+// its notes.
+function roofline(r, fpBytes) {
+  const m = rooflineModel(r, fpBytes);
   const W = 600, H = 380, pad = { l: 62, r: 16, t: 14, b: 46 };
   const flat = m.ceilings.filter((c) => c.kind === "flat");
   const slopes = m.ceilings.filter((c) => c.kind === "bandwidth");
@@ -463,7 +484,7 @@ function roofline(r) {
   const xUnit = m.unit === "flop" ? "flop/B" : "Lup/B";
   const desc = [
     `${m.points.map((p) => `${p.level} at ${sig(p.x)} ${xUnit}`).join(", ")}, all at the predicted ${rate(m.perf, m.unit === "flop" ? "Flop" : "Lup")}.`,
-    `Ceilings: ${m.ceilings.map((c) => c.kind === "flat" ? `${c.name} ${sig(c.y)} ${perfUnit}` : `${c.name} ${rate(c.GBs, "B")}`).join(", ")}.`,
+    `Ceilings: ${m.ceilings.map((c) => c.kind === "flat" ? `${ceilingName(c)} ${sig(c.y)} ${perfUnit}` : `${c.name} ${rate(c.GBs, "B")}`).join(", ")}.`,
     `Limited by ${m.limiter}.`,
   ].join(" ");
   const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img", "aria-labelledby": "roofline-svg-title roofline-svg-desc", class: "roofline" }, [
@@ -501,15 +522,17 @@ function roofline(r) {
       a[1] = c.GBs * a[0];
       b[1] = c.GBs * b[0];
     }
-    const color = LEVEL_COLORS[c.name] || "#5b6475";
-    const title = c.kind === "flat"
-      ? `${c.name} bound: ${sig(c.GLups)} GLup/s = ${rate(c.y, m.unit === "flop" ? "Flop" : "Lup")}${c.limiter ? " (the limiter)" : ""}`
+    const color = LEVEL_COLORS[c.name] || (c.name === PEAK ? "#1d2330" : "#5b6475");
+    const title = c.name === PEAK
+      ? `${ceilingName(c)}: ${rate(c.y, "Flop")}, 2 flops per lane, cycle and SM (GET /api/devices); the flops bound is the share of it that this kernel's FP instruction mix reaches`
+      : c.kind === "flat"
+      ? `${ceilingName(c)} bound: ${sig(c.GLups)} GLup/s = ${rate(c.y, m.unit === "flop" ? "Flop" : "Lup")}${c.limiter ? " (the limiter)" : ""}`
       : `${c.name} ${c.implied ? "bandwidth implied by the " + c.name + " bound" : "bandwidth"}: ${rate(c.GBs, "B")}; bound ${sig(c.GLups)} GLup/s at this kernel's volume${c.limiter ? " (the limiter)" : ""}`;
     const g = svgEl("g", { class: "ceiling" + (c.limiter ? " limiter" : ""), "data-bound": c.name, "data-kind": c.kind }, [svgEl("title", {}, [title])]);
     if (c.limiter) g.append(svgEl("line", { x1: px(a[0]), y1: py(a[1]), x2: px(b[0]), y2: py(b[1]), class: "highlight" }));
     g.append(svgEl("line", { x1: px(a[0]), y1: py(a[1]), x2: px(b[0]), y2: py(b[1]), stroke: color, class: "roof" + (c.implied ? " implied" : "") }));
     ceilingGroup.append(g);
-    const text = c.kind === "flat" ? `${c.name} ${rate(c.y, m.unit === "flop" ? "Flop" : "Lup")}` : `${c.name} ${rate(c.GBs, "B")}`;
+    const text = c.kind === "flat" ? `${ceilingName(c)} ${rate(c.y, m.unit === "flop" ? "Flop" : "Lup")}` : `${c.name} ${rate(c.GBs, "B")}`;
     labels.push({ c, a, b, color, text: c.limiter ? text + " (limiter)" : text });
   }
   svg.append(ceilingGroup);
@@ -553,7 +576,7 @@ function roofline(r) {
   });
   const notes = [
     `Each memory level is one point: the ${m.unit === "flop" ? "flops" : "lattice updates"} per byte that level moves (L1: the bytes loaded, since stores pass it on to L2; L2 and DRAM: loads and stores), at the predicted ${rate(m.perf, m.unit === "flop" ? "Flop" : "Lup")}. ` +
-      "A point lies on its own level's ceiling when that level alone would limit; the dotted line up to it is the room left. Horizontal ceilings are the bounds that no data volume sets (flops; issue and latency of this kernel's instructions and occupancy). The highlighted ceiling is the model's limiter.",
+      "A point lies on its own level's ceiling when that level alone would limit; the dotted line up to it is the room left. Horizontal ceilings are the device's peak flops, where the kernel's precision and the device data give it, and the bounds that no data volume sets (flops: the share of that peak this kernel's FP instruction mix reaches; issue and latency of its instructions and occupancy). The highlighted ceiling is the model's limiter.",
     ...m.notes,
   ];
   return { svg, notes };
@@ -666,8 +689,10 @@ function viridis(t) {
 
 // The tiling column of the ranking: consecutive or strided, and unstaged.
 const tilingText = (l) => (l.tiling || "consecutive") + (l.unstaged ? " unstaged" : "");
-// The heat map shows one fold and tiling (a variant) at a time.
+// The heat map shows one fold and tiling (a variant) at a time, or the
+// best-ranked configuration of each block x and y (BEST_VIEW).
 const variantKey = (l) => `fold ${triple(l.fold)} ${tilingText(l)}`;
+const BEST_VIEW = "best";
 
 let exploration = null; // the exploration the heat map shows
 
@@ -686,11 +711,10 @@ function renderHeat(e) {
   for (const r of e.rows) variants.get(variantKey(r.launch)).rows++;
   for (const s of e.skipped) variants.get(variantKey(s)).skipped++;
   const keys = [...variants.keys()].sort((a, b) => compare(variants.get(a).order, variants.get(b).order));
-  $("heat-variant").replaceChildren(...keys.map((k) => {
+  $("heat-variant").replaceChildren(el("option", { value: BEST_VIEW }, ["the best-ranked z, fold and tiling of each block x and y"]), ...keys.map((k) => {
     const v = variants.get(k);
     return el("option", { value: k }, [`${k} (${v.rows} ranked${v.skipped ? `, ${v.skipped} skipped` : ""})`]);
   }));
-  if (e.rows.length) $("heat-variant").value = variantKey(e.rows[0].launch);
   $("heat").hidden = keys.length === 0;
   drawHeat();
 }
@@ -698,7 +722,9 @@ function renderHeat(e) {
 // drawHeat draws the panels of the variant chosen: one per block z, block x
 // across and block y up, each cell a configuration coloured by its GLup/s on
 // the scale of the whole exploration; skipped configurations hatched, the
-// best ringed and starred.
+// best ringed and starred. The best view is one panel, each cell the
+// best-ranked configuration of its block x and y (any z, fold and tiling),
+// labelled with its GLup/s, or hatched where all of them were skipped.
 function drawHeat() {
   const e = exploration;
   if (!e) return;
@@ -706,27 +732,41 @@ function drawHeat() {
   const entries = [...e.rows.map((r, i) => ({ l: r.launch, r, rank: i + 1 })), ...e.skipped.map((s) => ({ l: s, skip: s.reason }))];
   const xs = [...new Set(entries.map((x) => x.l.block[0]))].sort((a, b) => a - b);
   const ys = [...new Set(entries.map((x) => x.l.block[1]))].sort((a, b) => a - b);
-  const shown = entries.filter((x) => variantKey(x.l) === key);
-  const zs = [...new Set(shown.map((x) => x.l.block[2]))].sort((a, b) => a - b);
+  const bestView = key === BEST_VIEW;
+  let shown, zs;
+  if (bestView) {
+    // The ranked entries come best first, the skipped ones after them.
+    const seen = new Set();
+    shown = entries.filter((x) => {
+      const xy = `${x.l.block[0]},${x.l.block[1]}`;
+      return !seen.has(xy) && seen.add(xy);
+    });
+    zs = [BEST_VIEW];
+  } else {
+    shown = entries.filter((x) => variantKey(x.l) === key);
+    zs = [...new Set(shown.map((x) => x.l.block[2]))].sort((a, b) => a - b);
+  }
   const values = e.rows.map((r) => r.prediction.GLups);
   const lo = values.length ? Math.min(...values) : 0, hi = values.length ? Math.max(...values) : 1;
   const color = (v) => viridis(hi > lo ? (v - lo) / (hi - lo) : 1);
   const best = e.rows[0];
-  const cell = Math.max(10, Math.min(20, Math.floor(190 / Math.max(xs.length, ys.length))));
+  const cell = bestView ? Math.max(14, Math.min(34, Math.floor(380 / Math.max(xs.length, ys.length))))
+    : Math.max(10, Math.min(20, Math.floor(190 / Math.max(xs.length, ys.length))));
   const pad = { l: 48, r: 6, t: 20, b: 44 };
   const W = pad.l + xs.length * cell + pad.r, H = pad.t + ys.length * cell + pad.b;
   const panels = zs.map((z, pi) => {
-    const here = shown.filter((x) => x.l.block[2] === z);
+    const here = bestView ? shown : shown.filter((x) => x.l.block[2] === z);
     const ranked = here.filter((x) => x.r);
     const top = ranked.reduce((a, b) => (!a || b.r.prediction.GLups > a.r.prediction.GLups ? b : a), null);
-    const label = `block z = ${z}, ${key}: ${ranked.length} ranked configurations` + (here.length > ranked.length ? `, ${here.length - ranked.length} skipped` : "") +
+    const heading = bestView ? "the best-ranked z, fold and tiling of each block x and y" : `block z = ${z}`;
+    const label = `${bestView ? heading : `block z = ${z}, ${key}`}: ${ranked.length} ranked configurations` + (here.length > ranked.length ? `, ${here.length - ranked.length} skipped` : "") +
       (top ? `; fastest block ${triple(top.l.block)} at ${fixed(top.r.prediction.GLups)} GLup/s` : "");
     const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img", "aria-label": label, class: "heat-panel", "data-z": z }, [
       svgEl("title", {}, [label]),
       svgEl("defs", {}, [svgEl("pattern", { id: `heat-hatch-${pi}`, width: 5, height: 5, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, [
         svgEl("rect", { width: 5, height: 5, fill: "#fff" }), svgEl("line", { x1: 0, y1: 0, x2: 0, y2: 5, stroke: "#8a93a3", "stroke-width": 2 })])]),
     ]);
-    svg.append(svgEl("text", { x: pad.l + (xs.length * cell) / 2, y: 13, "text-anchor": "middle", class: "panel-title" }, [`block z = ${z}`]));
+    svg.append(svgEl("text", { x: pad.l + (xs.length * cell) / 2, y: 13, "text-anchor": "middle", class: "panel-title" }, [heading]));
     // The grid of possible cells, light, so that the shapes swept stand out.
     svg.append(svgEl("rect", { x: pad.l, y: pad.t, width: xs.length * cell, height: ys.length * cell, class: "heat-bg" }));
     xs.forEach((x, i) => {
@@ -745,22 +785,28 @@ function drawHeat() {
       if (x.r) {
         const isBest = x.r === best;
         const c = svgEl("rect", { ...attrs, class: "cell" + (isBest ? " best" : ""), fill: color(x.r.prediction.GLups), "data-glups": x.r.prediction.GLups, "data-rank": x.rank },
-          [svgEl("title", {}, [`rank ${x.rank}${isBest ? " (best)" : ""}: block ${triple(x.l.block)}, ${key}: ${fixed(x.r.prediction.GLups)} GLup/s, limited by ${x.r.prediction.limiter}`])]);
+          [svgEl("title", {}, [`rank ${x.rank}${isBest ? " (best)" : ""}: block ${triple(x.l.block)}, ${variantKey(x.l)}: ${fixed(x.r.prediction.GLups)} GLup/s, limited by ${x.r.prediction.limiter}`])]);
         c.addEventListener("click", () => pick(x.l));
         svg.append(c);
+        if (bestView && cell >= 24) {
+          const light = hi > lo && (x.r.prediction.GLups - lo) / (hi - lo) > 0.6;
+          svg.append(svgEl("text", { x: cx + cell / 2, y: cy + cell / 2, "text-anchor": "middle", "dominant-baseline": "middle", class: "cell-value" + (light ? " light" : "") }, [sig(x.r.prediction.GLups)]));
+        }
         if (isBest) bestCell = [cx, cy];
       } else {
-        svg.append(svgEl("rect", { ...attrs, class: "cell skipped", fill: `url(#heat-hatch-${pi})` }, [svgEl("title", {}, [`block ${triple(x.l.block)}, ${key}: skipped: ${x.skip}`])]));
+        svg.append(svgEl("rect", { ...attrs, class: "cell skipped", fill: `url(#heat-hatch-${pi})` }, [svgEl("title", {}, [`block ${triple(x.l.block)}, ${variantKey(x.l)}: skipped: ${x.skip}`])]));
       }
     }
     if (bestCell) {
       svg.append(svgEl("rect", { x: bestCell[0] - 1.5, y: bestCell[1] - 1.5, width: cell + 3, height: cell + 3, class: "best-ring" }));
-      svg.append(svgEl("text", { x: bestCell[0] + cell / 2, y: bestCell[1] + cell / 2 + 1, "text-anchor": "middle", "dominant-baseline": "middle", class: "best-star" }, ["★"]));
+      // The star in the cell's middle, or, over a value, in its corner.
+      const [sx, sy] = bestView && cell >= 24 ? [bestCell[0] + cell - 6, bestCell[1] + 7] : [bestCell[0] + cell / 2, bestCell[1] + cell / 2 + 1];
+      svg.append(svgEl("text", { x: sx, y: sy, "text-anchor": "middle", "dominant-baseline": "middle", class: "best-star" }, ["★"]));
     }
     return svg;
   });
   $("heatmap").replaceChildren(...panels);
-  if (best && variantKey(best.launch) !== key) {
+  if (best && !bestView && variantKey(best.launch) !== key) {
     $("heatmap").append(el("p", { class: "chart-hint" }, [`The best configuration, block ${triple(best.launch.block)} ${variantKey(best.launch)}, is in another panel set: choose "${variantKey(best.launch)}".`]));
   }
   $("heat-legend").replaceChildren(heatLegend(lo, hi, color));
@@ -884,7 +930,11 @@ async function start() {
     if ($("example").value) $("spec").value = examples.get($("example").value);
     clearErrors();
   });
-  $("spec").addEventListener("input", drawGutter);
+  $("spec").addEventListener("input", () => {
+    // An edited example is the user's own spec.
+    if ($("example").value && examples.get($("example").value) !== $("spec").value) $("example").value = "";
+    drawGutter();
+  });
   $("spec").addEventListener("scroll", () => { $("gutter").scrollTop = $("spec").scrollTop; });
   $("input").addEventListener("submit", (ev) => { ev.preventDefault(); busy(predict); });
   $("explore").addEventListener("click", () => busy(explore));
