@@ -100,6 +100,20 @@ func (e Expr) Equal(o Expr) bool {
 	return true
 }
 
+// DistanceFrom reports whether e − o is a constant, and which: whether the
+// two expressions differ in their constants only.
+func (e Expr) DistanceFrom(o Expr) (distance int64, ok bool) {
+	if e.lin != o.lin || len(e.divs) != len(o.divs) {
+		return 0, false
+	}
+	for i := range e.divs {
+		if e.divs[i].coef != o.divs[i].coef || e.divs[i].atom.key != o.divs[i].atom.key {
+			return 0, false
+		}
+	}
+	return e.konst - o.konst, true
+}
+
 // Eval evaluates e at p with 64-bit arithmetic, floor division rounding
 // toward −∞ and a non-negative modulo.
 func (e Expr) Eval(p Point) int64 {

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -242,6 +243,50 @@ func TestTermsMatchEvalOnRandomExpressions(t *testing.T) {
 			if e.String() != before {
 				t.Fatalf("%q: changing the Terms slice changed the expression to %s", src, e)
 			}
+		}
+	}
+}
+
+// TestDistanceFromRandomExpressions checks DistanceFrom on random
+// expressions: e + c is at distance c from e (shifted in the text, before
+// canonicalisation), and a distance reported between two random
+// expressions is their difference at every point tried (Eval the oracle).
+func TestDistanceFromRandomExpressions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for range 1000 {
+		src := randomExpr(rng, 1+rng.IntN(4))
+		e := mustParse(t, src)
+		c := rng.Int64N(201) - 100
+		shifted := mustParse(t, fmt.Sprintf("(%s) + %d", src, c))
+		if d, ok := shifted.DistanceFrom(e); !ok || d != c {
+			t.Fatalf("(%s) + %d from %s: distance %d, %v; want %d", src, c, src, d, ok, c)
+		}
+		other := mustParse(t, randomExpr(rng, 1+rng.IntN(2)))
+		d, ok := e.DistanceFrom(other)
+		if !ok {
+			continue
+		}
+		for range 20 {
+			p := Point{rng.Int64N(2001) - 1000, rng.Int64N(41) - 20, rng.Int64N(41) - 20}
+			if got := e.Eval(p) - other.Eval(p); got != d {
+				t.Fatalf("%s − %s at %v is %d, DistanceFrom said %d", e, other, p, got, d)
+			}
+		}
+	}
+	for _, c := range []struct {
+		e, o string
+		want int64
+		ok   bool
+	}{
+		{"floor(x/4) + 3", "floor(x/4)", 3, true},
+		{"4*(x % 32) + 16*y", "4*(x % 32) + 16*y + 20", -20, true},
+		{"floor((x + 1)/4)", "floor(x/4)", 0, false},
+		{"x % 8", "x % 4", 0, false},
+		{"2*x + 1", "x + 1", 0, false},
+	} {
+		d, ok := mustParse(t, c.e).DistanceFrom(mustParse(t, c.o))
+		if ok != c.ok || ok && d != c.want {
+			t.Errorf("(%s).DistanceFrom(%s) = %d, %v; want %d, %v", c.e, c.o, d, ok, c.want, c.ok)
 		}
 	}
 }
