@@ -119,6 +119,13 @@ func SharedIssueCycles(d *device.Device, width int64) float64 {
 // sample blocks' own, whatever SampleBlockWarps says: the copy is a
 // block's.
 func StagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64) (StagingResult, error) {
+	return stagingOf(shared, k, l, d, r, sample, true)
+}
+
+// stagingOf is StagingOf with the copy's memoisation switchable, so that
+// tests can compare it with the copy of every sample block: without it
+// each block is its own class (copyClasses).
+func stagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, memoise bool) (StagingResult, error) {
 	var res StagingResult
 	if len(shared) == 0 {
 		return res, nil
@@ -164,10 +171,17 @@ func StagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d 
 		}
 		sf.TileBytes = tile.Bytes
 		var c copyCounts
-		for _, b := range sample {
-			if err := c.block(src, tile, l, d, r.ClipLanes, b, model, banks, bankBytes); err != nil {
-				return res, err
+		copyModulus := intmath.LCM(intmath.LCM(d.L1FetchBytes, d.L1AllocBytes), model.modulus(src.Element))
+		blocks, blockWeights := sample, []int64(nil)
+		if memoise {
+			blocks, blockWeights = copyClasses(src, tile, l, r.ClipLanes, sample, copyModulus)
+		}
+		for i, b := range blocks {
+			weight := int64(1)
+			if blockWeights != nil {
+				weight = blockWeights[i]
 			}
+			c.block(src, tile, l, d, r.ClipLanes, b, weight, model, banks, bankBytes)
 		}
 		sf.L1Load = mult * float64(c.sectors*d.L1FetchBytes) / float64(len(sample))
 		sf.CopyLoads = mult * float64(c.loads) / warpCount
@@ -291,12 +305,12 @@ type copyCounts struct {
 	l1              l1Sums
 }
 
-// block adds the copy of the tile of block b: the block's warps, in linear
-// thread order, step through the copy loop of the field's mapping; each
-// step is one warp load from global memory of the lanes whose element lies
-// in the (clipped) tile, and one shared store of the lanes whose element
-// lies in the full tile.
-func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d *device.Device, clip bool, b [3]int64, model cycleModel, banks, bankBytes int64) error {
+// block adds the copy of the tile of block b, weight times: the block's
+// warps, in linear thread order, step through the copy loop of the field's
+// mapping; each step is one warp load from global memory of the lanes
+// whose element lies in the (clipped) tile, and one shared store of the
+// lanes whose element lies in the full tile.
+func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d *device.Device, clip bool, b [3]int64, weight int64, model cycleModel, banks, bankBytes int64) {
 	var origin kernel.Point
 	for i := range 3 {
 		origin[i] = b[i] * t.Extent[i]
@@ -330,20 +344,53 @@ func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d *d
 				}
 			}
 			if len(shared) > 0 {
-				c.stores++
+				c.stores += weight
 				n := SharedWavefronts(shared, f.Element, banks, bankBytes)
-				c.storeWavefronts += n
-				c.storeCycles += max(SharedIssueCycles(d, f.Element), float64(n))
+				c.storeWavefronts += n * weight
+				c.storeCycles += max(SharedIssueCycles(d, f.Element), float64(n)) * float64(weight)
 			}
 			if len(global) > 0 {
-				c.loads++
-				c.sectors += distinctGranules(global, f.Element, d.L1FetchBytes)
-				c.l1.add(model.terms(global, f.Element), 1)
+				c.loads += weight
+				c.sectors += distinctGranules(global, f.Element, d.L1FetchBytes) * weight
+				c.l1.add(model.terms(global, f.Element), weight)
 			}
 		}
 	}
-	c.lines += int64(len(lines))
-	return nil
+	c.lines += int64(len(lines)) * weight
+}
+
+// copyClasses groups the sample blocks whose copies (copyCounts.block)
+// count alike: the same extents of the tile box, clipped to the domain,
+// which fix the elements each lane copies and whether it loads them, and
+// the same global address of the box's first element modulo modulus, a
+// period of every count of the copy's global loads (sectors, allocation
+// lines, L1 cycle terms). The global addresses of one lane are that
+// address plus the same offset in every block, as a field's layout is
+// affine (kernel.Field.ElementAt); the shared addresses are the same in
+// every block. reps are the first block of each class, weights their
+// sizes.
+func copyClasses(f *kernel.Field, t kernel.Tile, l kernel.Launch, clip bool, sample [][3]int64, modulus int64) (reps [][3]int64, weights []int64) {
+	type classKey struct {
+		extent  [3]int64
+		residue int64
+	}
+	index := map[classKey]int{}
+	for _, b := range sample {
+		var origin kernel.Point
+		for i := range 3 {
+			origin[i] = b[i] * t.Extent[i]
+		}
+		lo, hi := t.Box(origin, l.Domain, clip)
+		k := classKey{[3]int64{hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}, intmath.FloorMod(f.Element*f.ElementAt(lo), modulus)}
+		if i, ok := index[k]; ok {
+			weights[i]++
+			continue
+		}
+		index[k] = len(reps)
+		reps = append(reps, b)
+		weights = append(weights, 1)
+	}
+	return reps, weights
 }
 
 // copySteps returns the steps of a block's copy loop in the given mapping
