@@ -2,6 +2,7 @@ package footprint
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -238,14 +239,27 @@ type readCounts struct {
 // fixed distance apart in the tile, whatever the thread (distinctReads), so
 // on each warp the reads whose lanes execute alike (the same points) are
 // one lane pattern of addresses shifted by each read's distance: the
-// pattern is evaluated once per warp, and the wavefronts once per distinct
-// shift modulo the banks' period.
+// pattern is evaluated once per warp, for all groups whose addresses are
+// translates of one another (translates), and the reads are counted once
+// per distinct shift modulo the banks' period. The wavefronts of a warp's
+// addresses depend only on their distances from the first lane and the
+// first lane's address modulo that period, so they are computed once per
+// such pattern and residue, over all warps.
 func sharedReads(reads []Instruction, warps []warpTile, guard *pointGuard, modulus, banks, bankBytes int64, issue float64) readCounts {
+	type shift struct {
+		residue int64 // a read's distance from the first modulo the modulus
+		reads   int64 // the reads at that residue
+	}
 	type group struct {
-		first  int     // the read whose lanes are evaluated
-		shifts []int64 // each read's distance from the first
+		first  int     // the read whose lanes execute like the group's
+		shifts []shift // the distinct residues of the reads' distances
+		// class is the translate class of the first read's address
+		// (translates), distance its distance from the class's first.
+		class    int
+		distance int64
 	}
 	var groups []group
+	var classes translates
 	index := map[string]int{}
 	for i, in := range reads {
 		key := fmt.Sprint(in.Points, in.Guarded)
@@ -253,42 +267,77 @@ func sharedReads(reads []Instruction, warps []warpTile, guard *pointGuard, modul
 		if !ok {
 			g = len(groups)
 			index[key] = g
-			groups = append(groups, group{first: i})
+			class, distance := classes.of(in.Address)
+			groups = append(groups, group{first: i, class: class, distance: distance})
 		}
-		shift := in.Address.Eval(kernel.Point{}) - reads[groups[g].first].Address.Eval(kernel.Point{})
-		groups[g].shifts = append(groups[g].shifts, shift)
+		d := in.Address.Eval(kernel.Point{}) - reads[groups[g].first].Address.Eval(kernel.Point{})
+		r := intmath.FloorMod(d, modulus)
+		if k := slices.IndexFunc(groups[g].shifts, func(s shift) bool { return s.residue == r }); k >= 0 {
+			groups[g].shifts[k].reads++
+		} else {
+			groups[g].shifts = append(groups[g].shifts, shift{r, 1})
+		}
 	}
+	type wavefrontKey struct {
+		pattern int   // the lanes' distances from the first lane (patterns)
+		residue int64 // the first lane's address modulo the modulus
+	}
+	patterns := map[string]int{}
+	wavefronts := map[wavefrontKey]int64{}
+	addrs := make([]laneAddress, len(classes.firsts))
+	for i, e := range classes.firsts {
+		addrs[i] = newLaneAddress(e)
+	}
+	// values are, per translate class, its first address at every lane
+	// of the warp.
+	values := make([][]int64, len(addrs))
 	var c readCounts
 	var lanes, shifted []int64
+	var pattern []byte
 	for _, w := range warps {
+		lo, hi := w.bounds()
+		for i := range addrs {
+			a := addrs[i].onBox(lo, hi)
+			values[i] = values[i][:0]
+			for _, o := range w.lanes.offsets {
+				values[i] = append(values[i], a.at(kernel.Point{w.base[0] + o[0], w.base[1] + o[1], w.base[2] + o[2]}))
+			}
+		}
 		for _, g := range groups {
 			first := &reads[g.first]
-			addr := newLaneAddress(first.Address)
 			lanes = lanes[:0]
-			for _, o := range w.lanes.offsets {
-				p := kernel.Point{w.base[0] + o[0], w.base[1] + o[1], w.base[2] + o[2]}
-				if guard == nil || guard.executes(p, first) {
-					lanes = append(lanes, addr.at(p))
+			for k, o := range w.lanes.offsets {
+				if guard == nil || guard.executes(kernel.Point{w.base[0] + o[0], w.base[1] + o[1], w.base[2] + o[2]}, first) {
+					lanes = append(lanes, values[g.class][k]+g.distance)
 				}
 			}
 			if len(lanes) == 0 {
 				continue
 			}
-			byResidue := map[int64]int64{}
-			for _, d := range g.shifts {
-				r := intmath.FloorMod(d, modulus)
-				n, ok := byResidue[r]
+			pattern = pattern[:0]
+			for _, a := range lanes {
+				pattern = binary.AppendVarint(pattern, a-lanes[0])
+			}
+			id, ok := patterns[string(pattern)]
+			if !ok {
+				id = len(patterns)
+				patterns[string(pattern)] = id
+			}
+			for _, s := range g.shifts {
+				k := wavefrontKey{id, intmath.FloorMod(lanes[0]+s.residue, modulus)}
+				n, ok := wavefronts[k]
 				if !ok {
 					shifted = shifted[:0]
 					for _, a := range lanes {
-						shifted = append(shifted, a+r)
+						shifted = append(shifted, a+s.residue)
 					}
 					n = SharedWavefronts(shifted, first.Width, banks, bankBytes)
-					byResidue[r] = n
+					wavefronts[k] = n
 				}
-				c.wavefronts += n * w.weight
-				c.issued += w.weight
-				c.cycles += max(issue, float64(n)) * float64(w.weight)
+				weight := w.weight * s.reads
+				c.wavefronts += n * weight
+				c.issued += weight
+				c.cycles += max(issue, float64(n)) * float64(weight)
 			}
 		}
 	}
