@@ -291,6 +291,52 @@ func TestDistanceFromRandomExpressions(t *testing.T) {
 	}
 }
 
+// TestPeriodRandomExpressions checks Period's defining property on random
+// expressions, nested floor and modulo terms included: a step of the
+// period along a coordinate changes e by the same amount from every point
+// tried (Eval the oracle). Hand-picked cases check that terms whose
+// argument stays below the divisor everywhere add no period of their own.
+func TestPeriodRandomExpressions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for range 2000 {
+		src := randomExpr(rng, 1+rng.IntN(4))
+		e := mustParse(t, src)
+		period, ok := e.Period()
+		if !ok {
+			continue
+		}
+		for i := range 3 {
+			var step Point
+			step[i] = period[i]
+			var drift int64
+			for n := range 30 {
+				p := Point{rng.Int64N(2001) - 1000, rng.Int64N(201) - 100, rng.Int64N(201) - 100}
+				q := Point{p[0] + step[0], p[1] + step[1], p[2] + step[2]}
+				d := e.Eval(q) - e.Eval(p)
+				if n == 0 {
+					drift = d
+				} else if d != drift {
+					t.Fatalf("%s (canonical %s): period %v, but a step along %d changes it by %d at %v and by %d elsewhere", src, e, period, i, d, p, drift)
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		src  string
+		want [3]int64
+	}{
+		{"floor((x % 32)/64)", [3]int64{1, 1, 1}},
+		{"-256*floor((x % 32)/64) - 4224*floor((y % 8)/16) + 4*(x % 32) + 264*(y % 8)", [3]int64{32, 8, 1}},
+		{"(x % 4) % 8", [3]int64{4, 1, 1}},
+		{"floor((x % 32)/16)", [3]int64{512, 1, 1}},
+		{"floor(x/4) % 3", [3]int64{12, 1, 1}},
+	} {
+		if got, ok := mustParse(t, c.src).Period(); !ok || got != c.want {
+			t.Errorf("period of %s: %v, %v; want %v", c.src, got, ok, c.want)
+		}
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		src  string
