@@ -132,16 +132,22 @@ func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r Wa
 		var sum l1Sums
 		// §3.8.7, §8 item 9: scalar fields on CDNA have no per-access terms.
 		if !(fi.Field.Scalar && d.L1Model == device.L1CDNA) {
-			for _, in := range fi.Instructions {
-				c, err := newWarpMeasure([]Instruction{in}, guard, model.modulus(in.Width), memoise, budget, func(lanes [][]int64) l1Terms {
+			classes, err := instructionClasses(fi.Instructions, guard, model.modulus, memoise, budget)
+			for _, class := range classes {
+				if err != nil {
+					break
+				}
+				in := fi.Instructions[class.first]
+				var c *warpMeasure[l1Terms]
+				c, err = newWarpMeasure([]Instruction{in}, guard, model.modulus(in.Width), memoise, budget, func(lanes [][]int64) l1Terms {
 					return model.terms(lanes[0], in.Width)
 				})
 				if err == nil {
-					err = c.each(warps, sum.add)
+					err = c.each(warps, func(t l1Terms, weight int64) { sum.add(t, weight*class.count) })
 				}
-				if err != nil {
-					return L1Result{}, fmt.Errorf("footprint: L1 cycles of field %q: %w", fi.Field.Name, err)
-				}
+			}
+			if err != nil {
+				return L1Result{}, fmt.Errorf("footprint: L1 cycles of field %q: %w", fi.Field.Name, err)
 			}
 		}
 		var lines float64

@@ -2,6 +2,7 @@ package footprint
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -119,6 +120,13 @@ func SharedIssueCycles(d *device.Device, width int64) float64 {
 // sample blocks' own, whatever SampleBlockWarps says: the copy is a
 // block's.
 func StagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64) (StagingResult, error) {
+	return stagingOf(shared, k, l, d, r, sample, true)
+}
+
+// stagingOf is StagingOf with the copy's memoisation switchable, so that
+// tests can compare it with the copy of every sample block: without it
+// each block is its own class (copyClasses).
+func stagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, memoise bool) (StagingResult, error) {
 	var res StagingResult
 	if len(shared) == 0 {
 		return res, nil
@@ -164,10 +172,17 @@ func StagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d 
 		}
 		sf.TileBytes = tile.Bytes
 		var c copyCounts
-		for _, b := range sample {
-			if err := c.block(src, tile, l, d, r.ClipLanes, b, model, banks, bankBytes); err != nil {
-				return res, err
+		copyModulus := intmath.LCM(intmath.LCM(d.L1FetchBytes, d.L1AllocBytes), model.modulus(src.Element))
+		blocks, blockWeights := sample, []int64(nil)
+		if memoise {
+			blocks, blockWeights = copyClasses(src, tile, l, r.ClipLanes, sample, copyModulus)
+		}
+		for i, b := range blocks {
+			weight := int64(1)
+			if blockWeights != nil {
+				weight = blockWeights[i]
 			}
+			c.block(src, tile, l, d, r.ClipLanes, b, weight, model, banks, bankBytes)
 		}
 		sf.L1Load = mult * float64(c.sectors*d.L1FetchBytes) / float64(len(sample))
 		sf.CopyLoads = mult * float64(c.loads) / warpCount
@@ -224,14 +239,27 @@ type readCounts struct {
 // fixed distance apart in the tile, whatever the thread (distinctReads), so
 // on each warp the reads whose lanes execute alike (the same points) are
 // one lane pattern of addresses shifted by each read's distance: the
-// pattern is evaluated once per warp, and the wavefronts once per distinct
-// shift modulo the banks' period.
+// pattern is evaluated once per warp, for all groups whose addresses are
+// translates of one another (translates), and the reads are counted once
+// per distinct shift modulo the banks' period. The wavefronts of a warp's
+// addresses depend only on their distances from the first lane and the
+// first lane's address modulo that period, so they are computed once per
+// such pattern and residue, over all warps.
 func sharedReads(reads []Instruction, warps []warpTile, guard *pointGuard, modulus, banks, bankBytes int64, issue float64) readCounts {
+	type shift struct {
+		residue int64 // a read's distance from the first modulo the modulus
+		reads   int64 // the reads at that residue
+	}
 	type group struct {
-		first  int     // the read whose lanes are evaluated
-		shifts []int64 // each read's distance from the first
+		first  int     // the read whose lanes execute like the group's
+		shifts []shift // the distinct residues of the reads' distances
+		// class is the translate class of the first read's address
+		// (translates), distance its distance from the class's first.
+		class    int
+		distance int64
 	}
 	var groups []group
+	var classes translates
 	index := map[string]int{}
 	for i, in := range reads {
 		key := fmt.Sprint(in.Points, in.Guarded)
@@ -239,42 +267,77 @@ func sharedReads(reads []Instruction, warps []warpTile, guard *pointGuard, modul
 		if !ok {
 			g = len(groups)
 			index[key] = g
-			groups = append(groups, group{first: i})
+			class, distance := classes.of(in.Address)
+			groups = append(groups, group{first: i, class: class, distance: distance})
 		}
-		shift := in.Address.Eval(kernel.Point{}) - reads[groups[g].first].Address.Eval(kernel.Point{})
-		groups[g].shifts = append(groups[g].shifts, shift)
+		d := in.Address.Eval(kernel.Point{}) - reads[groups[g].first].Address.Eval(kernel.Point{})
+		r := intmath.FloorMod(d, modulus)
+		if k := slices.IndexFunc(groups[g].shifts, func(s shift) bool { return s.residue == r }); k >= 0 {
+			groups[g].shifts[k].reads++
+		} else {
+			groups[g].shifts = append(groups[g].shifts, shift{r, 1})
+		}
 	}
+	type wavefrontKey struct {
+		pattern int   // the lanes' distances from the first lane (patterns)
+		residue int64 // the first lane's address modulo the modulus
+	}
+	patterns := map[string]int{}
+	wavefronts := map[wavefrontKey]int64{}
+	addrs := make([]laneAddress, len(classes.firsts))
+	for i, e := range classes.firsts {
+		addrs[i] = newLaneAddress(e)
+	}
+	// values are, per translate class, its first address at every lane
+	// of the warp.
+	values := make([][]int64, len(addrs))
 	var c readCounts
 	var lanes, shifted []int64
+	var pattern []byte
 	for _, w := range warps {
+		lo, hi := w.bounds()
+		for i := range addrs {
+			a := addrs[i].onBox(lo, hi)
+			values[i] = values[i][:0]
+			for _, o := range w.lanes.offsets {
+				values[i] = append(values[i], a.at(kernel.Point{w.base[0] + o[0], w.base[1] + o[1], w.base[2] + o[2]}))
+			}
+		}
 		for _, g := range groups {
 			first := &reads[g.first]
-			addr := newLaneAddress(first.Address)
 			lanes = lanes[:0]
-			for _, o := range w.lanes.offsets {
-				p := kernel.Point{w.base[0] + o[0], w.base[1] + o[1], w.base[2] + o[2]}
-				if guard == nil || guard.executes(p, first) {
-					lanes = append(lanes, addr.at(p))
+			for k, o := range w.lanes.offsets {
+				if guard == nil || guard.executes(kernel.Point{w.base[0] + o[0], w.base[1] + o[1], w.base[2] + o[2]}, first) {
+					lanes = append(lanes, values[g.class][k]+g.distance)
 				}
 			}
 			if len(lanes) == 0 {
 				continue
 			}
-			byResidue := map[int64]int64{}
-			for _, d := range g.shifts {
-				r := intmath.FloorMod(d, modulus)
-				n, ok := byResidue[r]
+			pattern = pattern[:0]
+			for _, a := range lanes {
+				pattern = binary.AppendVarint(pattern, a-lanes[0])
+			}
+			id, ok := patterns[string(pattern)]
+			if !ok {
+				id = len(patterns)
+				patterns[string(pattern)] = id
+			}
+			for _, s := range g.shifts {
+				k := wavefrontKey{id, intmath.FloorMod(lanes[0]+s.residue, modulus)}
+				n, ok := wavefronts[k]
 				if !ok {
 					shifted = shifted[:0]
 					for _, a := range lanes {
-						shifted = append(shifted, a+r)
+						shifted = append(shifted, a+s.residue)
 					}
 					n = SharedWavefronts(shifted, first.Width, banks, bankBytes)
-					byResidue[r] = n
+					wavefronts[k] = n
 				}
-				c.wavefronts += n * w.weight
-				c.issued += w.weight
-				c.cycles += max(issue, float64(n)) * float64(w.weight)
+				weight := w.weight * s.reads
+				c.wavefronts += n * weight
+				c.issued += weight
+				c.cycles += max(issue, float64(n)) * float64(weight)
 			}
 		}
 	}
@@ -291,12 +354,12 @@ type copyCounts struct {
 	l1              l1Sums
 }
 
-// block adds the copy of the tile of block b: the block's warps, in linear
-// thread order, step through the copy loop of the field's mapping; each
-// step is one warp load from global memory of the lanes whose element lies
-// in the (clipped) tile, and one shared store of the lanes whose element
-// lies in the full tile.
-func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d *device.Device, clip bool, b [3]int64, model cycleModel, banks, bankBytes int64) error {
+// block adds the copy of the tile of block b, weight times: the block's
+// warps, in linear thread order, step through the copy loop of the field's
+// mapping; each step is one warp load from global memory of the lanes
+// whose element lies in the (clipped) tile, and one shared store of the
+// lanes whose element lies in the full tile.
+func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d *device.Device, clip bool, b [3]int64, weight int64, model cycleModel, banks, bankBytes int64) {
 	var origin kernel.Point
 	for i := range 3 {
 		origin[i] = b[i] * t.Extent[i]
@@ -330,20 +393,53 @@ func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d *d
 				}
 			}
 			if len(shared) > 0 {
-				c.stores++
+				c.stores += weight
 				n := SharedWavefronts(shared, f.Element, banks, bankBytes)
-				c.storeWavefronts += n
-				c.storeCycles += max(SharedIssueCycles(d, f.Element), float64(n))
+				c.storeWavefronts += n * weight
+				c.storeCycles += max(SharedIssueCycles(d, f.Element), float64(n)) * float64(weight)
 			}
 			if len(global) > 0 {
-				c.loads++
-				c.sectors += distinctGranules(global, f.Element, d.L1FetchBytes)
-				c.l1.add(model.terms(global, f.Element), 1)
+				c.loads += weight
+				c.sectors += distinctGranules(global, f.Element, d.L1FetchBytes) * weight
+				c.l1.add(model.terms(global, f.Element), weight)
 			}
 		}
 	}
-	c.lines += int64(len(lines))
-	return nil
+	c.lines += int64(len(lines)) * weight
+}
+
+// copyClasses groups the sample blocks whose copies (copyCounts.block)
+// count alike: the same extents of the tile box, clipped to the domain,
+// which fix the elements each lane copies and whether it loads them, and
+// the same global address of the box's first element modulo modulus, a
+// period of every count of the copy's global loads (sectors, allocation
+// lines, L1 cycle terms). The global addresses of one lane are that
+// address plus the same offset in every block, as a field's layout is
+// affine (kernel.Field.ElementAt); the shared addresses are the same in
+// every block. reps are the first block of each class, weights their
+// sizes.
+func copyClasses(f *kernel.Field, t kernel.Tile, l kernel.Launch, clip bool, sample [][3]int64, modulus int64) (reps [][3]int64, weights []int64) {
+	type classKey struct {
+		extent  [3]int64
+		residue int64
+	}
+	index := map[classKey]int{}
+	for _, b := range sample {
+		var origin kernel.Point
+		for i := range 3 {
+			origin[i] = b[i] * t.Extent[i]
+		}
+		lo, hi := t.Box(origin, l.Domain, clip)
+		k := classKey{[3]int64{hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}, intmath.FloorMod(f.Element*f.ElementAt(lo), modulus)}
+		if i, ok := index[k]; ok {
+			weights[i]++
+			continue
+		}
+		index[k] = len(reps)
+		reps = append(reps, b)
+		weights = append(weights, 1)
+	}
+	return reps, weights
 }
 
 // copySteps returns the steps of a block's copy loop in the given mapping

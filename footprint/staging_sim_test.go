@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/kernel/kerneltest"
+	"github.com/polyvol/polyvol/lattice"
 	"github.com/polyvol/polyvol/sim"
 )
 
@@ -240,6 +242,57 @@ func TestStagingWavefrontsByHand(t *testing.T) {
 		}
 		if v := r.Fields[0]; v.SharedLoadInstructions != c.instructions || v.SharedLoadWavefronts != c.wavefront {
 			t.Errorf("%s: simulated %d shared loads of %d wavefronts, want %d of %d", c.name, v.SharedLoadInstructions, v.SharedLoadWavefronts, c.instructions, c.wavefront)
+		}
+	}
+}
+
+// TestStagingCopyClassesEqualEveryBlock checks that counting the copy once
+// per class of sample blocks (copyClasses) gives exactly the results of
+// counting every sample block, L1 cycles and allocation lines included:
+// on the staged examples over domains whose blocks are cut by the edge,
+// and on random staged kernels, each under both rules, over the whole
+// grid.
+func TestStagingCopyClassesEqualEveryBlock(t *testing.T) {
+	type stagedLaunch struct {
+		k *kernel.Kernel
+		l kernel.Launch
+	}
+	cases := []stagedLaunch{
+		{exampleKernel(t, "star3d-r1-staged"), kernel.Launch{Block: [3]int64{32, 4, 4}, Fold: kernel.NoFold, Domain: [3]int64{140, 19, 26}}},
+		{exampleKernel(t, "convolution-15x15-staged"), kernel.Launch{Block: [3]int64{32, 8, 1}, Fold: [3]int64{2, 2, 1}, Domain: [3]int64{300, 90, 1}, Tiling: kernel.TileStrided}},
+		{exampleKernel(t, "hotspot"), kernel.Launch{Block: [3]int64{32, 8, 1}, Fold: [3]int64{2, 2, 1}, Domain: [3]int64{200, 70, 1}, Tiling: kernel.TileStrided}},
+	}
+	rng := rand.New(rand.NewPCG(2026, 11))
+	for range 60 {
+		c := randomStagedCase(rng)
+		k, err := kernel.Parse([]byte(c.spec), "inline.yaml")
+		if err != nil {
+			t.Fatalf("%v\n%s", err, c.spec)
+		}
+		cases = append(cases, stagedLaunch{k, c.l})
+	}
+	devices := stagedCaseDevices(t)
+	for n, c := range cases {
+		d := devices[n%len(devices)]
+		g := c.l.Grid()
+		sample := lattice.Box{Hi: g}.Points()
+		for _, mr := range methodRules {
+			lists, err := Instructions(c.k, c.l, d, mr.rules.Fusion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, shared := SplitShared(lists)
+			classes, err := stagingOf(shared, c.k, c.l, d, mr.rules, sample, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			every, err := stagingOf(shared, c.k, c.l, d, mr.rules, sample, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(classes, every) {
+				t.Fatalf("case %d (%s, %s on %s, block %v fold %v %s domain %v): by classes %+v, every block %+v", n, c.k.Name, mr.name, d.Name, c.l.Block, c.l.Fold, c.l.Tiling, c.l.Domain, classes, every)
+			}
 		}
 	}
 }

@@ -182,45 +182,64 @@ func widenPeriod(period [3]int64, e kernel.Expr) (widened [3]int64, ok bool) {
 	return period, true
 }
 
+// translates sorts expressions into classes of translates, expressions
+// that differ by a constant only (kernel.Expr.DistanceFrom), each class
+// known by its first member.
+type translates struct {
+	firsts []kernel.Expr
+	byCoef map[[3]int64][]int // the classes whose members have these coefficients
+}
+
+// of returns the class of e, a new one where e translates no expression
+// seen before, and e's distance from the class's first member.
+func (t *translates) of(e kernel.Expr) (class int, distance int64) {
+	coef, _, _ := e.Linear()
+	for _, c := range t.byCoef[coef] {
+		if d, ok := e.DistanceFrom(t.firsts[c]); ok {
+			return c, d
+		}
+	}
+	if t.byCoef == nil {
+		t.byCoef = map[[3]int64][]int{}
+	}
+	t.byCoef[coef] = append(t.byCoef[coef], len(t.firsts))
+	t.firsts = append(t.firsts, e)
+	return len(t.firsts) - 1, 0
+}
+
 // translationKeyer tells apart the distances of addresses from the first
-// at an origin, faster where every address is affine. The distance a_i(o) − a_0(o) between two affine addresses is
-// (c_i − c_0) + (g_i − g_0)·o for their constants c and gradients g, so
-// two origins give the same distances exactly when they give the same
-// products δ·o for the distinct non-zero gradient differences δ: a few,
-// one per field layout, where the instructions are hundreds.
+// at an origin. Two addresses that are translates of one another
+// (translates) lie a constant apart at every origin, so the distance of
+// a_i from a_0 is a_i − a_r, a constant, plus a_r(o) − a_0(o) for the
+// first address a_r of a_i's class: two origins give the same distances
+// exactly when they give the same distances of the classes' first
+// addresses. The classes are a few, one per field layout and tiling,
+// where the instructions are hundreds.
 type translationKeyer struct {
 	addrs  []laneAddress
-	deltas [][3]int64 // the distinct non-zero g_i − g_0; nil unless affine
+	firsts []int // the first address of each class but a_0's
 	affine bool
 }
 
 // newTranslationKeyer returns the keyer of addrs.
 func newTranslationKeyer(addrs []laneAddress) translationKeyer {
 	t := translationKeyer{addrs: addrs, affine: true}
-	for _, a := range addrs {
-		if !a.affine {
-			return translationKeyer{addrs: addrs}
-		}
-		d := [3]int64{a.coef[0] - addrs[0].coef[0], a.coef[1] - addrs[0].coef[1], a.coef[2] - addrs[0].coef[2]}
-		if d != [3]int64{} && !slices.Contains(t.deltas, d) {
-			t.deltas = append(t.deltas, d)
+	var classes translates
+	for i, a := range addrs {
+		t.affine = t.affine && a.affine
+		if c, _ := classes.of(a.expr); c > 0 && c == len(t.firsts)+1 {
+			t.firsts = append(t.firsts, i)
 		}
 	}
 	return t
 }
 
 // appendDistances appends to key what tells the distances of the
-// addresses at origin from the first, first, apart: the distances
-// themselves, or for affine addresses the products δ·origin.
+// addresses at origin from the first, first, apart: the distances of the
+// classes' first addresses.
 func (t translationKeyer) appendDistances(key []byte, origin kernel.Point, first int64) []byte {
-	if t.affine {
-		for _, d := range t.deltas {
-			key = binary.AppendVarint(key, d[0]*origin[0]+d[1]*origin[1]+d[2]*origin[2])
-		}
-		return key
-	}
-	for _, a := range t.addrs[1:] {
-		key = binary.AppendVarint(key, a.at(origin)-first)
+	for _, i := range t.firsts {
+		key = binary.AppendVarint(key, t.addrs[i].at(origin)-first)
 	}
 	return key
 }

@@ -118,14 +118,19 @@ func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r
 			granule = d.L1WriteBytes
 		}
 		var sectors int64
-		for _, in := range fi.Instructions {
-			c, err := sectorCounter([]Instruction{in}, guard, granule, fullRange, memoise, budget)
-			if err == nil {
-				err = c.each(warps, func(n, weight int64) { sectors += n * weight })
-			}
+		classes, err := instructionClasses(fi.Instructions, guard, func(int64) int64 { return granule }, memoise, budget)
+		for _, class := range classes {
 			if err != nil {
-				return WarpResult{}, fmt.Errorf("footprint: warps of field %q: %w", fi.Field.Name, err)
+				break
 			}
+			var c *warpMeasure[int64]
+			c, err = sectorCounter(fi.Instructions[class.first:class.first+1], guard, granule, fullRange, memoise, budget)
+			if err == nil {
+				err = c.each(warps, func(n, weight int64) { sectors += n * weight * class.count })
+			}
+		}
+		if err != nil {
+			return WarpResult{}, fmt.Errorf("footprint: warps of field %q: %w", fi.Field.Name, err)
 		}
 		f := WarpField{Field: fi.Index, Store: fi.Store}
 		if fi.Store {

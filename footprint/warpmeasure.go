@@ -326,6 +326,58 @@ func (w *warpMeasure[T]) enumerate(t warpTile, full bool) (T, error) {
 	return w.measure(w.lanes), nil
 }
 
+// instructionClass is a class of instructions whose measures agree on
+// every warp (instructionClasses), known by its first instruction.
+type instructionClass struct {
+	first int   // the index of its first instruction
+	count int64 // its instructions
+}
+
+// instructionClasses sorts insts into classes of instructions whose
+// measures, periodic in modulus(width) (warpMeasure), agree on every warp:
+// the same width, the same threads executing them (pointGuard.threads),
+// and addresses that are translates of one another (translates) by a
+// multiple of the modulus, which moves no measure. A stencil's loads are
+// translates of one another, so its hundreds of instructions fall into a
+// few classes, each measured once and weighted by its size. Without
+// memoise each instruction is its own class, so that tests can compare
+// the classes with plain enumeration.
+func instructionClasses(insts []Instruction, guard *pointGuard, modulus func(width int64) int64, memoise bool, budget *Budget) ([]instructionClass, error) {
+	if !memoise {
+		classes := make([]instructionClass, len(insts))
+		for i := range classes {
+			classes[i] = instructionClass{first: i, count: 1}
+		}
+		return classes, nil
+	}
+	type classKey struct {
+		translate      int
+		residue, width int64
+		threads        string
+	}
+	var addrs translates
+	index := map[classKey]int{}
+	var classes []instructionClass
+	var key []byte
+	for i := range insts {
+		in := &insts[i]
+		s, err := guard.threads(in, budget)
+		if err != nil {
+			return nil, err
+		}
+		key = appendThreadsKey(key[:0], s)
+		t, d := addrs.of(in.Address)
+		k := classKey{t, intmath.FloorMod(d, modulus(in.Width)), in.Width, string(key)}
+		if c, ok := index[k]; ok {
+			classes[c].count++
+			continue
+		}
+		index[k] = len(classes)
+		classes = append(classes, instructionClass{first: i, count: 1})
+	}
+	return classes, nil
+}
+
 // sectorCounter counts the distinct granules of granule bytes that a group
 // of instructions touches per warp: at each lane's start address only
 // (method Reference, docs/metrics.md §3.1), or over each lane's full byte

@@ -100,6 +100,20 @@ func (e Expr) Equal(o Expr) bool {
 	return true
 }
 
+// DistanceFrom reports whether e − o is a constant, and which: whether the
+// two expressions differ in their constants only.
+func (e Expr) DistanceFrom(o Expr) (distance int64, ok bool) {
+	if e.lin != o.lin || len(e.divs) != len(o.divs) {
+		return 0, false
+	}
+	for i := range e.divs {
+		if e.divs[i].coef != o.divs[i].coef || e.divs[i].atom.key != o.divs[i].atom.key {
+			return 0, false
+		}
+	}
+	return e.konst - o.konst, true
+}
+
 // Eval evaluates e at p with 64-bit arithmetic, floor division rounding
 // toward −∞ and a non-negative modulo.
 func (e Expr) Eval(p Point) int64 {
@@ -456,18 +470,57 @@ func (e Expr) Bounds(lo, hi Point) (minV, maxV int64, ok bool) {
 		if !ok {
 			return 0, 0, false
 		}
-		switch {
-		case t.atom.mod && intmath.FloorDiv(amin, t.atom.d) == intmath.FloorDiv(amax, t.atom.d):
-			// The argument stays within one period: the remainder
-			// grows with it.
-			amin, amax = intmath.FloorMod(amin, t.atom.d), intmath.FloorMod(amax, t.atom.d)
-		case t.atom.mod:
-			amin, amax = 0, t.atom.d-1
-		default:
-			amin, amax = intmath.FloorDiv(amin, t.atom.d), intmath.FloorDiv(amax, t.atom.d)
-		}
+		amin, amax = t.atom.bounds(amin, amax)
 		a, b, ok := scaled(t.coef, amin, amax)
 		if !ok || !add(a, b) {
+			return 0, 0, false
+		}
+	}
+	return minV, maxV, true
+}
+
+// bounds returns the least and greatest value of the atom where its
+// argument lies in [amin, amax].
+func (a *divAtom) bounds(amin, amax int64) (minV, maxV int64) {
+	switch {
+	case a.mod && intmath.FloorDiv(amin, a.d) == intmath.FloorDiv(amax, a.d):
+		// The argument stays within one period: the remainder grows
+		// with it.
+		return intmath.FloorMod(amin, a.d), intmath.FloorMod(amax, a.d)
+	case a.mod:
+		return 0, a.d - 1
+	}
+	return intmath.FloorDiv(amin, a.d), intmath.FloorDiv(amax, a.d)
+}
+
+// boundedEverywhere returns the least and greatest value that interval
+// arithmetic guarantees for e at every point: ok is false unless e
+// depends on the coordinates through modulo terms only, or a bound does
+// not fit in 64 bits.
+func (e Expr) boundedEverywhere() (minV, maxV int64, ok bool) {
+	if e.lin != [3]int64{} {
+		return 0, 0, false
+	}
+	minV, maxV = e.konst, e.konst
+	for _, t := range e.divs {
+		amin, amax, ok := t.atom.arg.boundedEverywhere()
+		switch {
+		case !ok && !t.atom.mod:
+			return 0, 0, false
+		case !ok:
+			amin, amax = 0, t.atom.d-1
+		default:
+			amin, amax = t.atom.bounds(amin, amax)
+		}
+		a, err1 := intmath.MulChecked(t.coef, amin)
+		b, err2 := intmath.MulChecked(t.coef, amax)
+		if t.coef < 0 {
+			a, b = b, a
+		}
+		var err3, err4 error
+		minV, err3 = intmath.AddChecked(minV, a)
+		maxV, err4 = intmath.AddChecked(maxV, b)
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 			return 0, 0, false
 		}
 	}
@@ -824,8 +877,12 @@ const maxPeriod = 1 << 20
 // e(p + L_i·u_i) − e(p) is the same for every point p (u_i the unit vector
 // of coordinate i): e is affine on every residue class of points modulo L.
 // It is 1 where no floor or modulo term depends on coordinate i, and the
-// product of the divisors along each nesting chain otherwise. ok is false
-// when a period exceeds 2^20.
+// product of the divisors along each nesting chain otherwise, but for
+// terms whose argument stays between two multiples of the divisor at
+// every point (boundedEverywhere, as in floor((x mod 32)/64)): a floor
+// term is a constant there and adds no period, a modulo term is its
+// argument less a constant and adds its argument's. ok is false when a
+// period exceeds 2^20.
 func (e Expr) Period() (period [3]int64, ok bool) {
 	period = [3]int64{1, 1, 1}
 	for _, t := range e.divs {
@@ -833,11 +890,18 @@ func (e Expr) Period() (period [3]int64, ok bool) {
 		if !ok {
 			return period, false
 		}
+		d := t.atom.d
+		if amin, amax, bounded := t.atom.arg.boundedEverywhere(); bounded && intmath.FloorDiv(amin, d) == intmath.FloorDiv(amax, d) {
+			if !t.atom.mod {
+				continue
+			}
+			d = 1
+		}
 		for i := range 3 {
 			if !t.atom.arg.dependsOn(i) {
 				continue
 			}
-			l := inner[i] * t.atom.d
+			l := inner[i] * d
 			period[i] = period[i] / intmath.GCD(period[i], l) * l
 			if period[i] > maxPeriod {
 				return period, false

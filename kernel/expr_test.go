@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -242,6 +243,96 @@ func TestTermsMatchEvalOnRandomExpressions(t *testing.T) {
 			if e.String() != before {
 				t.Fatalf("%q: changing the Terms slice changed the expression to %s", src, e)
 			}
+		}
+	}
+}
+
+// TestDistanceFromRandomExpressions checks DistanceFrom on random
+// expressions: e + c is at distance c from e (shifted in the text, before
+// canonicalisation), and a distance reported between two random
+// expressions is their difference at every point tried (Eval the oracle).
+func TestDistanceFromRandomExpressions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for range 1000 {
+		src := randomExpr(rng, 1+rng.IntN(4))
+		e := mustParse(t, src)
+		c := rng.Int64N(201) - 100
+		shifted := mustParse(t, fmt.Sprintf("(%s) + %d", src, c))
+		if d, ok := shifted.DistanceFrom(e); !ok || d != c {
+			t.Fatalf("(%s) + %d from %s: distance %d, %v; want %d", src, c, src, d, ok, c)
+		}
+		other := mustParse(t, randomExpr(rng, 1+rng.IntN(2)))
+		d, ok := e.DistanceFrom(other)
+		if !ok {
+			continue
+		}
+		for range 20 {
+			p := Point{rng.Int64N(2001) - 1000, rng.Int64N(41) - 20, rng.Int64N(41) - 20}
+			if got := e.Eval(p) - other.Eval(p); got != d {
+				t.Fatalf("%s − %s at %v is %d, DistanceFrom said %d", e, other, p, got, d)
+			}
+		}
+	}
+	for _, c := range []struct {
+		e, o string
+		want int64
+		ok   bool
+	}{
+		{"floor(x/4) + 3", "floor(x/4)", 3, true},
+		{"4*(x % 32) + 16*y", "4*(x % 32) + 16*y + 20", -20, true},
+		{"floor((x + 1)/4)", "floor(x/4)", 0, false},
+		{"x % 8", "x % 4", 0, false},
+		{"2*x + 1", "x + 1", 0, false},
+	} {
+		d, ok := mustParse(t, c.e).DistanceFrom(mustParse(t, c.o))
+		if ok != c.ok || ok && d != c.want {
+			t.Errorf("(%s).DistanceFrom(%s) = %d, %v; want %d, %v", c.e, c.o, d, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestPeriodRandomExpressions checks Period's defining property on random
+// expressions, nested floor and modulo terms included: a step of the
+// period along a coordinate changes e by the same amount from every point
+// tried (Eval the oracle). Hand-picked cases check that terms whose
+// argument stays below the divisor everywhere add no period of their own.
+func TestPeriodRandomExpressions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for range 2000 {
+		src := randomExpr(rng, 1+rng.IntN(4))
+		e := mustParse(t, src)
+		period, ok := e.Period()
+		if !ok {
+			continue
+		}
+		for i := range 3 {
+			var step Point
+			step[i] = period[i]
+			var drift int64
+			for n := range 30 {
+				p := Point{rng.Int64N(2001) - 1000, rng.Int64N(201) - 100, rng.Int64N(201) - 100}
+				q := Point{p[0] + step[0], p[1] + step[1], p[2] + step[2]}
+				d := e.Eval(q) - e.Eval(p)
+				if n == 0 {
+					drift = d
+				} else if d != drift {
+					t.Fatalf("%s (canonical %s): period %v, but a step along %d changes it by %d at %v and by %d elsewhere", src, e, period, i, d, p, drift)
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		src  string
+		want [3]int64
+	}{
+		{"floor((x % 32)/64)", [3]int64{1, 1, 1}},
+		{"-256*floor((x % 32)/64) - 4224*floor((y % 8)/16) + 4*(x % 32) + 264*(y % 8)", [3]int64{32, 8, 1}},
+		{"(x % 4) % 8", [3]int64{4, 1, 1}},
+		{"floor((x % 32)/16)", [3]int64{512, 1, 1}},
+		{"floor(x/4) % 3", [3]int64{12, 1, 1}},
+	} {
+		if got, ok := mustParse(t, c.src).Period(); !ok || got != c.want {
+			t.Errorf("period of %s: %v, %v; want %v", c.src, got, ok, c.want)
 		}
 	}
 }

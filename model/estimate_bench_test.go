@@ -68,3 +68,40 @@ func BenchmarkStagedGrids(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkConfigurations estimates, one configuration per iteration on
+// A100-40GB, the folded and staged kernels that an exploration spends its
+// time on: the 15×15 convolution with block (32,8,1) and fold (4,4,1) in
+// both tilings, and with its input staged; hotspot in the configuration
+// its spec documents (block (32,8,1), fold (2,2,1), strided), staged with
+// one time step.
+func BenchmarkConfigurations(b *testing.B) {
+	d, err := device.Lookup("A100-40GB")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		example     string
+		block, fold [3]int64
+		tiling      kernel.Tiling
+	}{
+		{"convolution-15x15", [3]int64{32, 8, 1}, [3]int64{4, 4, 1}, kernel.TileConsecutive},
+		{"convolution-15x15", [3]int64{32, 8, 1}, [3]int64{4, 4, 1}, kernel.TileStrided},
+		{"convolution-15x15-staged", [3]int64{32, 8, 1}, [3]int64{4, 4, 1}, kernel.TileStrided},
+		{"hotspot", [3]int64{32, 8, 1}, [3]int64{2, 2, 1}, kernel.TileStrided},
+	} {
+		k, err := kernel.ParseExample(c.example)
+		if err != nil {
+			b.Fatal(err)
+		}
+		l := k.NewLaunch(c.block, c.fold)
+		l.Tiling = c.tiling
+		b.Run(fmt.Sprintf("%s/%s", c.example, c.tiling), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Estimate(k, l, d, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
