@@ -186,7 +186,7 @@ func layercondLegend(se layercond.Series) []legendLine {
 		{"DRAM", "DRAM load memLoadV3 with the L2 capacity effects (B/Lup)"},
 		{"L2->L1", "L2 to L1 load L2LoadV2 with the L1 capacity effects (B/Lup)"}}
 	if se.Dims == 2 {
-		lines = append(lines, legendLine{"rows", "yes: the rows of the block row before the wave fit in L2 (the row condition)"})
+		lines = append(lines, legendLine{"rows", "yes: the rows before the wave fit in L2 (the row condition)"})
 	} else {
 		lines = append(lines, legendLine{"y layer", "yes: the reuse of the block row before the wave fits in L2"},
 			legendLine{"z layer", "yes: the reuse of the block layer before the wave fits in L2"})

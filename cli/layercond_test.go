@@ -414,6 +414,11 @@ func TestLayercondGolden(t *testing.T) {
 func TestLayercondRows(t *testing.T) {
 	args := []string{"layercond", "star2d-r1", "--block", "256,2,1", "--sweep", "4096,1048576"}
 	out := mustRun(t, args...)
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > 80 {
+			t.Errorf("line of %d columns in the default output: %q", n, line)
+		}
+	}
 	rows := layercondTable(t, out)
 	if want := []string{"s", "y", "DRAM", "L2->L1", "rows", "L1"}; !slices.Equal(rows[0], want) {
 		t.Errorf("header %q, want %q", rows[0], want)
