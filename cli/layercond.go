@@ -44,11 +44,11 @@ docs/layercond.md.
 --block may be repeated or list several blocks separated by colons; the plot
 draws one curve per block.
 
---sweep SIZES:  A:B:xF   A, A·F, A·F², … up to B (default 64:16384:x1.25
-                         for planes, 4096:4194304:x2 for the rows of 2-D kernels)
+--sweep SIZES:  A:B:xF   A, A·F, A·F², … up to B
                 A:B:+S   A, A+S, … up to B
-                A:B:N    N sizes evenly spaced on a log scale, A and B included
+                A:B:N    N sizes log-spaced from A to B, both included
                 s1,s2,…  an explicit list
+                default: 64:16384:x1.25 for planes, 4096:4194304:x2 for rows
 
 Examples:
    polyvol layercond star3d-r4 --device A100-40GB --block 1024,1,1
@@ -62,7 +62,7 @@ Examples:
 			Flags: append([]ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,
-				&ucli.GenericFlag{Name: "block", Value: &repeatedFlag{}, Usage: "thread-block size `X,Y,Z`; repeatable, or several separated by ':' (default: 256,1,2 for 3-D domains)"},
+				&ucli.GenericFlag{Name: "block", Value: &repeatedFlag{}, Usage: "thread-block size `X,Y,Z`; repeatable, or several separated by ':' (default: 256,1,2 for 3-D domains, 256,2,1 for 2-D)"},
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
 				&ucli.StringFlag{Name: "sweep", Usage: "plane sizes or row lengths s: `A:B:xF`, A:B:+S, A:B:N or s1,s2,… (default " + layercond.DefaultSweep + " for planes, " + layercond.DefaultRowSweep + " for rows)"},
 				&ucli.Int64Flag{Name: "total", Value: layercond.PaperTotal, Usage: "lattice points X·Y·Z kept constant by the series, z = `N`/s² (2-D: y = N/s)"},
