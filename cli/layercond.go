@@ -235,7 +235,7 @@ func layercondWideLegend(se layercond.Series) []legendLine {
 
 // writeLegend prints a legend, its names in one column after "columns:".
 func writeLegend(w io.Writer, lines []legendLine) {
-	width := 8 // the default table's names, padded like the wide one's
+	width := 8 // the default legend's column: one wider than its longest name
 	for _, l := range lines {
 		width = max(width, len(l.name))
 	}
