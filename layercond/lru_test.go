@@ -36,7 +36,7 @@ func lruSweep(offsets [][3]int64, dims [3]int64, halo, capacity int64) float64 {
 		return n
 	}
 	last := map[int64]int64{}
-	var now, misses, points int64
+	var tick, misses, points int64
 	for z := range dims[2] {
 		for y := range dims[1] {
 			for x := range dims[0] {
@@ -44,7 +44,7 @@ func lruSweep(offsets [][3]int64, dims [3]int64, halo, capacity int64) float64 {
 				for _, o := range offsets {
 					e := ((z+o[2]+halo)*ext[1]+y+o[1]+halo)*ext[0] + x + o[0] + halo
 					t, seen := last[e]
-					if !seen || before(now)-before(t+1) >= capacity {
+					if !seen || before(tick)-before(t+1) >= capacity {
 						if counted {
 							misses++
 						}
@@ -52,9 +52,9 @@ func lruSweep(offsets [][3]int64, dims [3]int64, halo, capacity int64) float64 {
 					if seen {
 						mark(t, -1)
 					}
-					mark(now, 1)
-					last[e] = now
-					now++
+					mark(tick, 1)
+					last[e] = tick
+					tick++
 				}
 				if counted {
 					points++
