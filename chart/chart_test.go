@@ -343,7 +343,7 @@ func TestLayercondImages(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkImages(t, "Layercond", func(w io.Writer, format string, size Size) error { return Layercond(w, format, size, rep) },
-		"block 1024,1,1", "block 32,1,32", BoundaryLabel, "z = 2^29 / s^2")
+		"block 1024,1,1", "block 32,1,32", BoundaryLabel(3), "domains s x s x z with z = 2^29/s^2", "DRAM load memLoadV3", "load L2LoadV2 (B/Lup)")
 }
 
 // TestTicks checks the tick labels of the layer-condition curves: the
@@ -362,12 +362,22 @@ func TestTicks(t *testing.T) {
 	if labelled == 0 {
 		t.Error("no labelled tick between 0 and 75")
 	}
-	var got []string
-	for _, tick := range powerOfTwoTicks(100, 1100) {
-		got = append(got, tick.Label)
-	}
-	if want := []string{"128", "256", "512", "1024"}; strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("powers of two between 100 and 1100: %q, want %q", got, want)
+	for _, c := range []struct {
+		lo, hi   float64
+		labelled bool
+		want     string
+	}{
+		{100, 1100, true, "128 256 512 1024"},
+		{40000, 5e6, true, "65536 128Ki 256Ki 512Ki 1Mi 2Mi 4Mi"},
+		{100, 1100, false, "   "}, // four ticks, none labelled
+	} {
+		var got []string
+		for _, tick := range powerOfTwoTicks(c.lo, c.hi, c.labelled) {
+			got = append(got, tick.Label)
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("powers of two between %v and %v (labelled %v): %q, want %q", c.lo, c.hi, c.labelled, strings.Join(got, " "), c.want)
+		}
 	}
 }
 

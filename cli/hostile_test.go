@@ -340,7 +340,7 @@ func hostileCases() []hostileCase {
 		usage("layercond plot missing directory", w("--plot", "{t}/none/a.svg"), "layercond", "star3d-r4", "--plot", "{t}/none/a.svg"),
 		usage("layercond plot onto a directory", w("--plot", "{t}/dir.svg", "directory"), "layercond", "star3d-r4", "--plot", "{t}/dir.svg"),
 		usage("layercond plot pdf", w("--plot", ".svg or .png"), "layercond", "star3d-r4", "--plot", "{t}/a.pdf"),
-		usage("layercond 2-D spec", w("3-D"), "layercond", "{h}/spec-stride.yaml"),
+		usage("layercond 1-D spec", w("vec-copy.yaml: domain:", "1-D"), "layercond", "vec-copy"),
 		usage("layercond warp-huge device", w("no block of 512 threads fits"), "layercond", "star3d-r4", "--device-file", "{h}/device-warp-huge.yaml"),
 		usage("simulate too large", w("--domain"), "simulate", "star3d-r4"),
 		usage("simulate addresses beyond 2^43", w("2^43"), "simulate", "star3d-r4", "--domain", "100000,100000,100000"),

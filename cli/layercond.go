@@ -20,20 +20,23 @@ func init() {
 	register(func() *ucli.Command {
 		return &ucli.Command{
 			Name:      "layercond",
-			Usage:     "sweep the domain size and find where y- and z-layer reuse stops fitting in L2, and the blocks in L1",
+			Usage:     "sweep the row length (2-D) or plane size (3-D) and find where row and layer reuse stops fitting in L2, and the blocks in L1",
 			ArgsUsage: "[SPEC]",
-			UsageText: `polyvol layercond [SPEC] [--device NAME] [--block X,Y,Z ...] [--fold X,Y,Z] [--sweep SIZES] [options]
+			UsageText: `polyvol layercond [SPEC] [--device NAME] [--block X,Y,Z ...] [--fold X,Y,Z] [--sweep SIZES] [--inner X] [options]
 
-Sweeps square XY planes of s×s points with z = TOTAL/s² layers (the
-paper's §5.7 series, TOTAL = 512·1024·1024) and reports per plane size
-the DRAM and L2→L1 load volumes per lattice update, whether the y and z
-layers' reuse fits in the L2 (layer set present and O_ov ≤ 1) and whether
-the L1 lines of the blocks on one SM fit in its L1 (O_L1 ≤ 1), and below
-the table why each "no" is one. --wide adds every column: the x+y and z
-overlaps, the footprints of the layer sets against the L2, and the L1
-volumes. The transition of a layer, and of L1, is the largest s at which it
-fits, found by bisection on s. For comparison it prints the sequential
-layer condition (Kerncraft's form) for --cache-fraction of the L2. See
+For a 3-D kernel, sweeps square XY planes of s×s points with z = TOTAL/s²
+layers (the paper's §5.7 series, TOTAL = 512·1024·1024), or with --inner X
+planes of X×s points with z = TOTAL/(X·s); for a 2-D kernel, rows of s
+points with y = TOTAL/s rows. Reports per size s the DRAM and L2→L1 load
+volumes per lattice update, whether the reuse of the rows (2-D: the row
+condition) and of the y and z layers (3-D) fits in the L2 (layer set
+present and O_ov ≤ 1) and whether the L1 lines of the blocks on one SM fit
+in its L1 (O_L1 ≤ 1), and below the table why each "no" is one. --wide
+adds every column: the overlaps, the footprints of the layer sets against
+the L2, and the L1 volumes. The transition of a layer, and of L1, is the
+largest s at which it fits, found by bisection on s. For comparison it
+prints the sequential layer condition (Kerncraft's form) for
+--cache-fraction of the L2. A 1-D kernel has no rows to sweep. See
 docs/layercond.md.
 
 ` + specArgHelp + ` Without SPEC: star3d-r4.
@@ -41,14 +44,17 @@ docs/layercond.md.
 --block may be repeated or list several blocks separated by colons; the plot
 draws one curve per block.
 
---sweep SIZES:  A:B:xF   A, A·F, A·F², … up to B (default 64:16384:x1.25)
+--sweep SIZES:  A:B:xF   A, A·F, A·F², … up to B
                 A:B:+S   A, A+S, … up to B
-                A:B:N    N sizes evenly spaced on a log scale, A and B included
+                A:B:N    N sizes log-spaced from A to B, both included
                 s1,s2,…  an explicit list
+                default: 64:16384:x1.25 for planes, 4096:4194304:x2 for rows
 
 Examples:
    polyvol layercond star3d-r4 --device A100-40GB --block 1024,1,1
    polyvol layercond star3d-r4 --block 256,1,2 --wide
+   polyvol layercond star2d-r1 --block 256,2,1:128,4,1
+   polyvol layercond star3d-r4 --block 256,1,4 --inner 512
    polyvol layercond star3d-r4 --block 1024,1,1:256,1,4:32,1,32 \
        --plot layers.png
    polyvol layercond star3d-r4 --block 512,2,1 --sweep 256:1024:+64 \
@@ -56,13 +62,14 @@ Examples:
 			Flags: append([]ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,
-				&ucli.GenericFlag{Name: "block", Value: &repeatedFlag{}, Usage: "thread-block size `X,Y,Z`; repeatable, or several separated by ':' (default: 256,1,2 for 3-D domains)"},
+				&ucli.GenericFlag{Name: "block", Value: &repeatedFlag{}, Usage: "thread-block size `X,Y,Z`; repeatable, or several separated by ':' (default: 256,1,2 for 3-D domains, 256,2,1 for 2-D)"},
 				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
-				&ucli.StringFlag{Name: "sweep", Value: layercond.DefaultSweep, Usage: "XY plane sizes s: `A:B:xF`, A:B:+S, A:B:N or s1,s2,…"},
-				&ucli.Int64Flag{Name: "total", Value: layercond.PaperTotal, Usage: "lattice points X·Y·Z kept constant by the series, z = `N`/s²"},
+				&ucli.StringFlag{Name: "sweep", Usage: "plane sizes or row lengths s: `A:B:xF`, A:B:+S, A:B:N or s1,s2,… (default " + layercond.DefaultSweep + " for planes, " + layercond.DefaultRowSweep + " for rows)"},
+				&ucli.Int64Flag{Name: "total", Value: layercond.PaperTotal, Usage: "lattice points X·Y·Z kept constant by the series, z = `N`/s² (2-D: y = N/s)"},
+				&ucli.Int64Flag{Name: "inner", Usage: "3-D kernels: sweep planes of a fixed row length `X` and a height s, z = TOTAL/(X·s), instead of square planes"},
 				&choiceFlag{&ucli.StringFlag{Name: "method", Value: "exact", Usage: "estimation `METHOD`: exact or reference (docs/method.md)"}, methodChoices},
 				&ucli.Float64Flag{Name: "cache-fraction", Value: layercond.DefaultCacheFraction, Usage: "share `F` of the L2 the sequential layer condition may use"},
-				plotFlag("draw memLoadV3 against s, one curve per block,"),
+				plotFlag("draw the DRAM (memLoadV3) and L2→L1 (L2LoadV2) volumes against s, one curve per block,"),
 				plotSizeFlag(),
 				&ucli.BoolFlag{Name: "wide", Usage: "print every column of the table: all DRAM volumes, layer footprints and oversubscriptions, and the L1 ones"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "`N` plane sizes estimated in parallel"},
@@ -101,7 +108,7 @@ func runLayercond(c *ucli.Context) error {
 		return err
 	}
 	keys := request.LayercondKeys{Method: c.String("method"), Sweep: c.String("sweep"), Fold: c.String("fold"),
-		MaxPoints: c.Int("max-points"), MaxWork: c.Int64("max-work"), Total: c.Int64("total"), CacheFraction: c.Float64("cache-fraction")}
+		MaxPoints: c.Int("max-points"), MaxWork: c.Int64("max-work"), Total: c.Int64("total"), Inner: c.Int64("inner"), CacheFraction: c.Float64("cache-fraction")}
 	req, err := keys.Layercond()
 	if err != nil {
 		return err
@@ -169,35 +176,82 @@ func mib(v float64) string { return fixed(v/(1<<20), 2) }
 // kib formats a byte count in KiB.
 func kib(v float64) string { return fixed(v/(1<<10), 2) }
 
-// layercondLegend explains the columns of the default layercond table.
-const layercondLegend = `
-columns: s, z     the domain s x s x z
-         DRAM     DRAM load memLoadV3 with the L2 capacity effects (B/Lup)
-         L2->L1   L2 to L1 load L2LoadV2 with the L1 capacity effects (B/Lup)
-         y layer  yes: the reuse of the block row before the wave fits in L2
-         z layer  yes: the reuse of the block layer before the wave fits in L2
-         L1       yes: the L1 lines of the blocks on one SM fit in L1
-         every "no" is explained below its table; --wide shows all columns
-`
+// legendLine is one column of a table's legend: its name and meaning.
+type legendLine struct{ name, text string }
 
-// layercondWideLegend explains the columns of the --wide table.
-const layercondWideLegend = `
-columns: s, z       the domain s x s x z
-         memLoadV1  compulsory DRAM load of a wave, no reuse from earlier waves
-         V2, V3     DRAM load with the L2 capacity effects; V3 adds evicted partial stores
-         ovl xy, z  part of V1 the x+y and the z layer sets hold: what each layer's reuse saves
-         no z reuse V1 - ovl xy: x and y reuse hit, z reuse lost (the upper plateau)
-         Old y, z   footprint of the y and z layer sets (the wave's block row and layer before it)
-         /L2        that footprint over the L2 one SM sees
-         O_ov       oversubscription of the layer's reuse: layer set (and, for method reference, new data) over the L2
-         fits       y, z: the layer set is present and O_ov <= 1; L1: O_L1 <= 1
-         L1 KiB     L1 lines the method counts on one SM (smL1Alloc): its blocks', one block's for method reference
-         O_L1       smL1Alloc over the L1 (for method reference over sqrt(L1 x 128 KiB))
-         L1Load     volume the warps request from L1
-         L2->L1 V1  compulsory L2 to L1 load of the blocks (L2LoadV1)
-         evicts     L1 capacity misses (L1LoadEvicts)
-         V2         L2 to L1 load with the L1 capacity effects (L2LoadV2)
-`
+// layercondLegend explains the columns of the default layercond table of
+// the series.
+func layercondLegend(se layercond.Series) []legendLine {
+	lines := []legendLine{domainLegend(se),
+		{"DRAM", "DRAM load memLoadV3 with the L2 capacity effects (B/Lup)"},
+		{"L2->L1", "L2 to L1 load L2LoadV2 with the L1 capacity effects (B/Lup)"}}
+	if se.Dims == 2 {
+		lines = append(lines, legendLine{"rows", "yes: the rows before the wave fit in L2 (the row condition)"})
+	} else {
+		lines = append(lines, legendLine{"y layer", "yes: the reuse of the block row before the wave fits in L2"},
+			legendLine{"z layer", "yes: the reuse of the block layer before the wave fits in L2"})
+	}
+	return append(lines, legendLine{"L1", "yes: the L1 lines of the blocks on one SM fit in L1"},
+		legendLine{"", `every "no" is explained below its table; --wide shows all columns`})
+}
+
+// domainLegend explains the columns of the domain: the swept extent s and
+// the outermost extent, y of a 2-D series, z of a 3-D one.
+func domainLegend(se layercond.Series) legendLine {
+	switch {
+	case se.Dims == 2:
+		return legendLine{"s, y", "the domain s x y: y rows of s points"}
+	case se.Inner > 0:
+		return legendLine{"s, z", fmt.Sprintf("the domain %d x s x z", se.Inner)}
+	}
+	return legendLine{"s, z", "the domain s x s x z"}
+}
+
+// layercondWideLegend explains the columns of the --wide table of the
+// series.
+func layercondWideLegend(se layercond.Series) []legendLine {
+	lines := []legendLine{domainLegend(se),
+		{"memLoadV1", "compulsory DRAM load of a wave, no reuse from earlier waves"},
+		{"V2, V3", "DRAM load with the L2 capacity effects; V3 adds evicted partial stores"}}
+	if se.Dims == 2 {
+		lines = append(lines, legendLine{"ovl xy", "part of V1 the x+y layer set holds: what the row reuse saves"},
+			legendLine{"Old y", "footprint of the y layer set (the wave's block row before it)"})
+	} else {
+		lines = append(lines, legendLine{"ovl xy, z", "part of V1 the x+y and the z layer sets hold: what each layer's reuse saves"},
+			legendLine{"no z reuse", "V1 - ovl xy: x and y reuse hit, z reuse lost (the upper plateau)"},
+			legendLine{"Old y, z", "footprint of the y and z layer sets (the wave's block row and layer before it)"})
+	}
+	return append(lines,
+		legendLine{"/L2", "that footprint over the L2 one SM sees"},
+		legendLine{"O_ov", "oversubscription of the layer's reuse: layer set (and, for method reference, new data) over the L2"},
+		legendLine{"fits", "y, z: the layer set is present and O_ov <= 1; L1: O_L1 <= 1"},
+		legendLine{"L1 KiB", "L1 lines the method counts on one SM (smL1Alloc): its blocks', one block's for method reference"},
+		legendLine{"O_L1", "smL1Alloc over the L1 (for method reference over sqrt(L1 x 128 KiB))"},
+		legendLine{"L1Load", "volume the warps request from L1"},
+		legendLine{"L2->L1 V1", "compulsory L2 to L1 load of the blocks (L2LoadV1)"},
+		legendLine{"evicts", "L1 capacity misses (L1LoadEvicts)"},
+		legendLine{"V2", "L2 to L1 load with the L1 capacity effects (L2LoadV2)"})
+}
+
+// writeLegend prints a legend, its names in one column after "columns:".
+func writeLegend(w io.Writer, lines []legendLine) {
+	width := 8 // the default legend's column: one wider than its longest name
+	for _, l := range lines {
+		width = max(width, len(l.name))
+	}
+	fmt.Fprintln(w)
+	for i, l := range lines {
+		lead := "         "
+		if i == 0 {
+			lead = "columns: "
+		}
+		if l.name == "" {
+			fmt.Fprintf(w, "%s%s\n", lead, l.text)
+			continue
+		}
+		fmt.Fprintf(w, "%s%-*s %s\n", lead, width, l.name, l.text)
+	}
+}
 
 // writeLayercond prints the sweeps as tables, each with the reasons of its
 // "no"s and its transitions, then the sequential layer condition. The
@@ -207,14 +261,15 @@ func writeLayercond(w io.Writer, rep *request.LayercondReport, dev *device.Devic
 	if err != nil {
 		return err
 	}
+	se := rep.Series()
 	fmt.Fprintf(w, "%s on %s (%s), method %s\n", rep.Kernel, dev.Name, dev.DisplayName, rep.Method)
-	fmt.Fprintf(w, "L2 %s MiB, L1 %s KiB per SM; domains s x s x z with z = %s/s^2\n", mib(float64(rep.L2Bytes)), kib(float64(dev.L1Bytes)), layercond.TotalText(rep.Total))
-	legend := layercondLegend
+	fmt.Fprintf(w, "L2 %s MiB, L1 %s KiB per SM; domains %s\n", mib(float64(rep.L2Bytes)), kib(float64(dev.L1Bytes)), se.Text())
+	legend := layercondLegend(se)
 	if wide {
 		fmt.Fprintln(w, "volumes in B/Lup, footprints in MiB (L1: KiB)")
-		legend = layercondWideLegend
+		legend = layercondWideLegend(se)
 	}
-	fmt.Fprint(w, legend)
+	writeLegend(w, legend)
 	for _, r := range rep.Sweeps {
 		fmt.Fprintf(w, "\nblock %s  fold %s\n", request.Triple(r.Block), request.Triple(r.Fold))
 		rows := layercondRows(r)
@@ -232,8 +287,12 @@ func writeLayercond(w io.Writer, rep *request.LayercondReport, dev *device.Devic
 		_, err := fmt.Fprintf(w, "  not available: %s\n", rep.SequentialNote)
 		return err
 	}
-	for _, cond := range rep.Sequential.Conditions {
-		fmt.Fprintf(w, "  %s layer: %-18s (square planes: s <= %d)\n", cond.Layer, cond.Text, cond.MaxSquare)
+	for k, cond := range rep.Sequential.Conditions {
+		if se.Dims == 2 {
+			fmt.Fprintf(w, "  %s: %s\n", layerColumns(se.Dims)[k], cond.Text)
+			continue
+		}
+		fmt.Fprintf(w, "  %s: %-18s (%s)\n", layerColumns(se.Dims)[k], cond.Text, sweptBound(cond, se))
 	}
 	if len(rep.Sequential.Skipped) > 0 {
 		fmt.Fprintf(w, "  fields left out (accesses not of the form x+a, y+b, z+c): %s\n", strings.Join(rep.Sequential.Skipped, ", "))
@@ -241,36 +300,80 @@ func writeLayercond(w io.Writer, rep *request.LayercondReport, dev *device.Devic
 	return nil
 }
 
+// sweptBound states where a sequential condition holds on the planes of a
+// 3-D series: "square planes: s <= N", or for a fixed row length X "X =
+// 512: s <= N", "every s" or "no s".
+func sweptBound(cond layercond.Condition, se layercond.Series) string {
+	if se.Inner == 0 {
+		return fmt.Sprintf("square planes: s <= %d", cond.MaxSquare)
+	}
+	bound := fmt.Sprintf("s <= %d", cond.MaxSwept(se))
+	switch cond.MaxSwept(se) {
+	case layercond.EverySize:
+		bound = "every s"
+	case 0:
+		bound = "no s"
+	}
+	return fmt.Sprintf("X = %d: %s", se.Inner, bound)
+}
+
+// layerColumns names the columns of the layers of a series of dims
+// dimensions: the rows of a 2-D one, the y and z layers of a 3-D one.
+func layerColumns(dims int) []string {
+	if dims == 2 {
+		return []string{"rows"}
+	}
+	return []string{"y layer", "z layer"}
+}
+
+// outerDim is the index of the outermost dimension of r's domains, which
+// the series sizes to keep the total: y for 2-D, z for 3-D.
+func outerDim(r *layercond.Result) int { return r.Dims - 1 }
+
+// outerName names the outermost dimension of r's domains.
+func outerName(r *layercond.Result) string { return [3]string{"x", "y", "z"}[outerDim(r)] }
+
 // layercondRows is the default table of a sweep: the domain, the DRAM and
 // L2→L1 volumes and whether each layer's reuse and the L1 allocation fit.
 func layercondRows(r *layercond.Result) [][]string {
-	rows := [][]string{{"s", "z", "DRAM", "L2->L1", "y layer", "z layer", "L1"}}
+	layers := len(r.Transitions)
+	head := append([]string{"s", outerName(r), "DRAM", "L2->L1"}, layerColumns(r.Dims)...)
+	rows := [][]string{append(head, "L1")}
 	for _, p := range r.Points {
-		rows = append(rows, []string{
-			strconv.FormatInt(p.S, 10), strconv.FormatInt(p.Domain[2], 10),
-			fixed(p.MemLoadV3, 2), fixed(p.L2LoadV2, 2),
-			yesNo(p.Fits[0]), yesNo(p.Fits[1]), yesNo(p.L1Fits),
-		})
+		row := []string{strconv.FormatInt(p.S, 10), strconv.FormatInt(p.Domain[outerDim(r)], 10), fixed(p.MemLoadV3, 2), fixed(p.L2LoadV2, 2)}
+		for k := range layers {
+			row = append(row, yesNo(p.Fits[k]))
+		}
+		rows = append(rows, append(row, yesNo(p.L1Fits)))
 	}
 	return rows
 }
 
 // layercondWideRows is the --wide table of a sweep: every DRAM volume,
-// layer footprint and oversubscription, then the L1 columns.
+// layer footprint and oversubscription, then the L1 columns. A 2-D sweep
+// has no z columns.
 func layercondWideRows(r *layercond.Result) [][]string {
-	rows := [][]string{{"s", "z", "memLoadV1", "V2", "V3", "ovl xy", "ovl z", "no z reuse",
-		"Old y", "/L2", "O_ov y", "fits", "Old z", "/L2", "O_ov z", "fits",
-		"L1 KiB", "O_L1", "fits", "L1Load", "L2->L1 V1", "evicts", "V2"}}
+	threeD := len(r.Transitions) == 2
+	head := []string{"s", outerName(r), "memLoadV1", "V2", "V3", "ovl xy"}
+	if threeD {
+		head = append(head, "ovl z", "no z reuse")
+	}
+	head = append(head, "Old y", "/L2", "O_ov y", "fits")
+	if threeD {
+		head = append(head, "Old z", "/L2", "O_ov z", "fits")
+	}
+	rows := [][]string{append(head, "L1 KiB", "O_L1", "fits", "L1Load", "L2->L1 V1", "evicts", "V2")}
 	for _, p := range r.Points {
-		rows = append(rows, []string{
-			strconv.FormatInt(p.S, 10), strconv.FormatInt(p.Domain[2], 10),
-			fixed(p.MemLoadV1, 2), fixed(p.MemLoadV2, 2), fixed(p.MemLoadV3, 2),
-			fixed(p.MemLoadOverlap[0], 2), fixed(p.MemLoadOverlap[1], 2), fixed(p.NoZReuse, 2),
-			mib(p.WaveMemOld[0]), fixed(p.OldOverL2[0], 3), fixed(p.Oversubscription[0], 3), yesNo(p.Fits[0]),
-			mib(p.WaveMemOld[1]), fixed(p.OldOverL2[1], 3), fixed(p.Oversubscription[1], 3), yesNo(p.Fits[1]),
-			kib(p.SmL1Alloc), fixed(p.L1Oversubscription, 3), yesNo(p.L1Fits),
-			fixed(p.L1Load, 2), fixed(p.L2LoadV1, 2), fixed(p.L1LoadEvicts, 2), fixed(p.L2LoadV2, 2),
-		})
+		row := []string{strconv.FormatInt(p.S, 10), strconv.FormatInt(p.Domain[outerDim(r)], 10),
+			fixed(p.MemLoadV1, 2), fixed(p.MemLoadV2, 2), fixed(p.MemLoadV3, 2), fixed(p.MemLoadOverlap[0], 2)}
+		if threeD {
+			row = append(row, fixed(p.MemLoadOverlap[1], 2), fixed(p.NoZReuse, 2))
+		}
+		for k := range r.Transitions {
+			row = append(row, mib(p.WaveMemOld[k]), fixed(p.OldOverL2[k], 3), fixed(p.Oversubscription[k], 3), yesNo(p.Fits[k]))
+		}
+		rows = append(rows, append(row, kib(p.SmL1Alloc), fixed(p.L1Oversubscription, 3), yesNo(p.L1Fits),
+			fixed(p.L1Load, 2), fixed(p.L2LoadV1, 2), fixed(p.L1LoadEvicts, 2), fixed(p.L2LoadV2, 2)))
 	}
 	return rows
 }
@@ -285,15 +388,13 @@ const (
 	causeWaveCovers                 // no layer set: the wave covers every block row (y) or block layer (z)
 )
 
-// noColumns names the yes/no columns: the y layer, the z layer and L1.
-var noColumns = [3]string{"y layer", "z layer", "L1"}
-
-// causeOf returns why column c of noColumns says no at p, or causeFits.
-func causeOf(p layercond.Point, c int) noCause {
+// causeOf returns why the yes/no column of layer c (of L1, where l1) says
+// no at p, or causeFits.
+func causeOf(p layercond.Point, c int, l1 bool) noCause {
 	switch {
-	case c == 2 && p.L1Fits, c < 2 && p.Fits[c]:
+	case l1 && p.L1Fits, !l1 && p.Fits[c]:
 		return causeFits
-	case c == 2 || p.WaveMemOld[c] > 0:
+	case l1 || p.WaveMemOld[c] > 0:
 		return causeOverFull
 	case p.Grid[c+1] == 1:
 		return causeSingleBlock
@@ -302,14 +403,15 @@ func causeOf(p layercond.Point, c int) noCause {
 }
 
 // writeWhyNo explains every "no" of r's table: one paragraph per column
-// and cause, with the plane sizes where it occurs.
+// (its layers', then L1's) and cause, with the sizes where it occurs.
 func writeWhyNo(w io.Writer, r *layercond.Result, m model.Method) {
 	header := false
-	for c, column := range noColumns {
+	for c, column := range append(layerColumns(r.Dims), "L1") {
+		l1 := c == len(r.Transitions)
 		var causes []noCause
 		at := map[noCause][]int{}
 		for i, p := range r.Points {
-			if k := causeOf(p, c); k != causeFits {
+			if k := causeOf(p, c, l1); k != causeFits {
 				if at[k] == nil {
 					causes = append(causes, k)
 				}
@@ -325,38 +427,47 @@ func writeWhyNo(w io.Writer, r *layercond.Result, m model.Method) {
 			for j, i := range at[k] {
 				pts[j] = r.Points[i]
 			}
-			writeWrapped(w, fmt.Sprintf("%s at s = %s: %s", column, sizeRuns(r.Points, at[k]), whyNo(r, m, c, k, pts)), "  ", "    ")
+			writeWrapped(w, fmt.Sprintf("%s at s = %s: %s", column, sizeRuns(r.Points, at[k]), whyNo(r, m, c, l1, k, pts)), "  ", "    ")
 		}
 	}
 }
 
-// whyNo explains why column c says no, for cause k, at the points pts.
-func whyNo(r *layercond.Result, m model.Method, c int, k noCause, pts []layercond.Point) string {
+// whyNo explains why the column of layer c (of L1, where l1) says no, for
+// cause k, at the points pts.
+func whyNo(r *layercond.Result, m model.Method, c int, l1 bool, k noCause, pts []layercond.Point) string {
 	switch {
-	case c == 2:
+	case l1:
 		return l1WhyNo(r, m, pts)
 	case k == causeOverFull:
 		return layerOverFull(r, m, c, pts)
 	}
 	name, unit := layercond.Layers[c], [2]string{"block row", "block layer"}[c]
+	whole := "grid"
+	if c == 0 && r.Dims == 3 {
+		whole = "plane"
+	}
 	why := fmt.Sprintf("the method places the wave (%s blocks of %d threads) across every %s of the %s",
 		span(pts, func(p layercond.Point) float64 { return float64(p.BlocksPerWave) }, 0), r.Block[0]*r.Block[1]*r.Block[2],
-		unit, [2]string{"plane", "grid"}[c])
+		unit, whole)
 	if k == causeSingleBlock {
 		why = fmt.Sprintf("the grid has a single %s (%s = %s <= block %s x fold %s = %d)", unit,
 			name, span(pts, func(p layercond.Point) float64 { return float64(p.Domain[c+1]) }, 0), name, name, r.Block[c+1]*r.Fold[c+1])
 	}
 	text := fmt.Sprintf("no %s layer set: %s, so no %s runs before it: Old %s = 0", name, why, unit, name)
 	if c == 0 {
-		return text + " and ovl xy holds the x part only"
+		text += " and ovl xy holds the x part only"
+	} else {
+		text += " and ovl z = 0.00"
 	}
-	text += " and ovl z = 0.00"
+	if c < outerDim(r)-1 {
+		return text
+	}
 	for _, p := range pts {
-		if p.Domain[2] >= 3*r.Block[2]*r.Fold[2] {
+		if !chart.BoundaryCase(r, p) {
 			return text
 		}
 	}
-	return text + `; the plot marks these points with a cross as "` + chart.BoundaryLabel + `"`
+	return text + `; the plot marks these points with a cross as "` + chart.BoundaryLabel(r.Dims) + `"`
 }
 
 // layerOverFull explains a layer whose reuse does not fit in the L2.
@@ -438,12 +549,12 @@ func writeWrapped(w io.Writer, text, first, rest string) {
 	}
 }
 
-// writeTransitions prints the y, z and L1 transitions of r, and the range
-// of O_L1 when the L1 condition does not change within the sweep.
+// writeTransitions prints the layer (2-D: row) and L1 transitions of r, and
+// the range of O_L1 when the L1 condition does not change within the sweep.
 func writeTransitions(w io.Writer, r *layercond.Result) {
 	fmt.Fprintln(w, "transitions (the largest s at which each still fits, by bisection on s):")
 	for k, t := range r.Transitions {
-		writeTransition(w, t.Layer+" layer", "O_ov", t, func(p layercond.Point) float64 { return p.Oversubscription[k] })
+		writeTransition(w, layerColumns(r.Dims)[k], "O_ov", t, func(p layercond.Point) float64 { return p.Oversubscription[k] })
 	}
 	ol1 := func(p layercond.Point) float64 { return p.L1Oversubscription }
 	writeTransition(w, "L1", "O_L1", r.L1Transition, ol1)
@@ -452,7 +563,7 @@ func writeTransitions(w io.Writer, r *layercond.Result) {
 	}
 	note := "O_L1 = " + span(r.Points, ol1, 3) + " across the sweep"
 	if o := span(r.Points, ol1, 3); !strings.Contains(o, "..") {
-		note = "O_L1 = " + o + " at every size: the blocks' L1 allocation depends on the block, not on the plane"
+		note = "O_L1 = " + o + " at every size: the blocks' L1 allocation depends on the block, not on the " + [3]string{"", "row length", "plane"}[outerDim(r)]
 	}
 	writeWrapped(w, note, "      ", "      ")
 }

@@ -123,7 +123,7 @@ func TestLayercondCSVAndPlots(t *testing.T) {
 	}
 	// Method reference puts the z transition of (1024,1,1) at s = 486,
 	// between the two sizes, and 512 x 512 x 2048 has 2048 >= 3 * 4 layers.
-	for _, want := range []string{"z transition", "z = 2^29 / s^2", `width="648pt"`, `height="396pt"`} {
+	for _, want := range []string{"z transition", "domains s x s x z with z = 2^29/s^2", `width="648pt"`, `height="396pt"`} {
 		if !bytes.Contains(data, []byte(want)) {
 			t.Errorf("SVG plot lacks %q", want)
 		}
@@ -174,7 +174,9 @@ func TestLayercondUsageErrors(t *testing.T) {
 		"plot":           {"layercond", "--plot", "lc.pdf"},
 		"plot-size":      {"layercond", "--plot-size", "9"},
 		"plot-size big":  {"layercond", "--plot-size", "9x500"},
-		"2-D":            {"layercond", "star2d-r1"},
+		"1-D":            {"layercond", "vec-copy"},
+		"inner of 2-D":   {"layercond", "star2d-r1", "--inner", "512"},
+		"inner":          {"layercond", "--inner", "-4"},
 		"cache-fraction": {"layercond", "--cache-fraction", "0"},
 		"method":         {"layercond", "--method", "fast"},
 		"total":          {"layercond", "--total", "0"},
@@ -301,7 +303,7 @@ func TestLayercondDefaultAndWide(t *testing.T) {
 			t.Errorf("the %s explanations lack %q:\n%s", column, want, texts[column])
 		}
 	}
-	if !strings.Contains(texts["z layer"], `"`+chart.BoundaryLabel+`"`) || !strings.Contains(texts["z layer"], "O_ov z = 1.200 > 1: the z layer set (Old z = 24.00 MiB)") {
+	if !strings.Contains(texts["z layer"], `"`+chart.BoundaryLabel(3)+`"`) || !strings.Contains(texts["z layer"], "O_ov z = 1.200 > 1: the z layer set (Old z = 24.00 MiB)") {
 		t.Errorf("the z explanations lack the plot's boundary label or O_ov z at s = 512:\n%s", texts["z layer"])
 	}
 
@@ -402,4 +404,81 @@ func TestLayercondJSONKeys(t *testing.T) {
 // whose last row is the single-block-layer plane 13553 x 13553 x 2.
 func TestLayercondGolden(t *testing.T) {
 	checkGolden(t, "layercond-star3d-r4.txt", mustRun(t, "layercond", "star3d-r4", "--block", "256,1,2"))
+}
+
+// TestLayercondRows checks the command on a 2-D kernel: rows of s points,
+// y = 2^29/s of them, a "rows" column for the row condition and no z
+// columns, every "no" explained, the row transition of the library, and
+// the sequential row condition of the 5-point star in half the A100's L2:
+// three rows of 8-byte elements, 24·X ≤ 10 MiB, X ≤ 436906.
+func TestLayercondRows(t *testing.T) {
+	args := []string{"layercond", "star2d-r1", "--block", "256,2,1", "--sweep", "4096,1048576"}
+	out := mustRun(t, args...)
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > 80 {
+			t.Errorf("line of %d columns in the default output: %q", n, line)
+		}
+	}
+	rows := layercondTable(t, out)
+	if want := []string{"s", "y", "DRAM", "L2->L1", "rows", "L1"}; !slices.Equal(rows[0], want) {
+		t.Errorf("header %q, want %q", rows[0], want)
+	}
+	if want := []string{"1048576", "512"}; len(rows) != 3 || !slices.Equal(rows[2][:2], want) || rows[2][4] != "no" || rows[1][4] != "yes" {
+		t.Errorf("rows %q, want s = 4096 fitting and s = 1048576 (y = 512) not", rows)
+	}
+	sizes, _ := parseWhyNo(t, out)
+	if !explained(sizes["rows"], 1048576) || len(sizes) != 1 {
+		t.Errorf("explanations %v, want the rows at s = 1048576 only", sizes)
+	}
+	k, err := kernel.ParseExample("star2d-r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := device.Lookup("A100-40GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := layercond.Sweep(layercond.Config{Kernel: k, Device: dev, Block: [3]int64{256, 2, 1}, Sizes: []int64{4096, 1048576}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"domains s x y with y = 2^29/s\n",
+		"columns: s, y     the domain s x y: y rows of s points\n",
+		"  rows: s = " + itoa(r.Transitions[0].S) + "  (O_ov ",
+		"\n  rows: X <= 436906\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	wide := layercondTable(t, mustRun(t, append(args, "--wide")...))
+	if header := strings.Join(wide[0], " "); header != "s y memLoadV1 V2 V3 ovl xy Old y /L2 O_ov y fits L1 KiB O_L1 fits L1Load L2->L1 V1 evicts V2" {
+		t.Errorf("wide header %q", header)
+	}
+	code, _, errOut := runCudaCLI("layercond", "vec-copy")
+	if code != ExitUsage || errOut != "polyvol: vec-copy.yaml: domain: kernel vec-copy is 1-D, without rows or layers to reuse; layercond sweeps the rows of a 2-D kernel or the planes of a 3-D one\n" {
+		t.Errorf("1-D kernel: exit %d, %q", code, errOut)
+	}
+}
+
+// TestLayercondInner checks planes of a fixed row length: the domains
+// 512 x s x z, and the sequential conditions on them (star3d-r4, 10 MiB):
+// the y condition 136·512 ≤ 10 MiB at every s, the z condition
+// 72·512·s ≤ 10 MiB up to s = 284.
+func TestLayercondInner(t *testing.T) {
+	out := mustRun(t, "layercond", "star3d-r4", "--block", "256,1,4", "--inner", "512", "--sweep", "256,512")
+	for _, want := range []string{
+		"domains 512 x s x z with z = 2^29/(512 s)\n",
+		"columns: s, z     the domain 512 x s x z\n",
+		"  y layer: X <= 77101         (X = 512: every s)\n",
+		"  z layer: X*Y <= 145635      (X = 512: s <= 284)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if rows := layercondTable(t, out); len(rows) != 3 || !slices.Equal(rows[1][:2], []string{"256", "4096"}) {
+		t.Errorf("rows %q, want s = 256 with z = 2^29/(512·256) = 4096 first", rows)
+	}
 }

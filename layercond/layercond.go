@@ -1,16 +1,18 @@
 // Package layercond analyses layer conditions on GPUs: how the DRAM volume of
-// a kernel changes as its domain grows and the data that neighbouring layers
-// could reuse stops fitting in the L2 cache.
+// a kernel changes as its domain grows and the data that neighbouring rows
+// or layers could reuse stops fitting in the L2 cache.
 //
-// A sweep runs model.Estimate over a series of domains, by default the
-// paper's §5.7 series of square XY planes s×s with z = 512·1024·1024/s²
-// layers (SeriesDomain), and records per plane size the DRAM load volumes,
-// the x+y and z overlap volumes and the footprints of the y and z layer sets
-// against the L2 capacity (Point). The transition of a layer is the largest
-// plane size at which its reuse still fits, found by integer bisection on s
-// (Transition). Sequential gives, for comparison, the classic layer condition
-// of a sequential sweep in the form Kerncraft reports it, an inequality on X
-// and Y.
+// A sweep runs model.Estimate over a series of domains (Series): for a 3-D
+// kernel by default the paper's §5.7 series of square XY planes s×s with
+// z = 512·1024·1024/s² layers, or planes of a fixed row length X and a
+// swept height s; for a 2-D kernel rows of s points, y = 512·1024·1024/s of
+// them, where the y layer is the row condition of a 2-D stencil. It records
+// per swept extent the DRAM load volumes, the x+y and z overlap volumes and
+// the footprints of the y and z layer sets against the L2 capacity (Point).
+// The transition of a layer is the largest s at which its reuse still fits,
+// found by integer bisection on s (Transition). Sequential gives, for
+// comparison, the classic layer condition of a sequential sweep in the form
+// Kerncraft reports it, an inequality on X and Y.
 //
 // # When a layer's reuse fits
 //
@@ -54,30 +56,34 @@ import (
 	"github.com/polyvol/polyvol/pool"
 )
 
-// Layers names the two layers of every pair in this package, y then z.
+// Layers names the two layers of every pair in this package, y then z. A
+// 2-D kernel has the y layer only: its rows.
 var Layers = [2]string{"y", "z"}
 
 // L1 is the Layer of the L1 transition (Result.L1Transition).
 const L1 = "L1"
 
-// Config is one sweep: a kernel, a launch shape and a device, the plane
-// sizes to visit and how domains are formed from them.
+// Config is one sweep: a kernel, a launch shape and a device, the extents
+// to visit and how domains are formed from them (Series).
 type Config struct {
 	Kernel *kernel.Kernel
 	Device *device.Device
 	Block  [3]int64
 	Fold   [3]int64     // thread folding; the zero value means no folding
 	Method model.Method // MethodExact when its Name is empty
-	// Sizes are the XY plane sizes s of the sweep (see ParseSweep).
+	// Sizes are the swept extents s (see ParseSweep and Series).
 	Sizes []int64
-	// Total is X·Y·Z of the domain series (SeriesDomain); 0 means PaperTotal.
+	// Total is X·Y·Z of the domain series; 0 means PaperTotal.
 	Total int64
+	// Inner, for a 3-D kernel, fixes the row length X and sweeps the plane
+	// height Y = s (Series); 0 sweeps square planes. A 2-D kernel takes none.
+	Inner int64
 	// Workers is the number of sweep points estimated in parallel, each
 	// on its own goroutine; 0 means GOMAXPROCS. The y and z
 	// bisections that follow run side by side. The result does not depend
 	// on it.
 	Workers int
-	// Progress, when not nil, is called after each plane size of Sizes has
+	// Progress, when not nil, is called after each extent of Sizes has
 	// been estimated (bisection steps are not reported). Calls may come from
 	// several goroutines at once.
 	Progress func()
@@ -90,7 +96,7 @@ type Config struct {
 // Point is the analysis of one domain of the sweep. Volumes per lattice
 // update (Lup) are in bytes per Lup, footprints in bytes.
 type Point struct {
-	S      int64    `json:"s"`
+	S      int64    `json:"s"` // the swept extent
 	Domain [3]int64 `json:"domain"`
 
 	// MemLoadV1 is the compulsory DRAM load volume of a wave, without any
@@ -148,12 +154,13 @@ type Point struct {
 	L1Fits bool `json:"L1Fits"`
 }
 
-// Transition is where one layer's reuse stops fitting as the plane grows.
+// Transition is where one layer's reuse stops fitting as the swept extent
+// grows.
 type Transition struct {
 	Layer string `json:"layer"` // "y", "z" or "L1"
 	// Kind is TransitionFound, FitsThroughout or NeverFits.
 	Kind string `json:"kind"`
-	// S is the largest plane size at which the layer's reuse (for L1: the
+	// S is the largest extent at which the layer's reuse (for L1: the
 	// blocks' allocation) fits: the exact
 	// transition for TransitionFound, the largest size of the sweep for
 	// FitsThroughout, 0 for NeverFits.
@@ -184,19 +191,25 @@ type Result struct {
 	Method  string   `json:"method"`
 	Block   [3]int64 `json:"block"`
 	Fold    [3]int64 `json:"fold"`
-	Total   int64    `json:"total"`   // X·Y·Z of the domain series
-	L2Bytes int64    `json:"L2Bytes"` // effective L2 capacity
+	Total   int64    `json:"total"`           // X·Y·Z of the domain series
+	Dims    int      `json:"dims"`            // the kernel's dimensions (Series)
+	Inner   int64    `json:"inner,omitempty"` // the fixed row length of a 3-D series, 0 for square planes
+	L2Bytes int64    `json:"L2Bytes"`         // effective L2 capacity
 	Points  []Point  `json:"points"`
-	// Transitions are the y and z transitions, in that order.
-	Transitions [2]Transition `json:"transitions"`
+	// Transitions are the y and z transitions, in that order; a 2-D
+	// kernel's is the y transition only, its row condition.
+	Transitions []Transition `json:"transitions"`
 	// L1Bytes is the L1 capacity of one SM and L1Transition where the
 	// blocks' allocation stops fitting in it (Point.L1Fits).
 	L1Bytes      int64      `json:"L1Bytes"`
 	L1Transition Transition `json:"L1Transition"`
 }
 
-// Sweep estimates every plane size of c and locates the y, z and L1
-// transitions.
+// Series returns the domain series of r.
+func (r *Result) Series() Series { return Series{Dims: r.Dims, Total: r.Total, Inner: r.Inner} }
+
+// Sweep estimates every extent of c and locates the y, z (3-D kernels) and
+// L1 transitions.
 func Sweep(c Config) (*Result, error) { return SweepContext(context.Background(), c) }
 
 // SweepContext is Sweep stopping when ctx ends: it starts no estimate after
@@ -210,19 +223,22 @@ func SweepContext(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	layers := c.Kernel.Dims - 1
 	res := &Result{
 		Kernel: c.Kernel.Name, Device: c.Device.Name, Method: c.Method.Name,
-		Block: c.Block, Fold: c.Fold, Total: c.Total, L2Bytes: c.Device.L2Bytes,
-		Points: points, L1Bytes: c.Device.L1Bytes,
+		Block: c.Block, Fold: c.Fold, Total: c.Total, Dims: c.Kernel.Dims, Inner: c.Inner,
+		L2Bytes: c.Device.L2Bytes, Points: points, L1Bytes: c.Device.L1Bytes,
+		Transitions: make([]Transition, layers),
 	}
-	// The three bisections are independent; each runs on its own goroutine.
-	targets := []*Transition{&res.Transitions[0], &res.Transitions[1], &res.L1Transition}
-	conditions := []func(Point) bool{
-		func(p Point) bool { return p.Fits[0] },
-		func(p Point) bool { return p.Fits[1] },
-		func(p Point) bool { return p.L1Fits },
+	// The bisections are independent; each runs on its own goroutine.
+	targets := []*Transition{&res.L1Transition}
+	conditions := []func(Point) bool{func(p Point) bool { return p.L1Fits }}
+	names := []string{L1}
+	for k := range layers {
+		targets = append(targets, &res.Transitions[k])
+		conditions = append(conditions, func(p Point) bool { return p.Fits[k] })
+		names = append(names, Layers[k])
 	}
-	names := []string{Layers[0], Layers[1], L1}
 	var wg sync.WaitGroup
 	errs := make([]error, len(targets))
 	for i := range targets {
@@ -237,7 +253,7 @@ func SweepContext(ctx context.Context, c Config) (*Result, error) {
 	return res, nil
 }
 
-// Evaluate estimates the single plane size s of c's series (c.Sizes is not
+// Evaluate estimates the single extent s of c's series (c.Sizes is not
 // used); the estimate stops when ctx ends and returns its error.
 func Evaluate(ctx context.Context, c Config, s int64) (Point, error) {
 	c = c.withDefaults()
@@ -250,9 +266,10 @@ func Evaluate(ctx context.Context, c Config, s int64) (Point, error) {
 	return c.evaluate(ctx, s)
 }
 
-// Validate reports whether c can be swept: a kernel with a 3-D domain and a
-// device, plane sizes that are positive and ascending, and at every size a
-// valid launch (kernel.Launch.Validate) of accesses that hold there
+// Validate reports whether c can be swept: a kernel with a 2-D or 3-D
+// domain (an Inner extent for 3-D only) and a device, extents that are
+// positive and ascending, and at every extent a valid launch
+// (kernel.Launch.Validate) of accesses that hold there
 // (kernel.Kernel.AtDomain).
 // Its errors are the caller's: a bad configuration, not an engine failure.
 func (c Config) Validate() error {
@@ -261,11 +278,11 @@ func (c Config) Validate() error {
 		return err
 	}
 	if len(c.Sizes) == 0 {
-		return errors.New("layercond: no plane sizes to sweep")
+		return errors.New("layercond: no extents to sweep")
 	}
 	for i, s := range c.Sizes {
 		if s < 1 || (i > 0 && s <= c.Sizes[i-1]) {
-			return fmt.Errorf("layercond: plane sizes must be positive and ascending, got %v", c.Sizes)
+			return fmt.Errorf("layercond: swept extents must be positive and ascending, got %v", c.Sizes)
 		}
 		if err := c.checkSize(s); err != nil {
 			return err
@@ -297,8 +314,11 @@ func (c Config) check() error {
 	if c.Kernel == nil || c.Device == nil {
 		return errors.New("layercond: a kernel and a device are required")
 	}
-	if c.Kernel.Dims < 3 {
-		return fmt.Errorf("layercond: kernel %s has a %d-D domain; the sweep needs a 3-D one", c.Kernel.Name, c.Kernel.Dims)
+	if c.Kernel.Dims < 2 {
+		return &kernel.SpecError{File: c.Kernel.Source, Msg: fmt.Sprintf("domain: kernel %s is 1-D, without rows or layers to reuse; layercond sweeps the rows of a 2-D kernel or the planes of a 3-D one", c.Kernel.Name)}
+	}
+	if c.Inner < 0 || (c.Inner > 0 && c.Kernel.Dims != 3) {
+		return fmt.Errorf("layercond: inner extent %d: expected a positive row length for a 3-D kernel (kernel %s is %d-D), or 0 for square planes", c.Inner, c.Kernel.Name, c.Kernel.Dims)
 	}
 	if c.Total < 1 {
 		return fmt.Errorf("layercond: series total %d: expected a positive number of lattice points", c.Total)
@@ -306,21 +326,24 @@ func (c Config) check() error {
 	return nil
 }
 
+// series returns the domain series of c.
+func (c Config) series() Series { return Series{Dims: c.Kernel.Dims, Total: c.Total, Inner: c.Inner} }
+
 // checkSize validates the accesses (kernel.AtDomain) and the launch at
-// plane size s.
+// extent s.
 func (c Config) checkSize(s int64) error {
-	d := SeriesDomain(s, c.Total)
+	d := c.series().Domain(s)
 	k, err := c.Kernel.AtDomain(d)
 	if err == nil {
 		err = k.NewLaunch(c.Block, c.Fold).Validate()
 	}
 	if err != nil {
-		return fmt.Errorf("layercond: plane size %d (domain %d,%d,%d): %w", s, d[0], d[1], d[2], err)
+		return fmt.Errorf("layercond: %s = %d (domain %d,%d,%d): %w", c.series().Swept(), s, d[0], d[1], d[2], err)
 	}
 	return nil
 }
 
-// points estimates every size of the sweep on c.Workers workers of the
+// points estimates every extent of the sweep on c.Workers workers of the
 // project's pool until stop ends, which also stops the estimates running.
 func (c Config) points(stop context.Context) ([]Point, error) {
 	points := make([]Point, len(c.Sizes))
@@ -375,14 +398,14 @@ func (c Config) transition(stop context.Context, layer string, fits func(Point) 
 	return t, nil
 }
 
-// evaluate estimates plane size s; the estimate stops when stop ends.
+// evaluate estimates extent s; the estimate stops when stop ends.
 func (c Config) evaluate(stop context.Context, s int64) (Point, error) {
-	d := SeriesDomain(s, c.Total)
+	d := c.series().Domain(s)
 	k := c.Kernel.WithDomain(d)
 	l := k.NewLaunch(c.Block, c.Fold)
 	r, err := c.Work.estimate(k, l, c.Device, model.Options{Method: c.Method, Context: stop})
 	if err != nil {
-		return Point{}, fmt.Errorf("layercond: plane size %d (domain %d,%d,%d): %w", s, d[0], d[1], d[2], err)
+		return Point{}, fmt.Errorf("layercond: %s = %d (domain %d,%d,%d): %w", c.series().Swept(), s, d[0], d[1], d[2], err)
 	}
 	dv, b := r.Derived, r.Basic
 	p := Point{

@@ -162,6 +162,94 @@ func TestZTransitionReference(t *testing.T) {
 	}
 }
 
+// TestRowConditionStar2d checks the row condition of the 2-D 5-point star
+// (star2d-r1) on the A100 with method exact against a hand count.
+//
+// Rows of s points, y = 2^29/s of them. A block (256, b_y, 1) covers b_y
+// rows; the y layer set is the block row before the wave, and method
+// exact's O_ov,y is its footprint over the L2 (the distinct bytes between
+// a row's use and its reuse). That block row loads b_y + 2 rows of A (its
+// own and the y±1 neighbours) and stores b_y rows of B, 8 bytes a point:
+// Old_y = 8·(2·b_y + 2)·s bytes, plus at most two 64-byte granules per
+// row for the x halo and the row ends, (2·b_y + 2)·128 bytes. The row
+// condition Old_y ≤ L2 = 20 MiB thus holds up to s* with
+// L2/perX − (2·b_y + 2)·128/perX − 1 < s* ≤ L2/perX, perX = 8·(2·b_y + 2):
+// for b_y = 2 (48 B per point of a row) 436889 < s* ≤ 436906, for b_y = 4
+// (80 B) 262134 < s* ≤ 262144. Where it holds every element of A is loaded
+// once from DRAM, 8 B/Lup (with the x halo's 2 granules per row, at most
+// 128/s more); where the block row is more than twice the L2 (O_ov > 2,
+// where the fitted curve grants no reuse) the wave reloads its b_y + 2 rows
+// for b_y: 8·(b_y + 2)/b_y B/Lup, 16 for b_y = 2 and 12 for b_y = 4.
+func TestRowConditionStar2d(t *testing.T) {
+	k := loadExample(t, "star2d-r1")
+	const l2 = 20 << 20
+	for _, by := range []int64{2, 4} {
+		r, err := Sweep(Config{Kernel: k, Device: a100(t), Block: [3]int64{256, by, 1}, Sizes: []int64{4096, 65536, 1 << 20}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		perX, slack := 8*(2*by+2), (2*by+2)*128
+		if r.Dims != 2 || len(r.Transitions) != 1 || r.Transitions[0].Layer != "y" {
+			t.Fatalf("b_y=%d: dims %d, transitions %+v; want 2 and the y (row) transition only", by, r.Dims, r.Transitions)
+		}
+		for _, p := range r.Points {
+			if want := [3]int64{p.S, PaperTotal / p.S, 1}; p.Domain != want {
+				t.Errorf("b_y=%d s=%d: domain %v, want %v", by, p.S, p.Domain, want)
+			}
+			if old := p.WaveMemOld[0]; old < float64(perX*p.S) || old > float64(perX*p.S+slack) {
+				t.Errorf("b_y=%d s=%d: Old_y = %v bytes, want %d·s … %d·s + %d", by, p.S, old, perX, perX, slack)
+			}
+			fits := p.S < 1<<20
+			low, high := 8.0, 8+128/float64(p.S)
+			if !fits {
+				low = 8 * float64(by+2) / float64(by)
+				high = low + 128/float64(p.S)
+			}
+			if p.Fits[0] != fits || p.Fits[1] || p.MemLoadV2 < low-1e-9 || p.MemLoadV2 > high+0.05 {
+				t.Errorf("b_y=%d s=%d: row fits %v (z %v), memLoadV2 %.4f; want fits %v, no z layer, V2 in [%.4f, %.4f]",
+					by, p.S, p.Fits[0], p.Fits[1], p.MemLoadV2, fits, low, high+0.05)
+			}
+		}
+		row := r.Transitions[0]
+		if lo, hi := (l2-slack)/perX-1, l2/perX; row.Kind != TransitionFound || row.S <= lo || row.S > hi ||
+			!row.Last.Fits[0] || row.First.Fits[0] || row.First.S != row.S+1 {
+			t.Errorf("b_y=%d: row transition %+v, want one in (%d, %d] that fits at s and not at s+1", by, row, lo, hi)
+		}
+	}
+}
+
+// TestInnerExtentStar3dR4 sweeps planes of a fixed row length X = 512 and
+// a growing height s with block (256,1,4) and method exact, against a hand
+// count: the z layer set is one block layer, 4 + 8 layers of A (its own and
+// the z±4 neighbours) and 4 layers of B, 16 layers of X·s points of 8
+// bytes: Old_z = 65536·s bytes, plus less than a 64-byte granule at the
+// ends of each layer (16·64 = 1024 bytes). It fits in the 20 MiB L2 up to
+// s = 319 (65536·319 + 1024 < 20 MiB), and from s = 321 on it does not;
+// s = 320 fills the L2 exactly. So the z transition is at 319 or 320. The
+// y layer set, one block row of a fixed 512 points, fits throughout.
+func TestInnerExtentStar3dR4(t *testing.T) {
+	r, err := Sweep(Config{Kernel: loadExample(t, "star3d-r4"), Device: a100(t), Block: [3]int64{256, 1, 4},
+		Inner: 512, Sizes: []int64{128, 256, 512, 1024}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.Points {
+		if want := [3]int64{512, p.S, PaperTotal / 512 / p.S}; p.Domain != want {
+			t.Errorf("s=%d: domain %v, want %v", p.S, p.Domain, want)
+		}
+		if old := p.WaveMemOld[1]; old < float64(65536*p.S) || old > float64(65536*p.S+1024) {
+			t.Errorf("s=%d: Old_z = %v bytes, want 65536·s … 65536·s + 1024", p.S, old)
+		}
+	}
+	y, z := r.Transitions[0], r.Transitions[1]
+	if r.Inner != 512 || r.Series().Domain(300) != [3]int64{512, 300, 3495} {
+		t.Errorf("result series %+v, want inner 512", r.Series())
+	}
+	if y.Kind != FitsThroughout || z.Kind != TransitionFound || z.S < 319 || z.S > 320 {
+		t.Errorf("y %+v, z %+v; want y to fit throughout and the z transition at 319 or 320", y, z)
+	}
+}
+
 // TestSweepIndependentOfWorkers checks that the result does not depend on
 // the number of workers, and that every plane size reports progress once.
 func TestSweepIndependentOfWorkers(t *testing.T) {
@@ -198,8 +286,10 @@ func TestConfigErrors(t *testing.T) {
 		want string
 	}{
 		{"no kernel", func(c *Config) { c.Kernel = nil }, "kernel and a device"},
-		{"2-D kernel", func(c *Config) { c.Kernel = loadExample(t, "star2d-r1") }, "2-D domain"},
-		{"no sizes", func(c *Config) { c.Sizes = nil }, "no plane sizes"},
+		{"1-D kernel", func(c *Config) { c.Kernel = loadExample(t, "vec-copy") }, "vec-copy.yaml: domain: kernel vec-copy is 1-D"},
+		{"inner of a 2-D kernel", func(c *Config) { c.Kernel = loadExample(t, "star2d-r1"); c.Inner = 512 }, "inner extent 512"},
+		{"negative inner", func(c *Config) { c.Inner = -1 }, "inner extent -1"},
+		{"no sizes", func(c *Config) { c.Sizes = nil }, "no extents"},
 		{"descending", func(c *Config) { c.Sizes = []int64{128, 64} }, "ascending"},
 		{"block", func(c *Config) { c.Block = [3]int64{2048, 1, 1} }, "hardware limit"},
 		{"fold deeper than z", func(c *Config) { c.Fold = [3]int64{1, 1, 4}; c.Sizes = []int64{20000} }, "fold z = 4"},

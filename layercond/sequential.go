@@ -17,8 +17,8 @@ const DefaultCacheFraction = 0.5
 
 // Condition is one sequential layer condition: the cache a sequential sweep
 // over the lattice (x fastest, then y, then z) needs so that every reuse
-// between accesses at most one row (y layer) or one layer (z layer) apart
-// hits. The need is Bytes(X, Y) = XY·X·Y + PerX·X + Const bytes for an
+// between accesses at most one row (y layer, the row condition of a 2-D
+// kernel) or one layer (z layer) apart hits. The need is Bytes(X, Y) = XY·X·Y + PerX·X + Const bytes for an
 // X×Y×Z domain, and the condition is Bytes(X, Y) ≤ CacheBytes.
 type Condition struct {
 	Layer      string `json:"layer"` // "y" or "z"
@@ -37,8 +37,10 @@ type Condition struct {
 // CacheBytes bytes.
 type SequentialLC struct {
 	CacheBytes int64 `json:"cacheBytes"`
-	// Conditions are the y and z layer conditions, in that order.
-	Conditions [2]Condition `json:"conditions"`
+	// Conditions are the y and z layer conditions, in that order; a 2-D
+	// kernel (or a 1-D one), which has no layers, has the y one only: its
+	// row condition.
+	Conditions []Condition `json:"conditions"`
 	// Skipped names the loaded fields left out because an access is not a
 	// constant offset from the lattice point (x+a, y+b, z+c).
 	Skipped []string `json:"skipped,omitempty"`
@@ -73,8 +75,8 @@ func Sequential(k *kernel.Kernel, cacheBytes int64) (*SequentialLC, error) {
 		return nil, fmt.Errorf("layercond: cache of %d bytes: expected at least 1", cacheBytes)
 	}
 	out := &SequentialLC{CacheBytes: cacheBytes}
-	thresholds := [2]poly{{0, 1, 0}, {0, 0, 1}} // one row, one layer
-	var need [2]poly
+	thresholds := []poly{{0, 1, 0}, {0, 0, 1}}[:max(1, k.Dims-1)] // one row, one layer
+	need := make([]poly, len(thresholds))
 	for _, f := range k.Fields {
 		if len(f.Loads) == 0 {
 			continue
@@ -92,7 +94,7 @@ func Sequential(k *kernel.Kernel, cacheBytes int64) (*SequentialLC, error) {
 		return nil, fmt.Errorf("layercond: kernel %s has no loaded field with offset accesses (x+a, y+b, z+c) for a sequential layer condition", k.Name)
 	}
 	for i := range need {
-		out.Conditions[i] = condition(Layers[i], need[i], cacheBytes)
+		out.Conditions = append(out.Conditions, condition(Layers[i], need[i], cacheBytes))
 	}
 	return out, nil
 }
@@ -171,4 +173,28 @@ func condition(layer string, need poly, cache int64) Condition {
 		c.Text = fmt.Sprintf("%d*X*Y + %d*X + %d <= %d", c.XY, c.PerX, c.Const, cache)
 	}
 	return c
+}
+
+// EverySize is what Condition.MaxSwept returns for a condition that holds
+// at every swept extent.
+const EverySize = -1
+
+// MaxSwept returns the largest extent s of the series se at which the
+// condition holds, 0 when it holds at none: MaxSquare for square planes
+// and for rows (a 2-D kernel's row condition, X ≤ MaxSquare); for planes
+// of a fixed row length X = se.Inner the largest Y = s with
+// XY·X·s + PerX·X + Const ≤ CacheBytes, or EverySize when the condition
+// does not depend on s (a y layer's) and holds.
+func (c Condition) MaxSwept(se Series) int64 {
+	if se.Inner == 0 {
+		return c.MaxSquare
+	}
+	rest := c.CacheBytes - c.PerX*se.Inner - c.Const
+	switch {
+	case rest < 0:
+		return 0
+	case c.XY == 0:
+		return EverySize
+	}
+	return rest / (c.XY * se.Inner)
 }

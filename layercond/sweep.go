@@ -22,23 +22,85 @@ func TotalText(total int64) string {
 	return strconv.FormatInt(total, 10)
 }
 
-// DefaultSweep is the default list of plane sizes: 25 sizes from 64 to 13234,
+// DefaultSweep is the default list of plane sizes: 25 sizes from 64 to 13553,
 // each 1.25 times the one before.
 const DefaultSweep = "64:16384:x1.25"
+
+// DefaultRowSweep is the default list of row lengths of a 2-D kernel: 11
+// lengths from 4096 to 4194304, each twice the one before. A 2-D stencil's
+// rows are a few dozen bytes per point, so the row condition of an L2 of
+// tens of MiB lies between 10^5 and 10^6 points.
+const DefaultRowSweep = "4096:4194304:x2"
+
+// DefaultSweepOf returns the default sweep of a kernel of dims dimensions:
+// DefaultRowSweep for 2-D kernels, DefaultSweep for the others.
+func DefaultSweepOf(dims int) string {
+	if dims == 2 {
+		return DefaultRowSweep
+	}
+	return DefaultSweep
+}
 
 // MaxSweepSizes is the default bound on the plane sizes a sweep may ask
 // for, so that a typing slip such as 1:100000:+1 or 64:16384:x1.0000001 is
 // an error rather than hours of work.
 const MaxSweepSizes = 1000
 
-// SeriesDomain returns the domain of the series at plane size s: a square XY
-// plane of s×s points and z = total/(s·s) layers (rounded down, at least 1),
-// so that every domain of the series has about the same number of points.
-func SeriesDomain(s, total int64) [3]int64 {
-	return [3]int64{s, s, max(1, total/s/s)}
+// Series is how a sweep forms its domains from the swept extent s, so that
+// every domain has about Total lattice points (rounded down, at least one
+// row or layer):
+//
+//	2-D kernel:             rows of s points, s × y with y = Total/s
+//	3-D kernel, Inner = 0:  square planes, s × s × z with z = Total/s²
+//	3-D kernel, Inner = X:  planes of X × s points, X × s × z with z = Total/(X·s)
+//
+// A 2-D kernel's row condition depends on the row length s; a 3-D kernel's
+// y layer on the row length and its z layer on the plane, so a fixed inner
+// extent sweeps the z layer condition at constant row reuse.
+type Series struct {
+	Dims  int   // the kernel's dimensions, 2 or 3
+	Total int64 // the lattice points X·Y·Z the series keeps
+	Inner int64 // 3-D only: the fixed X extent; 0 for square planes
 }
 
-// ParseSweep parses a list of XY plane sizes s and returns them sorted
+// Domain returns the domain of the series at swept extent s.
+func (se Series) Domain(s int64) [3]int64 {
+	switch {
+	case se.Dims == 2:
+		return [3]int64{s, max(1, se.Total/s), 1}
+	case se.Inner > 0:
+		return [3]int64{se.Inner, s, max(1, se.Total/se.Inner/s)}
+	}
+	return [3]int64{s, s, max(1, se.Total/s/s)}
+}
+
+// Text describes the domains of the series, e.g. "s x s x z with z =
+// 2^29/s^2".
+func (se Series) Text() string {
+	t := TotalText(se.Total)
+	switch {
+	case se.Dims == 2:
+		return fmt.Sprintf("s x y with y = %s/s", t)
+	case se.Inner > 0:
+		return fmt.Sprintf("%d x s x z with z = %s/(%d s)", se.Inner, t, se.Inner)
+	}
+	return fmt.Sprintf("s x s x z with z = %s/s^2", t)
+}
+
+// Swept names the extent s of the series: the row length of a 2-D series,
+// the plane size of square planes, the plane height Y of a fixed inner
+// extent.
+func (se Series) Swept() string {
+	switch {
+	case se.Dims == 2:
+		return "row length s"
+	case se.Inner > 0:
+		return "plane height s"
+	}
+	return "XY plane size s"
+}
+
+// ParseSweep parses a list of swept extents s (plane sizes, row lengths) and returns them sorted
 // ascending without duplicates. The syntax is one of
 //
 //	A:B:xF   geometric: A, A·F, A·F², … up to B (F > 1); each size is rounded

@@ -88,19 +88,31 @@ func TestParseSweepBound(t *testing.T) {
 	}
 }
 
+// TestSeriesDomain checks the domains of the three series by hand: about
+// Total points each, rounded down, at least one row or layer.
 func TestSeriesDomain(t *testing.T) {
 	cases := []struct {
-		s    int64
-		want [3]int64
+		series Series
+		s      int64
+		want   [3]int64
+		text   string
 	}{
-		{512, [3]int64{512, 512, 2048}},   // 2^29 / 2^18
-		{1664, [3]int64{1664, 1664, 193}}, // 536870912 / 2768896 = 193.9
-		{16384, [3]int64{16384, 16384, 2}},
-		{65536, [3]int64{65536, 65536, 1}}, // at least one layer
+		{Series{3, PaperTotal, 0}, 512, [3]int64{512, 512, 2048}, "s x s x z with z = 2^29/s^2"}, // 2^29 / 2^18
+		{Series{3, PaperTotal, 0}, 1664, [3]int64{1664, 1664, 193}, ""},                          // 536870912 / 2768896 = 193.9
+		{Series{3, PaperTotal, 0}, 16384, [3]int64{16384, 16384, 2}, ""},
+		{Series{3, PaperTotal, 0}, 65536, [3]int64{65536, 65536, 1}, ""}, // at least one layer
+		{Series{3, PaperTotal, 512}, 1024, [3]int64{512, 1024, 1024}, "512 x s x z with z = 2^29/(512 s)"},
+		{Series{3, PaperTotal, 512}, 3000, [3]int64{512, 3000, 349}, ""}, // 1048576 / 3000 = 349.5
+		{Series{2, PaperTotal, 0}, 4096, [3]int64{4096, 131072, 1}, "s x y with y = 2^29/s"},
+		{Series{2, 1000, 0}, 3, [3]int64{3, 333, 1}, ""},
+		{Series{2, 1000, 0}, 2000, [3]int64{2000, 1, 1}, ""}, // at least one row
 	}
 	for _, c := range cases {
-		if got := SeriesDomain(c.s, PaperTotal); got != c.want {
-			t.Errorf("SeriesDomain(%d) = %v, want %v", c.s, got, c.want)
+		if got := c.series.Domain(c.s); got != c.want {
+			t.Errorf("%+v.Domain(%d) = %v, want %v", c.series, c.s, got, c.want)
+		}
+		if got := c.series.Text(); c.text != "" && got != c.text {
+			t.Errorf("%+v.Text() = %q, want %q", c.series, got, c.text)
 		}
 	}
 }

@@ -121,6 +121,9 @@ func layercondAnswer(workers int) answer {
 		if keys.Total, err = intValue(values, "total", 64, keys.Total); err != nil {
 			return nil, nil, err
 		}
+		if keys.Inner, err = intValue(values, "inner", 64, keys.Inner); err != nil {
+			return nil, nil, err
+		}
 		if v, ok := values["cache-fraction"]; ok {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {

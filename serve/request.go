@@ -51,7 +51,7 @@ var (
 	simulateEndpoint = endpoint{command: "simulate",
 		flags: []string{"device", "block", "fold", "tile", "unstaged", "domain", "infinite", "l1-policy", "l2-policy", "split-l2", "schedule"}}
 	layercondEndpoint = endpoint{command: "layercond",
-		flags: []string{"device", "block", "fold", "sweep", "total", "method", "cache-fraction"},
+		flags: []string{"device", "block", "fold", "sweep", "total", "inner", "method", "cache-fraction"},
 		lists: map[string]int{"block": 4}, parallel: true}
 	exploreEndpoint = endpoint{command: "explore",
 		flags: []string{"device", "threads", "folds", "tiles", "staging", "steps", "registers", "domain", "method", "model", "instructions", "shard"},

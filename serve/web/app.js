@@ -859,49 +859,120 @@ async function layercond() {
   $("layer-plot").replaceChildren(layerPlot(report));
   const items = [];
   for (const sw of report.sweeps) {
-    for (const t of sw.transitions) {
-      const what = t.kind === "transition" ? `reuse fits up to s = ${t.s}` : t.kind === "fits throughout" ? `fits throughout the sweep (s ≤ ${t.s})` : "fits at no size of the sweep";
-      items.push(el("li", {}, [`block ${triple(sw.block)}: ${t.layer} layer ${what}`]));
+    for (const t of [...sw.transitions, sw.L1Transition]) {
+      const name = layerName(report, t.layer), fits = name === "rows" ? "fit" : "fits";
+      const what = t.kind === "transition" ? `${fits} up to s = ${t.s}` : t.kind === "fits throughout" ? `${fits} throughout the sweep (s ≤ ${t.s})` : `${fits} at no size of the sweep`;
+      items.push(el("li", {}, [`block ${triple(sw.block)}: ${name} ${what}`]));
     }
   }
   if (report.sequential) {
-    for (const c of report.sequential.conditions) items.push(el("li", {}, [`sequential ${c.layer}-layer condition (Kerncraft form): ${c.text}, square planes s ≤ ${c.maxSquare}`]));
+    for (const c of report.sequential.conditions) {
+      const square = report.dims === 3 && !report.inner ? `, square planes s ≤ ${c.maxSquare}` : "";
+      items.push(el("li", {}, [`sequential ${layerName(report, c.layer)} condition (Kerncraft form): ${c.text}${square}`]));
+    }
   }
   $("transitions").replaceChildren(...items);
   show("layers");
 }
 
-// layerPlot draws memLoadV3 against s on a log2 axis, one curve per block,
-// with a dashed vertical line at every layer transition.
+// layerName names a layer of a layercond report as the command line does:
+// the rows of a 2-D sweep, the y and z layers of a 3-D one, and L1.
+function layerName(rep, layer) {
+  if (layer === "L1") return "L1 (blocks' lines)";
+  return rep.dims === 2 ? "rows" : `${layer} layer`;
+}
+
+// totalText writes a series total as 2^k when it is a power of two.
+function totalText(n) {
+  const k = Math.log2(n);
+  return Number.isInteger(k) ? `2^${k}` : String(n);
+}
+
+// sweptAxis labels the x axis of a layercond report: the swept extent and
+// the domains of its series.
+function sweptAxis(rep) {
+  const t = totalText(rep.total);
+  if (rep.dims === 2) return `row length s (domain s × y, y = ${t}/s rows)`;
+  if (rep.inner) return `plane height s (domain ${rep.inner} × s × z, z = ${t}/(${rep.inner}·s))`;
+  return `XY plane size s (domain s × s × z, z = ${t}/s²)`;
+}
+
+// sizeLabel writes a power-of-two extent for the x axis: in full up to
+// 65536, then 128Ki … 1Mi ….
+function sizeLabel(s) {
+  if (s <= 65536) return String(s);
+  return s < 1 << 20 ? `${s / 1024}Ki` : `${s / (1 << 20)}Mi`;
+}
+
+// volumeTicks returns 4 or 5 round tick values from 0 to at least top:
+// steps of 1, 2, 2.5 or 5 times a power of ten.
+function volumeTicks(top) {
+  const raw = top / 4 || 1, p = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((f) => f * p).find((v) => v >= raw);
+  const ticks = [];
+  for (let i = 0; ticks.length === 0 || ticks[ticks.length - 1] < top; i++) ticks.push(i * step);
+  return ticks;
+}
+
+// layerPlot draws the DRAM (memLoadV3) and L2→L1 (L2LoadV2) volumes
+// against s on a log2 axis in two panels, one curve with a marker per
+// point for each block. Dashed vertical lines mark each block's layer
+// transitions in the DRAM panel and its L1 transition in the L2→L1 panel,
+// each labelled on its own line so that no two labels meet; the legend of
+// the blocks stands to the right of the panels.
 function layerPlot(rep) {
-  const W = 680, H = 340, m = { l: 56, r: 16, t: 12, b: 42 };
+  const W = 760, panelH = 190, gap = 28, legendW = 150;
+  const m = { l: 56, r: 16 + legendW, t: 10, b: 44 };
+  const H = m.t + 2 * panelH + gap + m.b;
   const pts = rep.sweeps.flatMap((s) => s.points);
   const sMin = Math.min(...pts.map((p) => p.s)), sMax = Math.max(...pts.map((p) => p.s));
-  const vMax = Math.max(...pts.map((p) => p.memLoadV3)) * 1.1 || 1;
   const lx = (s) => m.l + (Math.log2(s / sMin) / Math.max(1e-9, Math.log2(sMax / sMin))) * (W - m.l - m.r);
-  const ly = (v) => H - m.b - (v / vMax) * (H - m.t - m.b);
-  const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img", "aria-label": "DRAM load volume against plane size" });
-  svg.append(svgEl("line", { x1: m.l, y1: H - m.b, x2: W - m.r, y2: H - m.b, stroke: "#5b6475" }));
-  svg.append(svgEl("line", { x1: m.l, y1: m.t, x2: m.l, y2: H - m.b, stroke: "#5b6475" }));
-  for (let s = 2 ** Math.ceil(Math.log2(sMin)); s <= sMax; s *= 2) {
-    svg.append(svgEl("text", { x: lx(s), y: H - m.b + 16, "text-anchor": "middle", "font-size": 11 }, [String(s)]));
-  }
-  for (let i = 0; i <= 4; i++) {
-    const v = (vMax / 1.1) * i / 4;
-    svg.append(svgEl("text", { x: m.l - 6, y: ly(v) + 4, "text-anchor": "end", "font-size": 11 }, [fixed(v, 1)]));
-  }
-  svg.append(svgEl("text", { x: (W + m.l) / 2, y: H - 6, "text-anchor": "middle", "font-size": 12 }, [`plane size s (domain s×s×${rep.total}/s²)`]));
-  svg.append(svgEl("text", { x: 12, y: m.t + 4, "font-size": 12, transform: `rotate(-90 12 ${m.t + 4})`, "text-anchor": "end" }, ["DRAM load B/Lup"]));
-  rep.sweeps.forEach((sw, i) => {
-    const color = COLORS[i % COLORS.length];
-    svg.append(svgEl("polyline", { points: sw.points.map((p) => `${lx(p.s)},${ly(p.memLoadV3)}`).join(" "), fill: "none", stroke: color, "stroke-width": 2 }));
-    for (const t of sw.transitions.filter((t) => t.kind === "transition")) {
-      svg.append(svgEl("line", { x1: lx(t.s), y1: m.t, x2: lx(t.s), y2: H - m.b, stroke: color, "stroke-dasharray": "5 4", class: "transition" },
-        [svgEl("title", {}, [`${t.layer} layer: reuse fits up to s = ${t.s}`])]));
-      svg.append(svgEl("text", { x: lx(t.s) + 4, y: m.t + 14, "font-size": 11, fill: color }, [`${t.layer} s=${t.s}`]));
+  const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img", "aria-label": `DRAM and L2→L1 load volumes against ${sweptAxis(rep)}` });
+  const panels = [
+    { key: "memLoadV3", label: "DRAM load B/Lup", top: m.t, marks: (sw) => sw.transitions, cls: "transition" },
+    { key: "L2LoadV2", label: "L2→L1 load B/Lup", top: m.t + panelH + gap, marks: (sw) => [sw.L1Transition], cls: "l1-transition" },
+  ];
+  for (const pn of panels) {
+    const ticks = volumeTicks(Math.max(...pts.map((p) => p[pn.key])));
+    const vMax = ticks[ticks.length - 1] || 1;
+    const bottom = pn.top + panelH;
+    const ly = (v) => bottom - (v / vMax) * panelH;
+    svg.append(svgEl("line", { x1: m.l, y1: bottom, x2: W - m.r, y2: bottom, stroke: "#5b6475" }));
+    svg.append(svgEl("line", { x1: m.l, y1: pn.top, x2: m.l, y2: bottom, stroke: "#5b6475" }));
+    for (let s = 2 ** Math.ceil(Math.log2(sMin)); s <= sMax; s *= 2) {
+      svg.append(svgEl("line", { x1: lx(s), y1: bottom, x2: lx(s), y2: bottom + 4, stroke: "#5b6475" }));
+      if (pn === panels[1]) svg.append(svgEl("text", { x: lx(s), y: bottom + 20, "text-anchor": "middle", "font-size": 11 }, [sizeLabel(s)]));
     }
-    svg.append(svgEl("text", { x: W - m.r - 4, y: m.t + 14 + 16 * i, "text-anchor": "end", "font-size": 12, fill: color }, [`block ${triple(sw.block)}`]));
+    for (const v of ticks) {
+      svg.append(svgEl("line", { x1: m.l, y1: ly(v), x2: W - m.r, y2: ly(v), stroke: "#e3e6eb" }));
+      svg.append(svgEl("text", { x: m.l - 6, y: ly(v) + 4, "text-anchor": "end", "font-size": 11 }, [sig(v)]));
+    }
+    svg.append(svgEl("text", { x: 12, y: bottom, "font-size": 12, transform: `rotate(-90 12 ${bottom})`, "text-anchor": "start" }, [pn.label]));
+    let row = 0; // the label line of the next transition in this panel
+    rep.sweeps.forEach((sw, i) => {
+      const color = COLORS[i % COLORS.length];
+      svg.append(svgEl("polyline", { points: sw.points.map((p) => `${lx(p.s)},${ly(p[pn.key])}`).join(" "), fill: "none", stroke: color, "stroke-width": 2 }));
+      for (const p of sw.points) {
+        svg.append(svgEl("circle", { cx: lx(p.s), cy: ly(p[pn.key]), r: 3.5, fill: "#fff", stroke: color, "stroke-width": 1.5, class: "layer-point" },
+          [svgEl("title", {}, [`block ${triple(sw.block)}, s = ${p.s}: ${fixed(p[pn.key])} B/Lup`])]));
+      }
+      for (const t of pn.marks(sw).filter((t) => t.kind === "transition")) {
+        const what = t.layer === "L1" ? "L1: blocks' lines fit up to s = " : `${layerName(rep, t.layer)}: reuse fits up to s = `;
+        svg.append(svgEl("line", { x1: lx(t.s), y1: pn.top, x2: lx(t.s), y2: bottom, stroke: color, "stroke-dasharray": "5 4", class: pn.cls },
+          [svgEl("title", {}, [what + t.s])]));
+        const right = lx(t.s) > (m.l + W - m.r) / 2; // labels of the right half run leftwards
+        svg.append(svgEl("text", { x: lx(t.s) + (right ? -4 : 4), y: pn.top + 12 + 13 * row++, "text-anchor": right ? "end" : "start", "font-size": 11, fill: color },
+          [`${rep.dims === 2 && t.layer !== "L1" ? "rows" : t.layer} s=${t.s}`]));
+      }
+    });
+  }
+  rep.sweeps.forEach((sw, i) => {
+    const color = COLORS[i % COLORS.length], y = m.t + 14 + 18 * i, x = W - legendW;
+    svg.append(svgEl("line", { x1: x, y1: y - 4, x2: x + 22, y2: y - 4, stroke: color, "stroke-width": 2 }));
+    svg.append(svgEl("circle", { cx: x + 11, cy: y - 4, r: 3.5, fill: "#fff", stroke: color, "stroke-width": 1.5 }));
+    svg.append(svgEl("text", { x: x + 28, y, "font-size": 12, fill: color }, [`block ${triple(sw.block)}`]));
   });
+  svg.append(svgEl("text", { x: (m.l + W - m.r) / 2, y: H - 8, "text-anchor": "middle", "font-size": 12 }, [sweptAxis(rep)]));
   return svg;
 }
 
