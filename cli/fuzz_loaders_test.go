@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,8 +86,16 @@ func checkFuzzRun(t *testing.T, what string, code int, out, errOut string) {
 			t.Fatalf("%s: exit 0 without output", what)
 		}
 	case ExitUsage:
-		if out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "polyvol: ") || len(errOut) > request.MaxLine+1 {
+		if out != "" || strings.Count(errOut, "\n") != 1 {
 			t.Fatalf("%s: usage error is not one line after no output: stdout %d bytes, stderr %q", what, len(out), errOut)
+		}
+		if strings.Contains(what, "--format json") { // the error as one JSON object
+			var e struct{ Kind, Message string }
+			if err := json.Unmarshal([]byte(errOut), &e); err != nil || e.Kind == "" || e.Message == "" || len(e.Message) > request.MaxLine {
+				t.Fatalf("%s: usage error is not a JSON object with a kind and a message of at most %d characters: %q", what, request.MaxLine, errOut)
+			}
+		} else if !strings.HasPrefix(errOut, "polyvol: ") || len(errOut) > request.MaxLine+1 {
+			t.Fatalf("%s: usage error is not one line of at most %d characters: %q", what, request.MaxLine, errOut)
 		}
 	default:
 		t.Fatalf("%s: exit %d, stderr %q", what, code, errOut)
