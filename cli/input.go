@@ -207,7 +207,7 @@ func estimateFlags() []ucli.Flag {
 		&ucli.Int64Flag{Name: "max-work", Value: footprint.DefaultWorkBound, Usage: "bound `N` on the counting work of one configuration, in progressions handled (about 0.3 µs and up to 100 bytes each; at the default the worst inputs found take 2 s)"},
 		&ucli.Int64Flag{Name: "max-memory", Value: request.DefaultMaxMemoryMB, Usage: "bound `MB` on the memory one configuration's estimate adds to the process: counting stops once the estimates running hold more than this each"},
 		&choiceFlag{&ucli.StringFlag{Name: "instructions", Usage: "where the instruction mix of the issue bound comes from: `SOURCE` compiled (clang 19 compiles the kernel for the device's architecture; counted, with a note, where none is installed) or counted (from the spec) (default: counted, compiled with --source)"}, []string{request.InstructionsCompiled, request.InstructionsCounted}},
-		&ucli.StringFlag{Name: "source", Usage: "compile this CUDA or HIP `FILE` for the instruction mix instead of the kernel polyvol cuda writes; the launch is passed as the macros block_size_x/y/z and tile_size_x/y/z (the fold)"},
+		&ucli.StringFlag{Name: "source", Usage: "compile this CUDA or HIP `FILE` for the instruction mix instead of the kernel polyvol cuda writes; the launch is passed as the macros block_size_x/y/z, tile_size_x/y/z (the fold) and, with time steps, temporal_tiling_factor"},
 		&ucli.StringSliceFlag{Name: "macro", Usage: "a further macro `NAME=VALUE` (or NAME, defined as 1) of the --source file (repeatable)"},
 		&ucli.StringFlag{Name: "kernel-name", Usage: "the `NAME` of the __global__ function of the --source file to count (default: its only one)"},
 	}, importSpecFlags()...)

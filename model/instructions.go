@@ -119,9 +119,17 @@ func CountInstructions(k *kernel.Kernel, l kernel.Launch, dev *device.Device, ru
 }
 
 // compiledMix is the instruction mix per lattice update of code, the
-// kernel of launch l.
+// kernel of launch l. Code without loops runs each of its instructions
+// once per launch: for a launch of T time steps its counts are those of
+// all T, and the mix is per step and useful lattice update, as a counted
+// one is. Code that keeps loops counts each body once, the steps' loop
+// too, and is taken per launch.
 func compiledMix(code *compiled.Code, l kernel.Launch) InstructionMix {
-	c := code.Counts.Scaled(1 / float64(l.LupsPerThread()))
+	updates := float64(l.LupsPerThread())
+	if len(code.Loops) == 0 {
+		updates *= float64(l.StepCount())
+	}
+	c := code.Counts.Scaled(1 / updates)
 	return InstructionMix{
 		Source: SourceCompiled, Compiler: code.Compiler, Target: code.Target, Classes: &c,
 		Registers: code.Registers, RegistersEstimated: code.RegistersEstimated, SpillBytes: code.SpillBytes, Loops: code.Loops,
