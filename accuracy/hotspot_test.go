@@ -33,7 +33,7 @@ func TestHotspot(t *testing.T) {
 			every = 1
 		}
 		s.Every = every
-		h, err := HotspotReport(hardwareDir, s, io.Discard)
+		h, err := HotspotReport(hardwareDir, s, nil, io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}
