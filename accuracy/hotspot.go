@@ -389,8 +389,12 @@ func (h *Hotspot) WriteMarkdown(w io.Writer) {
 	p("`testdata/measured/%s`, %d rows, on %s. This report takes every %d-th (block, tile, sh_power) group of the file, with all its rows: %d launches estimated.\n\n", s.File, h.Rows, s.Device, s.Every, h.Launches)
 	p("| sh_power | steps | n | failed | time/step MAPE %% | pred/meas | ρ | share of best %% | predicted fastest (measured ms/step) | measured fastest (ms/step) |\n|---|---|---:|---:|---:|---:|---:|---:|---|---|\n")
 	for _, g := range h.Groups {
-		p("| %d | %s | %d | %d | %s | %s | %s | %s | %s (%s) | %s (%s) |\n", count(g.ShPower), g.Steps, g.N, g.Failed,
-			fmtNum(g.MAPE, 1), fmtNum(g.Ratio, 2), fmtNum(g.Rho, 3), fmtNum(100*g.Share, 1), g.Predicted, fmtNum(g.PredictedMs, 3), g.Best, fmtNum(g.BestMs, 3))
+		predicted, best := "–", "–" // a group without rows has no fastest
+		if g.N > 0 {
+			predicted, best = fmt.Sprintf("%s (%s)", g.Predicted, fmtNum(g.PredictedMs, 3)), fmt.Sprintf("%s (%s)", g.Best, fmtNum(g.BestMs, 3))
+		}
+		p("| %d | %s | %d | %d | %s | %s | %s | %s | %s | %s |\n", count(g.ShPower), g.Steps, g.N, g.Failed,
+			fmtNum(g.MAPE, 1), fmtNum(g.Ratio, 2), fmtNum(g.Rho, 3), fmtNum(100*g.Share, 1), predicted, best)
 	}
 	p("\nIs T > 1 worth it? For each sampled (block, tile, sh_power) measured at two or more T, the T predicted fastest is right where its measured time per step is within %g %% of the measured fastest T's (each launch's best measured row).\n\n", 100*hotspotWorth)
 	p("| sh_power | groups | right %% | measured best T = 1 %% | predicted best T = 1 %% |\n|---|---:|---:|---:|---:|\n")

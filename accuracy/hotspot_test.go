@@ -189,3 +189,16 @@ func TestHotspotCompiledMix(t *testing.T) {
 		}
 	}
 }
+
+// TestHotspotEmptyGroup checks that a group without sampled rows (a sample
+// that takes no sh_power=1 group of a file) renders its figures and its
+// fastest configurations as undefined, not as a zero configuration.
+func TestHotspotEmptyGroup(t *testing.T) {
+	h := &Hotspot{Sweep: HotspotSweeps[2]}
+	h.Groups = []HotspotGroup{h.group(true, "T = 1")}
+	var b strings.Builder
+	h.WriteMarkdown(&b)
+	if want := "| 1 | T = 1 | 0 | 0 | – | – | – | – | – | – |\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("the empty group's row is not %q:\n%s", want, b.String())
+	}
+}
