@@ -370,8 +370,7 @@ type Convolution struct {
 	// compiled from ConvolutionSource; "" where it was counted.
 	Compiler string
 
-	compiler *compiled.Compiler
-	source   string
+	source *compiledSource // nil: the mix is counted
 }
 
 // convolutionRow is one row of a sweep.
@@ -480,14 +479,11 @@ func ConvolutionReport(dir string, every int, compiler *compiled.Compiler, progr
 	if err != nil {
 		return nil, err
 	}
-	c := &Convolution{Every: every, compiler: compiler}
-	if compiler != nil {
-		code, err := examples.Sources.ReadFile(ConvolutionSource)
-		if err != nil {
-			return nil, err
-		}
-		c.Compiler, c.source = compiler.Version, string(code)
+	source, err := newCompiledSource(compiler, ConvolutionSource)
+	if err != nil {
+		return nil, err
 	}
+	c := &Convolution{Every: every, Compiler: source.compilerVersion(), source: source}
 	for _, g := range ConvolutionGPUs {
 		if err := c.gpu(dir, g, kernels, progress); err != nil {
 			return nil, err
@@ -636,11 +632,7 @@ func (c *Convolution) estimate(launches []convolutionLaunch, kernels map[convolu
 	err = pool.Run(context.Background(), len(launches), pool.Options{}, func(i int) error {
 		cfg := launches[i].cfg
 		k := kernels[convolutionSpecKey{launches[i].input, cfg.BoundsChecks()}]
-		opt := model.Options{Method: model.MethodExact, Model: model.DefaultModel}
-		if c.compiler != nil {
-			opt.Code = &compiled.Provider{Compiler: c.compiler, Source: c.sourceOf(launches[i].input)}
-		}
-		r, err := model.Estimate(k, cfg.Launch(k), dev, opt)
+		r, err := model.Estimate(k, cfg.Launch(k), dev, c.source.estimateOptions(convolutionMacros(launches[i].input)...))
 		if err == nil && !(r.Prediction.GLups > 0) {
 			err = fmt.Errorf("predicted %g GLup/s", r.Prediction.GLups)
 		}
@@ -658,10 +650,11 @@ func (c *Convolution) estimate(launches []convolutionLaunch, kernels map[convolu
 // compiles for the instruction mix, where it has a compiler.
 const ConvolutionSource = "sources/convolution-15x15.cu"
 
-// sourceOf is the convolution's source as Kernel Tuner would compile it
-// for input in: use_shmem and use_padding as in states, read_only 0 (the
-// read-only path changes the kind of load, not their number).
-func (c *Convolution) sourceOf(in ConvolutionInput) *compiled.Source {
+// convolutionMacros are the macros of the convolution's source as Kernel
+// Tuner would compile it for input in: use_shmem and use_padding as in
+// states, read_only 0 (the read-only path changes the kind of load, not
+// their number).
+func convolutionMacros(in ConvolutionInput) []compiled.Macro {
 	shmem, padding := "0", "0"
 	if in.Staged() {
 		shmem = "1"
@@ -669,8 +662,7 @@ func (c *Convolution) sourceOf(in ConvolutionInput) *compiled.Source {
 			padding = "1"
 		}
 	}
-	return &compiled.Source{Name: ConvolutionSource, Code: c.source,
-		Macros: []compiled.Macro{{Name: "use_shmem", Value: shmem}, {Name: "use_padding", Value: padding}, {Name: "read_only", Value: "0"}}}
+	return []compiled.Macro{{Name: "use_shmem", Value: shmem}, {Name: "use_padding", Value: padding}, {Name: "read_only", Value: "0"}}
 }
 
 // convolutionSpecKey selects one spec of the convolution: its input and

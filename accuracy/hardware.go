@@ -317,7 +317,7 @@ func HardwareReport(dir string, convolutionEvery int, progress io.Writer) (*Hard
 		if h.Joint, err = h.FitJoint(dir, progress); err != nil {
 			return nil, err
 		}
-		if h.Hotspot, err = HotspotReports(dir, progress); err != nil {
+		if h.Hotspot, err = HotspotReports(dir, 1, nil, progress); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/polyvol/polyvol/compiled"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/kernel"
@@ -124,11 +125,14 @@ type Hotspot struct {
 	// Sweep is the file and device; its Every the sample: every Every-th
 	// group (block, tile, sh_power) of the file in file order, with all
 	// its rows.
-	Sweep            HotspotSweep
-	Rows, Launches   int
-	Groups           []HotspotGroup
-	Steps            []HotspotSteps
-	Failures         []string
+	Sweep          HotspotSweep
+	Rows, Launches int
+	Groups         []HotspotGroup
+	Steps          []HotspotSteps
+	Failures       []string
+	// Compiler names the compiler of the instruction mix where it was
+	// compiled from HotspotSource; "" where it was counted.
+	Compiler         string
 	lupsPerStep      float64
 	predicted, meas  map[HotspotConfig]float64 // ms per step: predicted per launch, measured best per launch
 	sampledLaunches  []HotspotConfig
@@ -179,10 +183,15 @@ func hotspotSpec(shPower bool, grid int64) (string, error) {
 // model, every s.Every-th group (block, tile, sh_power) with all its rows,
 // and compares the predicted times per step with the measured ones per
 // sh_power, with and without T > 1, and the predicted best T of each group
-// with the measured one.
-func HotspotReport(dir string, s HotspotSweep, progress io.Writer) (*Hotspot, error) {
+// with the measured one. Where compiler is not nil the instruction mix is
+// compiled from HotspotSource (hotspotMacros), else counted.
+func HotspotReport(dir string, s HotspotSweep, compiler *compiled.Compiler, progress io.Writer) (*Hotspot, error) {
 	if s.Every < 1 {
 		return nil, fmt.Errorf("accuracy: hotspot sample: every %d-th group; want at least 1", s.Every)
+	}
+	source, err := newCompiledSource(compiler, HotspotSource)
+	if err != nil {
+		return nil, err
 	}
 	rows, err := readHotspot(filepath.Join(dir, s.File))
 	if err != nil {
@@ -202,7 +211,7 @@ func HotspotReport(dir string, s HotspotSweep, progress io.Writer) (*Hotspot, er
 			return nil, err
 		}
 	}
-	h := &Hotspot{Sweep: s, Rows: len(rows), lupsPerStep: float64(kernels[false].Lups()),
+	h := &Hotspot{Sweep: s, Rows: len(rows), lupsPerStep: float64(kernels[false].Lups()), Compiler: source.compilerVersion(),
 		predicted: map[HotspotConfig]float64{}, meas: map[HotspotConfig]float64{}, measuredByLaunch: map[HotspotConfig][]float64{}}
 	groupIndex := map[HotspotConfig]int{}
 	for _, r := range rows {
@@ -225,7 +234,7 @@ func HotspotReport(dir string, s HotspotSweep, progress io.Writer) (*Hotspot, er
 	err = pool.Run(context.Background(), h.Launches, pool.Options{}, func(i int) error {
 		cfg := h.sampledLaunches[i]
 		k := kernels[cfg.ShPower]
-		r, err := model.Estimate(k, cfg.Launch(k), dev, model.Options{Method: model.MethodExact, Model: model.DefaultModel})
+		r, err := model.Estimate(k, cfg.Launch(k), dev, source.estimateOptions(hotspotMacros(cfg, s.Grid)...))
 		if err == nil && !(r.Prediction.GLups > 0) {
 			err = fmt.Errorf("predicted %g GLup/s", r.Prediction.GLups)
 		}
@@ -254,6 +263,20 @@ func HotspotReport(dir string, s HotspotSweep, progress io.Writer) (*Hotspot, er
 		h.Steps = append(h.Steps, h.stepsDecision(sh))
 	}
 	return h, nil
+}
+
+// HotspotSource is the file of examples.Sources that a hotspot report
+// with a compiler compiles for the instruction mix.
+const HotspotSource = "sources/hotspot.cu"
+
+// hotspotMacros are the macros of HotspotSource for cfg on a grid² grid
+// beside the launch's (block, tile and T): sh_power as cfg states, the
+// time loop unrolled whole (loop_unroll_factor_t = T: a loop left rolled
+// would count its body once) and no minimum of blocks per SM, the
+// parameters that the rows sharing cfg's estimate differ in.
+func hotspotMacros(cfg HotspotConfig, grid int64) []compiled.Macro {
+	return []compiled.Macro{{Name: "sh_power", Value: fmt.Sprint(count(cfg.ShPower))}, {Name: "loop_unroll_factor_t", Value: fmt.Sprint(cfg.Steps)},
+		{Name: "blocks_per_sm", Value: "0"}, {Name: "grid_size", Value: fmt.Sprint(grid)}}
 }
 
 // group returns the figures of the sampled rows of sh_power sh and the
@@ -331,15 +354,26 @@ func (h *Hotspot) stepsDecision(sh bool) HotspotSteps {
 
 // writeHotspotIntro writes the heading and the method of the hotspot
 // section of docs/accuracy-hardware.md, with the clocks of the RTX A4000
-// sweeps compared.
-func writeHotspotIntro(w io.Writer, c HotspotClock) {
+// sweeps compared; compiler names the compiler of a compiled mix, "" for
+// the counted one.
+func writeHotspotIntro(w io.Writer, c HotspotClock, compiler string) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	p("\n## Hotspot: time steps per launch (Kernel Tuner)\n\n")
-	p("`polyvol measured --hardware testdata/measured --hotspot` writes this section alone.\n\n")
+	if compiler != "" {
+		p("\n## Hotspot: time steps per launch (Kernel Tuner), compiled instruction mix\n\n")
+	} else {
+		p("\n## Hotspot: time steps per launch (Kernel Tuner)\n\n")
+		p("`polyvol measured --hardware testdata/measured --hotspot` writes this section alone.\n\n")
+	}
 	p("The yardstick is Kernel Tuner's measured time of Rodinia's hotspot (a 5-point thermal stencil plus the power at the point, floats, the update in double precision) in the sweeps below (`testdata/measured/kernel_tuner_hotspot_*.csv`), ")
 	p("over block size, per-thread tile, time steps per launch T = 1 … 10, time-loop unrolling, power staged in shared memory or re-read from global memory at every step (`sh_power`) and, on the RTX A4000, minimum blocks per SM. ")
 	p("polyvol predicts the time per step from `examples/%s.yaml` (`state: temp`, `--steps T`; power staged with the window for sh_power=1; the domain and arrays grown for the 8192² sweep) on the device of each sweep, method exact, default performance model (%s); ", HotspotExample, model.DefaultModel)
-	p("block (bx, by, 1), fold (tx, ty, 1), strided tiling. The measured time per step is time_ms / T; rows that differ only in loop unrolling and blocks per SM, which the spec does not state, share one prediction.\n\n")
+	p("block (bx, by, 1), fold (tx, ty, 1), strided tiling. The measured time per step is time_ms / T; rows that differ only in loop unrolling and blocks per SM, which the spec does not state, share one prediction. ")
+	if compiler != "" {
+		p("The instruction mix of the issue bound is compiled (%s) from `examples/%s`, a kernel written for polyvol with the measured kernel's thread mapping and Kernel Tuner's macros, for each launch's block, tile, T and sh_power and each GPU's architecture, ", compiler, HotspotSource)
+		p("its time loop unrolled whole (loop_unroll_factor_t = T) and without a minimum of blocks per SM (blocks_per_sm = 0): the code holds every step of a launch, and its counts are taken per step and useful update. ")
+	}
+	p("MAPE: of the predicted against the measured time per step; pred/meas: the median ratio of the two; ρ: Spearman's rank correlation of predicted and measured time; ")
+	p("share: the measured best time over the measured time of the configuration predicted fastest (of tied predictions the slowest measured counts).\n\n")
 	p("Noise floor: repeated sweeps of the same kernel agree to about ρ 0.9 and 5–20 %% in time, so figures near those are at the limit of what the data can tell.\n\n")
 	p("Clock: polyvol predicts the RTX A4000 at its entry's clock_ghz, 1.56 GHz, the clock the 8192² sweep was locked at; the 4096² sweep's clock was not locked. ")
 	p("On the launches both sweeps measured, the 8192² sweep's time per step and point over the 4096² sweep's has the median %s at T = 1 (%d launches) and %s at T > 1 (%d launches): ", fmtNum(c.Ratio1, 2), c.N1, fmtNum(c.RatioMore, 2), c.NMore)
@@ -355,8 +389,12 @@ func (h *Hotspot) WriteMarkdown(w io.Writer) {
 	p("`testdata/measured/%s`, %d rows, on %s. This report takes every %d-th (block, tile, sh_power) group of the file, with all its rows: %d launches estimated.\n\n", s.File, h.Rows, s.Device, s.Every, h.Launches)
 	p("| sh_power | steps | n | failed | time/step MAPE %% | pred/meas | ρ | share of best %% | predicted fastest (measured ms/step) | measured fastest (ms/step) |\n|---|---|---:|---:|---:|---:|---:|---:|---|---|\n")
 	for _, g := range h.Groups {
-		p("| %d | %s | %d | %d | %s | %s | %s | %s | %s (%s) | %s (%s) |\n", count(g.ShPower), g.Steps, g.N, g.Failed,
-			fmtNum(g.MAPE, 1), fmtNum(g.Ratio, 2), fmtNum(g.Rho, 3), fmtNum(100*g.Share, 1), g.Predicted, fmtNum(g.PredictedMs, 3), g.Best, fmtNum(g.BestMs, 3))
+		predicted, best := "–", "–" // a group without rows has no fastest
+		if g.N > 0 {
+			predicted, best = fmt.Sprintf("%s (%s)", g.Predicted, fmtNum(g.PredictedMs, 3)), fmt.Sprintf("%s (%s)", g.Best, fmtNum(g.BestMs, 3))
+		}
+		p("| %d | %s | %d | %d | %s | %s | %s | %s | %s | %s |\n", count(g.ShPower), g.Steps, g.N, g.Failed,
+			fmtNum(g.MAPE, 1), fmtNum(g.Ratio, 2), fmtNum(g.Rho, 3), fmtNum(100*g.Share, 1), predicted, best)
 	}
 	p("\nIs T > 1 worth it? For each sampled (block, tile, sh_power) measured at two or more T, the T predicted fastest is right where its measured time per step is within %g %% of the measured fastest T's (each launch's best measured row).\n\n", 100*hotspotWorth)
 	p("| sh_power | groups | right %% | measured best T = 1 %% | predicted best T = 1 %% |\n|---|---:|---:|---:|---:|\n")
@@ -510,42 +548,53 @@ func HotspotClockRatios(dir string) (HotspotClock, error) {
 
 // HotspotSection is the hotspot section of docs/accuracy-hardware.md: the
 // sweeps of HotspotSweeps against the predictions, the two RTX A4000
-// sweeps' clocks, and the best T predicted on every device.
+// sweeps' clocks, and the best T predicted on every device; or, with the
+// instruction mix compiled, the sweeps and the clocks.
 type HotspotSection struct {
 	Sweeps []*Hotspot
 	Clock  HotspotClock
-	Bests  []HotspotBest
+	Bests  []HotspotBest // none where the mix is compiled
+	// Compiler names the compiler of the instruction mix where it was
+	// compiled from HotspotSource; "" where it was counted.
+	Compiler string
 }
 
 // HotspotReports compares every sweep of HotspotSweeps in dir
-// (HotspotReport), the clocks of the RTX A4000 sweeps
-// (HotspotClockRatios) and explores the best T on every device
-// (HotspotBestSteps).
-func HotspotReports(dir string, progress io.Writer) (*HotspotSection, error) {
+// (HotspotReport), of each every·Every-th group, and the clocks of the
+// RTX A4000 sweeps (HotspotClockRatios). Where compiler is nil the mix is
+// counted and the best T on every device is explored too
+// (HotspotBestSteps); else the mix is compiled from HotspotSource.
+func HotspotReports(dir string, every int, compiler *compiled.Compiler, progress io.Writer) (*HotspotSection, error) {
 	h := &HotspotSection{}
 	for _, s := range HotspotSweeps {
-		hs, err := HotspotReport(dir, s, progress)
+		s.Every *= every
+		hs, err := HotspotReport(dir, s, compiler, progress)
 		if err != nil {
 			return nil, err
 		}
-		h.Sweeps = append(h.Sweeps, hs)
+		h.Sweeps, h.Compiler = append(h.Sweeps, hs), hs.Compiler
 	}
 	var err error
 	if h.Clock, err = HotspotClockRatios(dir); err != nil {
 		return nil, err
 	}
-	if h.Bests, err = HotspotBestSteps(progress); err != nil {
-		return nil, err
+	if compiler == nil {
+		if h.Bests, err = HotspotBestSteps(progress); err != nil {
+			return nil, err
+		}
 	}
 	return h, nil
 }
 
 // WriteMarkdown renders h as the hotspot section of
-// docs/accuracy-hardware.md.
+// docs/accuracy-hardware.md, or of docs/accuracy-compiled-hotspot.md
+// where the mix is compiled.
 func (h *HotspotSection) WriteMarkdown(w io.Writer) {
-	writeHotspotIntro(w, h.Clock)
+	writeHotspotIntro(w, h.Clock, h.Compiler)
 	for _, hs := range h.Sweeps {
 		hs.WriteMarkdown(w)
 	}
-	writeHotspotBestMarkdown(w, h.Bests)
+	if h.Compiler == "" {
+		writeHotspotBestMarkdown(w, h.Bests)
+	}
 }

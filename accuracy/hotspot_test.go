@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polyvol/polyvol/compiled"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
@@ -33,7 +34,7 @@ func TestHotspot(t *testing.T) {
 			every = 1
 		}
 		s.Every = every
-		h, err := HotspotReport(hardwareDir, s, io.Discard)
+		h, err := HotspotReport(hardwareDir, s, nil, io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,5 +138,67 @@ func TestHotspotClockRatios(t *testing.T) {
 	}
 	if c.N1 != 4 || c.NMore != 43 || math.Abs(c.Ratio1-1.0597621008411944) > 1e-9 || math.Abs(c.RatioMore-1.3043656758851108) > 1e-9 {
 		t.Errorf("%+v, want 4 launches at 1.0597621008411944 and 43 at 1.3043656758851108", c)
+	}
+}
+
+// TestHotspotCompiledMix checks that the compiled estimates of the hotspot
+// report compile HotspotSource with the configuration's sh_power and the
+// time loop unrolled whole, and take the counts per step: block 32 × 4,
+// tile 1 × 2, T = 3, sh_power 1 on the RTX A4000 (sm_86). By hand (the
+// source's copy and steps, as compiled's TestHotspotSourceByHand counts
+// them): 14 updates of 12 FP64 instructions, 16 global loads (the window
+// of temp and power, 8 each; none at the steps), 2 stores and 4 barriers
+// per thread and launch, over λ·T = 2·3 updates of a thread per step.
+func TestHotspotCompiledMix(t *testing.T) {
+	compiler, err := compiled.Find()
+	if err != nil {
+		t.Fatalf("%v: the compiled hotspot report needs it", err)
+	}
+	compiler.Dir = t.TempDir()
+	source, err := newCompiledSource(compiler, HotspotSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := hotspotSpec(true, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.Parse([]byte(spec), "hotspot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := device.Lookup("RTX-A4000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := HotspotConfig{Block: [2]int64{32, 4}, Tile: [2]int64{1, 2}, Steps: 3, ShPower: true}
+	r, err := model.Estimate(k, cfg.Launch(k), dev, source.estimateOptions(hotspotMacros(cfg, 4096)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mix := r.Instructions
+	if mix.Source != model.SourceCompiled || len(mix.Loops) != 0 || mix.Classes == nil {
+		t.Fatalf("mix %s, loops %+v: want compiled, unrolled", mix.Source, mix.Loops)
+	}
+	c := mix.Classes
+	got := []float64{c.FP64, c.GlobalLoads, c.GlobalStores, c.Barriers}
+	want := []float64{168.0 / 6, 16.0 / 6, 2.0 / 6, 4.0 / 6}
+	for i, class := range []string{"FP64", "global loads", "global stores", "barriers"} {
+		if math.Abs(got[i]-want[i]) > 1e-9 {
+			t.Errorf("%s per update and step: %v, want %v", class, got[i], want[i])
+		}
+	}
+}
+
+// TestHotspotEmptyGroup checks that a group without sampled rows (a sample
+// that takes no sh_power=1 group of a file) renders its figures and its
+// fastest configurations as undefined, not as a zero configuration.
+func TestHotspotEmptyGroup(t *testing.T) {
+	h := &Hotspot{Sweep: HotspotSweeps[2]}
+	h.Groups = []HotspotGroup{h.group(true, "T = 1")}
+	var b strings.Builder
+	h.WriteMarkdown(&b)
+	if want := "| 1 | T = 1 | 0 | 0 | – | – | – | – | – | – |\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("the empty group's row is not %q:\n%s", want, b.String())
 	}
 }

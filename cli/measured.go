@@ -41,6 +41,7 @@ Examples:
        --methods exact -o docs/accuracy-h100.md
    polyvol measured --hardware testdata/measured -o docs/accuracy-hardware.md
    polyvol measured --hardware testdata/measured --compiled-convolution 8 -o docs/accuracy-compiled.md
+   polyvol measured --hardware testdata/measured --compiled-hotspot 4 -o docs/accuracy-compiled-hotspot.md
    polyvol measured --hardware testdata/measured --hotspot
 
 With --hardware, DIR holds the published V100 measurements (see
@@ -55,6 +56,7 @@ method and performance model.`,
 				&ucli.BoolFlag{Name: "hardware", Usage: "DIR holds the published V100 measurements (testdata/measured): write the report of docs/accuracy-hardware.md"},
 				&ucli.BoolFlag{Name: "hotspot", Usage: "with --hardware: write only the Kernel Tuner hotspot's section (its sweeps against the predictions and the best time steps per launch on every device; minutes, where the whole report takes an hour on two cores)"},
 				&ucli.IntFlag{Name: "compiled-convolution", Usage: "with --hardware: write only the Kernel Tuner convolution's section, its instruction mix compiled by clang from examples/sources/convolution-15x15.cu for every `N`-th configuration (docs/accuracy-compiled.md; a compile of 1 to 10 s per launch and architecture, cached)"},
+				&ucli.IntFlag{Name: "compiled-hotspot", Usage: "with --hardware: write only the Kernel Tuner hotspot's sweeps, their instruction mix compiled by clang from examples/sources/hotspot.cu for every `N`-th group of --hotspot's sample (docs/accuracy-compiled-hotspot.md; a compile of 1 to 60 s per launch and architecture, cached)"},
 			},
 			Action: runMeasured,
 		}
@@ -125,25 +127,39 @@ func runHardware(c *ucli.Context, dir string) error {
 			return flagErrorf("hardware", "--hardware: %v (DIR must hold %s)", err, strings.Join(files, ", "))
 		}
 	}
-	if c.Bool("hotspot") && c.IsSet("compiled-convolution") {
-		return flagErrorf("hotspot", "--hotspot and --compiled-convolution each write one section: give one")
+	var given []string
+	for _, f := range []string{"hotspot", "compiled-convolution", "compiled-hotspot"} {
+		if c.IsSet(f) {
+			given = append(given, f)
+		}
+	}
+	if len(given) > 1 {
+		return flagErrorf(given[0], "--%s and --%s each write one section: give one", given[0], given[1])
 	}
 	var report interface{ WriteMarkdown(io.Writer) }
 	var err error
-	if every := c.Int("compiled-convolution"); every != 0 {
-		compiler := request.Compiler()
-		if compiler == nil {
-			return flagErrorf("compiled-convolution", "--compiled-convolution: %v", compiled.ErrNoCompiler)
-		}
-		if every < 1 {
-			return flagErrorf("compiled-convolution", "--compiled-convolution %d: expected every N-th configuration, N ≥ 1", every)
+	switch {
+	case c.IsSet("compiled-convolution"):
+		compiler, every, ferr := compiledSample(c, "compiled-convolution")
+		if ferr != nil {
+			return ferr
 		}
 		var conv *accuracy.Convolution
 		conv, err = accuracy.ConvolutionReport(dir, every, compiler, c.App.ErrWriter)
-		report = compiledConvolution{conv, every}
-	} else if c.Bool("hotspot") {
-		report, err = accuracy.HotspotReports(dir, c.App.ErrWriter)
-	} else {
+		report = compiledSection{section: conv, kernel: "convolution", flag: "compiled-convolution", file: "accuracy-compiled.md", every: every,
+			counted: "for every configuration"}
+	case c.IsSet("compiled-hotspot"):
+		compiler, every, ferr := compiledSample(c, "compiled-hotspot")
+		if ferr != nil {
+			return ferr
+		}
+		var hotspot *accuracy.HotspotSection
+		hotspot, err = accuracy.HotspotReports(dir, every, compiler, c.App.ErrWriter)
+		report = compiledSection{section: hotspot, kernel: "hotspot", flag: "compiled-hotspot", file: "accuracy-compiled-hotspot.md", every: every,
+			counted: fmt.Sprintf("on %d times as many (block, tile, sh_power) groups", every)}
+	case c.Bool("hotspot"):
+		report, err = accuracy.HotspotReports(dir, 1, nil, c.App.ErrWriter)
+	default:
 		report, err = accuracy.HardwareReport(dir, 1, c.App.ErrWriter)
 	}
 	if err != nil {
@@ -265,17 +281,39 @@ func fmtStat(v float64, prec int) string {
 	return fixed(v, prec)
 }
 
-// compiledConvolution is the report of --compiled-convolution: the
-// convolution's section under a title that says how it was made.
-type compiledConvolution struct {
-	*accuracy.Convolution
-	every int
+// compiledSample reads flag, --compiled-convolution or --compiled-hotspot:
+// the sample N (every N-th configuration) of a report whose instruction
+// mix clang compiles, and the compiler.
+func compiledSample(c *ucli.Context, flag string) (*compiled.Compiler, int, error) {
+	compiler := request.Compiler()
+	if compiler == nil {
+		return nil, 0, flagErrorf(flag, "--%s: %v", flag, compiled.ErrNoCompiler)
+	}
+	every := c.Int(flag)
+	if every < 1 {
+		return nil, 0, flagErrorf(flag, "--%s %d: expected every N-th configuration, N ≥ 1", flag, every)
+	}
+	return compiler, every, nil
+}
+
+// compiledSection is the report of --compiled-convolution or
+// --compiled-hotspot: a section of the hardware report with the compiled
+// instruction mix, under a title that says how it was made.
+type compiledSection struct {
+	section interface{ WriteMarkdown(io.Writer) }
+	kernel  string // the Kernel Tuner kernel: convolution, hotspot
+	flag    string // the flag that writes it
+	file    string // its file in docs/
+	every   int    // the flag's N
+	// counted says how the counted section of docs/accuracy-hardware.md
+	// samples the configurations.
+	counted string
 }
 
 // WriteMarkdown writes the title, then the section.
-func (r compiledConvolution) WriteMarkdown(w io.Writer) {
-	fmt.Fprintf(w, "# The Kernel Tuner convolution with the compiled instruction mix\n\n")
-	fmt.Fprintf(w, "Generated by `go run . measured --hardware testdata/measured --compiled-convolution %d -o docs/accuracy-compiled.md`; do not edit by hand. ", r.every)
-	fmt.Fprintf(w, "The same section with the instruction mix counted from the spec, for every configuration, is in [accuracy-hardware.md](accuracy-hardware.md).\n")
-	r.Convolution.WriteMarkdown(w)
+func (r compiledSection) WriteMarkdown(w io.Writer) {
+	fmt.Fprintf(w, "# The Kernel Tuner %s with the compiled instruction mix\n\n", r.kernel)
+	fmt.Fprintf(w, "Generated by `go run . measured --hardware testdata/measured --%s %d -o docs/%s`; do not edit by hand. ", r.flag, r.every, r.file)
+	fmt.Fprintf(w, "The same section with the instruction mix counted from the spec, %s, is in [accuracy-hardware.md](accuracy-hardware.md).\n", r.counted)
+	r.section.WriteMarkdown(w)
 }

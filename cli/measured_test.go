@@ -150,12 +150,24 @@ func TestMeasuredHardwareMissing(t *testing.T) {
 	}
 }
 
-// TestMeasuredHotspotWithCompiled checks that --hotspot and
-// --compiled-convolution, which each write one section of the hardware
-// report, are refused together with a usage error naming the flags.
+// TestMeasuredHotspotWithCompiled checks that --hotspot,
+// --compiled-convolution and --compiled-hotspot, which each write one
+// section of the hardware report, are refused together with a usage error
+// naming two of the flags, and that a compiled report's sample is every
+// N-th configuration for N ≥ 1 only.
 func TestMeasuredHotspotWithCompiled(t *testing.T) {
-	out, errOut, code := run(t, "measured", "--hardware", filepath.Join("..", "testdata", "measured"), "--hotspot", "--compiled-convolution", "8")
-	if code != ExitUsage || out != "" || !strings.HasPrefix(errOut, "polyvol: --hotspot and --compiled-convolution") || strings.Count(errOut, "\n") != 1 {
-		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--hotspot", "--compiled-convolution", "8"}, "polyvol: --hotspot and --compiled-convolution each write one section"},
+		{[]string{"--compiled-convolution", "8", "--compiled-hotspot", "4"}, "polyvol: --compiled-convolution and --compiled-hotspot each write one section"},
+		{[]string{"--compiled-hotspot", "0"}, "polyvol: --compiled-hotspot 0: expected every N-th configuration"},
+		{[]string{"--compiled-convolution", "-1"}, "polyvol: --compiled-convolution -1: expected every N-th configuration"},
+	} {
+		out, errOut, code := run(t, append([]string{"measured", "--hardware", filepath.Join("..", "testdata", "measured")}, tc.args...)...)
+		if code != ExitUsage || out != "" || !strings.HasPrefix(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.args, code, out, errOut)
+		}
 	}
 }

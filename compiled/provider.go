@@ -87,9 +87,11 @@ func CanonicalLaunch(k *kernel.Kernel, l kernel.Launch) kernel.Launch {
 
 // LaunchMacros are the macros that state launch l the way Kernel Tuner
 // names its tunable parameters: block_size_x, block_size_y, block_size_z
-// (the block) and tile_size_x, tile_size_y, tile_size_z (the fold: the
-// lattice points of a thread). A macro of the same name in the Source
-// replaces the launch's.
+// (the block), tile_size_x, tile_size_y, tile_size_z (the fold: the
+// lattice points of a thread) and, for a launch of a kernel with a state
+// (Steps set), temporal_tiling_factor (the time steps of one launch, as
+// Kernel Tuner's temporally blocked hotspot names them). A macro of the
+// same name in the Source replaces the launch's.
 func LaunchMacros(l kernel.Launch) []Macro {
 	var m []Macro
 	for i, axis := range []string{"x", "y", "z"} {
@@ -97,6 +99,9 @@ func LaunchMacros(l kernel.Launch) []Macro {
 	}
 	for i, axis := range []string{"x", "y", "z"} {
 		m = append(m, Macro{"tile_size_" + axis, strconv.FormatInt(l.Fold[i], 10)})
+	}
+	if l.Steps > 0 {
+		m = append(m, Macro{"temporal_tiling_factor", strconv.FormatInt(l.StepCount(), 10)})
 	}
 	return m
 }

@@ -64,6 +64,37 @@ func TestCompiledMix(t *testing.T) {
 	}
 }
 
+// TestCompiledMixSteps: the code of a launch of T time steps without
+// loops holds all T steps, so its mix per step and useful lattice update
+// is its counts over λ·T; code that keeps a loop counts its body once and
+// is taken per launch, over λ alone.
+func TestCompiledMixSteps(t *testing.T) {
+	dev, err := device.Lookup("RTX-A4000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := loadExample(t, "hotspot")
+	l := k.NewLaunch([3]int64{32, 4, 1}, [3]int64{1, 2, 1})
+	l.Tiling, l.Steps = kernel.TileStrided, 3
+	counts := compiled.Counts{FP64: 120, Shared: 60, GlobalLoads: 12, GlobalStores: 2, Barriers: 4}
+	for _, tc := range []struct {
+		name        string
+		loops       []compiled.Loop
+		fp64, total float64 // per lattice update: 120 and 198 over λ = 2, and over T = 3 without loops
+	}{
+		{"straight-line", nil, 20, 33},
+		{"a loop left", []compiled.Loop{{Depth: 1, Instructions: 40}}, 60, 99},
+	} {
+		r, err := Estimate(k, l, dev, Options{Code: &codeOf{code: &compiled.Code{Format: compiled.FormatPTX, Counts: counts, Loops: tc.loops}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Instructions.Classes.FP64; math.Abs(got-tc.fp64) > 1e-12 || math.Abs(r.Instructions.Total-tc.total) > 1e-12 {
+			t.Errorf("%s: %v FP64 and %v in all per lattice update, want %v and %v", tc.name, got, r.Instructions.Total, tc.fp64, tc.total)
+		}
+	}
+}
+
 // TestCompiledRegisters: the registers the target states set the
 // occupancy, unless the spec or --registers states them or they are a PTX
 // estimate.

@@ -119,15 +119,29 @@ func CountInstructions(k *kernel.Kernel, l kernel.Launch, dev *device.Device, ru
 }
 
 // compiledMix is the instruction mix per lattice update of code, the
-// kernel of launch l.
+// kernel of launch l. Code without loops runs each of its instructions
+// once per launch: for a launch of T time steps its counts are those of
+// all T, and the mix is per step and useful lattice update, as a counted
+// one is. Code that keeps loops counts each body once, the steps' loop
+// too, and is taken per launch.
 func compiledMix(code *compiled.Code, l kernel.Launch) InstructionMix {
-	c := code.Counts.Scaled(1 / float64(l.LupsPerThread()))
+	c := compiledCounts(code, l)
 	return InstructionMix{
 		Source: SourceCompiled, Compiler: code.Compiler, Target: code.Target, Classes: &c,
 		Registers: code.Registers, RegistersEstimated: code.RegistersEstimated, SpillBytes: code.SpillBytes, Loops: code.Loops,
 		Loads: c.GlobalLoads, Stores: c.GlobalStores, FP: c.FP32 + c.FP64, Shared: c.Shared + c.Barriers,
 		Guard: c.Compares + c.Branches, Address: c.Integer + c.Constant + c.Local + c.Other, Total: c.Vector(),
 	}
+}
+
+// compiledCounts returns the counts of code, the kernel of launch l, per
+// lattice update (compiledMix).
+func compiledCounts(code *compiled.Code, l kernel.Launch) compiled.Counts {
+	updates := float64(l.LupsPerThread())
+	if len(code.Loops) == 0 {
+		updates *= float64(l.StepCount())
+	}
+	return code.Counts.Scaled(1 / updates)
 }
 
 // compiledPipe returns the floating-point instructions of code, the
@@ -138,8 +152,8 @@ func compiledMix(code *compiled.Code, l kernel.Launch) InstructionMix {
 // pipes of their own, so the slower bounds; integer work, conversions
 // included, is issue (IssueBound), not flops.
 func compiledPipe(code *compiled.Code, l kernel.Launch, dev device.Device) (float64, int) {
-	lambda := float64(l.LupsPerThread())
-	fp32, fp64 := code.Counts.FP32/lambda, code.Counts.FP64/lambda
+	c := compiledCounts(code, l)
+	fp32, fp64 := c.FP32, c.FP64
 	if fp64 > 0 && fp64*dev.FP32PerCycleSM >= fp32*dev.FP64PerCycleSM {
 		return fp64, 8
 	}

@@ -474,8 +474,9 @@ def predict(
     clang is installed; the default, unless ``POLYVOL_INSTRUCTIONS`` says
     otherwise); ``source`` is a CUDA or
     HIP file to compile instead of the kernel polyvol writes for the spec
-    (the launch reaches it as the macros ``block_size_x/y/z`` and
-    ``tile_size_x/y/z``, the fold), ``macros`` a dict of its further
+    (the launch reaches it as the macros ``block_size_x/y/z``,
+    ``tile_size_x/y/z``, the fold, and, with time steps,
+    ``temporal_tiling_factor``), ``macros`` a dict of its further
     macros (``--macro NAME=VALUE``; a bool is 1 or 0; one named like a
     launch macro replaces it) and ``kernel_name`` the ``__global__``
     function to count where it has several. Raises :class:`PolyvolError`

@@ -379,8 +379,9 @@ def rank(
     is the kernel Kernel Tuner tunes (a CUDA or HIP file), compiled for
     each configuration instead of the kernel polyvol writes for the spec.
     As Kernel Tuner does, it sees every parameter of the configuration as
-    a macro (a bool as 1 or 0), beside the launch's ``block_size_x/y/z``
-    and ``tile_size_x/y/z``; ``macros`` is a dict of further macros (which
+    a macro (a bool as 1 or 0), beside the launch's ``block_size_x/y/z``,
+    ``tile_size_x/y/z`` and, with time steps, ``temporal_tiling_factor``;
+    ``macros`` is a dict of further macros (which
     replace parameters of the same name) or a callable that maps the
     configuration to all the macros to pass. With a source, each distinct
     (spec, launch, macros) is predicted once. ``kernel_name`` names the

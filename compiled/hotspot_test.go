@@ -1,0 +1,87 @@
+package compiled
+
+import (
+	"testing"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/examples"
+	"github.com/polyvol/polyvol/kernel"
+)
+
+// TestHotspotSourceByHand compiles examples/sources/hotspot.cu through a
+// Provider, so that the launch's block, fold and time steps arrive as
+// Kernel Tuner's macros, for an NVIDIA and an AMD architecture, and checks
+// its counts against a count by hand of the code the source states.
+//
+// Block 32 × 4, tile 1 × 2 strided: the block's outputs are 32 × 8, its
+// window (32 + 2T) × (8 + 2T). The copy takes ceil((8 + 2T)/4) rows ×
+// ceil((32 + 2T)/32) columns per thread; step t = 1 … T updates
+// ceil((32 + 2T − 2t)/32) × ceil((8 + 2T − 2t)/4) points per thread, each
+// under its guard, all unrolled. An update is 12 FP64-pipe instructions:
+// five FMAs and an add in double precision, five float to double
+// conversions (the point, the sums of opposite neighbours, power and the
+// ambient term) and one back; it reads 5 temperatures (and power with
+// sh_power=1) from shared memory and writes one. The store reads the 2
+// outputs from shared memory. Barriers: one after the copy, one per step.
+//
+//	T = 2, sh_power = 0: window 36 × 12, copy 3 × 2 = 6; steps 2·3 + 1·2 =
+//	  8 points: FP64 96; global loads 6 + 8 (power at every step); shared
+//	  stores 6 + 8, loads 8·5 + 2; barriers 3.
+//	T = 3, sh_power = 1: window 38 × 14, copy 4 × 2 = 8 of each array;
+//	  steps 2·3 + 2·3 + 1·2 = 14 points: FP64 168; global loads 16;
+//	  shared stores 16 + 14, loads 14·6 + 2; barriers 4.
+//
+// AMDGPU merges two shared loads into one ds_load_2addr where their
+// offsets allow, so its shared instructions lie between the stores plus
+// half the loads and the NVIDIA count.
+func TestHotspotSourceByHand(t *testing.T) {
+	c := testCompiler(t)
+	spec, err := examples.Read("hotspot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.Parse(spec, "hotspot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := examples.Sources.ReadFile("sources/hotspot.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		steps                               int64
+		shPower                             string
+		fp64, globalLoads, globalStores     float64
+		barriers, sharedStores, sharedLoads float64
+	}{
+		{steps: 2, shPower: "0", fp64: 96, globalLoads: 14, globalStores: 2, barriers: 3, sharedStores: 14, sharedLoads: 42},
+		{steps: 3, shPower: "1", fp64: 168, globalLoads: 16, globalStores: 2, barriers: 4, sharedStores: 30, sharedLoads: 86},
+	}
+	for _, name := range []string{"RTX-A4000", "PRO-W7800"} {
+		dev, err := device.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range cases {
+			l := k.NewLaunch([3]int64{32, 4, 1}, [3]int64{1, 2, 1})
+			l.Tiling, l.Steps = kernel.TileStrided, tc.steps
+			p := &Provider{Compiler: c, Source: &Source{Name: "hotspot.cu", Code: string(code), Macros: []Macro{{"sh_power", tc.shPower}}}}
+			got, err := p.Code(k, l, dev)
+			if err != nil {
+				t.Fatalf("%s, T %d: %v", dev.Arch, tc.steps, err)
+			}
+			n := got.Counts
+			if n.FP64 != tc.fp64 || n.GlobalLoads != tc.globalLoads || n.GlobalStores != tc.globalStores || n.Barriers != tc.barriers || len(got.Loops) != 0 {
+				t.Errorf("%s, T %d, sh_power %s: FP64 %v, global loads %v, stores %v, barriers %v, loops %+v; want %v, %v, %v, %v, none",
+					dev.Arch, tc.steps, tc.shPower, n.FP64, n.GlobalLoads, n.GlobalStores, n.Barriers, got.Loops, tc.fp64, tc.globalLoads, tc.globalStores, tc.barriers)
+			}
+			low, high := tc.sharedStores+tc.sharedLoads/2, tc.sharedStores+tc.sharedLoads
+			if got.Format == FormatPTX {
+				low = high
+			}
+			if n.Shared < low || n.Shared > high {
+				t.Errorf("%s, T %d, sh_power %s: %v shared-memory instructions, want %v to %v", dev.Arch, tc.steps, tc.shPower, n.Shared, low, high)
+			}
+		}
+	}
+}
