@@ -304,3 +304,32 @@ func TestCompiledPipe(t *testing.T) {
 		}
 	}
 }
+
+// TestCompiledPipeSteps: a launch of several time steps keeps the flops
+// bound of the spec's flops (times computed per useful update), whatever
+// the code's static FP64 count, which includes the guarded halo updates.
+func TestCompiledPipeSteps(t *testing.T) {
+	dev, err := device.Lookup("RTX-A4000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := loadExample(t, "hotspot")
+	l := k.NewLaunch([3]int64{32, 8, 1}, kernel.NoFold)
+	l.Steps = 2
+	counted, err := Estimate(k, l, dev, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := &compiled.Code{Compiler: "clang 19.1.7", Format: compiled.FormatPTX, Registers: 40, RegistersEstimated: true, WaveSize: 32,
+		Counts: compiled.Counts{FP64: 60, Integer: 100, GlobalLoads: 10, GlobalStores: 2, Shared: 20, Barriers: 3}}
+	r, err := Estimate(k, l, dev, Options{Code: &codeOf{code: code}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Derived.PerfFlops == nil || counted.Derived.PerfFlops == nil || *r.Derived.PerfFlops != *counted.Derived.PerfFlops {
+		t.Errorf("flops bound %v with the compiled code, %v counted; want them equal", r.Derived.PerfFlops, counted.Derived.PerfFlops)
+	}
+	if r.Instructions.Source != SourceCompiled {
+		t.Errorf("mix source %s, want compiled", r.Instructions.Source)
+	}
+}
