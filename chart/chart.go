@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -24,14 +23,6 @@ const (
 	formatSVG = "svg"
 	formatPNG = "png"
 )
-
-// writePlot writes p to w in format, with a margin above the title, which
-// gonum/plot draws flush with the top edge.
-func writePlot(w io.Writer, format string, size Size, p *plot.Plot) error {
-	return writeCanvas(w, format, size, func(dc draw.Canvas) {
-		p.Draw(draw.Crop(dc, 0, 0, 0, -vg.Points(8)))
-	})
-}
 
 // writeCanvas writes what paint draws on a canvas of the given size to w,
 // in format: "svg" or "png".
