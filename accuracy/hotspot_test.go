@@ -96,18 +96,7 @@ func TestHotspotSpecGrid(t *testing.T) {
 // 32 × 8 computes 34 × 10 points at step 1 and 32 × 8 at step 2 for its
 // 256 useful updates a step, so the bound falls by 2 · 256 / 596.
 func TestHotspotFP64Bound(t *testing.T) {
-	spec, err := hotspotSpec(false, 4096)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := kernel.Parse([]byte(spec), "hotspot.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := device.Lookup("RTX-A4000")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, dev := hotspotOnA4000(t, false)
 	for _, c := range []struct {
 		steps int64
 		want  float64
@@ -159,18 +148,7 @@ func TestHotspotCompiledMix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := hotspotSpec(true, 4096)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := kernel.Parse([]byte(spec), "hotspot.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := device.Lookup("RTX-A4000")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, dev := hotspotOnA4000(t, true)
 	cfg := HotspotConfig{Block: [2]int64{32, 4}, Tile: [2]int64{1, 2}, Steps: 3, ShPower: true}
 	r, err := model.Estimate(k, cfg.Launch(k), dev, source.estimateOptions(hotspotMacros(cfg, 4096)...))
 	if err != nil {
@@ -201,4 +179,23 @@ func TestHotspotEmptyGroup(t *testing.T) {
 	if want := "| 1 | T = 1 | 0 | 0 | – | – | – | – | – | – |\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("the empty group's row is not %q:\n%s", want, b.String())
 	}
+}
+
+// hotspotOnA4000 returns the 4096² hotspot spec (power staged in shared
+// memory where shPower) and the RTX A4000.
+func hotspotOnA4000(t *testing.T, shPower bool) (*kernel.Kernel, *device.Device) {
+	t.Helper()
+	spec, err := hotspotSpec(shPower, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.Parse([]byte(spec), "hotspot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := device.Lookup("RTX-A4000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, dev
 }
