@@ -111,9 +111,12 @@ func TestPredictStopsWithContext(t *testing.T) {
 	var spec strings.Builder
 	spec.WriteString("name: wide\ndomain: [600, 600, 600]\nfields:\n")
 	for f := range 10 {
-		fmt.Fprintf(&spec, "  - name: F%d\n    element: 8\n    extent: [640, 640, 640]\n    offset: 10\n    load:\n", f)
+		// 100 loads x + 0 … x + 99 of 2-byte elements: distinct distances
+		// modulo the L1 model's period, so that none is measured with
+		// another.
+		fmt.Fprintf(&spec, "  - name: F%d\n    element: 2\n    extent: [720, 640, 640]\n    offset: 10\n    load:\n", f)
 		for j := range 100 {
-			fmt.Fprintf(&spec, "      - [x + %d, y + %d, z + %d]\n", j%5-2, j/5%5-2, j/25-2)
+			fmt.Fprintf(&spec, "      - [x + %d, y, z]\n", j)
 		}
 	}
 	spec.WriteString("  - name: OUT\n    element: 8\n    extent: [600, 600, 600]\n    store:\n      - [x, y, z]\n")
