@@ -334,6 +334,16 @@ func (r *reader) arrays(n *yaml.Node) ([]*importer.Array, error) {
 	return out, nil
 }
 
+// statementName returns the name of statement i of the JSCoP, node it.
+func (r *reader) statementName(i int, it *yaml.Node) (string, error) {
+	where := fmt.Sprintf("statements[%d]", i)
+	m, err := r.mapping(it, where, "name")
+	if err != nil {
+		return "", err
+	}
+	return r.str(m["name"], where, "name")
+}
+
 // statement picks the statement to import.
 func (r *reader) statement(n *yaml.Node) (*yaml.Node, error) {
 	items, err := r.list(n, "statements", "statements")
@@ -342,11 +352,7 @@ func (r *reader) statement(n *yaml.Node) (*yaml.Node, error) {
 	}
 	var names []string
 	for i, it := range items {
-		m, err := r.mapping(it, fmt.Sprintf("statements[%d]", i), "name")
-		if err != nil {
-			return nil, err
-		}
-		name, err := r.str(m["name"], fmt.Sprintf("statements[%d]", i), "name")
+		name, err := r.statementName(i, it)
 		if err != nil {
 			return nil, err
 		}
