@@ -1,3 +1,9 @@
+// Package geometry lays the threads and blocks of a launch over the
+// lattice: the grid of blocks, block indices and their launch-order ids,
+// the thread boxes of blocks and of runs of blocks in launch order, the
+// valid thread domain (exact, and the reference implementation's), and
+// AccessMapper, which says which lattice points the threads of a box
+// cover.
 package geometry
 
 import (

@@ -144,78 +144,41 @@ func ParseAffine(src string, resolve Resolver) (Affine, error) {
 	if err != nil {
 		return Affine{}, err
 	}
-	if t := p.peek(); t.kind != tEOF {
-		return Affine{}, &AffineError{Column: t.col, Msg: fmt.Sprintf("unexpected %s", t.describe())}
+	if t := p.peek(); t.Kind != kernel.TokenEnd {
+		return Affine{}, &AffineError{Column: t.Col, Msg: fmt.Sprintf("unexpected %s", t.Describe())}
 	}
 	return a, nil
 }
 
+// affineToken is a token of an affine expression, with its value if it
+// is an integer.
 type affineToken struct {
-	kind byte // tInt, tName, tEOF or the operator's first byte ('*' for "*", 'P' for "**", 'D' for "//")
-	text string
-	val  int64
-	col  int
+	kernel.ExprToken
+	val int64
 }
 
-const (
-	tEOF  = 0
-	tInt  = 'n'
-	tName = 'a'
-)
-
-func (t affineToken) describe() string {
-	if t.kind == tEOF {
-		return "end of expression"
-	}
-	return fmt.Sprintf("%q", t.text)
-}
-
-func isNameStart(r rune) bool { return r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
-func isNameRune(r rune) bool  { return isNameStart(r) || r >= '0' && r <= '9' }
-
+// lexAffine splits src into tokens, "**" and "//" among the operators and
+// line breaks among the blanks, refusing floating-point numbers, integers
+// beyond 64 bits and characters that start no token.
 func lexAffine(src string) ([]affineToken, error) {
-	runes := []rune(src)
-	var toks []affineToken
-	for i := 0; i < len(runes); {
-		r, col := runes[i], i+1
+	scanned := kernel.ScanExpr(src, kernel.ExprSyntax{Newlines: true, Pairs: []string{"**", "//"}})
+	toks := make([]affineToken, len(scanned))
+	for i, t := range scanned {
+		toks[i].ExprToken = t
 		switch {
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
-			i++
-		case r >= '0' && r <= '9':
-			j := i
-			for j < len(runes) && runes[j] >= '0' && runes[j] <= '9' {
-				j++
-			}
-			if j < len(runes) && (runes[j] == '.' || runes[j] == 'e' || runes[j] == 'E') {
-				return nil, &AffineError{Column: col, Msg: "expected an integer, not a floating-point number"}
-			}
-			v, err := strconv.ParseInt(string(runes[i:j]), 10, 64)
+		case kernel.FloatMark(scanned, i):
+			return nil, &AffineError{Column: t.Col, Msg: "expected an integer, not a floating-point number"}
+		case t.Kind == kernel.TokenInt:
+			v, err := strconv.ParseInt(t.Text, 10, 64)
 			if err != nil {
-				return nil, &AffineError{Column: col, Msg: fmt.Sprintf("integer %s does not fit in 64 bits", string(runes[i:j]))}
+				return nil, &AffineError{Column: t.Col, Msg: fmt.Sprintf("integer %s does not fit in 64 bits", t.Text)}
 			}
-			toks = append(toks, affineToken{tInt, string(runes[i:j]), v, col})
-			i = j
-		case isNameStart(r):
-			j := i
-			for j < len(runes) && isNameRune(runes[j]) {
-				j++
-			}
-			toks = append(toks, affineToken{tName, string(runes[i:j]), 0, col})
-			i = j
-		case r == '*' && i+1 < len(runes) && runes[i+1] == '*':
-			toks = append(toks, affineToken{'P', "**", 0, col})
-			i += 2
-		case r == '/' && i+1 < len(runes) && runes[i+1] == '/':
-			toks = append(toks, affineToken{'D', "//", 0, col})
-			i += 2
-		case strings.ContainsRune("+-*/%()", r):
-			toks = append(toks, affineToken{byte(r), string(r), 0, col})
-			i++
-		default:
-			return nil, &AffineError{Column: col, Msg: fmt.Sprintf("unexpected character %q", r)}
+			toks[i].val = v
+		case t.Kind == kernel.TokenOther:
+			return nil, &AffineError{Column: t.Col, Msg: fmt.Sprintf("unexpected character %q", []rune(t.Text)[0])}
 		}
 	}
-	return append(toks, affineToken{kind: tEOF, col: len(runes) + 1}), nil
+	return toks, nil
 }
 
 type affineParser struct {
@@ -229,7 +192,7 @@ func (p *affineParser) peek() affineToken { return p.toks[p.pos] }
 
 func (p *affineParser) next() affineToken {
 	t := p.toks[p.pos]
-	if t.kind != tEOF {
+	if t.Kind != kernel.TokenEnd {
 		p.pos++
 	}
 	return t
@@ -239,7 +202,7 @@ func (p *affineParser) sum() (Affine, error) {
 	a, err := p.term()
 	for err == nil {
 		op := p.peek()
-		if op.kind != '+' && op.kind != '-' {
+		if op.Kind != '+' && op.Kind != '-' {
 			return a, nil
 		}
 		p.next()
@@ -247,14 +210,14 @@ func (p *affineParser) sum() (Affine, error) {
 		if b, err = p.term(); err != nil {
 			break
 		}
-		if op.kind == '-' {
+		if op.Kind == '-' {
 			b, err = b.Scale(-1)
 		}
 		if err == nil {
 			a, err = a.Add(b)
 		}
 		if err != nil {
-			err = &AffineError{Column: op.col, Msg: err.Error()}
+			err = &AffineError{Column: op.Col, Msg: err.Error()}
 		}
 	}
 	return Affine{}, err
@@ -264,7 +227,7 @@ func (p *affineParser) term() (Affine, error) {
 	a, err := p.unary()
 	for err == nil {
 		op := p.peek()
-		if op.kind != '*' && op.kind != '/' && op.kind != 'D' && op.kind != '%' {
+		if op.Kind != '*' && op.Kind != '/' && op.Text != "//" && op.Kind != '%' {
 			return a, nil
 		}
 		p.next()
@@ -286,9 +249,9 @@ func binary(op affineToken, a, b Affine) (Affine, error) {
 		if _, ok := err.(*AffineError); ok {
 			return err
 		}
-		return &AffineError{Column: op.col, Msg: err.Error()}
+		return &AffineError{Column: op.Col, Msg: err.Error()}
 	}
-	if op.kind == '*' {
+	if op.Kind == '*' {
 		switch {
 		case b.IsConst():
 			r, err := a.Scale(b.Const)
@@ -297,29 +260,29 @@ func binary(op affineToken, a, b Affine) (Affine, error) {
 			r, err := b.Scale(a.Const)
 			return r, wrap(err)
 		}
-		return Affine{}, &AffineError{Column: op.col, Msg: fmt.Sprintf("the product of %s and %s is not affine (one factor must be a constant)", strings.Join(a.Vars(), "+"), strings.Join(b.Vars(), "+"))}
+		return Affine{}, &AffineError{Column: op.Col, Msg: fmt.Sprintf("the product of %s and %s is not affine (one factor must be a constant)", strings.Join(a.Vars(), "+"), strings.Join(b.Vars(), "+"))}
 	}
 	if !b.IsConst() {
-		return Affine{}, &AffineError{Column: op.col, Msg: fmt.Sprintf("%s by a non-constant is not affine", op.text)}
+		return Affine{}, &AffineError{Column: op.Col, Msg: fmt.Sprintf("%s by a non-constant is not affine", op.Text)}
 	}
 	d := b.Const
 	if d == 0 {
-		return Affine{}, &AffineError{Column: op.col, Msg: fmt.Sprintf("%s by zero", op.text)}
+		return Affine{}, &AffineError{Column: op.Col, Msg: fmt.Sprintf("%s by zero", op.Text)}
 	}
-	if op.kind == '%' {
+	if op.Kind == '%' {
 		if !a.IsConst() {
-			return Affine{}, &AffineError{Column: op.col, Msg: "a remainder of a loop index is not affine; write it as a raw ISL map"}
+			return Affine{}, &AffineError{Column: op.Col, Msg: "a remainder of a loop index is not affine; write it as a raw ISL map"}
 		}
 		return Affine{Const: a.Const % d}, nil
 	}
 	// / and //: exact division only, so that the result stays affine.
 	if a.Const%d != 0 {
-		return Affine{}, &AffineError{Column: op.col, Msg: fmt.Sprintf("%s by %d does not divide %d exactly", op.text, d, a.Const)}
+		return Affine{}, &AffineError{Column: op.Col, Msg: fmt.Sprintf("%s by %d does not divide %d exactly", op.Text, d, a.Const)}
 	}
 	out := Affine{Const: a.Const / d, Coef: map[string]int64{}}
 	for v, c := range a.Coef {
 		if c%d != 0 {
-			return Affine{}, &AffineError{Column: op.col, Msg: fmt.Sprintf("%s by %d does not divide the coefficient %d of %s exactly; the expression is not affine", op.text, d, c, v)}
+			return Affine{}, &AffineError{Column: op.Col, Msg: fmt.Sprintf("%s by %d does not divide the coefficient %d of %s exactly; the expression is not affine", op.Text, d, c, v)}
 		}
 		out.Coef[v] = c / d
 	}
@@ -328,21 +291,21 @@ func binary(op affineToken, a, b Affine) (Affine, error) {
 
 func (p *affineParser) unary() (Affine, error) {
 	t := p.peek()
-	if t.kind != '-' && t.kind != '+' {
+	if t.Kind != '-' && t.Kind != '+' {
 		return p.power()
 	}
 	p.next()
 	if p.depth++; p.depth > maxAffineDepth {
-		return Affine{}, &AffineError{Column: t.col, Msg: "expression nested too deeply"}
+		return Affine{}, &AffineError{Column: t.Col, Msg: "expression nested too deeply"}
 	}
 	a, err := p.unary()
 	p.depth--
-	if err != nil || t.kind == '+' {
+	if err != nil || t.Kind == '+' {
 		return a, err
 	}
 	r, err := a.Scale(-1)
 	if err != nil {
-		return Affine{}, &AffineError{Column: t.col, Msg: err.Error()}
+		return Affine{}, &AffineError{Column: t.Col, Msg: err.Error()}
 	}
 	return r, nil
 }
@@ -353,12 +316,12 @@ func (p *affineParser) power() (Affine, error) {
 		return a, err
 	}
 	op := p.peek()
-	if op.kind != 'P' {
+	if op.Text != "**" {
 		return a, nil
 	}
 	p.next()
 	if p.depth++; p.depth > maxAffineDepth {
-		return Affine{}, &AffineError{Column: op.col, Msg: "expression nested too deeply"}
+		return Affine{}, &AffineError{Column: op.Col, Msg: "expression nested too deeply"}
 	}
 	e, err := p.unary()
 	p.depth--
@@ -366,7 +329,7 @@ func (p *affineParser) power() (Affine, error) {
 		return Affine{}, err
 	}
 	if !e.IsConst() || e.Const < 0 {
-		return Affine{}, &AffineError{Column: op.col, Msg: "** needs a constant, non-negative exponent"}
+		return Affine{}, &AffineError{Column: op.Col, Msg: "** needs a constant, non-negative exponent"}
 	}
 	if e.Const == 1 {
 		return a, nil
@@ -375,12 +338,12 @@ func (p *affineParser) power() (Affine, error) {
 		return Affine{Const: 1}, nil
 	}
 	if !a.IsConst() {
-		return Affine{}, &AffineError{Column: op.col, Msg: "a power of a loop index is not affine"}
+		return Affine{}, &AffineError{Column: op.Col, Msg: "a power of a loop index is not affine"}
 	}
 	v := int64(1)
 	for range e.Const {
 		if v, err = intmath.MulChecked(v, a.Const); err != nil {
-			return Affine{}, &AffineError{Column: op.col, Msg: err.Error()}
+			return Affine{}, &AffineError{Column: op.Col, Msg: err.Error()}
 		}
 		if v == 0 || v == 1 {
 			break
@@ -391,31 +354,31 @@ func (p *affineParser) power() (Affine, error) {
 
 func (p *affineParser) primary() (Affine, error) {
 	t := p.next()
-	switch t.kind {
-	case tInt:
+	switch t.Kind {
+	case kernel.TokenInt:
 		return Affine{Const: t.val}, nil
-	case tName:
-		v, isVar, err := p.resolve(t.text)
+	case kernel.TokenName:
+		v, isVar, err := p.resolve(t.Text)
 		if err != nil {
-			return Affine{}, &AffineError{Column: t.col, Msg: err.Error(), Err: err}
+			return Affine{}, &AffineError{Column: t.Col, Msg: err.Error(), Err: err}
 		}
 		if isVar {
-			return Affine{Coef: map[string]int64{t.text: 1}}, nil
+			return Affine{Coef: map[string]int64{t.Text: 1}}, nil
 		}
 		return Affine{Const: v}, nil
 	case '(':
 		if p.depth++; p.depth > maxAffineDepth {
-			return Affine{}, &AffineError{Column: t.col, Msg: "expression nested too deeply"}
+			return Affine{}, &AffineError{Column: t.Col, Msg: "expression nested too deeply"}
 		}
 		a, err := p.sum()
 		p.depth--
 		if err != nil {
 			return Affine{}, err
 		}
-		if c := p.next(); c.kind != ')' {
-			return Affine{}, &AffineError{Column: c.col, Msg: fmt.Sprintf("expected ')' to close the '(' of column %d, got %s", t.col, c.describe())}
+		if c := p.next(); c.Kind != ')' {
+			return Affine{}, &AffineError{Column: c.Col, Msg: fmt.Sprintf("expected ')' to close the '(' of column %d, got %s", t.Col, c.Describe())}
 		}
 		return a, nil
 	}
-	return Affine{}, &AffineError{Column: t.col, Msg: fmt.Sprintf("expected a number, a name or '(', got %s", t.describe())}
+	return Affine{}, &AffineError{Column: t.Col, Msg: fmt.Sprintf("expected a number, a name or '(', got %s", t.Describe())}
 }

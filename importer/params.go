@@ -58,6 +58,9 @@ func ParseMap(s string) (map[string]int, error) {
 	return out, nil
 }
 
+func isNameStart(r rune) bool { return r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
+func isNameRune(r rune) bool  { return isNameStart(r) || r >= '0' && r <= '9' }
+
 // isIdent reports whether s is a C identifier.
 func isIdent(s string) bool {
 	if s == "" || !isNameStart(rune(s[0])) {

@@ -539,68 +539,32 @@ func (e *ExprError) Error() string { return fmt.Sprintf("column %d: %s", e.Colum
 // maxNesting bounds bracket nesting so that hostile input cannot exhaust the stack.
 const maxNesting = 64
 
-type token struct {
-	kind byte // 'n' number, 'i' identifier, 0 end, else the operator character
-	text string
-	col  int
-}
-
-// tokenize splits an expression into tokens. With implicitProduct (ISL's
-// syntax), a number directly followed by a name or '(' is a product, as in
-// 27x.
-func tokenize(src string, implicitProduct bool) ([]token, error) {
-	var toks []token
-	runes := []rune(src)
-	for i := 0; i < len(runes); {
-		r := runes[i]
-		col := i + 1
+// tokenize splits an expression into tokens, refusing floating-point
+// constants, a number directly followed by a name, and characters that
+// start no token.
+func tokenize(src string) ([]ExprToken, error) {
+	toks := ScanExpr(src, ExprSyntax{})
+	for i, t := range toks {
 		switch {
-		case r == ' ' || r == '\t':
-			i++
-		case r >= '0' && r <= '9':
-			j := i
-			for j < len(runes) && runes[j] >= '0' && runes[j] <= '9' {
-				j++
-			}
-			if j < len(runes) && (runes[j] == '.' || runes[j] == 'e' || runes[j] == 'E') {
-				return nil, &ExprError{j + 1, "floating-point constants are not allowed; expressions are integer"}
-			}
-			if j < len(runes) && isIdentRune(runes[j]) && !implicitProduct {
-				return nil, &ExprError{j + 1, fmt.Sprintf("expected an operator after %s; write %s*%s for a product", string(runes[i:j]), string(runes[i:j]), identAt(runes, j))}
-			}
-			toks = append(toks, token{'n', string(runes[i:j]), col})
-			if j < len(runes) && implicitProduct && (isIdentRune(runes[j]) || runes[j] == '(') {
-				toks = append(toks, token{'*', "*", j + 1})
-			}
-			i = j
-		case isIdentRune(r):
-			j := i
-			for j < len(runes) && (isIdentRune(runes[j]) || runes[j] >= '0' && runes[j] <= '9') {
-				j++
-			}
-			toks = append(toks, token{'i', string(runes[i:j]), col})
-			i = j
-		case strings.ContainsRune("+-*/%()", r):
-			toks = append(toks, token{byte(r), string(r), col})
-			i++
-		case r == '.':
-			return nil, &ExprError{col, "floating-point constants are not allowed; expressions are integer"}
-		default:
-			return nil, &ExprError{col, fmt.Sprintf("unexpected character %q", r)}
+		case FloatMark(toks, i):
+			return nil, &ExprError{toks[i+1].Col, floatMessage}
+		case t.Kind == TokenInt && toks[i+1].Kind == TokenName && toks[i+1].Col == t.Col+len(t.Text):
+			name := toks[i+1].Text
+			name = name[:strings.IndexFunc(name+"0", isDigit)]
+			return nil, &ExprError{toks[i+1].Col, fmt.Sprintf("expected an operator after %s; write %s*%s for a product", t.Text, t.Text, name)}
+		case t.Kind == TokenOther && t.Text == ".":
+			return nil, &ExprError{t.Col, floatMessage}
+		case t.Kind == TokenOther:
+			return nil, &ExprError{t.Col, fmt.Sprintf("unexpected character %q", []rune(t.Text)[0])}
 		}
 	}
-	return append(toks, token{0, "end of expression", len(runes) + 1}), nil
+	return toks, nil
 }
+
+// floatMessage refuses a floating-point constant.
+const floatMessage = "floating-point constants are not allowed; expressions are integer"
 
 func isIdentRune(r rune) bool { return r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
-
-func identAt(runes []rune, j int) string {
-	k := j
-	for k < len(runes) && isIdentRune(runes[k]) {
-		k++
-	}
-	return string(runes[j:k])
-}
 
 // variables maps accepted coordinate names to coordinate indices.
 var variables = map[string]int{"x": 0, "y": 1, "z": 2, "tidx": 0, "tidy": 1, "tidz": 2}
@@ -608,7 +572,7 @@ var variables = map[string]int{"x": 0, "y": 1, "z": 2, "tidx": 0, "tidy": 1, "ti
 // ParseExpr parses an index expression (see the package documentation for
 // the syntax) into canonical form. Errors are *ExprError values.
 func ParseExpr(src string) (Expr, error) {
-	return parseExpr(src, variables, false, paramScope{})
+	return parseExpr(src, variables, paramScope{})
 }
 
 // paramScope binds the parameters an expression may name besides the
@@ -620,9 +584,9 @@ type paramScope struct {
 }
 
 // parseExpr parses src with the given names of the coordinates and
-// parameters; see tokenize for implicitProduct.
-func parseExpr(src string, vars map[string]int, implicitProduct bool, params paramScope) (Expr, error) {
-	toks, err := tokenize(src, implicitProduct)
+// parameters.
+func parseExpr(src string, vars map[string]int, params paramScope) (Expr, error) {
+	toks, err := tokenize(src)
 	if err != nil {
 		return Expr{}, err
 	}
@@ -631,7 +595,7 @@ func parseExpr(src string, vars map[string]int, implicitProduct bool, params par
 	if err != nil {
 		return Expr{}, err
 	}
-	if t := p.peek(); t.kind != 0 {
+	if t := p.peek(); t.Kind != TokenEnd {
 		return Expr{}, p.unexpected(t)
 	}
 	return e, nil
@@ -640,31 +604,31 @@ func parseExpr(src string, vars map[string]int, implicitProduct bool, params par
 type parser struct {
 	vars   map[string]int // coordinate names
 	params paramScope
-	toks   []token
+	toks   []ExprToken
 	pos    int
 	depth  int
 }
 
-func (p *parser) peek() token { return p.toks[p.pos] }
+func (p *parser) peek() ExprToken { return p.toks[p.pos] }
 
-func (p *parser) next() token {
+func (p *parser) next() ExprToken {
 	t := p.toks[p.pos]
-	if t.kind != 0 {
+	if t.Kind != TokenEnd {
 		p.pos++
 	}
 	return t
 }
 
-func (p *parser) unexpected(t token) error {
+func (p *parser) unexpected(t ExprToken) error {
 	switch {
-	case t.kind == '/':
-		return &ExprError{t.col, "division is only allowed as floor(e / c) with a positive constant c"}
-	case t.kind == 0:
-		return &ExprError{t.col, "unexpected end of expression"}
-	case t.kind == ')':
-		return &ExprError{t.col, "unbalanced ')'"}
+	case t.Kind == '/':
+		return &ExprError{t.Col, "division is only allowed as floor(e / c) with a positive constant c"}
+	case t.Kind == TokenEnd:
+		return &ExprError{t.Col, "unexpected end of expression"}
+	case t.Kind == ')':
+		return &ExprError{t.Col, "unbalanced ')'"}
 	}
-	return &ExprError{t.col, fmt.Sprintf("expected an operator, got %q", t.text)}
+	return &ExprError{t.Col, fmt.Sprintf("expected an operator, got %q", t.Text)}
 }
 
 // wrap attaches a column to an arithmetic error; errors that already carry
@@ -679,18 +643,18 @@ func wrap(col int, err error) error {
 // sum := term (('+' | '-') term)*
 func (p *parser) sum() (Expr, error) {
 	e, err := p.term()
-	for err == nil && (p.peek().kind == '+' || p.peek().kind == '-') {
+	for err == nil && (p.peek().Kind == '+' || p.peek().Kind == '-') {
 		op := p.next()
 		var t Expr
 		if t, err = p.term(); err != nil {
 			break
 		}
-		if op.kind == '+' {
+		if op.Kind == '+' {
 			e, err = e.Add(t)
 		} else {
 			e, err = e.Sub(t)
 		}
-		err = wrap(op.col, err)
+		err = wrap(op.Col, err)
 	}
 	return e, err
 }
@@ -700,8 +664,8 @@ func (p *parser) term() (Expr, error) {
 	e, err := p.unary()
 	for err == nil {
 		op := p.peek()
-		isMod := op.kind == '%' || op.kind == 'i' && op.text == "mod"
-		if op.kind != '*' && !isMod {
+		isMod := op.Kind == '%' || op.Kind == TokenName && op.Text == "mod"
+		if op.Kind != '*' && !isMod {
 			break
 		}
 		p.next()
@@ -711,9 +675,9 @@ func (p *parser) term() (Expr, error) {
 		}
 		switch c, rConst := r.IsConst(); {
 		case isMod && !rConst:
-			err = &ExprError{op.col, "the modulus must be a constant"}
+			err = &ExprError{op.Col, "the modulus must be a constant"}
 		case isMod && c <= 0:
-			err = &ExprError{op.col, fmt.Sprintf("the modulus must be positive, got %d", c)}
+			err = &ExprError{op.Col, fmt.Sprintf("the modulus must be positive, got %d", c)}
 		case isMod:
 			e, err = e.Mod(c)
 		case rConst:
@@ -721,30 +685,30 @@ func (p *parser) term() (Expr, error) {
 		default:
 			l, lConst := e.IsConst()
 			if !lConst {
-				err = &ExprError{op.col, "product of two non-constant expressions is not affine"}
+				err = &ExprError{op.Col, "product of two non-constant expressions is not affine"}
 				break
 			}
 			e, err = r.Scale(l)
 		}
-		err = wrap(op.col, err)
+		err = wrap(op.Col, err)
 	}
 	return e, err
 }
 
 // unary := ('-' | '+') unary | primary
 func (p *parser) unary() (Expr, error) {
-	if t := p.peek(); t.kind == '-' || t.kind == '+' {
+	if t := p.peek(); t.Kind == '-' || t.Kind == '+' {
 		p.next()
-		if err := p.enter(t.col); err != nil {
+		if err := p.enter(t.Col); err != nil {
 			return Expr{}, err
 		}
 		e, err := p.unary()
 		p.depth--
-		if err != nil || t.kind == '+' {
+		if err != nil || t.Kind == '+' {
 			return e, err
 		}
 		e, err = e.Scale(-1)
-		return e, wrap(t.col, err)
+		return e, wrap(t.Col, err)
 	}
 	return p.primary()
 }
@@ -758,21 +722,14 @@ func (p *parser) enter(col int) error {
 }
 
 func (p *parser) expect(kind byte, what string) error {
-	if t := p.peek(); t.kind != kind {
-		if t.kind == '/' && kind == ')' {
+	if t := p.peek(); t.Kind != kind {
+		if t.Kind == '/' && kind == ')' {
 			return p.unexpected(t)
 		}
-		return &ExprError{t.col, fmt.Sprintf("expected %s, got %s", what, describe(t))}
+		return &ExprError{t.Col, fmt.Sprintf("expected %s, got %s", what, t.Describe())}
 	}
 	p.next()
 	return nil
-}
-
-func describe(t token) string {
-	if t.kind == 0 {
-		return t.text
-	}
-	return strconv.Quote(t.text)
 }
 
 // names lists the coordinate names for a message.
@@ -800,29 +757,29 @@ func (p *parser) paramHint() string {
 // primary := number | variable | parameter | '(' sum ')' | 'floor' '(' sum '/' sum ')'
 func (p *parser) primary() (Expr, error) {
 	t := p.next()
-	switch t.kind {
-	case 'n':
-		v, err := strconv.ParseInt(t.text, 10, 64)
+	switch t.Kind {
+	case TokenInt:
+		v, err := strconv.ParseInt(t.Text, 10, 64)
 		if err != nil {
-			return Expr{}, &ExprError{t.col, fmt.Sprintf("constant %s does not fit in 64 bits", t.text)}
+			return Expr{}, &ExprError{t.Col, fmt.Sprintf("constant %s does not fit in 64 bits", t.Text)}
 		}
 		return Const(v), nil
-	case 'i':
-		if i, ok := p.vars[t.text]; ok {
+	case TokenName:
+		if i, ok := p.vars[t.Text]; ok {
 			return Var(i), nil
 		}
-		if t.text == "floor" {
+		if t.Text == "floor" {
 			return p.floor(t)
 		}
-		if v, ok := p.params.values[t.text]; ok {
+		if v, ok := p.params.values[t.Text]; ok {
 			if p.params.named != nil {
-				p.params.named[t.text] = true
+				p.params.named[t.Text] = true
 			}
 			return Const(v), nil
 		}
-		return Expr{}, &ExprError{t.col, fmt.Sprintf("unknown name %q; expected %s, a number, floor(...) or '('%s", t.text, p.names(), p.paramHint())}
+		return Expr{}, &ExprError{t.Col, fmt.Sprintf("unknown name %q; expected %s, a number, floor(...) or '('%s", t.Text, p.names(), p.paramHint())}
 	case '(':
-		if err := p.enter(t.col); err != nil {
+		if err := p.enter(t.Col); err != nil {
 			return Expr{}, err
 		}
 		e, err := p.sum()
@@ -832,14 +789,14 @@ func (p *parser) primary() (Expr, error) {
 		p.depth--
 		return e, err
 	}
-	return Expr{}, &ExprError{t.col, fmt.Sprintf("expected a number, a variable, floor(...) or '(', got %s", describe(t))}
+	return Expr{}, &ExprError{t.Col, fmt.Sprintf("expected a number, a variable, floor(...) or '(', got %s", t.Describe())}
 }
 
-func (p *parser) floor(name token) (Expr, error) {
+func (p *parser) floor(name ExprToken) (Expr, error) {
 	if err := p.expect('(', "'(' after floor"); err != nil {
 		return Expr{}, err
 	}
-	if err := p.enter(name.col); err != nil {
+	if err := p.enter(name.Col); err != nil {
 		return Expr{}, err
 	}
 	defer func() { p.depth-- }()
@@ -848,8 +805,8 @@ func (p *parser) floor(name token) (Expr, error) {
 		return Expr{}, err
 	}
 	slash := p.peek()
-	if slash.kind != '/' {
-		return Expr{}, &ExprError{slash.col, fmt.Sprintf("expected '/' in floor(e / c), got %s", describe(slash))}
+	if slash.Kind != '/' {
+		return Expr{}, &ExprError{slash.Col, fmt.Sprintf("expected '/' in floor(e / c), got %s", slash.Describe())}
 	}
 	p.next()
 	den, err := p.sum()
@@ -862,12 +819,12 @@ func (p *parser) floor(name token) (Expr, error) {
 	d, ok := den.IsConst()
 	switch {
 	case !ok:
-		return Expr{}, &ExprError{slash.col, "division by a non-constant expression is not affine"}
+		return Expr{}, &ExprError{slash.Col, "division by a non-constant expression is not affine"}
 	case d <= 0:
-		return Expr{}, &ExprError{slash.col, fmt.Sprintf("the divisor must be a positive constant, got %d", d)}
+		return Expr{}, &ExprError{slash.Col, fmt.Sprintf("the divisor must be a positive constant, got %d", d)}
 	}
 	e, err := num.FloorDiv(d)
-	return e, wrap(slash.col, err)
+	return e, wrap(slash.Col, err)
 }
 
 // maxPeriod bounds the period Period reports in one coordinate.

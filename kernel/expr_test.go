@@ -383,7 +383,7 @@ func TestParseErrors(t *testing.T) {
 // from its text at p with arbitrary-precision integers, following the
 // documented grammar, without any canonicalisation.
 func evalText(src string, p Point) (*big.Int, bool) {
-	toks, err := tokenize(src, false)
+	toks, err := tokenize(src)
 	if err != nil {
 		return nil, false
 	}
@@ -392,18 +392,18 @@ func evalText(src string, p Point) (*big.Int, bool) {
 	unary = func() (*big.Int, bool) {
 		t := toks[i]
 		switch {
-		case t.kind == '-' || t.kind == '+':
+		case t.Kind == '-' || t.Kind == '+':
 			i++
 			v, ok := unary()
-			if ok && t.kind == '-' {
+			if ok && t.Kind == '-' {
 				v.Neg(v)
 			}
 			return v, ok
-		case t.kind == 'n':
+		case t.Kind == 'n':
 			i++
-			v, ok := new(big.Int).SetString(t.text, 10)
+			v, ok := new(big.Int).SetString(t.Text, 10)
 			return v, ok
-		case t.kind == 'i' && t.text == "floor":
+		case t.Kind == 'i' && t.Text == "floor":
 			i += 2 // "floor" "("
 			n, ok1 := sum()
 			i++ // "/"
@@ -414,11 +414,11 @@ func evalText(src string, p Point) (*big.Int, bool) {
 			}
 			q, _ := new(big.Int).DivMod(n, d, new(big.Int)) // Euclidean = floor for d > 0
 			return q, true
-		case t.kind == 'i':
+		case t.Kind == 'i':
 			i++
-			v, ok := variables[t.text]
+			v, ok := variables[t.Text]
 			return big.NewInt(p[v]), ok
-		case t.kind == '(':
+		case t.Kind == '(':
 			i++
 			v, ok := sum()
 			i++
@@ -428,8 +428,8 @@ func evalText(src string, p Point) (*big.Int, bool) {
 	}
 	term = func() (*big.Int, bool) {
 		v, ok := unary()
-		for ok && (toks[i].kind == '*' || toks[i].kind == '%' || toks[i].kind == 'i' && toks[i].text == "mod") {
-			op := toks[i].kind
+		for ok && (toks[i].Kind == '*' || toks[i].Kind == '%' || toks[i].Kind == 'i' && toks[i].Text == "mod") {
+			op := toks[i].Kind
 			i++
 			var r *big.Int
 			if r, ok = unary(); !ok {
@@ -447,8 +447,8 @@ func evalText(src string, p Point) (*big.Int, bool) {
 	}
 	sum = func() (*big.Int, bool) {
 		v, ok := term()
-		for ok && (toks[i].kind == '+' || toks[i].kind == '-') {
-			op := toks[i].kind
+		for ok && (toks[i].Kind == '+' || toks[i].Kind == '-') {
+			op := toks[i].Kind
 			i++
 			var r *big.Int
 			if r, ok = term(); ok && op == '+' {

@@ -102,7 +102,7 @@ func parseCondition(src string, params paramScope) ([]Expr, error) {
 		exprs := make([]Expr, len(sides))
 		offset := start
 		for i, s := range sides {
-			if exprs[i], err = parseExpr(s, variables, false, params); err != nil {
+			if exprs[i], err = parseExpr(s, variables, params); err != nil {
 				var e *ExprError
 				if errors.As(err, &e) {
 					return nil, &ExprError{Column: utf8.RuneCountInString(src[:offset]) + e.Column, Msg: e.Msg}

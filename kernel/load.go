@@ -840,7 +840,7 @@ func (l *loader) accesses(n *yaml.Node, what string, f *Field, extentDims int, k
 				return nil, err
 			}
 			texts[j] = src
-			if a.Index[j], err = parseExpr(src, variables, false, l.paramScope()); err != nil {
+			if a.Index[j], err = parseExpr(src, variables, l.paramScope()); err != nil {
 				return nil, l.errf(en, "%s index %d, %v (in %q)", where, j, err, excerpt(src))
 			}
 		}

@@ -48,7 +48,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
@@ -230,7 +229,7 @@ func SweepContext(ctx context.Context, c Config) (*Result, error) {
 		L2Bytes: c.Device.L2Bytes, Points: points, L1Bytes: c.Device.L1Bytes,
 		Transitions: make([]Transition, layers),
 	}
-	// The bisections are independent; each runs on its own goroutine.
+	// The bisections are independent; each runs on its own worker.
 	targets := []*Transition{&res.L1Transition}
 	conditions := []func(Point) bool{func(p Point) bool { return p.L1Fits }}
 	names := []string{L1}
@@ -239,15 +238,11 @@ func SweepContext(ctx context.Context, c Config) (*Result, error) {
 		conditions = append(conditions, func(p Point) bool { return p.Fits[k] })
 		names = append(names, Layers[k])
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(targets))
-	for i := range targets {
-		wg.Go(func() {
-			*targets[i], errs[i] = c.transition(ctx, names[i], conditions[i], points)
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err = pool.Run(ctx, len(targets), pool.Options{Workers: len(targets)}, func(i int) (err error) {
+		*targets[i], err = c.transition(ctx, names[i], conditions[i], points)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -436,3 +436,21 @@ func TestEvaluateStopsWithContext(t *testing.T) {
 		t.Errorf("Evaluate under an ended context = %+v, %v; want context.Canceled", p, err)
 	}
 }
+
+// TestSweepStopsWithContext checks that a sweep cancelled part-way, when
+// its last sweep point ends, returns the context's error and no result.
+func TestSweepStopsWithContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sizes := []int64{256, 512, 1024, 2048}
+	done := 0
+	r, err := SweepContext(ctx, Config{Kernel: yStack(t, 24), Device: a100(t), Block: [3]int64{1024, 1, 1},
+		Method: model.MethodReference, Sizes: sizes, Workers: 1, Progress: func() {
+			if done++; done == len(sizes) {
+				cancel()
+			}
+		}})
+	if r != nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("SweepContext cancelled after its sweep points = %+v, %v; want no result and context.Canceled", r, err)
+	}
+}

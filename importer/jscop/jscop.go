@@ -48,11 +48,7 @@ type reader struct {
 }
 
 func (r *reader) errf(n *yaml.Node, where, format string, args ...any) *importer.Error {
-	var pos importer.Pos
-	if n != nil {
-		pos = importer.Pos{Line: n.Line, Col: n.Column}
-	}
-	return importer.Errorf(r.file, pos, where, format, args...)
+	return importer.Errorf(r.file, importer.NodePos(n), where, format, args...)
 }
 
 // Read parses a JSCoP document into the Scop of the statement that
@@ -152,7 +148,7 @@ func (r *reader) header(root *yaml.Node) (*header, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &header{base: importer.Scop{File: r.file, Name: specName(r.file)}, statements: top["statements"]}
+	h := &header{base: importer.Scop{File: r.file, Name: importer.SpecName(r.file, "jscop")}, statements: top["statements"]}
 	s := &h.base
 	if n, ok := top["name"]; ok {
 		if h.region, err = r.str(n, "JSCoP", "name"); err != nil {
@@ -163,7 +159,7 @@ func (r *reader) header(root *yaml.Node) (*header, error) {
 		if s.Context, err = r.str(n, "context", "context"); err != nil {
 			return nil, err
 		}
-		s.ContextPos = importer.Pos{Line: n.Line, Col: n.Column}
+		s.ContextPos = importer.NodePos(n)
 	}
 	if err := importer.UnknownDefines(r.file, r.opt.Params, paramNames(top), "parameter", "the JSCoP"); err != nil {
 		return nil, err
@@ -262,15 +258,6 @@ func paramNames(top map[string]*yaml.Node) []string {
 	return names
 }
 
-// specName derives the spec's name from the file name.
-func specName(file string) string {
-	base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	if base == "" || base == "." || base == "-" || strings.HasPrefix(base, "<") {
-		return "jscop"
-	}
-	return base
-}
-
 // FieldName is the field name polyvol gives a Polly array: the name
 // without Polly's "MemRef_" prefix.
 func FieldName(array string) string {
@@ -315,7 +302,7 @@ func (r *reader) arrays(n *yaml.Node) ([]*importer.Array, error) {
 		if err != nil {
 			return nil, err
 		}
-		a := &importer.Array{Name: name, Field: FieldName(name), Element: elem, FPBytes: fp, Where: where, Pos: importer.Pos{Line: it.Line, Col: it.Column}}
+		a := &importer.Array{Name: name, Field: FieldName(name), Element: elem, FPBytes: fp, Where: where, Pos: importer.NodePos(it)}
 		for j, sn := range sizeNodes {
 			if sn.Kind != yaml.ScalarNode || sn.Tag == "!!null" {
 				return nil, r.errf(sn, where, "sizes[%d]: expected a size, got %s", j, kind(sn))
@@ -347,6 +334,16 @@ func (r *reader) arrays(n *yaml.Node) ([]*importer.Array, error) {
 	return out, nil
 }
 
+// statementName returns the name of statement i of the JSCoP, node it.
+func (r *reader) statementName(i int, it *yaml.Node) (string, error) {
+	where := fmt.Sprintf("statements[%d]", i)
+	m, err := r.mapping(it, where, "name")
+	if err != nil {
+		return "", err
+	}
+	return r.str(m["name"], where, "name")
+}
+
 // statement picks the statement to import.
 func (r *reader) statement(n *yaml.Node) (*yaml.Node, error) {
 	items, err := r.list(n, "statements", "statements")
@@ -355,11 +352,7 @@ func (r *reader) statement(n *yaml.Node) (*yaml.Node, error) {
 	}
 	var names []string
 	for i, it := range items {
-		m, err := r.mapping(it, fmt.Sprintf("statements[%d]", i), "name")
-		if err != nil {
-			return nil, err
-		}
-		name, err := r.str(m["name"], fmt.Sprintf("statements[%d]", i), "name")
+		name, err := r.statementName(i, it)
 		if err != nil {
 			return nil, err
 		}
@@ -396,7 +389,7 @@ func (r *reader) readStatement(n *yaml.Node) (*importer.Statement, error) {
 		if st.Schedule, err = r.str(n, st.Where, "schedule"); err != nil {
 			return nil, err
 		}
-		st.SchedulePos = importer.Pos{Line: n.Line, Col: n.Column}
+		st.SchedulePos = importer.NodePos(n)
 	}
 	items, err := r.list(m["accesses"], st.Where, "accesses")
 	if err != nil {

@@ -46,11 +46,7 @@ func ImportRegion(data []byte, file string, opt importer.Options) (*importer.Reg
 	reg := &importer.Region{File: file, Name: h.region, Notes: h.base.Notes}
 	seen := map[string]bool{}
 	for i, it := range items {
-		m, err := r.mapping(it, fmt.Sprintf("statements[%d]", i), "name")
-		if err != nil {
-			return nil, err
-		}
-		name, err := r.str(m["name"], fmt.Sprintf("statements[%d]", i), "name")
+		name, err := r.statementName(i, it)
 		if err != nil {
 			return nil, err
 		}

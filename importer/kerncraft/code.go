@@ -1027,15 +1027,8 @@ func (c *codeReader) scop() (*importer.Scop, error) {
 	for _, l := range c.nest {
 		c.byName[l.index] = -1 // known as loop indices before the bounds are read
 	}
-	uses := c.constants()
-	var known []string
-	for _, u := range uses {
-		known = append(known, u.Name)
-		if _, ok := c.opt.Params[u.Name]; !ok {
-			c.unbound = append(c.unbound, u)
-		}
-	}
-	if err := importer.UnknownDefines(c.file, c.opt.Params, known, "constant", "the kernel code"); err != nil {
+	var err error
+	if c.unbound, err = importer.UnboundConstants(c.file, c.opt.Params, c.constants(), "the kernel code"); err != nil {
 		return nil, err
 	}
 	s := c.newScop()

@@ -71,11 +71,7 @@ type loop struct {
 }
 
 func (r *reader) errf(n *yaml.Node, where, format string, args ...any) *importer.Error {
-	var pos importer.Pos
-	if n != nil {
-		pos = importer.Pos{Line: n.Line, Col: n.Column}
-	}
-	return importer.Errorf(r.file, pos, where, format, args...)
+	return importer.Errorf(r.file, importer.NodePos(n), where, format, args...)
 }
 
 // Read parses a kernel description into a Scop, with its constants bound
@@ -250,7 +246,7 @@ func (r *reader) constants(top []entry) []importer.Use {
 				return
 			}
 			for _, name := range identRE.FindAllString(n.Value, -1) {
-				pos := importer.Pos{Line: n.Line, Col: n.Column}
+				pos := importer.NodePos(n)
 				if p, ok := first[name]; !indices[name] && (!ok || pos.Line < p.Line || pos.Line == p.Line && pos.Col < p.Col) {
 					first[name] = pos
 				}
@@ -302,15 +298,7 @@ func (r *reader) scop(root *yaml.Node) (*importer.Scop, error) {
 			return nil, r.errf(deref(root), "kernel description", "missing key %q", k)
 		}
 	}
-	uses := r.constants(top)
-	var known []string
-	for _, u := range uses {
-		known = append(known, u.Name)
-		if _, ok := r.opt.Params[u.Name]; !ok {
-			r.unbound = append(r.unbound, u)
-		}
-	}
-	if err := importer.UnknownDefines(r.file, r.opt.Params, known, "constant", "the kernel description"); err != nil {
+	if r.unbound, err = importer.UnboundConstants(r.file, r.opt.Params, r.constants(top), "the kernel description"); err != nil {
 		return nil, err
 	}
 	s := r.newScop()
@@ -348,7 +336,7 @@ func (r *reader) scop(root *yaml.Node) (*importer.Scop, error) {
 
 // newScop returns the Scop of the file, with its name and notes.
 func (r *reader) newScop() *importer.Scop {
-	s := &importer.Scop{File: r.file, Name: specName(r.file)}
+	s := &importer.Scop{File: r.file, Name: importer.SpecName(r.file, "kerncraft")}
 	if r.opt.Element != 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%s: --element %d is not used: a kernel description gives each array's type", r.file, r.opt.Element))
 	}
@@ -373,15 +361,6 @@ func (r *reader) statement() *importer.Statement {
 		st.DomainPos = importer.Pos{Line: r.loops[0].line, Col: r.loops[0].col}
 	}
 	return st
-}
-
-// specName derives the spec's name from the file name.
-func specName(file string) string {
-	base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	if base == "" || base == "." || base == "-" || strings.HasPrefix(base, "<") {
-		return "kerncraft"
-	}
-	return base
 }
 
 func (r *reader) readLoops(n *yaml.Node) error {
@@ -631,7 +610,7 @@ func (r *reader) accesses(n *yaml.Node, key string, arrays []*importer.Array) ([
 				}
 				texts = append(texts, t)
 			}
-			out = append(out, r.access(write, arr, texts, importer.Pos{Line: it.Line, Col: it.Column}, where))
+			out = append(out, r.access(write, arr, texts, importer.NodePos(it), where))
 		}
 	}
 	return out, nil
