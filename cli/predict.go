@@ -337,7 +337,7 @@ pipe" includes too.
 // performance model combines into its prediction.
 func writeModelDetails(w io.Writer, r *model.Report) error {
 	p := r.Prediction
-	if len(p.Bounds) == 0 && p.Latency == nil {
+	if len(p.Bounds) == 0 && p.Latency == nil && p.Note == "" {
 		return nil
 	}
 	head := string(p.Model) + " model"

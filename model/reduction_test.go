@@ -16,6 +16,17 @@ import (
 // y loaded at the first column and stored at the last.
 func estimateMatvec(t *testing.T, dev *device.Device, m, n int64) *Report {
 	t.Helper()
+	k, l := matvecLaunch(t, m, n)
+	r, err := Estimate(k, l, dev, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// matvecLaunch returns the spec and launch that estimateMatvec estimates.
+func matvecLaunch(t *testing.T, m, n int64) (*kernel.Kernel, kernel.Launch) {
+	t.Helper()
 	spec := fmt.Sprintf(`name: matvec
 params: {M: %d, N: %d}
 domain: [%d, %d]
@@ -29,12 +40,7 @@ fields:
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := kernel.Launch{Block: [3]int64{256, 1, 1}, Fold: [3]int64{1, n, 1}, Domain: k.Domain}
-	r, err := Estimate(k, l, dev, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return k, kernel.Launch{Block: [3]int64{256, 1, 1}, Fold: [3]int64{1, n, 1}, Domain: k.Domain}
 }
 
 // TestMatvecDRAMVolumesByHand checks the DRAM volumes of a matrix-vector
@@ -80,6 +86,29 @@ func TestMatvecDRAMVolumesByHand(t *testing.T) {
 		if !found {
 			t.Errorf("%d×%d: no DRAM bound among %+v", c.m, c.n, r.Prediction.Bounds)
 		}
+	}
+}
+
+// TestLatencyModelLeavesLoopingThreadsOut checks that the latency model,
+// whose one round trip per warp presumes a thread's loads issued together,
+// gives no latency estimate where a thread loops over a matvec row of 512
+// columns, and predicts the slowest resource's bound, here L1's.
+func TestLatencyModelLeavesLoopingThreadsOut(t *testing.T) {
+	dev, err := device.Lookup("A100-40GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, l := matvecLaunch(t, 65536, 512)
+	r, err := Estimate(k, l, dev, Options{Model: ModelLatency})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Prediction
+	if p.Latency != nil || p.NeededWarpsPerSM != 0 || p.Note == "" {
+		t.Errorf("latency estimate %+v, warps needed %v, note %q; want none and a note", p.Latency, p.NeededWarpsPerSM, p.Note)
+	}
+	if p.Limiter != "L1" || math.Abs(p.GLups-r.Derived.PerfL1) > 1e-9*p.GLups {
+		t.Errorf("prediction %v GLup/s limited by %s, want the L1 bound %v", p.GLups, p.Limiter, r.Derived.PerfL1)
 	}
 }
 
