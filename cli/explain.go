@@ -58,7 +58,19 @@ func explanation(r *model.Report) string {
 		text += fmt.Sprintf("; the next, %s at %s GLup/s, trails by %s %%, so relieving %s alone gains at most that much",
 			next.Name, fixed(next.GLups, 2), fixed(100*(next.GLups/limit.GLups-1), 1), limit.Name)
 	}
-	return wrapWords(text+". "+boundLever(limit.Name, r.Derived), 78) + "\n"
+	return wrapWords(text+". "+boundLever(limit.Name, r.Derived)+dramV4Caveat(limit, r.Derived), 78) + "\n"
+}
+
+// dramV4Caveat says, where it would change the verdict, what the DRAM
+// bound would be with DRAM load V4 in place of the V3 it uses: below the
+// limiting bound, a measured DRAM read volume near V4 would make DRAM the
+// limiter. It is empty otherwise.
+func dramV4Caveat(limit model.Bound, d model.Derived) string {
+	if limit.Name == "DRAM" || !(d.PerfMemV4 < limit.GLups) {
+		return ""
+	}
+	return fmt.Sprintf(" The DRAM bound uses DRAM load V3, %s B/Lup; load V4, %s B/Lup, adds the L2 capacity misses that a fitted miss fraction puts on the %s B/Lup of L2→L1 loads beyond DRAM load V2, and with it DRAM would bound at %s GLup/s, below %s: if a profiler measures a DRAM read volume near V4, DRAM limits.",
+		fixed(d.MemLoadV3, 2), fixed(d.MemLoadV4, 2), fixed(d.L2LoadV2-d.MemLoadV2, 2), fixed(d.PerfMemV4, 2), limit.Name)
 }
 
 // boundLever says what moves the bound of the given name.

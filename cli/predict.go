@@ -322,7 +322,11 @@ loads, a load field's stores). V1 counts each level's footprints; V2 takes
 off the reuse found in cache (L2: the previous blocks' overlap; DRAM: the
 y and z layers) and adds L1 evictions; DRAM load V3 adds the reloads that
 store evictions cause, V4 also the L2 capacity evictions of loads. The
-limiters use L2 V2 and DRAM V3 (docs/method.md). L1 cycles: "cycles" is
+bounds use L2 V2 and DRAM V3, the paper's limiter volumes, with which the
+overlap model was fitted; V4 adds to V3 the L2 capacity misses that a miss
+fraction fitted per wave puts on the redundant L2 loads, and is what
+docs/accuracy.md compares with measured DRAM reads (docs/metrics.md §5.4).
+L1 cycles: "cycles" is
 the field's issue, tag or data-pipe wavefronts, whichever is largest (per
 instruction, summed, for method exact; of the field's averages for method
 reference), plus "alloc", the L1 lines it allocates per Lup, which "data
@@ -333,7 +337,7 @@ pipe" includes too.
 // performance model combines into its prediction.
 func writeModelDetails(w io.Writer, r *model.Report) error {
 	p := r.Prediction
-	if len(p.Bounds) == 0 && p.Latency == nil {
+	if len(p.Bounds) == 0 && p.Latency == nil && p.Note == "" {
 		return nil
 	}
 	head := string(p.Model) + " model"
@@ -353,21 +357,26 @@ func writeModelDetails(w io.Writer, r *model.Report) error {
 		if b.BytesPerLup > 0 {
 			bytes, bw = fixed(b.BytesPerLup, 2), fixed(b.GBs, 0)
 		}
-		rows = append(rows, []string{b.Name, bytes, bw, fixed(b.GLups, 2)})
+		name := b.Name
+		if b.Volume != "" {
+			name += " (" + b.Volume + ")"
+		}
+		rows = append(rows, []string{name, bytes, bw, fixed(b.GLups, 2)})
 	}
-	if len(rows) > 0 {
+	var latency [][]string
+	if e := p.Latency; e != nil {
+		latency = [][]string{
+			{"warps per SM in flight", fixed(e.WarpsPerSM, 2)},
+			{"warp latency (cycles)", fixed(e.LatencyCycles, 1)},
+			{"warps needed to saturate " + e.Limiter, fixed(e.NeededWarps, 2)},
+		}
+	} else if p.NeededWarpsPerSM > 0 {
+		latency = [][]string{{"warps per SM needed to hide latency", fixed(p.NeededWarpsPerSM, 2)}}
+	}
+	if len(rows) > 0 && len(latency) > 0 {
 		rows = append(rows, nil)
 	}
-	if e := p.Latency; e != nil {
-		rows = append(rows,
-			[]string{"warps per SM in flight", fixed(e.WarpsPerSM, 2)},
-			[]string{"warp latency (cycles)", fixed(e.LatencyCycles, 1)},
-			[]string{"warps needed to saturate " + e.Limiter, fixed(e.NeededWarps, 2)},
-		)
-	} else if p.NeededWarpsPerSM > 0 {
-		rows = append(rows, []string{"warps per SM needed to hide latency", fixed(p.NeededWarpsPerSM, 2)})
-	}
-	return writeTable(w, rows)
+	return writeTable(w, append(rows, latency...))
 }
 
 // flopsBound is the flops limiter for the table, "none" without flops.

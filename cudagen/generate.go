@@ -194,8 +194,8 @@ func Generate(k *kernel.Kernel, l kernel.Launch, r Residency) (*Program, error) 
 		return nil, fmt.Errorf("grid x = %d blocks: CUDA allows at most %d", grid[0], math.MaxInt32)
 	}
 	g := &gen{k: k, l: l, residency: r, points: kernel.FoldOffsets(l.Fold)}
-	if len(g.points) > 64 {
-		return nil, fmt.Errorf("fold %d×%d×%d: at most 64 lattice points per thread", l.Fold[0], l.Fold[1], l.Fold[2])
+	if len(g.points) > kernel.MaxUnrolledLupsPerThread {
+		return nil, fmt.Errorf("fold %d×%d×%d: at most %d lattice points per thread", l.Fold[0], l.Fold[1], l.Fold[2], kernel.MaxUnrolledLupsPerThread)
 	}
 	if err := g.plan(); err != nil {
 		return nil, err

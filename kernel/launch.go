@@ -16,6 +16,13 @@ const MaxThreadsPerBlock = 1024
 // thread's unrolled instruction list, and the engine's cost grows with it.
 const MaxLupsPerThread = 1024
 
+// MaxUnrolledLupsPerThread is the most lattice points whose code a thread
+// runs unrolled: polyvol cuda writes each point's accesses out, up to this
+// many, so that a thread issues the loads of all its points together. A
+// thread with more points loops over them, as a reduction's thread loops
+// over the reduced coordinate.
+const MaxUnrolledLupsPerThread = 64
+
 // MaxGridDim is the largest grid CUDA launches per dimension, in blocks.
 // Estimates do not need it; GridNote reports a launch beyond it.
 var MaxGridDim = [3]int64{1<<31 - 1, 65535, 65535}

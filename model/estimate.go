@@ -130,8 +130,13 @@ type Prediction struct {
 type Bound struct {
 	Name        string  `json:"name"`
 	BytesPerLup float64 `json:"bytesPerLup,omitempty"` // the volume a bandwidth bound moves
-	GBs         float64 `json:"GBs,omitempty"`         // the bandwidth it moves it at
-	GLups       float64 `json:"GLups"`
+	// Volume names the version of that volume (docs/metrics.md §5.4): the
+	// overlap model's DRAM bound moves DRAM load V3 and store V2 ("V3"),
+	// its L2 bound L2 load V2 and the stores ("V2"); su2015's links move
+	// the compulsory volumes ("V1").
+	Volume string  `json:"volume,omitempty"`
+	GBs    float64 `json:"GBs,omitempty"` // the bandwidth it moves it at
+	GLups  float64 `json:"GLups"`
 }
 
 // Report is everything Estimate computes for one configuration. Its JSON

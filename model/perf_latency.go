@@ -1,6 +1,11 @@
 package model
 
-import "github.com/polyvol/polyvol/device"
+import (
+	"fmt"
+
+	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/kernel"
+)
 
 // ModelLatency is the latency model's name for --model.
 const ModelLatency ModelName = "latency"
@@ -65,6 +70,15 @@ func LatencyPrediction(r *Report, dev *device.Device, warpsPerSM, lanesPerWarp f
 	p.GLups = est.Throughput * perWarpLups * float64(dev.SMs) * dev.ClockGHz
 	p.Limiter = est.Limiter
 	p.Regime = string(est.Regime)
+	if r.Launch.LupsPerThread > kernel.MaxUnrolledLupsPerThread {
+		// The one round trip per warp presumes loads issued together; a
+		// thread that loops over its points waits for more, how many the
+		// model does not know, so it keeps the resources' bound only.
+		p.GLups = est.ThroughputBound * perWarpLups * float64(dev.SMs) * dev.ClockGHz
+		p.Regime = string(ThroughputBound)
+		p.Note = fmt.Sprintf("each thread loops over its %d lattice points, more than the %d it runs unrolled, and the latency model counts the round trip of loads issued together, one per warp: the prediction is the slowest resource's bound alone, with no latency estimate", r.Launch.LupsPerThread, kernel.MaxUnrolledLupsPerThread)
+		return p, nil
+	}
 	p.NeededWarpsPerSM = est.NeededWarps
 	p.Latency = &est
 	return p, nil

@@ -27,7 +27,13 @@ import (
 //     for its data) plus OverlapStoreRoundTrips if it stores (its stores
 //     drain before the slot is free for the next block's warp): the memory
 //     latency of LatencyPath, DRAM and L2 latencies weighted by the DRAM
-//     share, plus the dependent floating-point latency.
+//     share, plus the dependent floating-point latency. Those round trips
+//     presume that a warp issues the loads of all its λ points together,
+//     as a thread whose points are unrolled does; a thread of more than
+//     kernel.MaxUnrolledLupsPerThread points loops over them (a
+//     reduction's thread over the reduced coordinate), whose round trips
+//     per point the fit never saw, so such a launch has no latency bound
+//     and the bounds combine without it.
 //   - Imperfect overlap. The time per update is the p-norm of the times the
 //     limiters (flops, instruction issue, L1, L2, DRAM and the latency
 //     bound) need alone,
@@ -155,12 +161,17 @@ type overlapRun struct {
 	// launches' bound (0 where the device has no launch rate).
 	steady, blockLaunch float64
 	tail                tailResult
+	lupsPerThread       int64
 }
+
+// loops reports whether the run's threads loop over their points rather
+// than run them unrolled, which leaves it without a latency bound.
+func (o overlapRun) loops() bool { return o.lupsPerThread > kernel.MaxUnrolledLupsPerThread }
 
 // overlapRate computes the overlap model's rate of r on dev (see
 // OverlapPrediction).
 func overlapRate(r *Report, dev *device.Device, warps, lanes float64, par OverlapParams) (overlapRun, error) {
-	o := overlapRun{warps: warps, lanes: lanes}
+	o := overlapRun{warps: warps, lanes: lanes, lupsPerThread: r.Launch.LupsPerThread}
 	if !(par.Exponent >= 1) || !(par.LoadRoundTrips >= 0) || !(par.StoreRoundTrips >= 0) {
 		return o, fmt.Errorf("model: overlap model needs an exponent ≥ 1 and non-negative round trips, got %v, %v and %v", par.Exponent, par.LoadRoundTrips, par.StoreRoundTrips)
 	}
@@ -178,7 +189,10 @@ func overlapRate(r *Report, dev *device.Device, warps, lanes float64, par Overla
 	if !(o.cycles > 0) || !(warps > 0) || !(lanes > 0) {
 		return o, fmt.Errorf("model: overlap model needs warps in flight and a positive latency, got %v warps of %v lanes and %v cycles", warps, lanes, o.cycles)
 	}
-	o.latGLups = float64(dev.SMs) * dev.ClockGHz * warps * lanes * lambda / o.cycles
+	o.latGLups = math.Inf(1)
+	if !o.loops() {
+		o.latGLups = float64(dev.SMs) * dev.ClockGHz * warps * lanes * lambda / o.cycles
+	}
 	o.bounds = overlapBounds(d, o.latGLups)
 	slow := math.Inf(1)
 	for _, b := range o.bounds {
@@ -225,18 +239,22 @@ func (o overlapRun) prediction(r *Report, dev *device.Device, par OverlapParams)
 	for i := range p.Bounds {
 		switch p.Bounds[i].Name {
 		case "L2":
-			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs = d.L2Traffic(), dev.L2BandwidthGBs
+			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs, p.Bounds[i].Volume = d.L2Traffic(), dev.L2BandwidthGBs, "V2"
 		case "DRAM":
-			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs = d.DRAMTraffic(), dev.DRAMBandwidthGBs
+			p.Bounds[i].BytesPerLup, p.Bounds[i].GBs, p.Bounds[i].Volume = d.DRAMTraffic(), dev.DRAMBandwidthGBs, "V3"
 		}
 	}
-	p.Combination = fmt.Sprintf("(1/GLups)^p = Σ (1/bound)^p with p = %g; the latency bound has %.4g warps of %.4g active lanes per SM in flight, %.0f cycles per update%s%s", par.Exponent, o.warps, o.lanes, o.cycles, launchNote, o.tail.note(dev))
+	latency := fmt.Sprintf("the latency bound has %.4g warps of %.4g active lanes per SM in flight, %.0f cycles per update", o.warps, o.lanes, o.cycles)
+	if o.loops() {
+		latency = fmt.Sprintf("no latency bound: each thread loops over its %d lattice points, more than the %d it runs unrolled, and the latency bound counts the round trips of loads issued together, one set per thread", o.lupsPerThread, kernel.MaxUnrolledLupsPerThread)
+	}
+	p.Combination = fmt.Sprintf("(1/GLups)^p = Σ (1/bound)^p with p = %g; %s%s%s", par.Exponent, latency, launchNote, o.tail.note(dev))
 	p.Regime = string(ThroughputBound)
 	if p.Limiter == "latency" {
 		p.Regime = string(LatencyBound)
 	}
 	// Warps per SM at which the latency bound equals the slowest
-	// throughput bound.
+	// throughput bound; none without a latency bound.
 	if thr := slowestThroughput(o.bounds[:6]); thr > 0 && !math.IsInf(thr, 1) {
 		p.NeededWarpsPerSM = o.warps * thr / o.latGLups
 	}

@@ -27,8 +27,8 @@ func (su2015Model) Predict(r *Report, dev *device.Device, _ int) (Prediction, er
 	l1GBs := float64(dev.SMs) * dev.ClockGHz * float64(dev.L1BankWidth)
 	p.Bounds = []Bound{
 		{Name: "L1", BytesPerLup: d.L1Load + d.L2Store, GBs: l1GBs},
-		{Name: "L2", BytesPerLup: d.L2TotalV1, GBs: dev.L2BandwidthGBs},
-		{Name: "DRAM", BytesPerLup: d.MemLoadV1 + d.MemStoreV1, GBs: dev.DRAMBandwidthGBs},
+		{Name: "L2", BytesPerLup: d.L2TotalV1, GBs: dev.L2BandwidthGBs, Volume: "V1"},
+		{Name: "DRAM", BytesPerLup: d.MemLoadV1 + d.MemStoreV1, GBs: dev.DRAMBandwidthGBs, Volume: "V1"},
 	}
 	for i := range p.Bounds {
 		p.Bounds[i].GLups = p.Bounds[i].GBs / p.Bounds[i].BytesPerLup
