@@ -120,9 +120,11 @@ func TestDefaultInstructions(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
-		if tc.want == "" {
-			if code := cmd.ProcessState.ExitCode(); code != ExitUsage || !strings.HasPrefix(stderr.String(), "polyvol: "+request.InstructionsEnv) {
-				t.Errorf("%v: exit %d, stderr %q; want exit %d naming %s", tc.env, code, stderr.String(), ExitUsage, request.InstructionsEnv)
+		if tc.want == "" { // --format json: the error as one JSON object
+			var e struct{ Kind, Message, Field string }
+			code := cmd.ProcessState.ExitCode()
+			if json.Unmarshal(stderr.Bytes(), &e) != nil || code != ExitUsage || e.Kind != "input" || e.Field != "instructions" || !strings.HasPrefix(e.Message, request.InstructionsEnv+"=") {
+				t.Errorf("%v: exit %d, stderr %q; want exit %d, an input error of the field instructions naming %s", tc.env, code, stderr.String(), ExitUsage, request.InstructionsEnv)
 			}
 			continue
 		}
