@@ -132,11 +132,17 @@ def test_interrupt_ends_every_process(pid_binary):
     _check_all_ended(watcher.seen)
 
 
-# A ranking that runs for far longer than the tests wait: 96 launches of the
-# staged convolution, each over a second of CPU.
+# A ranking that runs for far longer than the tests wait: 960 launches of
+# the staged convolution, 20 ms to a few hundred ms of CPU each (about 25 s
+# on 2 cores, against the 5 s timeout).
 SLOW_SPACE = Space(
-    {"block_size_x": [16 * i for i in range(1, 17)], "block_size_y": [2, 4, 8], "tile_size_x": [1, 2]},
-    fold=("tile_size_x", None, None),
+    {
+        "block_size_x": [16 * i for i in range(1, 9)],
+        "block_size_y": [1, 2, 4, 8],
+        "tile_size_x": [1, 2, 3, 4, 5, 6],
+        "tile_size_y": [1, 2, 3, 4, 5],
+    },
+    fold=("tile_size_x", "tile_size_y", None),
     tiling="strided",
 )
 
