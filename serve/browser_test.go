@@ -164,7 +164,7 @@ const crossSitePage = `<!doctype html><html><body>
 // syntax error is marked at its line, the ranking fills its progress bar
 // and ranks the best block of polyvol explore first, and the layer-condition
 // plot marks the transitions of polyvol layercond, and errors (a bad flag
-// value, a block too large, a 2-D kernel's layer conditions) are shown in
+// value, a block too large, a 1-D kernel's layer conditions) are shown in
 // the result pane as polyvol says them. At 1400×1000 and 1024×700 the
 // results stand right of the form, within the first screen. Then pages of another site (localhost on
 // another port) and of the same site (127.0.0.1 on another port) try to
@@ -289,7 +289,7 @@ func TestBrowser(t *testing.T) {
 	saveScreenshot(t, ctx, "serve-layercond.png")
 
 	// A bad flag value, a block of more threads than the device runs and a
-	// 2-D kernel's layer conditions are shown in the result pane, as
+	// 1-D kernel's layer conditions are shown in the result pane, as
 	// polyvol says them, a bad field marked.
 	for _, c := range []struct {
 		block, example, button string
@@ -297,7 +297,7 @@ func TestBrowser(t *testing.T) {
 	}{
 		{"0,1,1", "star3d-r4", "#predict", []string{"predict", "star3d-r4", "--device", "H100-SXM", "--block", "0,1,1"}},
 		{"2048,1,1", "star3d-r4", "#predict", []string{"predict", "star3d-r4", "--device", "H100-SXM", "--block", "2048,1,1"}},
-		{"256,1,1", "star2d-r1", "#layercond", []string{"layercond", "star2d-r1", "--device", "H100-SXM", "--block", "256,1,1"}},
+		{"256,1,1", "vec-copy", "#layercond", []string{"layercond", "vec-copy", "--device", "H100-SXM", "--block", "256,1,1"}},
 	} {
 		do(t, ctx,
 			chromedp.SetValue("#example", c.example),
