@@ -464,6 +464,9 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 	if estimate.Instructions == nil { // the configurations share the kernel's instructions
 		estimate.Instructions = footprint.NewInstructionCache()
 	}
+	if estimate.StepRegions == nil { // and the step regions that launches of other steps count too
+		estimate.StepRegions = model.NewStepRegionCache()
+	}
 	estimate.Context = c // an estimate in progress stops with the exploration
 	reports := make([]*model.Report, len(launches))
 	skips := make([]string, len(launches)) // why launch i was skipped

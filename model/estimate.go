@@ -41,6 +41,10 @@ type Options struct {
 	// estimates of a sweep (explore); Estimate makes one of its own when it
 	// is nil, which its own steps share.
 	Instructions *footprint.InstructionCache
+	// StepRegions shares the counts of the step regions of a kernel with
+	// time steps between the estimates of a sweep (explore over --steps);
+	// Estimate makes one of its own when it is nil.
+	StepRegions *StepRegionCache
 	// Code compiles the kernel of the estimate and reads its instruction
 	// mix and registers (package compiled's Provider); nil, or a compile
 	// that is not to be had (an error wrapping compiled.ErrUnavailable),
@@ -205,7 +209,11 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		return nil, err
 	}
 	shape := waveShape(method, g, W)
-	basic, staging, err := countBasic(eng, lists, k, l, dev, method, shape, W)
+	regions := opt.StepRegions
+	if regions == nil {
+		regions = NewStepRegionCache()
+	}
+	basic, staging, err := countBasic(eng, lists, regions, k, l, dev, method, shape, W)
 	if err != nil {
 		return nil, err
 	}
@@ -301,8 +309,9 @@ func sampleBlocks(m Method, g geometry.Geometry, l kernel.Launch, shape waves.Sh
 }
 
 // countBasic counts the block- and wave-level metrics of k's instruction
-// lists under l, field by field, and sums the fields' totals.
-func countBasic(eng *footprint.Engine, lists []footprint.FieldInstructions, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m Method, shape waves.Shape, W int64) (Basic, footprint.StagingResult, error) {
+// lists under l, field by field, and sums the fields' totals; the step
+// regions of a launch of several time steps are counted once in regions.
+func countBasic(eng *footprint.Engine, lists []footprint.FieldInstructions, regions *StepRegionCache, k *kernel.Kernel, l kernel.Launch, dev *device.Device, m Method, shape waves.Shape, W int64) (Basic, footprint.StagingResult, error) {
 	g := eng.Mapper.Geom
 	sample, sampleIdx := sampleBlocks(m, g, l, shape)
 	fs, staging, basic, err := blockBasic(eng, lists, k, l, dev, m, sample, sampleIdx)
@@ -320,7 +329,7 @@ func countBasic(eng *footprint.Engine, lists []footprint.FieldInstructions, k *k
 			return basic, staging, err
 		}
 	}
-	steps := stepCounting{eng: eng, k: k, l: l, dev: dev, m: m, shape: shape, sample: sample, sampleIdx: sampleIdx, q: basic.QWaveFactor}
+	steps := stepCounting{eng: eng, k: k, l: l, dev: dev, m: m, shape: shape, sample: sample, sampleIdx: sampleIdx, q: basic.QWaveFactor, regions: regions}
 	if err := fs.applySteps(steps, staging); err != nil {
 		return basic, staging, err
 	}

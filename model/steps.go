@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/footprint"
@@ -74,6 +75,56 @@ type stepCounting struct {
 	sample    []lattice.Box
 	sampleIdx [][3]int64
 	q         float64
+	regions   *StepRegionCache
+}
+
+// StepRegionCache memoises the L1 load of the step regions of unstaged
+// fields (stepL1Load) over the estimates of one sweep. A region's count
+// depends on the kernel, the device, the warp rules, the field, the
+// block, the tiling and the region itself (its size, fold, clipping and
+// addresses modulo the largest L1 granule: regionKey), not on the launch's
+// number of steps: a launch of T steps counts the regions grown by 0 to
+// T − 1 halos, so a sweep over T = 1…10 counts ten regions per block shape
+// where counting them afresh would take 55. The kernels it is asked about
+// must not change while it is in use. It is safe for concurrent use.
+type StepRegionCache struct {
+	mu   sync.Mutex
+	done map[stepRegionKey]float64
+}
+
+// stepRegionKey is everything a step region's L1 load depends on.
+type stepRegionKey struct {
+	k      *kernel.Kernel
+	dev    *device.Device
+	rules  footprint.WarpRules
+	field  int
+	block  [3]int64
+	tiling kernel.Tiling
+	region string // regionKey
+}
+
+// NewStepRegionCache returns an empty cache.
+func NewStepRegionCache() *StepRegionCache {
+	return &StepRegionCache{done: map[stepRegionKey]float64{}}
+}
+
+// load returns the L1 load of key's region, calling count once per
+// distinct key.
+func (c *StepRegionCache) load(key stepRegionKey, count func() (float64, error)) (float64, error) {
+	c.mu.Lock()
+	v, ok := c.done[key]
+	c.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := count()
+	if err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	c.done[key] = v
+	c.mu.Unlock()
+	return v, nil
 }
 
 // applySteps turns the fields' counts of the one-step estimate into counts
@@ -207,14 +258,14 @@ func firstStepLoads(global, k *kernel.Kernel, l kernel.Launch, halo [3][2]int64)
 // steps, summed over the steps and averaged over the sample blocks: for
 // each step and block, the warps' sectors of the step's region (clipped to
 // the domain) counted as a kernel of one block (stepRegionKernel). Regions
-// alike (the same step, clipping and addresses modulo the device's largest
-// L1 granule, where the loads are affine) are counted once.
+// alike (the same size, fold, clipping and addresses modulo the device's
+// largest L1 granule, where the loads are affine) are counted once, in
+// c.regions.
 func stepL1Load(c stepCounting, fi int, halo [3][2]int64) (float64, error) {
 	k, l := c.k, c.l
 	f := k.Fields[fi]
 	steps := l.StepCount()
 	gran := max(c.dev.L1FetchBytes, c.dev.L1AllocBytes)
-	counted := map[string]float64{}
 	var sum float64
 	for t := int64(1); t <= steps; t++ {
 		r := kernel.StepRegionOf(l, halo, steps-t)
@@ -228,9 +279,9 @@ func stepL1Load(c stepCounting, fi int, halo [3][2]int64) (float64, error) {
 			if !inside {
 				continue
 			}
-			key := regionKey(f, t, first, r.Size, k.Domain, gran)
-			v, ok := counted[key]
-			if !ok {
+			key := stepRegionKey{k: k, dev: c.dev, rules: c.m.Warp, field: fi, block: l.Block, tiling: l.Tiling,
+				region: regionKey(f, r, first, k.Domain, gran)}
+			v, err := c.regions.load(key, func() (float64, error) {
 				rk, rl, err := stepRegionKernel(k, l, f, r, first)
 				if err != nil {
 					return 0, err
@@ -243,8 +294,10 @@ func stepL1Load(c stepCounting, fi int, halo [3][2]int64) (float64, error) {
 				if err != nil {
 					return 0, err
 				}
-				v = w.BlockL1Load
-				counted[key] = v
+				return w.BlockL1Load, nil
+			})
+			if err != nil {
+				return 0, err
 			}
 			sum += v
 		}
@@ -252,18 +305,17 @@ func stepL1Load(c stepCounting, fi int, halo [3][2]int64) (float64, error) {
 	return sum / float64(len(c.sampleIdx)), nil
 }
 
-// regionKey identifies the step region of step t that starts at lattice
-// point first and holds size points, for field f on domain d: the step,
-// the region's points inside the domain, and where f's loads are affine
-// the byte address of each at the region's first point modulo gran (a
-// shift by whole granules leaves every warp's sectors as many), else the
-// first point itself.
-func regionKey(f *kernel.Field, t int64, first, size, d [3]int64, gran int64) string {
+// regionKey identifies step region r that starts at lattice point first,
+// for field f on domain d: the region's size and fold, its points inside
+// the domain, and where f's loads are affine the byte address of each at
+// the region's first point modulo gran (a shift by whole granules leaves
+// every warp's sectors as many), else the first point itself.
+func regionKey(f *kernel.Field, r kernel.StepRegion, first, d [3]int64, gran int64) string {
 	var lo, hi [3]int64
 	for c := range 3 {
-		lo[c], hi[c] = max(0, -first[c]), min(size[c], d[c]-first[c])
+		lo[c], hi[c] = max(0, -first[c]), min(r.Size[c], d[c]-first[c])
 	}
-	key := fmt.Sprint(t, lo, hi)
+	key := fmt.Sprint(r.Size, r.Fold, lo, hi)
 	for _, a := range f.Loads {
 		var shift int64
 		for j := range 3 {

@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
@@ -114,5 +115,50 @@ func TestStepVolumesByHand(t *testing.T) {
 		if rep.Launch.Steps != c.steps {
 			t.Errorf("T = %d: the report states %d steps", c.steps, rep.Launch.Steps)
 		}
+	}
+}
+
+// TestStepRegionCacheAcrossSteps estimates star5Steps under block 32×4 at
+// T = 3, 1 and 2 with one StepRegionCache, as an exploration over the
+// steps does, and checks that each report equals the estimate with a cache
+// of its own, and that T = 1 and 2 count no region that T = 3 did not:
+// their regions, grown by 0 and by 0 or 1 halos, are among T = 3's (grown
+// by 0, 1 and 2). Another block shape counts regions of its own.
+func TestStepRegionCacheAcrossSteps(t *testing.T) {
+	k, err := kernel.Parse([]byte(star5Steps), "star5.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := device.Lookup("A100-40GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := NewStepRegionCache()
+	estimate := func(block [3]int64, steps int64, cache *StepRegionCache) *Report {
+		t.Helper()
+		l := k.NewLaunch(block, kernel.NoFold)
+		l.Steps = steps
+		rep, err := Estimate(k, l, dev, Options{Method: MethodExact, StepRegions: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	var afterThree int
+	for _, steps := range []int64{3, 1, 2} {
+		got, want := estimate([3]int64{32, 4, 1}, steps, shared), estimate([3]int64{32, 4, 1}, steps, nil)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("T = %d: the estimate with the shared cache differs from its own:\n%+v\nwant\n%+v", steps, got.Basic, want.Basic)
+		}
+		if steps == 3 {
+			afterThree = len(shared.done)
+		}
+	}
+	if afterThree == 0 || len(shared.done) != afterThree {
+		t.Errorf("the cache holds %d regions after T = 3 and %d after T = 1 and 2; want the same, more than 0", afterThree, len(shared.done))
+	}
+	estimate([3]int64{64, 2, 1}, 2, shared)
+	if len(shared.done) == afterThree {
+		t.Errorf("block 64×2 counted no region of its own")
 	}
 }
