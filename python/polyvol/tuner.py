@@ -93,6 +93,7 @@ class LaunchOf:
     fold: Tuple[int, int, int]
     tiling: str  # "consecutive" or "strided"
     unstaged: bool = False  # the spec's staged fields read from global memory
+    steps: Optional[int] = None  # time steps per launch; None for the spec's
 
 
 #: What one prediction answers: (spec key, launch, macros).
@@ -151,6 +152,11 @@ class Space:
     (a true value stages the fields the spec stages in shared memory, a
     false one reads them from global memory, ``--unstaged``), or a callable
     from the configuration to a bool; None stages as the spec says.
+    ``steps`` is the tune_params name that holds the time steps per launch
+    of a kernel with a state (Kernel Tuner's ``temporal_tiling_factor``
+    for a temporally blocked stencil), or a constant; None keeps the
+    spec's. Its predictions count useful updates, so the ranking is by time
+    per step.
     """
 
     def __init__(
@@ -162,6 +168,7 @@ class Space:
         fold: Sequence[Entry] = (None, None, None),
         tiling: Union[str, Callable[[Config], str]] = "consecutive",
         staging: Union[None, str, Callable[[Config], bool]] = None,
+        steps: Entry = None,
     ) -> None:
         self.tune_params: Dict[str, List[Any]] = {k: list(v) for k, v in tune_params.items()}
         self._names = tuple(self.tune_params)
@@ -176,6 +183,7 @@ class Space:
         if isinstance(staging, str) and staging not in self.tune_params:
             raise ValueError(f"staging: {staging!r} is not a tune_params name")
         self.staging = staging
+        self.steps = self._entries((steps,), "steps")[0]
 
     def _entries(self, entries: Sequence[Entry], what: str) -> Tuple[Entry, Entry, Entry]:
         e = list(entries)
@@ -233,12 +241,12 @@ class Space:
         return n
 
     @staticmethod
-    def _value(entry: Entry, config: Mapping[str, Any]) -> int:
+    def _value(entry: Entry, config: Mapping[str, Any], what: str = "block and fold") -> int:
         if entry is None:
             return 1
         if isinstance(entry, str):
-            return _integer(config[entry], f"block and fold: {entry} of {dict(config)}:")
-        return _integer(entry, "block and fold:")
+            return _integer(config[entry], f"{what}: {entry} of {dict(config)}:")
+        return _integer(entry, f"{what}:")
 
     def launch(self, config: Mapping[str, Any]) -> LaunchOf:
         """The polyvol launch of a configuration."""
@@ -252,17 +260,18 @@ class Space:
             staged = bool(self.staging(dict(config)))
         elif isinstance(self.staging, str):
             staged = bool(config[self.staging])
-        return LaunchOf(block=b, fold=f, tiling=t, unstaged=not staged)  # type: ignore[arg-type]
+        steps = None if self.steps is None else self._value(self.steps, config, "steps")
+        return LaunchOf(block=b, fold=f, tiling=t, unstaged=not staged, steps=steps)  # type: ignore[arg-type]
 
     def _launch_function(self) -> Callable[[Tuple[Any, ...]], LaunchOf]:
         """A function from a configuration's values (in tune_params order)
         to its launch. Where the launch depends only on the parameters that
-        block, fold and staging name (tiling and staging are no callables),
+        block, fold, staging and steps name (tiling and staging are no callables),
         it computes each launch once, however many configurations share it."""
         names = self._names
         if callable(self.tiling) or callable(self.staging):
             return lambda values: self.launch(dict(zip(names, values)))
-        used = {e for e in self.block + self.fold + (self.staging,) if isinstance(e, str)}
+        used = {e for e in self.block + self.fold + (self.staging, self.steps) if isinstance(e, str)}
         indices = [i for i, n in enumerate(names) if n in used]
         launch_values: Callable[[Tuple[Any, ...]], Any] = operator.itemgetter(*indices) if indices else lambda v: ()
         launches: Dict[Any, LaunchOf] = {}
@@ -508,6 +517,8 @@ def _predict_request(
     r["fold"] = ",".join(map(str, la.fold))
     if la.unstaged:
         r["unstaged"] = True
+    if la.steps is not None:
+        r["steps"] = str(la.steps)
     for key, v in (("model", model), ("method", method), ("instructions", instructions)):
         if v is not None:
             r[key] = v
@@ -549,7 +560,7 @@ def _predict_each(
         try:
             p = predict(
                 specs[sk], device=device, block=la.block, fold=la.fold, tile=la.tiling, model=model, method=method,
-                unstaged=la.unstaged, instructions=instructions, source=source,
+                unstaged=la.unstaged, steps=la.steps, instructions=instructions, source=source,
                 macros=dict(ms) if source is not None else None, kernel_name=kernel_name, timeout=left,
             )
         except PolyvolError as e:

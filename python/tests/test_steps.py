@@ -41,3 +41,26 @@ def test_steps_without_state():
     with pytest.raises(polyvol.PolyvolError) as e:
         polyvol.predict("vec-copy", steps=2)
     assert e.value.returncode == 2 and "--steps" in e.value.message
+
+
+def test_space_steps():
+    """A Kernel Tuner space whose temporal_tiling_factor is the launch's
+    time steps ranks each configuration as predict does with those steps;
+    on the RTX A4000 the hotspot's double-precision update is flops-bound,
+    so one step per launch ranks first, as Kernel Tuner measured there
+    (docs/accuracy-hardware.md)."""
+    from polyvol.tuner import Space, rank
+
+    tune_params = {"block_size_x": [32, 64], "block_size_y": [4], "temporal_tiling_factor": [1, 2, 4]}
+    space = Space(tune_params, steps="temporal_tiling_factor")
+    assert space.launch(next(iter(space))).steps == 1
+    ranking = rank(space, "hotspot", "RTX-A4000")
+    assert len(ranking) == 6
+    assert ranking[0][0]["temporal_tiling_factor"] == 1
+    for config, glups in ranking:
+        alone = polyvol.predict(
+            "hotspot", device="RTX-A4000", block=(config["block_size_x"], 4), steps=config["temporal_tiling_factor"]
+        )
+        assert alone.glups == glups
+    with pytest.raises(ValueError, match="steps"):
+        Space(tune_params, steps="time_steps")
