@@ -121,7 +121,7 @@ func TestCompileCache(t *testing.T) {
 			t.Errorf("other macros or architecture: %d compiles after %d, %v", c.Compiles(), before, err)
 		}
 	}
-	fresh := &Compiler{Path: c.Path, Version: c.Version, Dir: c.Dir}
+	fresh := &Compiler{Path: c.Path, LLC: c.LLC, Opt: c.Opt, Version: c.Version, Dir: c.Dir}
 	again, err := fresh.Compile(ctx, src, "sm_80")
 	if err != nil || fresh.Compiles() != 0 || again.Counts != first.Counts {
 		t.Errorf("from disk: %d compiles, %v, counts %+v want %+v", fresh.Compiles(), err, again.Counts, first.Counts)
@@ -132,7 +132,7 @@ func TestCompileCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	damaged := &Compiler{Path: c.Path, Version: c.Version, Dir: c.Dir}
+	damaged := &Compiler{Path: c.Path, LLC: c.LLC, Opt: c.Opt, Version: c.Version, Dir: c.Dir}
 	if code, err := damaged.Compile(ctx, src, "sm_80"); err != nil || damaged.Compiles() != 1 || code.Counts != first.Counts {
 		t.Errorf("damaged cache: %d compiles, %v", damaged.Compiles(), err)
 	}
