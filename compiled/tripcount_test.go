@@ -49,7 +49,7 @@ Loop %for.body: constant max backedge-taken count is i64 0
 }
 
 // TestParsePTXTripCounts reads testdata/loops.ptx, clang's code of
-// testdata/loops.cu for sm_80, with its trip counts (testdata/loops.scev),
+// testdata/loops.cu for sm_80, with its trip counts (testdata/loops.ptx.scev),
 // counted by hand. Kernel nested: the entry block has 6 integer
 // instructions (shl, add and four moves) and 2 special-register reads;
 // the outer loop's header (%for.cond2.preheader, 100 iterations) 3
@@ -64,7 +64,7 @@ func TestParsePTXTripCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scev, err := os.ReadFile("testdata/loops.scev")
+	scev, err := os.ReadFile("testdata/loops.ptx.scev")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,6 +102,53 @@ func TestParsePTXTripCounts(t *testing.T) {
 	}
 	if once.Counts.GlobalLoads != 2 || once.Counts.Integer != 6+3+3+2+1+4+2 || once.Loops[0].TripCount != 0 {
 		t.Errorf("without trip counts: %v loads, %v integer, loops %+v; want 2, 21, no trip counts", once.Counts.GlobalLoads, once.Counts.Integer, once.Loops)
+	}
+}
+
+// TestParseAMDGPUTripCounts reads testdata/loops.s, clang's code of
+// testdata/loops.cu for gfx90a, with its trip counts
+// (testdata/loops.s.scev), counted by hand. Kernel nested: the entry
+// block has a constant load, 4 vector integer instructions and a scalar
+// move; the outer loop's header (%for.cond4.preheader, 100 iterations) 4
+// integer and a scalar move; the inner loop (%for.body7, 700 in all) 3
+// integer, a global load, 3 scalar, an FP32 add and a branch; the outer
+// loop's latch, a block without a label (%bb.3), 2 scalar, an integer and
+// a branch; the check of n a constant load, a scalar compare and a
+// branch, then 2 moves; the loop over n (%for.body20, count unknown:
+// once) 5 integer, a load, 2 scalar, an add and a branch; the end 5
+// integer and the store. Waits issue nothing but count in a loop's size.
+func TestParseAMDGPUTripCounts(t *testing.T) {
+	asm, err := os.ReadFile("testdata/loops.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scev, err := os.ReadFile("testdata/loops.s.scev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := ParseAMDGPU(string(asm), "nested", ParseTripCounts(string(scev)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Counts{
+		Integer:      4 + 100*4 + 700*3 + 100*1 + 2 + 5 + 5,
+		Scalar:       1 + 100*1 + 700*3 + 100*2 + 1 + 2,
+		Constant:     2,
+		GlobalLoads:  700 + 1,
+		GlobalStores: 1,
+		FP32:         700 + 1,
+		Branches:     700 + 100 + 1 + 1,
+	}
+	if code.Counts != want {
+		t.Errorf("counts %+v, want %+v", code.Counts, want)
+	}
+	wantLoops := []Loop{
+		{Depth: 1, Instructions: 5 + 10 + 4, Header: "for.cond4.preheader", TripCount: 100},
+		{Depth: 1, Instructions: 11, Header: "for.body20", MaxTripCount: 1<<31 - 1},
+		{Depth: 2, Instructions: 10, Header: "for.body7", TripCount: 7},
+	}
+	if !reflect.DeepEqual(code.Loops, wantLoops) {
+		t.Errorf("loops %+v, want %+v", code.Loops, wantLoops)
 	}
 }
 
