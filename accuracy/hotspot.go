@@ -271,9 +271,10 @@ const HotspotSource = "sources/hotspot.cu"
 
 // hotspotMacros are the macros of HotspotSource for cfg on a grid² grid
 // beside the launch's (block, tile and T): sh_power as cfg states, the
-// time loop unrolled whole (loop_unroll_factor_t = T: a loop left rolled
-// would count its body once) and no minimum of blocks per SM, the
-// parameters that the rows sharing cfg's estimate differ in.
+// time loop unrolled whole (loop_unroll_factor_t = T: in a loop kept,
+// every step would count the guarded points of the body's first steps'
+// wider windows) and no minimum of blocks per SM, the parameters that the
+// rows sharing cfg's estimate differ in.
 func hotspotMacros(cfg HotspotConfig, grid int64) []compiled.Macro {
 	return []compiled.Macro{{Name: "sh_power", Value: fmt.Sprint(count(cfg.ShPower))}, {Name: "loop_unroll_factor_t", Value: fmt.Sprint(cfg.Steps)},
 		{Name: "blocks_per_sm", Value: "0"}, {Name: "grid_size", Value: fmt.Sprint(grid)}}

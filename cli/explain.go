@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/polyvol/polyvol/model"
 )
@@ -37,8 +38,9 @@ func explainedBounds(r *model.Report) []model.Bound {
 }
 
 // explanation writes why r's prediction is what it is: the limiting bound
-// and its volume, the next bound and how far it trails, and what would
-// move the limiter. It is empty for a report without bounds.
+// and its volume, the next bound and how far it trails, what would move
+// the limiter, and the loops of a compiled instruction mix. It is empty
+// for a report without bounds.
 func explanation(r *model.Report) string {
 	bounds := explainedBounds(r)
 	if len(bounds) == 0 {
@@ -58,7 +60,32 @@ func explanation(r *model.Report) string {
 		text += fmt.Sprintf("; the next, %s at %s GLup/s, trails by %s %%, so relieving %s alone gains at most that much",
 			next.Name, fixed(next.GLups, 2), fixed(100*(next.GLups/limit.GLups-1), 1), limit.Name)
 	}
-	return wrapWords(text+". "+boundLever(limit.Name, r.Derived)+dramV4Caveat(limit, r.Derived), 78) + "\n"
+	return wrapWords(text+". "+boundLever(limit.Name, r.Derived)+dramV4Caveat(limit, r.Derived)+compiledLoops(r.Instructions), 78) + "\n"
+}
+
+// compiledLoops names the loops that the compiled code of mix keeps, each
+// with its trip count, by which the instruction mix weighs its body, or
+// says that the count is unknown; empty for a mix without loops.
+func compiledLoops(mix *model.InstructionMix) string {
+	if mix == nil || len(mix.Loops) == 0 {
+		return ""
+	}
+	var loops []string
+	for _, l := range mix.Loops {
+		name := "an unnamed loop"
+		if l.Header != "" {
+			name = "loop " + l.Header
+		}
+		trips := "trip count unknown, counted once per entry"
+		switch {
+		case l.TripCount > 0:
+			trips = fmt.Sprintf("%d iterations", l.TripCount)
+		case l.MaxTripCount > 0:
+			trips = fmt.Sprintf("trip count unknown, at most %d, counted once per entry", l.MaxTripCount)
+		}
+		loops = append(loops, fmt.Sprintf("%s (depth %d, %d instructions, %s)", name, l.Depth, l.Instructions, trips))
+	}
+	return fmt.Sprintf(" The compiled code (%s) keeps %d loop(s), whose bodies the instruction mix weighs by their trip counts: %s.", mix.Target, len(loops), strings.Join(loops, "; "))
 }
 
 // dramV4Caveat says, where it would change the verdict, what the DRAM

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,6 +138,45 @@ func TestDefaultInstructions(t *testing.T) {
 		}
 		if mix := r.Instructions; mix == nil || mix.Source != tc.want || !strings.Contains(mix.Note, tc.note) || (tc.note == "") != (mix.Note == "") {
 			t.Errorf("%v: mix %+v, want source %s and a note with %q", tc.env, mix, tc.want, tc.note)
+		}
+	}
+}
+
+// TestPredictTripCounts compiles a user's kernel whose loop of 8
+// iterations clang keeps (#pragma unroll 1), one load and one add each:
+// per lattice update 8 loads, 8 FP32 instructions and 1 store, the body
+// weighed by the loop's trip count, which the JSON and --explain state.
+// Where the count is a kernel argument, the body counts once and a note
+// names the loop and the lower bound.
+func TestPredictTripCounts(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "sum.cu")
+	code := `__global__ void sum(const float* __restrict__ a, float* __restrict__ b, int n) {
+	const int x = blockIdx.x * block_size_x + threadIdx.x;
+	float s = 0;
+#pragma unroll 1
+	for (int j = 0; j < COUNT; j++) s += a[x + j * 64];
+	b[x] = s;
+}
+`
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dev := range []string{"A100-40GB", "PRO-W7800"} {
+		args := []string{"vec-copy", "--device", dev, "--block", "128", "--source", src, "--macro", "COUNT=8"}
+		mix := predictMix(t, args...)
+		c := mix.Classes
+		if c == nil || c.GlobalLoads != 8 || c.FP32 != 8 || c.GlobalStores != 1 || len(mix.Loops) != 1 || mix.Loops[0].TripCount != 8 || mix.Loops[0].Header == "" {
+			t.Fatalf("%s: classes %+v, loops %+v; want 8 loads, 8 FP32, 1 store, one named loop of 8 iterations", dev, c, mix.Loops)
+		}
+		l := mix.Loops[0]
+		out := strings.Join(strings.Fields(mustRun(t, append([]string{"predict", "--explain"}, args...)...)), " ")
+		if want := fmt.Sprintf("loop %s (depth 1, %d instructions, 8 iterations)", l.Header, l.Instructions); !strings.Contains(out, want) || strings.Contains(out, "lower bound") {
+			t.Errorf("%s: --explain says no %q, or a lower bound:\n%s", dev, want, out)
+		}
+		_, notes, code := run(t, "predict", "vec-copy", "--device", dev, "--block", "128", "--source", src, "--macro", "COUNT=n")
+		if code != ExitOK || !strings.Contains(notes, "whose trip count the compiler does not know: loop "+l.Header) || !strings.Contains(notes, "lower bounds") {
+			t.Errorf("%s: a loop over the argument n: exit %d, no note naming it and the lower bound:\n%s", dev, code, notes)
 		}
 	}
 }

@@ -17,8 +17,9 @@ var (
 
 // ParseAMDGPU reads the kernel entry of AMDGPU assembly (an entry's
 // symbol, or its name as written in the source) into Code, with the
-// registers, scratch and wavefront size of the code object's metadata.
-func ParseAMDGPU(asm, entry string) (*Code, error) {
+// registers, scratch and wavefront size of the code object's metadata and
+// the trip counts of its loops from trips (nil: none known).
+func ParseAMDGPU(asm, entry string, trips TripCounts) (*Code, error) {
 	lines := strings.Split(asm, "\n")
 	kernels := map[string]bool{}
 	for _, line := range lines {
@@ -44,7 +45,7 @@ func ParseAMDGPU(asm, entry string) (*Code, error) {
 	for _, line := range lines[start+1:] {
 		line, comment := cutComment(line, ";")
 		if line == "" {
-			b.annotate(comment)
+			b.comment(comment)
 			continue
 		}
 		if strings.HasPrefix(line, ".Lfunc_end") || strings.HasPrefix(line, ".section") {
@@ -64,7 +65,7 @@ func ParseAMDGPU(asm, entry string) (*Code, error) {
 		}
 		b.add(in)
 	}
-	code.Counts, code.Loops = b.count()
+	code.Counts, code.Loops = b.count(trips[symbol])
 	return code, nil
 }
 

@@ -17,12 +17,15 @@ type instruction struct {
 }
 
 // body is a kernel's instructions in program order and its loops, as
-// clang's comments mark them: a block is the header of a loop ("Loop
+// LLVM's comments mark them: a block is the header of a loop ("Loop
 // Header: Depth=N", its parents as "Parent Loop BBi_j") or lies in one
-// ("in Loop: Header=BBi_j").
+// ("in Loop: Header=BBi_j"), and the comment of a block's label names the
+// LLVM IR block it comes from ("%for.body"), where the IR names its
+// blocks.
 type body struct {
 	instructions []instruction
 	loops        map[string]*loopInfo // by header block
+	names        map[string]string    // a labelled block's IR block
 	block        string               // the current block's innermost loop
 	pending      string               // the block of the last label, until its first instruction
 }
@@ -37,8 +40,22 @@ var (
 	loopHeader = regexp.MustCompile(`Loop Header: Depth=([0-9]+)`)
 	loopParent = regexp.MustCompile(`Parent Loop (BB[0-9_]+)`)
 	loopMember = regexp.MustCompile(`in Loop: Header=(BB[0-9_]+)`)
-	blockName  = regexp.MustCompile(`(BB[0-9_]+):`)
+	blockName  = regexp.MustCompile(`(BB[0-9_]+|bb\.[0-9]+):`)
+	irBlock    = regexp.MustCompile(`^(?://|;)\s*%(\S+)$`)
+	// A block that no branch targets has no label but a comment
+	// "%bb.N:", followed by the comment of a label.
+	unlabelled = regexp.MustCompile(`^(?://|;)\s*%bb\.([0-9]+):\s*(.*)$`)
 )
+
+// comment reads a line that is only a comment: the start of a block
+// without a label, or a comment of the current block's label.
+func (b *body) comment(comment string) {
+	if m := unlabelled.FindStringSubmatch(comment); m != nil {
+		b.label("bb."+m[1]+":", m[2])
+		return
+	}
+	b.annotate(comment)
+}
 
 // label starts a block at a label line; comment is the line's comment.
 func (b *body) label(line, comment string) {
@@ -46,6 +63,12 @@ func (b *body) label(line, comment string) {
 	b.pending = ""
 	if m := blockName.FindStringSubmatch(line); m != nil {
 		b.pending = m[1]
+		if n := irBlock.FindStringSubmatch(comment); n != nil {
+			if b.names == nil {
+				b.names = map[string]string{}
+			}
+			b.names[b.pending] = n[1]
+		}
 	}
 	b.annotate(comment)
 }
@@ -97,29 +120,41 @@ func (b *body) add(in instruction) {
 }
 
 // count adds up the body's instructions by class and returns the loops
-// that clang left, with their sizes; every instruction counts once: the
-// loops' trip counts are not read.
-func (b *body) count() (Counts, []Loop) {
+// that clang left, with their sizes and trip counts (trips: those of the
+// kernel's function, by IR header block). An instruction counts once per
+// iteration of every loop around it whose trip count is exact, and once
+// per entry of a loop whose count is not.
+func (b *body) count(trips map[string]TripCount) (Counts, []Loop) {
 	var c Counts
 	size := map[string]int{}
 	for _, in := range b.instructions {
-		c.add(in.class, 1)
+		weight := 1.0
+		b.around(in.loop, func(h string) {
+			size[h]++
+			if n := trips[b.names[h]].Exact; n > 0 {
+				weight *= float64(n)
+			}
+		})
+		c.add(in.class, weight)
 		if in.class == classLocal {
-			c.LocalBytes += float64(in.bytes)
+			c.LocalBytes += weight * float64(in.bytes)
 		}
-		b.around(in.loop, func(h string) { size[h]++ })
 	}
 	var loops []Loop
 	for h, info := range b.loops {
 		if info.depth > 0 {
-			loops = append(loops, Loop{Depth: info.depth, Instructions: size[h]})
+			t := trips[b.names[h]]
+			loops = append(loops, Loop{Depth: info.depth, Instructions: size[h], Header: b.names[h], TripCount: t.Exact, MaxTripCount: t.Max})
 		}
 	}
 	slices.SortFunc(loops, func(x, y Loop) int {
 		if x.Depth != y.Depth {
 			return x.Depth - y.Depth
 		}
-		return y.Instructions - x.Instructions
+		if x.Instructions != y.Instructions {
+			return y.Instructions - x.Instructions
+		}
+		return strings.Compare(x.Header, y.Header)
 	})
 	return c, loops
 }

@@ -24,15 +24,16 @@ var prelude string
 
 // cacheVersion changes whenever what a compile yields for the same input
 // changes (the parsers, the flags, the prelude is hashed itself).
-const cacheVersion = "compiled-2"
+const cacheVersion = "compiled-3"
 
 // CompileTimeout bounds one compile.
 const CompileTimeout = 2 * time.Minute
 
-// CompileAddressSpaceMB bounds the address space of one clang process
-// (ulimit -v), so that a kernel whose compile would take the machine's
-// memory fails instead: clang 19 maps about 300 MB to compile the
-// smallest kernel, and a few hundred more for the example kernels.
+// CompileAddressSpaceMB bounds the address space of each process of a
+// compile, clang, llc and opt (ulimit -v), so that a kernel whose compile
+// would take the machine's memory fails instead: clang 19 maps about 300
+// MB to compile the smallest kernel, and a few hundred more for the
+// example kernels.
 const CompileAddressSpaceMB = 2048
 
 // ErrUnavailable is matched (errors.Is) by the errors of compiles that are
@@ -42,8 +43,9 @@ const CompileAddressSpaceMB = 2048
 var ErrUnavailable = errors.New("no compiled instruction mix")
 
 // ErrNoCompiler is matched (errors.Is) by Find's error where no clang of
-// at least MinClangMajor is installed; it wraps ErrUnavailable.
-var ErrNoCompiler = fmt.Errorf("%w: no clang of version 19 or later found (Debian: apt-get install clang-19)", ErrUnavailable)
+// at least MinClangMajor is installed with LLVM's llc and opt of its
+// release; it wraps ErrUnavailable.
+var ErrNoCompiler = fmt.Errorf("%w: no clang of version 19 or later found with its llc and opt (Debian: apt-get install clang-19 llvm-19)", ErrUnavailable)
 
 // MinClangMajor is the oldest clang whose CUDA and HIP device-only
 // compiles polyvol reads.
@@ -78,10 +80,15 @@ func (e *CompileError) Error() string {
 }
 
 // Compiler compiles kernels with one clang and remembers what it read, in
-// memory and, where Dir is set, on disk. It is safe for concurrent use; a
-// compile that several goroutines ask for at once runs once.
+// memory and, where Dir is set, on disk. clang optimizes the kernel to
+// LLVM IR, llc compiles that IR to the target's code, and opt reads the
+// trip counts of the loops left from the same IR (ParseTripCounts), whose
+// header blocks the code's comments name. It is safe for concurrent use;
+// a compile that several goroutines ask for at once runs once.
 type Compiler struct {
 	Path    string // the clang executable
+	LLC     string // LLVM's llc of clang's release
+	Opt     string // LLVM's opt of clang's release
 	Version string // e.g. "clang 19.1.7"
 	// Dir holds the disk cache, one JSON file per compile; "" for none.
 	Dir string
@@ -104,8 +111,8 @@ var clangVersion = regexp.MustCompile(`clang version ([0-9]+)\.([0-9]+)\.([0-9]+
 
 // Find returns the compiler polyvol uses: $POLYVOL_CLANG where set, else
 // clang-19, clang-20 or clang on PATH, whichever is first of version 19 or
-// later, with its disk cache in the user's cache directory
-// (polyvol/compiled), or none where there is none.
+// later with llc and opt beside it (llvmTool), with its disk cache in the
+// user's cache directory (polyvol/compiled), or none where there is none.
 func Find() (*Compiler, error) {
 	candidates := []string{"clang-19", "clang-20", "clang-21", "clang"}
 	if env := os.Getenv("POLYVOL_CLANG"); env != "" {
@@ -124,13 +131,39 @@ func Find() (*Compiler, error) {
 		if m == nil || parseInt(m[1]) < MinClangMajor {
 			continue
 		}
-		c := &Compiler{Path: path, Version: fmt.Sprintf("clang %s.%s.%s", m[1], m[2], m[3])}
+		llc, okLLC := llvmTool(path, "llc")
+		opt, okOpt := llvmTool(path, "opt")
+		if !okLLC || !okOpt {
+			continue
+		}
+		c := &Compiler{Path: path, LLC: llc, Opt: opt, Version: fmt.Sprintf("clang %s.%s.%s", m[1], m[2], m[3])}
 		if dir, err := os.UserCacheDir(); err == nil {
 			c.Dir = filepath.Join(dir, "polyvol", "compiled")
 		}
 		return c, nil
 	}
 	return nil, ErrNoCompiler
+}
+
+// llvmTool returns the LLVM tool named tool (llc, opt) of the release of
+// the clang at clangPath: beside the executable clangPath resolves to
+// (Debian's /usr/bin/clang-19 is /usr/lib/llvm-19/bin/clang, beside
+// /usr/lib/llvm-19/bin/llc), else beside clangPath with its name's
+// version suffix (/usr/bin/llc-19 beside /usr/bin/clang-19).
+func llvmTool(clangPath, tool string) (string, bool) {
+	var candidates []string
+	if real, err := filepath.EvalSymlinks(clangPath); err == nil {
+		candidates = append(candidates, filepath.Join(filepath.Dir(real), tool))
+	}
+	if suffix, ok := strings.CutPrefix(filepath.Base(clangPath), "clang"); ok {
+		candidates = append(candidates, filepath.Join(filepath.Dir(clangPath), tool+suffix))
+	}
+	for _, path := range candidates {
+		if found, err := exec.LookPath(path); err == nil {
+			return found, true
+		}
+	}
+	return "", false
 }
 
 // Compiles returns how many compiles ran clang so far.
@@ -145,11 +178,11 @@ func (c *Compiler) Compiles() int {
 // when the same source, macros, architecture and compiler were compiled
 // before.
 func (c *Compiler) Compile(ctx context.Context, src Source, arch string) (*Code, error) {
-	args, format, err := targetArgs(arch)
+	t, err := targetOf(arch)
 	if err != nil {
 		return nil, err
 	}
-	key := c.key(src, arch, args)
+	key := c.key(src, arch, t)
 	c.mu.Lock()
 	if c.entries == nil {
 		c.entries = map[string]*cacheEntry{}
@@ -169,7 +202,7 @@ func (c *Compiler) Compile(ctx context.Context, src Source, arch string) (*Code,
 
 	e.code = c.load(key)
 	if e.code == nil {
-		e.code, e.err = c.run(ctx, src, arch, args, format)
+		e.code, e.err = c.run(ctx, src, arch, t)
 		if e.err == nil {
 			c.store(key, e.code)
 		}
@@ -184,16 +217,26 @@ func (c *Compiler) Compile(ctx context.Context, src Source, arch string) (*Code,
 	return e.code, e.err
 }
 
-// targetArgs returns clang's arguments for a device-only compile for arch
-// and the format of what it emits.
-func targetArgs(arch string) ([]string, string, error) {
+// target is how to compile for one architecture: clang's arguments for a
+// device-only compile, llc's for the code that clang's own backend would
+// emit (the architecture, the floating-point contraction that CUDA and
+// HIP default to, AMDGPU's position-independent code), and the format of
+// that code.
+type target struct {
+	clang, llc []string
+	format     string
+}
+
+// targetOf returns how to compile for arch.
+func targetOf(arch string) (target, error) {
+	llc := []string{"-O3", "-mcpu=" + arch, "--fp-contract=fast"}
 	switch {
 	case nvidiaArch.MatchString(arch):
-		return []string{"-x", "cuda", "--cuda-gpu-arch=" + arch, "-nocudainc", "-nocudalib"}, FormatPTX, nil
+		return target{clang: []string{"-x", "cuda", "--cuda-gpu-arch=" + arch, "-nocudainc", "-nocudalib"}, llc: llc, format: FormatPTX}, nil
 	case amdArch.MatchString(arch):
-		return []string{"-x", "hip", "--offload-arch=" + arch, "-nogpuinc", "-nogpulib"}, FormatAMDGPU, nil
+		return target{clang: []string{"-x", "hip", "--offload-arch=" + arch, "-nogpuinc", "-nogpulib"}, llc: append(llc, "-relocation-model=pic"), format: FormatAMDGPU}, nil
 	}
-	return nil, "", fmt.Errorf("architecture %q: want sm_NN (NVIDIA) or gfxNNNN (AMD)", arch)
+	return target{}, fmt.Errorf("architecture %q: want sm_NN (NVIDIA) or gfxNNNN (AMD)", arch)
 }
 
 var (
@@ -202,11 +245,11 @@ var (
 )
 
 // key identifies a compile: everything that changes what it yields.
-func (c *Compiler) key(src Source, arch string, args []string) string {
+func (c *Compiler) key(src Source, arch string, t target) string {
 	h := sha256.New()
 	macros := slices.Clone(src.Macros)
 	slices.SortFunc(macros, func(a, b Macro) int { return strings.Compare(a.Name, b.Name) })
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%q\x00%s\x00", cacheVersion, c.Version, arch, args, src.Entry)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%q\x00%q\x00%s\x00", cacheVersion, c.Version, arch, t.clang, t.llc, src.Entry)
 	for _, m := range macros {
 		fmt.Fprintf(h, "%s=%s\x00", m.Name, m.Value)
 	}
@@ -216,45 +259,71 @@ func (c *Compiler) key(src Source, arch string, args []string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// run compiles src with clang and parses its output.
-func (c *Compiler) run(ctx context.Context, src Source, arch string, target []string, format string) (*Code, error) {
+// run compiles src with clang to optimized LLVM IR and that IR with llc
+// to the target's code, reads the trip counts of its loops from the IR
+// with opt, and parses the code.
+func (c *Compiler) run(ctx context.Context, src Source, arch string, t target) (*Code, error) {
 	ctx, cancel := context.WithTimeout(ctx, CompileTimeout)
 	defer cancel()
-	args := append([]string{"--cuda-device-only", "-O3", "-S", "-o", "-", "-Wno-unknown-cuda-version"}, target...)
-	for _, m := range src.Macros {
-		args = append(args, "-D"+m.Name+"="+m.Value)
-	}
-	args = append(args, "-")
-	// The shell sets the limit and replaces itself with clang.
-	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", fmt.Sprintf(`ulimit -v %d && exec "$0" "$@"`, CompileAddressSpaceMB<<10), c.Path}, args...)...)
 	name := src.Name
 	if name == "" {
 		name = "kernel.cu"
 	}
-	cmd.Stdin = strings.NewReader(prelude + fmt.Sprintf("#line 1 %q\n", name) + src.Code)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Named IR blocks, so that the code's labels name the loops' headers.
+	args := append([]string{"--cuda-device-only", "-O3", "-S", "-emit-llvm", "-fno-discard-value-names", "-o", "-", "-Wno-unknown-cuda-version"}, t.clang...)
+	for _, m := range src.Macros {
+		args = append(args, "-D"+m.Name+"="+m.Value)
+	}
+	args = append(args, "-")
 	c.mu.Lock()
 	c.compiles++
 	c.mu.Unlock()
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s: compile for %s stopped: %w", name, arch, ctx.Err())
-		}
-		return nil, &CompileError{Source: name, Arch: arch, Message: "clang could not compile it: " + firstErrors(stderr.String())}
+	ir, _, err := step(ctx, name, arch, "clang could not compile it", c.Path, args, prelude+fmt.Sprintf("#line 1 %q\n", name)+src.Code)
+	if err != nil {
+		return nil, err
 	}
+	asm, _, err := step(ctx, name, arch, "llc could not compile clang's IR of it", c.LLC, slices.Concat(t.llc, []string{"-o", "-", "-"}), ir)
+	if err != nil {
+		return nil, err
+	}
+	// opt prints its analysis to the standard error.
+	_, scev, err := step(ctx, name, arch, "opt could not analyse clang's IR of it", c.Opt,
+		[]string{"-passes=print<scalar-evolution>", "-scalar-evolution-classify-expressions=0", "-disable-output", "-"}, ir)
+	if err != nil {
+		return nil, err
+	}
+	trips := ParseTripCounts(scev)
 	var code *Code
-	var err error
-	if format == FormatPTX {
-		code, err = ParsePTX(stdout.String(), src.Entry)
+	if t.format == FormatPTX {
+		code, err = ParsePTX(asm, src.Entry, trips)
 	} else {
-		code, err = ParseAMDGPU(stdout.String(), src.Entry)
+		code, err = ParseAMDGPU(asm, src.Entry, trips)
 	}
 	if err != nil {
 		return nil, &CompileError{Source: name, Arch: arch, Message: err.Error()}
 	}
 	code.Compiler, code.Target = c.Version, arch
 	return code, nil
+}
+
+// step runs one process of a compile of source name for arch (clang, llc
+// or opt: the executable path with args) under the address-space limit,
+// with stdin as its standard input, and returns its standard output and
+// error. Where the process fails, the error is a CompileError saying what
+// failed (failed) with the process's first errors.
+func step(ctx context.Context, name, arch, failed, path string, args []string, stdin string) (string, string, error) {
+	// The shell sets the limit and replaces itself with the process.
+	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", fmt.Sprintf(`ulimit -v %d && exec "$0" "$@"`, CompileAddressSpaceMB<<10), path}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", "", fmt.Errorf("%s: compile for %s stopped: %w", name, arch, ctx.Err())
+		}
+		return "", "", &CompileError{Source: name, Arch: arch, Message: failed + ": " + firstErrors(stderr.String())}
+	}
+	return stdout.String(), stderr.String(), nil
 }
 
 // firstErrors returns clang's first error lines, at most three, on one

@@ -12,8 +12,10 @@ const (
 )
 
 // Counts are one thread's instructions by class: a warp or wavefront
-// issues each once for all its lanes. Instructions inside a loop count once
-// (Loop).
+// issues each once for all its lanes. An instruction inside loops counts
+// once per iteration of each loop around it whose trip count the compiler
+// knows (Loop.TripCount) and once per entry of each loop whose count it
+// does not: there the counts are a lower bound.
 type Counts struct {
 	FP32 float64 `json:"fp32"` // single-precision arithmetic (FMA, add, mul, min, ...)
 	FP64 float64 `json:"fp64"` // double-precision arithmetic
@@ -108,14 +110,23 @@ const (
 	classOther
 )
 
-// Loop is a loop that the compiler left in the code. Its body counts once
-// in Counts: polyvol does not read trip counts, so a kernel whose work
-// lies in loops is undercounted by their iterations, which Code.Loops
-// lets a caller say.
+// Loop is a loop that the compiler left in the code, with its trip count
+// as LLVM's scalar evolution computes it (ParseTripCounts).
 type Loop struct {
 	Depth int `json:"depth"` // 1 for an outermost loop
-	// Instructions is the loop body's instructions, inner loops included.
+	// Instructions is the loop body's instructions, inner loops included,
+	// each once.
 	Instructions int `json:"instructions"`
+	// Header is the loop's header block as the LLVM IR names it (e.g.
+	// "for.body"), after the source's loop; "" where unnamed.
+	Header string `json:"header,omitempty"`
+	// TripCount is the iterations per entry of the loop where the
+	// compiler knows them as a constant; 0 where it does not, and the
+	// body then counts once per entry in Counts.
+	TripCount int64 `json:"tripCount,omitempty"`
+	// MaxTripCount is the most iterations per entry where TripCount is
+	// unknown but a constant bounds it; 0 otherwise.
+	MaxTripCount int64 `json:"maxTripCount,omitempty"`
 }
 
 // Code is what polyvol read from one compile of one kernel.
@@ -125,7 +136,7 @@ type Code struct {
 	Format   string `json:"format"`   // FormatPTX or FormatAMDGPU
 	Entry    string `json:"entry"`    // the kernel's symbol
 	// Counts is one thread's instructions (Counts), each loop's body
-	// once.
+	// times its trip count where known.
 	Counts Counts `json:"counts"`
 	Loops  []Loop `json:"loops,omitempty"`
 	// Registers is the 32-bit registers per thread: stated by the target
@@ -140,6 +151,19 @@ type Code struct {
 	// WaveSize is AMDGPU's wavefront size the code was compiled for (32
 	// or 64); 0 for PTX.
 	WaveSize int `json:"waveSize,omitempty"`
+}
+
+// TripCountsKnown reports whether the compiler knows the trip count of
+// every loop of the code: then Counts weighs every instruction by how
+// often it runs (both paths of a branch counted), rather than counting
+// the bodies of some loops once per entry.
+func (c *Code) TripCountsKnown() bool {
+	for _, l := range c.Loops {
+		if l.TripCount == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // String summarises the code in one line.

@@ -121,7 +121,7 @@ func TestCompileCache(t *testing.T) {
 			t.Errorf("other macros or architecture: %d compiles after %d, %v", c.Compiles(), before, err)
 		}
 	}
-	fresh := &Compiler{Path: c.Path, Version: c.Version, Dir: c.Dir}
+	fresh := &Compiler{Path: c.Path, LLC: c.LLC, Opt: c.Opt, Version: c.Version, Dir: c.Dir}
 	again, err := fresh.Compile(ctx, src, "sm_80")
 	if err != nil || fresh.Compiles() != 0 || again.Counts != first.Counts {
 		t.Errorf("from disk: %d compiles, %v, counts %+v want %+v", fresh.Compiles(), err, again.Counts, first.Counts)
@@ -132,7 +132,7 @@ func TestCompileCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	damaged := &Compiler{Path: c.Path, Version: c.Version, Dir: c.Dir}
+	damaged := &Compiler{Path: c.Path, LLC: c.LLC, Opt: c.Opt, Version: c.Version, Dir: c.Dir}
 	if code, err := damaged.Compile(ctx, src, "sm_80"); err != nil || damaged.Compiles() != 1 || code.Counts != first.Counts {
 		t.Errorf("damaged cache: %d compiles, %v", damaged.Compiles(), err)
 	}
@@ -231,18 +231,70 @@ func TestCompiledLoadsMatchCounted(t *testing.T) {
 	}
 }
 
-// TestCompileAddressSpace: clang runs with its address space bounded by
-// CompileAddressSpaceMB; a stand-in compiler that reports its limit and
-// fails shows it in the CompileError.
+// TestCompileAddressSpace: clang, llc and opt run with their address
+// space bounded by CompileAddressSpaceMB; a stand-in tool that reports its
+// limit and fails shows it in the CompileError, which names the tool that
+// failed: clang itself, or llc or opt after a clang that succeeds.
 func TestCompileAddressSpace(t *testing.T) {
-	fake := filepath.Join(t.TempDir(), "clang")
-	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho \"error: limit $(ulimit -v)\" >&2\nexit 1\n"), 0o755); err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	tool := func(name, script string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
 	}
-	c := &Compiler{Path: fake, Version: "clang 19.0.0"}
-	_, err := c.Compile(context.Background(), Source{Code: "__global__ void k() {}"}, "sm_80")
+	fails := "echo \"error: limit $(ulimit -v)\" >&2\nexit 1\n"
+	succeeds := "cat >/dev/null\necho '; IR'\n"
 	want := fmt.Sprintf("limit %d", CompileAddressSpaceMB<<10)
-	if ce := (*CompileError)(nil); !errors.As(err, &ce) || !strings.Contains(ce.Message, want) {
-		t.Errorf("got %v, want a CompileError with %q", err, want)
+	for _, tc := range []struct {
+		c      *Compiler
+		failed string
+	}{
+		{&Compiler{Path: tool("clang", fails), Version: "clang 19.0.0"}, "clang could not compile it"},
+		{&Compiler{Path: tool("clang-ok", succeeds), LLC: tool("llc", fails), Version: "clang 19.0.0"}, "llc could not compile"},
+		{&Compiler{Path: tool("clang-ok", succeeds), LLC: tool("llc-ok", succeeds), Opt: tool("opt", fails), Version: "clang 19.0.0"}, "opt could not analyse"},
+	} {
+		_, err := tc.c.Compile(context.Background(), Source{Code: "__global__ void k() {}"}, "sm_80")
+		if ce := (*CompileError)(nil); !errors.As(err, &ce) || !strings.Contains(ce.Message, want) || !strings.HasPrefix(ce.Message, tc.failed) {
+			t.Errorf("got %v, want a CompileError %q… with %q", err, tc.failed, want)
+		}
+	}
+}
+
+// TestLLVMTool finds llc beside the executable that a clang link resolves
+// to, else beside the link with the link's version suffix, else nowhere.
+func TestLLVMTool(t *testing.T) {
+	dir := t.TempDir()
+	mkdir := func(path string) string {
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	executable := func(path string) string {
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	link := func(target, path string) string {
+		if err := os.Symlink(target, path); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	llvm, bin := mkdir(filepath.Join(dir, "llvm-19", "bin")), mkdir(filepath.Join(dir, "bin"))
+	clang := link(executable(filepath.Join(llvm, "clang")), filepath.Join(bin, "clang-19"))
+	beside := executable(filepath.Join(llvm, "llc"))
+	if got, ok := llvmTool(clang, "llc"); !ok || got != beside {
+		t.Errorf("llc beside the resolved clang: got %q, %v; want %s", got, ok, beside)
+	}
+	suffixed := executable(filepath.Join(bin, "opt-19"))
+	if got, ok := llvmTool(clang, "opt"); !ok || got != suffixed {
+		t.Errorf("opt-19 beside clang-19: got %q, %v; want %s", got, ok, suffixed)
+	}
+	if got, ok := llvmTool(clang, "llvm-as"); ok {
+		t.Errorf("a tool that is nowhere: got %q", got)
 	}
 }

@@ -3,9 +3,10 @@
 // architecture (CUDA to PTX for sm_NN, HIP to AMDGPU machine code for
 // gfxNNNN, device-only, with no CUDA or ROCm installed: a prelude maps the
 // CUDA dialect onto clang's builtins) and counts, per thread, the
-// instructions by class (Counts), the loops left and their trip counts,
-// spills, and the registers: stated by the target for AMDGPU, estimated
-// from the live values of the virtual code for PTX.
+// instructions by class (Counts), the loops left and their trip counts
+// (LLVM's scalar evolution of the optimized IR, which llc compiles to the
+// code and opt analyses), spills, and the registers: stated by the target
+// for AMDGPU, estimated from the live values of the virtual code for PTX.
 //
 // Two sources of code: the kernel that polyvol cuda writes for a spec and
 // launch (package cudagen), and a user's own CUDA or HIP source whose

@@ -1,6 +1,7 @@
 package compiled
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
@@ -81,6 +82,74 @@ func TestHotspotSourceByHand(t *testing.T) {
 			}
 			if n.Shared < low || n.Shared > high {
 				t.Errorf("%s, T %d, sh_power %s: %v shared-memory instructions, want %v to %v", dev.Arch, tc.steps, tc.shPower, n.Shared, low, high)
+			}
+		}
+	}
+}
+
+// TestHotspotTimeLoop compiles examples/sources/hotspot.cu with its time
+// loop unrolled in part (loop_unroll_factor_t), so that clang keeps it,
+// and checks the weighted FP64 count against the loop's trip count and
+// the fully unrolled variant, by hand.
+//
+// Block 32 × 4, tile 1 × 2 strided, T = 4, sh_power = 0: the window is
+// 40 × 16, and step t updates ceil((40 − 2t)/32) × ceil((16 − 2t)/4)
+// points per thread: 2·4 = 8, 2·3 = 6, 2·3 = 6, 1·2 = 2, 22 in all, 12
+// FP64 instructions each (TestHotspotSourceByHand). Unrolled whole, the
+// code holds every step's points under its halo guard: 12·22 = 264. With
+// the time loop kept, a step's point loops depend on t, and clang unrolls
+// them to their most iterations, those of the loop's first step, each
+// point under its guard: unrolled by 1, the body holds step 1's 8 points
+// and runs 4 times, 12·8·4 = 384; unrolled by 2, it holds steps 1 and 2
+// (8 + 6 points) and runs twice, 12·14·2 = 336. The weighted counts
+// exceed the whole unrolling by the guarded points that the later steps'
+// shrinking windows skip, which a kept loop cannot leave out.
+func TestHotspotTimeLoop(t *testing.T) {
+	c := testCompiler(t)
+	spec, err := examples.Read("hotspot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.Parse(spec, "hotspot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := examples.Sources.ReadFile("sources/hotspot.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		unroll string
+		trips  int64 // of the time loop; 0: none kept
+		fp64   float64
+	}{
+		{"4", 0, 264},
+		{"1", 4, 384},
+		{"2", 2, 336},
+	}
+	for _, name := range []string{"RTX-A4000", "PRO-W7800"} {
+		dev, err := device.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range cases {
+			l := k.NewLaunch([3]int64{32, 4, 1}, [3]int64{1, 2, 1})
+			l.Tiling, l.Steps = kernel.TileStrided, 4
+			p := &Provider{Compiler: c, Source: &Source{Name: "hotspot.cu", Code: string(code), Macros: []Macro{{"sh_power", "0"}, {"loop_unroll_factor_t", tc.unroll}}}}
+			got, err := p.Code(k, l, dev)
+			if err != nil {
+				t.Fatalf("%s, unroll %s: %v", dev.Arch, tc.unroll, err)
+			}
+			var trips []int64
+			for _, loop := range got.Loops {
+				trips = append(trips, loop.TripCount)
+			}
+			want := []int64{tc.trips}
+			if tc.trips == 0 {
+				want = nil
+			}
+			if got.Counts.FP64 != tc.fp64 || !slices.Equal(trips, want) || !got.TripCountsKnown() {
+				t.Errorf("%s, unroll %s: FP64 %v, loops %+v; want %v, trip counts %v", dev.Arch, tc.unroll, got.Counts.FP64, got.Loops, tc.fp64, want)
 			}
 		}
 	}

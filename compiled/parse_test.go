@@ -18,7 +18,7 @@ func TestParsePTXByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, entry := range []string{"", "axpy", "_Z4axpyPKfPfi"} {
-		code, err := ParsePTX(string(text), entry)
+		code, err := ParsePTX(string(text), entry, nil)
 		if err != nil {
 			t.Fatalf("entry %q: %v", entry, err)
 		}
@@ -37,7 +37,7 @@ func TestParsePTXByHand(t *testing.T) {
 			t.Errorf("entry %q: read %s %s", entry, code.Format, code.Entry)
 		}
 	}
-	if _, err := ParsePTX(string(text), "scal"); err == nil || !strings.Contains(err.Error(), "_Z4axpyPKfPfi") {
+	if _, err := ParsePTX(string(text), "scal", nil); err == nil || !strings.Contains(err.Error(), "_Z4axpyPKfPfi") {
 		t.Errorf("a missing kernel: got %v, want an error listing the kernels", err)
 	}
 }
@@ -53,7 +53,7 @@ func TestParseAMDGPUByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, err := ParseAMDGPU(string(text), "scal")
+	code, err := ParseAMDGPU(string(text), "scal", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestParseAMDGPUByHand(t *testing.T) {
 	}
 	// Without a private segment, a buffer load reads global memory.
 	noScratch := strings.Replace(string(text), ".private_segment_fixed_size: 16", ".private_segment_fixed_size: 0", 1)
-	if code, err := ParseAMDGPU(noScratch, "scal"); err != nil {
+	if code, err := ParseAMDGPU(noScratch, "scal", nil); err != nil {
 		t.Fatal(err)
 	} else if code.Counts.GlobalLoads != 2 || code.Counts.Local != 1 || code.Counts.LocalBytes != 4 {
 		t.Errorf("without scratch: %v global loads, %v spill accesses of %v bytes; want 2, 1 (the scratch_ store), 4", code.Counts.GlobalLoads, code.Counts.Local, code.Counts.LocalBytes)
@@ -78,7 +78,7 @@ func TestParseAMDGPUByHand(t *testing.T) {
 		t.Errorf("loops %+v: the forward branch closes none", code.Loops)
 	}
 	broken := strings.Replace(string(text), ".vgpr_count:     9", "", 1)
-	if _, err := ParseAMDGPU(broken, ""); err == nil || !strings.Contains(err.Error(), "vgpr_count") {
+	if _, err := ParseAMDGPU(broken, "", nil); err == nil || !strings.Contains(err.Error(), "vgpr_count") {
 		t.Errorf("metadata without vgpr_count: got %v", err)
 	}
 }

@@ -17,8 +17,9 @@ var (
 
 // ParsePTX reads the kernel entry of PTX text (an entry's symbol, or its
 // name as written in the source, which matches the mangled symbol) into
-// Code. An empty entry takes the text's only kernel.
-func ParsePTX(ptx, entry string) (*Code, error) {
+// Code, with the trip counts of its loops from trips (nil: none known).
+// An empty entry takes the text's only kernel.
+func ParsePTX(ptx, entry string, trips TripCounts) (*Code, error) {
 	lines := strings.Split(ptx, "\n")
 	start, symbol, err := findEntry(lines, entry, func(line string) string {
 		if m := ptxEntry.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
@@ -36,7 +37,7 @@ func ParsePTX(ptx, entry string) (*Code, error) {
 		line, comment := cutComment(line, "//")
 		switch {
 		case line == "":
-			b.annotate(comment)
+			b.comment(comment)
 			continue
 		case line == "{":
 			depth++
@@ -44,7 +45,7 @@ func ParsePTX(ptx, entry string) (*Code, error) {
 		case line == "}":
 			depth--
 			if depth == 0 {
-				return finishPTX(b, symbol, spill), nil
+				return finishPTX(b, symbol, spill, trips[symbol]), nil
 			}
 			continue
 		}
@@ -66,9 +67,10 @@ func ParsePTX(ptx, entry string) (*Code, error) {
 	return nil, fmt.Errorf("PTX entry %s: no closing brace", symbol)
 }
 
-// finishPTX counts the parsed body of symbol into Code.
-func finishPTX(b *body, symbol string, spill int64) *Code {
-	counts, loops := b.count()
+// finishPTX counts the parsed body of symbol, whose loops have the trip
+// counts trips, into Code.
+func finishPTX(b *body, symbol string, spill int64, trips map[string]TripCount) *Code {
+	counts, loops := b.count(trips)
 	return &Code{Format: FormatPTX, Entry: symbol, Counts: counts, Loops: loops,
 		Registers: ptxLiveRegisters(b), RegistersEstimated: true, SpillBytes: spill}
 }

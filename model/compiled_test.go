@@ -65,9 +65,11 @@ func TestCompiledMix(t *testing.T) {
 }
 
 // TestCompiledMixSteps: the code of a launch of T time steps without
-// loops holds all T steps, so its mix per step and useful lattice update
-// is its counts over λ·T; code that keeps a loop counts its body once and
-// is taken per launch, over λ alone.
+// loops, or whose loops' trip counts weigh their bodies, holds all T
+// steps, so its mix per step and useful lattice update is its counts over
+// λ·T; code that keeps a loop of unknown trip count counts its body once
+// and is taken per launch, over λ alone, with a note naming the loop and
+// saying that the counts are a lower bound.
 func TestCompiledMixSteps(t *testing.T) {
 	dev, err := device.Lookup("RTX-A4000")
 	if err != nil {
@@ -83,7 +85,8 @@ func TestCompiledMixSteps(t *testing.T) {
 		fp64, total float64 // per lattice update: 120 and 198 over λ = 2, and over T = 3 without loops
 	}{
 		{"straight-line", nil, 20, 33},
-		{"a loop left", []compiled.Loop{{Depth: 1, Instructions: 40}}, 60, 99},
+		{"a loop of known trip count", []compiled.Loop{{Depth: 1, Instructions: 40, Header: "for.body31", TripCount: 3}}, 20, 33},
+		{"a loop of unknown trip count", []compiled.Loop{{Depth: 1, Instructions: 40, Header: "for.body31", MaxTripCount: 3}}, 60, 99},
 	} {
 		r, err := Estimate(k, l, dev, Options{Code: &codeOf{code: &compiled.Code{Format: compiled.FormatPTX, Counts: counts, Loops: tc.loops}}})
 		if err != nil {
@@ -91,6 +94,11 @@ func TestCompiledMixSteps(t *testing.T) {
 		}
 		if got := r.Instructions.Classes.FP64; math.Abs(got-tc.fp64) > 1e-12 || math.Abs(r.Instructions.Total-tc.total) > 1e-12 {
 			t.Errorf("%s: %v FP64 and %v in all per lattice update, want %v and %v", tc.name, got, r.Instructions.Total, tc.fp64, tc.total)
+		}
+		note := InstructionsNote(r)
+		unknown := len(tc.loops) > 0 && tc.loops[0].TripCount == 0
+		if named := strings.Contains(note, "loop for.body31 (depth 1, 40 instructions, at most 3 iterations)") && strings.Contains(note, "lower bounds"); named != unknown {
+			t.Errorf("%s: note %q; want one naming the loop and the lower bound: %v", tc.name, note, unknown)
 		}
 	}
 }

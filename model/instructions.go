@@ -87,7 +87,9 @@ type InstructionMix struct {
 	RegistersEstimated bool `json:"registersEstimated,omitempty"`
 	// SpillBytes is the compiled code's spill memory per thread.
 	SpillBytes int64 `json:"spillBytes,omitempty"`
-	// Loops is the loops the compiler left, whose bodies count once.
+	// Loops is the loops the compiler left, with their trip counts: a
+	// body counts once per iteration where the count is known, once per
+	// entry where it is not (compiled.Counts).
 	Loops []compiled.Loop `json:"loops,omitempty"`
 	// Note says why a counted mix is not compiled, where a compile was
 	// asked for.
@@ -119,10 +121,11 @@ func CountInstructions(k *kernel.Kernel, l kernel.Launch, dev *device.Device, ru
 }
 
 // compiledMix is the instruction mix per lattice update of code, the
-// kernel of launch l. Code without loops runs each of its instructions
-// once per launch: for a launch of T time steps its counts are those of
-// all T, and the mix is per step and useful lattice update, as a counted
-// one is. Code that keeps loops counts each body once, the steps' loop
+// kernel of launch l. Code whose loops all have known trip counts (none,
+// or all weighed by them) counts its instructions per launch: for a
+// launch of T time steps its counts are those of all T, and the mix is
+// per step and useful lattice update, as a counted one is. Code that keeps
+// a loop of unknown trip count counts that body once, the steps' loop
 // too, and is taken per launch.
 func compiledMix(code *compiled.Code, l kernel.Launch) InstructionMix {
 	c := compiledCounts(code, l)
@@ -138,7 +141,7 @@ func compiledMix(code *compiled.Code, l kernel.Launch) InstructionMix {
 // lattice update (compiledMix).
 func compiledCounts(code *compiled.Code, l kernel.Launch) compiled.Counts {
 	updates := float64(l.LupsPerThread())
-	if len(code.Loops) == 0 {
+	if code.TripCountsKnown() {
 		updates *= float64(l.StepCount())
 	}
 	return code.Counts.Scaled(1 / updates)

@@ -2,7 +2,9 @@ package model
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/polyvol/polyvol/compiled"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/kernel"
 )
@@ -53,7 +55,8 @@ func LaunchNotes(k *kernel.Kernel, l kernel.Launch, r *Report, dev *device.Devic
 // InstructionsNote says where report r's instruction mix is less than the
 // compiled code's: counted from the spec because no compile was to be had
 // (and why), compiled but with registers the occupancy leaves out, or
-// compiled with loops left, whose bodies count once; "" otherwise.
+// compiled with loops left whose trip counts the compiler does not know,
+// whose bodies count once per entry (loopsNote); "" otherwise.
 func InstructionsNote(r *Report) string {
 	mix := r.Instructions
 	switch {
@@ -63,10 +66,35 @@ func InstructionsNote(r *Report) string {
 		return "instruction mix counted from the spec, not compiled: " + mix.Note
 	case mix.OccupancyNote != "":
 		return mix.OccupancyNote
-	case len(mix.Loops) > 0:
-		return fmt.Sprintf("the compiled kernel keeps %d loop(s) (%s); each body counts once in the instruction mix, so the issue bound is an upper bound", len(mix.Loops), mix.Target)
 	}
-	return ""
+	return loopsNote(mix.Loops, mix.Target)
+}
+
+// loopsNote names the loops of compiled code for target whose trip counts
+// the compiler does not know: their bodies count once per entry, so the
+// instruction counts and the issue time are lower bounds (the issue
+// bound's GLup/s an upper bound); "" where every trip count is known.
+func loopsNote(loops []compiled.Loop, target string) string {
+	var unknown []string
+	for _, l := range loops {
+		if l.TripCount > 0 {
+			continue
+		}
+		name := "an unnamed loop"
+		if l.Header != "" {
+			name = "loop " + l.Header
+		}
+		bound := ""
+		if l.MaxTripCount > 0 {
+			bound = fmt.Sprintf(", at most %d iterations", l.MaxTripCount)
+		}
+		unknown = append(unknown, fmt.Sprintf("%s (depth %d, %d instructions%s)", name, l.Depth, l.Instructions, bound))
+	}
+	if len(unknown) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the compiled kernel (%s) keeps %d loop(s) whose trip count the compiler does not know: %s; each such body counts once per entry in the instruction mix, so the instruction counts and the issue time are lower bounds (the issue bound's GLup/s an upper bound)",
+		target, len(unknown), strings.Join(unknown, "; "))
 }
 
 // StepsNote describes report r of kernel k under launch l where k has a

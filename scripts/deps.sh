@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages polyvol needs, if any are missing:
-#   scripts/deps.sh run    libisl for the cgo isl package, and clang-19, which
-#                          compiles kernels for the instruction mix
-#                          (package compiled)
+#   scripts/deps.sh run    libisl for the cgo isl package, and clang-19 and
+#                          llvm-19 (its llc and opt), which compile kernels
+#                          for the instruction mix and read their loops'
+#                          trip counts (package compiled)
 #   scripts/deps.sh test   also make, g++ (the syntax check of the generated
 #                          CUDA), the offline Bazel 4.2 pieces, and Chromium
 #                          and Python 3 for the tests of polyvol serve (its
@@ -12,7 +13,7 @@
 # else it prints the command to run and fails.
 set -euo pipefail
 
-packages=(libisl-dev clang-19)
+packages=(libisl-dev clang-19 llvm-19)
 if [[ "${1:-run}" == test ]]; then
 	packages+=(make g++ bazel-bootstrap bazel-skylib bazel-rules-java chromium python3 python3-pytest python3-venv)
 fi

@@ -12,7 +12,8 @@
 // sh_power (1: power is copied into shared memory with the temperature;
 // 0: it is read from global memory at every step), loop_unroll_factor_t
 // (the unrolling of the time loop; T, all of it, where not given: a time
-// loop left rolled counts its body once), blocks_per_sm (the minimum
+// loop kept counts its body once per iteration, with the guarded points of
+// its first steps' wider windows at every step), blocks_per_sm (the minimum
 // resident blocks per SM of __launch_bounds__; 0: none) and grid_size (the
 // side of the square grid of outputs, 4096).
 //

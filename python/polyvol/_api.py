@@ -178,10 +178,26 @@ class InstructionClasses:
 
 @dataclass(frozen=True)
 class Loop:
-    """A loop the compiler left in the code (its body counts once)."""
+    """A loop the compiler left in the code, with its trip count: the
+    instruction mix weighs its body by ``trip_count`` where the compiler
+    knows it (else ``None``, and the body counts once per entry, a lower
+    bound; ``max_trip_count`` bounds it where a constant does)."""
 
     depth: int  # 1 for an outermost loop
-    instructions: int  # the instructions of its body
+    instructions: int  # the instructions of its body, each once
+    header: Optional[str] = None  # its header block as the LLVM IR names it, e.g. "for.body"
+    trip_count: Optional[int] = None  # iterations per entry, where known
+    max_trip_count: Optional[int] = None  # most iterations per entry, where only a bound is known
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Loop":
+        return cls(
+            depth=int(d["depth"]),
+            instructions=int(d["instructions"]),
+            header=d.get("header") or None,
+            trip_count=int(d["tripCount"]) if d.get("tripCount") else None,
+            max_trip_count=int(d["maxTripCount"]) if d.get("maxTripCount") else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -230,7 +246,7 @@ class Instructions:
             registers=int(regs) if regs is not None else None,
             registers_estimated=bool(d.get("registersEstimated", False)),
             spill_bytes=int(d.get("spillBytes", 0)),
-            loops=tuple(Loop(int(l["depth"]), int(l["instructions"])) for l in d.get("loops") or ()),
+            loops=tuple(Loop.from_json(l) for l in d.get("loops") or ()),
             note=d.get("note") or None,
             loads=float(d.get("loads", 0)),
             stores=float(d.get("stores", 0)),

@@ -200,6 +200,7 @@ def test_loops_the_compiler_keeps(clang, tmp_path):
     p = polyvol.predict(PAIR, device="RTX-A4000", block=128, source=cu(tmp_path, LOOP_CU))
     ins = p.instructions
     assert ins.loops and all(isinstance(l, Loop) and l.depth == 1 and l.instructions > 0 for l in ins.loops)
+    assert all(l.trip_count is None for l in ins.loops)  # n is an argument
     assert any("loop" in n for n in p.notes)
 
 
@@ -262,13 +263,14 @@ def test_instructions_from_json():
     ins = Instructions.from_json({
         "source": "compiled", "compiler": "clang 19.1.7", "target": "gfx1030",
         "classes": {"fp32": 4, "integer": 2.5, "scalar": 3, "globalLoads": 2, "local": 1, "barriers": 1},
-        "registers": 40, "spillBytes": 16, "loops": [{"depth": 1, "instructions": 12}, {"depth": 2, "instructions": 5}],
+        "registers": 40, "spillBytes": 16, "loops": [{"depth": 1, "instructions": 12, "header": "for.body", "tripCount": 4},
+                                                    {"depth": 2, "instructions": 5, "maxTripCount": 9}],
         "loads": 2, "stores": 0, "fp": 4, "address": 3.5, "guard": 0, "shared": 1, "total": 10.5,
     })
     assert ins.classes == InstructionClasses(fp32=4, integer=2.5, scalar=3, global_loads=2, local=1, barriers=1)
     assert ins.classes.total == 13.5
     assert (ins.registers, ins.registers_estimated, ins.spill_bytes) == (40, False, 16)
-    assert ins.loops == (Loop(1, 12), Loop(2, 5))
+    assert ins.loops == (Loop(1, 12, header="for.body", trip_count=4), Loop(2, 5, max_trip_count=9))
     assert (ins.index, ins.shared, ins.total, ins.note) == (0, 1, 10.5, None)
     counted = Instructions.from_json({"source": "counted", "note": "why", "loads": 1, "total": 1})
     assert (counted.classes, counted.registers, counted.loops, counted.note) == (None, None, (), "why")
