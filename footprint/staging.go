@@ -369,7 +369,9 @@ func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d *d
 	warp := int64(d.WarpSize)
 	steps, element := copySteps(f.Stage.Copy, t.Size, l.Block)
 	var global, shared []int64
-	lines := map[int64]bool{}
+	// The allocation lines the copy touches, in the order first met;
+	// consecutive lanes mostly share a line, which is kept once.
+	var lines []int64
 	for s := range steps {
 		for first := int64(0); first < B; first += warp {
 			global, shared = global[:0], shared[:0]
@@ -388,7 +390,9 @@ func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d *d
 					a := f.Element * f.ElementAt(e)
 					global = append(global, a)
 					for off := int64(0); off < f.Element; off += 4 {
-						lines[intmath.FloorDiv(a+off, d.L1AllocBytes)] = true
+						if line := intmath.FloorDiv(a+off, d.L1AllocBytes); len(lines) == 0 || lines[len(lines)-1] != line {
+							lines = append(lines, line)
+						}
 					}
 				}
 			}
@@ -405,7 +409,8 @@ func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d *d
 			}
 		}
 	}
-	c.lines += int64(len(lines)) * weight
+	slices.Sort(lines)
+	c.lines += int64(len(slices.Compact(lines))) * weight
 }
 
 // copyClasses groups the sample blocks whose copies (copyCounts.block)
