@@ -118,7 +118,7 @@ func l1Predict(spec string, block [3]int64, d *device.Device) (total, data, tag 
 	}
 	l := k.NewLaunch(block, kernel.NoFold)
 	noFill := func(footprint.FieldInstructions, [][3]int64) (float64, error) { return 0, nil }
-	r, err := footprint.L1Cycles(k, l, d, footprint.ExactWarpRules, [][3]int64{{0, 0, 0}}, noFill)
+	r, err := footprint.L1Cycles(k, l, d.Memory(), footprint.ExactWarpRules, [][3]int64{{0, 0, 0}}, noFill)
 	if err != nil {
 		return 0, 0, 0, err
 	}
