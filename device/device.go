@@ -1,7 +1,8 @@
 // Package device describes GPUs: the embedded device database, user device
 // files, their validation, and the occupancy calculator. It is pure Go data
 // and arithmetic; the engine and model packages receive what they need from
-// here (granularities, L1 model, blocks per SM) as plain values.
+// here as plain values (Memory: granularities, rates and L1 rules; blocks
+// per SM).
 package device
 
 // L1Model names the family whose L1 rules a device takes unless its
@@ -25,9 +26,10 @@ type Device struct {
 	Vendor      string   `yaml:"vendor"`       // "nvidia" or "amd"
 	Arch        string   `yaml:"arch"`         // e.g. "sm_80", "gfx90a"
 	L1Model     L1Model  `yaml:"l1_model"`
-	// L1Rules override rules of the L1Model family, each with its own
-	// source; the rules left empty are the family's (Rules).
-	L1Rules L1Rules `yaml:"l1_rules,omitempty"`
+	// L1RuleOverrides (the key l1_rules) override rules of the L1Model
+	// family, each with its own source; the rules left empty are the
+	// family's (Rules).
+	L1RuleOverrides L1Rules `yaml:"l1_rules,omitempty"`
 	// BasedOn names the database device a device file starts from: every
 	// key the file leaves out is that device's, with its source.
 	BasedOn string `yaml:"based_on,omitempty"`

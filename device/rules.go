@@ -162,7 +162,7 @@ func FamilyRules(m L1Model) L1Rules { return familyRules[m].rules }
 // L1Model) with the rules of l1_rules in their place.
 func (d *Device) Rules() L1Rules {
 	r := FamilyRules(d.L1Model)
-	set, over := reflect.ValueOf(&r).Elem(), reflect.ValueOf(d.L1Rules)
+	set, over := reflect.ValueOf(&r).Elem(), reflect.ValueOf(d.L1RuleOverrides)
 	for i := range over.NumField() {
 		if over.Field(i).String() != "" {
 			set.Field(i).Set(over.Field(i))
@@ -213,7 +213,7 @@ var ruleValues = map[string][]string{
 // ruleOverrides returns the rules that d's l1_rules set, by dotted key.
 func (d *Device) ruleOverrides() map[string]string {
 	out := map[string]string{}
-	for _, s := range d.L1Rules.Settings() {
+	for _, s := range d.L1RuleOverrides.Settings() {
 		if s.Value != "" {
 			out[s.Key] = s.Value
 		}
