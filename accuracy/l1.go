@@ -166,7 +166,7 @@ func (h *Hardware) l1Strides(path string, progress io.Writer) error {
 			return err
 		}
 		p.MeasuredData, p.MeasuredTag = math.NaN(), math.NaN()
-		if devs[name].L1Model == device.L1NV {
+		if devs[name].Vendor == "nvidia" { // the Nsight Compute counters of the L1TEX
 			if p.MeasuredData, err = t.Num(i, "l1tex_data_pipe_lsu_wavefronts"); err != nil {
 				return err
 			}
