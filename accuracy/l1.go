@@ -118,7 +118,7 @@ func l1Predict(spec string, block [3]int64, d *device.Device) (total, data, tag 
 	}
 	l := k.NewLaunch(block, kernel.NoFold)
 	noFill := func(footprint.FieldInstructions, [][3]int64) (float64, error) { return 0, nil }
-	r, err := footprint.L1Cycles(k, l, d, footprint.ExactWarpRules, [][3]int64{{0, 0, 0}}, noFill)
+	r, err := footprint.L1Cycles(k, l, d.Memory(), footprint.ExactWarpRules, [][3]int64{{0, 0, 0}}, noFill)
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -166,7 +166,7 @@ func (h *Hardware) l1Strides(path string, progress io.Writer) error {
 			return err
 		}
 		p.MeasuredData, p.MeasuredTag = math.NaN(), math.NaN()
-		if devs[name].L1Model == device.L1NV {
+		if devs[name].Vendor == "nvidia" { // the Nsight Compute counters of the L1TEX
 			if p.MeasuredData, err = t.Num(i, "l1tex_data_pipe_lsu_wavefronts"); err != nil {
 				return err
 			}

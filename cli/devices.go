@@ -88,8 +88,9 @@ func runDevices(c *ucli.Context) error {
 	return err
 }
 
-// writeDevice prints every parameter of d with its value and the number of
-// its source, then the sources once each as numbered footnotes.
+// writeDevice prints every numeric parameter of d with its value and the
+// number of its source, then its L1 rules likewise in a table of their
+// own, then the sources once each as numbered footnotes.
 func writeDevice(w io.Writer, d *device.Device) error {
 	fmt.Fprintf(w, "%s (%s), %s %s, L1 model %s\n", d.Name, d.DisplayName, d.Vendor, d.Arch, d.L1Model)
 	if len(d.Aliases) > 0 {
@@ -101,22 +102,35 @@ func writeDevice(w io.Writer, d *device.Device) error {
 	fmt.Fprintln(w)
 	var sources []string
 	number := map[string]int{}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "parameter\tvalue\tsource\n")
-	for _, p := range deviceParams(reflect.ValueOf(*d), "") {
-		src := d.Source(p.key)
-		ref := "-"
-		if src != "" {
-			if number[src] == 0 {
-				sources = append(sources, src)
-				number[src] = len(sources)
-			}
-			ref = fmt.Sprintf("[%d]", number[src])
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.key, p.value, ref)
+	var rules []deviceParam
+	for _, r := range d.Rules().Settings() {
+		rules = append(rules, deviceParam{r.Key, r.Value})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	tables := []struct {
+		head   string
+		params []deviceParam
+	}{{"parameter", deviceParams(reflect.ValueOf(*d), "")}, {"L1 rule", rules}}
+	for i, table := range tables {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "%s\tvalue\tsource\n", table.head)
+		for _, p := range table.params {
+			src := d.Source(p.key)
+			ref := "-"
+			if src != "" {
+				if number[src] == 0 {
+					sources = append(sources, src)
+					number[src] = len(sources)
+				}
+				ref = fmt.Sprintf("[%d]", number[src])
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.key, p.value, ref)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintln(w, "\nsources (- for none):")
 	for i, s := range sources {
@@ -127,7 +141,8 @@ func writeDevice(w io.Writer, d *device.Device) error {
 	return nil
 }
 
-// deviceParam is one numeric device parameter under its dotted YAML key.
+// deviceParam is one numeric device parameter or L1 rule under its dotted
+// YAML key.
 type deviceParam struct{ key, value string }
 
 // deviceParams lists the numeric parameters of a device struct value in

@@ -40,15 +40,15 @@ func TestDevicesList(t *testing.T) {
 	}
 }
 
-// TestDevicesShow checks one device's parameters, their sources and lookup
-// by alias.
+// TestDevicesShow checks one device's parameters and L1 rules, their
+// sources and lookup by alias.
 func TestDevicesShow(t *testing.T) {
 	d, err := device.Lookup("A100-40GB")
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := mustRun(t, "devices", "a100") // an alias, any case
-	for _, key := range []string{"sms", "l2_bytes", "limits.registers_per_sm", "latencies.dram_cycles"} {
+	for _, key := range []string{"sms", "l2_bytes", "limits.registers_per_sm", "latencies.dram_cycles", "l1_rules.issue"} {
 		line := ""
 		for _, l := range strings.Split(out, "\n") {
 			if strings.HasPrefix(l, key+" ") {

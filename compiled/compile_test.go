@@ -209,7 +209,7 @@ func TestCompiledLoadsMatchCounted(t *testing.T) {
 			Lead: []kerneltest.Term{kerneltest.Offset, kerneltest.Offset, kerneltest.Stride}, Multiplicity: true})
 		fold := [3]int64{1 + r.Int64N(2), 1 + r.Int64N(2), 1}
 		l := k.NewLaunch([3]int64{32, 2, 1}, fold)
-		lists, err := footprint.Instructions(k, l, dev, footprint.FuseInAddressOrder)
+		lists, err := footprint.Instructions(k, l, dev.Memory(), footprint.FuseInAddressOrder)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,17 +1,19 @@
 // Package device describes GPUs: the embedded device database, user device
 // files, their validation, and the occupancy calculator. It is pure Go data
 // and arithmetic; the engine and model packages receive what they need from
-// here (granularities, L1 model, blocks per SM) as plain values.
+// here as plain values (Memory: granularities, rates and L1 rules; blocks
+// per SM).
 package device
 
-// L1Model selects the variant of the L1 cycle model (docs/method.md).
+// L1Model names the family whose L1 rules a device takes unless its
+// l1_rules override them (FamilyRules, docs/devices.md).
 type L1Model string
 
-// The L1 cycle-model variants.
+// The L1 families.
 const (
-	L1NV   L1Model = "NV"   // NVIDIA: tag term ⌈(lines+2)/4⌉ (or l1_tag_cycles_per_line·lines), LSU issue term
-	L1CDNA L1Model = "CDNA" // AMD CDNA: two tag banks, issue term 1 or 4, access fusion
-	L1RDNA L1Model = "RDNA" // AMD RDNA: two tag banks, no issue term, access fusion
+	L1NV   L1Model = "NV"   // NVIDIA: LSU issue term, four tag lines per cycle, wavefront lane groups, shared memory through the LSUs
+	L1CDNA L1Model = "CDNA" // AMD CDNA: access fusion, scalar cache, issue term 1 or 4, two tag banks
+	L1RDNA L1Model = "RDNA" // AMD RDNA: access fusion, no issue term, two tag banks
 )
 
 // Device is one GPU as the engine and models see it. Sizes are in bytes,
@@ -24,6 +26,10 @@ type Device struct {
 	Vendor      string   `yaml:"vendor"`       // "nvidia" or "amd"
 	Arch        string   `yaml:"arch"`         // e.g. "sm_80", "gfx90a"
 	L1Model     L1Model  `yaml:"l1_model"`
+	// L1RuleOverrides (the key l1_rules) override rules of the L1Model
+	// family, each with its own source; the rules left empty are the
+	// family's (Rules).
+	L1RuleOverrides L1Rules `yaml:"l1_rules,omitempty"`
 	// BasedOn names the database device a device file starts from: every
 	// key the file leaves out is that device's, with its source.
 	BasedOn string `yaml:"based_on,omitempty"`
@@ -32,7 +38,7 @@ type Device struct {
 	ClockGHz    float64 `yaml:"clock_ghz"`     // core clock used for cycle→time conversion
 	WarpSize    int     `yaml:"warp_size"`     // threads per warp/wavefront
 	SubWarpSize int     `yaml:"sub_warp_size"` // lanes processed together by the L1 cycle model
-	LSUs        int     `yaml:"lsus"`          // load/store units per SM (NV only; 0 if unused)
+	LSUs        int     `yaml:"lsus"`          // load/store units per SM (needed by the lsu_lanes rules; 0 if unused)
 
 	L1Bytes      int64 `yaml:"l1_bytes"`      // L1 capacity per SM
 	L2Bytes      int64 `yaml:"l2_bytes"`      // effective L2 capacity seen by one SM
@@ -62,11 +68,11 @@ type Device struct {
 	// that misses in the L1 TLB (model.TLBNote).
 	L1TLBReachBytes int64 `yaml:"l1_tlb_reach_bytes,omitempty"`
 
-	// L1TagCyclesPerLine (NV only) replaces the tag term ⌈(lines+2)/4⌉ of a
-	// warp instruction by c·lines cycles, unrounded (a throughput: the tag
-	// stage resolves 1/c lines per cycle across instructions), where the
-	// device's L1 is measured to resolve fewer lines per cycle than the
-	// paper's rule assumes; 0 keeps the paper's rule.
+	// L1TagCyclesPerLine replaces the tag term of a warp instruction (the
+	// rule l1_rules.tag) by c·lines cycles, unrounded (a throughput: the
+	// tag stage resolves 1/c lines per cycle across instructions), where
+	// the device's L1 is measured to resolve fewer lines per cycle than the
+	// rule assumes; 0 keeps the rule.
 	L1TagCyclesPerLine float64 `yaml:"l1_tag_cycles_per_line,omitempty"`
 	// BlockLaunchCycles is the time one SM needs to retire a thread block
 	// and start the next, in cycles: no SM starts more than one block per

@@ -317,7 +317,7 @@ func numericFields(d *Device) []numField {
 // of 10^6 SMs took 86 s and 1.3 GB).
 const maxSMs = 4096
 
-// Keys that may be zero: lsus is unused outside the NV L1 model, AMD
+// Keys that may be zero: lsus is unused unless an L1 rule is lsu_lanes, AMD
 // devices reserve no shared memory per block, and the rest are measured on
 // some devices only.
 var optionalKeys = map[string]bool{"lsus": true, "limits.shared_reserved_per_block": true, "l1_tag_cycles_per_line": true, "block_launch_cycles": true, "l1_tlb_reach_bytes": true, "memory_cache_bytes": true, "shared_banks": true, "shared_bank_bytes": true}
@@ -333,9 +333,10 @@ var powerOfTwoKeys = []string{
 // Source keys that stand for every number below them.
 var sourceGroups = []string{"limits", "latencies"}
 
-// Source returns where the number under key (a dotted YAML key such as
-// "l2_bytes" or "limits.shared_per_sm") comes from: the sources entry naming
-// the key itself, else the one naming its group ("limits", "latencies").
+// Source returns where the number or rule under key (a dotted YAML key such
+// as "l2_bytes", "limits.shared_per_sm" or "l1_rules.tag") comes from: the
+// sources entry naming the key itself, else the one naming its group
+// ("limits", "latencies"), else for a rule the preset of its family.
 func (d *Device) Source(key string) string {
 	group, _, _ := strings.Cut(key, ".")
 	var fromGroup string
@@ -348,6 +349,9 @@ func (d *Device) Source(key string) string {
 				fromGroup = src
 			}
 		}
+	}
+	if fromGroup == "" {
+		return d.familySource(key)
 	}
 	return fromGroup
 }
@@ -432,6 +436,19 @@ func (d *Device) checkIdentity(errs *fieldErrors) {
 	if !slices.Contains([]L1Model{L1NV, L1CDNA, L1RDNA}, d.L1Model) {
 		errs.add("l1_model", "expected NV, CDNA or RDNA, got %q", d.L1Model)
 	}
+	overrides := d.ruleOverrides()
+	for _, key := range ruleKeys() {
+		if v, ok := overrides[key]; ok && !slices.Contains(ruleValues[key], v) {
+			errs.add(key, "expected one of %s, got %q", strings.Join(ruleValues[key], ", "), v)
+		}
+	}
+}
+
+// needsLSUs reports whether one of d's rules counts cycles of its
+// load/store units, so that lsus must be positive.
+func (d *Device) needsLSUs() bool {
+	r := d.Rules()
+	return r.Issue == IssueLSULanes || r.SharedIssue == SharedLSULanes
 }
 
 // checkNumbers checks each numeric field: finite, not negative, positive
@@ -442,7 +459,7 @@ func (d *Device) checkNumbers(errs *fieldErrors, fields []numField) {
 	for _, f := range fields {
 		x := f.float()
 		byKey[f.key] = x
-		required := !optionalKeys[f.key] || (f.key == "lsus" && d.L1Model == L1NV)
+		required := !optionalKeys[f.key] || (f.key == "lsus" && d.needsLSUs())
 		switch {
 		case math.IsNaN(x) || math.IsInf(x, 0):
 			errs.add(f.key, "expected a finite number, got %v", x)
@@ -484,7 +501,8 @@ func (d *Device) checkRelations(errs *fieldErrors) {
 }
 
 // checkSources checks the sources entries: each a non-empty text for
-// numeric keys or groups of the schema, each key in one entry only.
+// numeric keys, rules or groups of the schema, each key in one entry only,
+// and an entry for every rule that d's l1_rules set.
 func (d *Device) checkSources(errs *fieldErrors, fields []numField) {
 	known := map[string]bool{}
 	for _, f := range fields {
@@ -492,6 +510,9 @@ func (d *Device) checkSources(errs *fieldErrors, fields []numField) {
 	}
 	for _, g := range sourceGroups {
 		known[g] = true
+	}
+	for _, k := range ruleKeys() {
+		known[k] = true
 	}
 	named := map[string]bool{}
 	for _, names := range slices.Sorted(maps.Keys(d.Sources)) {
@@ -501,11 +522,16 @@ func (d *Device) checkSources(errs *fieldErrors, fields []numField) {
 		for n := range strings.SplitSeq(names, ",") {
 			switch n = strings.TrimSpace(n); {
 			case !known[n]:
-				errs.add("sources."+names, "%q is not a numeric key or group (limits, latencies) of the schema", n)
+				errs.add("sources."+names, "%q is not a numeric key, rule (l1_rules.fusion, …) or group (limits, latencies) of the schema", n)
 			case named[n]:
 				errs.add("sources."+names, "%q already has a source in another entry", n)
 			}
 			named[n] = true
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(d.ruleOverrides())) {
+		if !named[key] {
+			errs.add("sources", "no source for the rule %q; add it to a sources entry (a rule that overrides its family's needs its own)", key)
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 // under launch l. Without r.FusedByteRange a fused vector access counts the
 // lines of its start addresses only, as the reference does
 // (docs/metrics.md §3.9, §8 item 10).
-func (e *Engine) AllocLines(l kernel.Launch, dev *device.Device, r WarpRules) AllocLines {
+func (e *Engine) AllocLines(l kernel.Launch, dev device.Memory, r WarpRules) AllocLines {
 	k := e.Mapper.Kernel
 	return func(fi FieldInstructions, blocks [][3]int64) (float64, error) {
 		if len(blocks) == 0 {

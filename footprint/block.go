@@ -21,7 +21,7 @@ type FieldBlockVolumes struct {
 // sample blocks (one thread box per block; for method Exact clip them with a
 // point-guarding Mapper). Load fields come first, then store fields, in
 // kernel order.
-func (e *Engine) BlockVolumes(dev *device.Device, sample []lattice.Box) ([]FieldBlockVolumes, error) {
+func (e *Engine) BlockVolumes(dev device.Memory, sample []lattice.Box) ([]FieldBlockVolumes, error) {
 	var out []FieldBlockVolumes
 	n := float64(len(sample))
 	for _, store := range []bool{false, true} {
@@ -78,7 +78,7 @@ func WarpThreadBoxes(block [3]int64, warpSize int64) (boxes []lattice.Box, ok bo
 // field: sectors is indexed by the kernel's field index, 0 for a field
 // without loads. ok is false, and nothing is counted, when a warp of the
 // block shape is not a box of threads (WarpThreadBoxes).
-func (e *Engine) WarpSectors(dev *device.Device, sample []lattice.Box) (sectors []float64, ok bool, err error) {
+func (e *Engine) WarpSectors(dev device.Memory, sample []lattice.Box) (sectors []float64, ok bool, err error) {
 	warps, ok := WarpThreadBoxes(e.Mapper.Geom.Block, int64(dev.WarpSize))
 	if !ok || len(sample) == 0 {
 		return nil, false, nil

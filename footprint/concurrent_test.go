@@ -65,7 +65,7 @@ func TestInstructionCacheConcurrent(t *testing.T) {
 	}
 	want := make([]string, len(launches))
 	for i, l := range launches {
-		lists, err := Instructions(k, l, d, FuseInAddressOrder)
+		lists, err := Instructions(k, l, d.Memory(), FuseInAddressOrder)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestInstructionCacheConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for j := range launches {
 				i := (g + j) % len(launches)
-				lists, err := cache.Instructions(k, launches[i], d, FuseInAddressOrder)
+				lists, err := cache.Instructions(k, launches[i], d.Memory(), FuseInAddressOrder)
 				if err != nil {
 					t.Error(err)
 					return

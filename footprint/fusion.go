@@ -59,12 +59,13 @@ type FieldInstructions struct {
 
 // Instructions returns the warp instructions of every field of k under
 // launch l: the accesses of all folded points in thread coordinates, with
-// canonical duplicates removed, fused into vector accesses on CDNA and RDNA
-// devices by the given rule (docs/metrics.md §3.9, §8 item 10).
+// canonical duplicates removed, fused into vector accesses by the given rule
+// on a device whose fusion rule is adjacent (docs/metrics.md §3.9, §8 item
+// 10).
 // The load lists of all fields come first, then the store lists, each in the
 // kernel's field order; empty lists are left out. A field staged under l
 // has a Shared load list, unfused.
-func Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule FusionRule) ([]FieldInstructions, error) {
+func Instructions(k *kernel.Kernel, l kernel.Launch, d device.Memory, rule FusionRule) ([]FieldInstructions, error) {
 	fuse := fuses(d)
 	var out []FieldInstructions
 	for _, store := range []bool{false, true} {
@@ -137,7 +138,7 @@ func NewInstructionCache() *InstructionCache {
 
 // Instructions returns Instructions(k, l, d, rule), computed once per
 // distinct key. The lists are shared: callers must not change them.
-func (c *InstructionCache) Instructions(k *kernel.Kernel, l kernel.Launch, d *device.Device, rule FusionRule) ([]FieldInstructions, error) {
+func (c *InstructionCache) Instructions(k *kernel.Kernel, l kernel.Launch, d device.Memory, rule FusionRule) ([]FieldInstructions, error) {
 	if c == nil {
 		return Instructions(k, l, d, rule)
 	}
@@ -161,8 +162,9 @@ func (c *InstructionCache) Instructions(k *kernel.Kernel, l kernel.Launch, d *de
 	return lists, nil
 }
 
-// fuses reports whether d's L1 fuses the vector accesses of a thread.
-func fuses(d *device.Device) bool { return d.L1Model == device.L1CDNA || d.L1Model == device.L1RDNA }
+// fuses reports whether d fuses a thread's accesses to adjacent addresses
+// into vector accesses.
+func fuses(d device.Memory) bool { return d.Rules.Fusion == device.FuseAdjacent }
 
 // foldInstructions returns one instruction per distinct index tuple of the
 // accesses of a thread's points under launch l's fold and tiling, ordered by

@@ -20,7 +20,7 @@ func fusedLayout(list []Instruction) []string {
 // loadLayout returns the fused load list of the field named name.
 func loadLayout(t *testing.T, k *kernel.Kernel, l kernel.Launch, dev string, m WarpRules, name string) []string {
 	t.Helper()
-	lists, err := Instructions(k, l, lookupDevice(t, dev), m.Fusion)
+	lists, err := Instructions(k, l, lookupDevice(t, dev).Memory(), m.Fusion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestFusionC4(t *testing.T) {
 			t.Errorf("%s: exact fusion of A = %s, want %s", k.Name, got, c.exa)
 		}
 		d := lookupDevice(t, "MI210")
-		r, err := L1Cycles(k, l, d, ReferenceWarpRules, nil, bruteAllocLines(l, d, ReferenceWarpRules))
+		r, err := L1Cycles(k, l, d.Memory(), ReferenceWarpRules, nil, bruteAllocLines(l, d, ReferenceWarpRules))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,11 +146,11 @@ func TestFusedAccessByteRange(t *testing.T) {
 	k := parseKernel(t, "name: f\ndomain: [1280]\nfields:\n  - {name: A, element: 8, extent: [4096], load: [[2*x + 1], [2*x + 2]]}\n")
 	l := k.NewLaunch([3]int64{64, 1, 1}, kernel.NoFold)
 	d := lookupDevice(t, "MI210")
-	ref, err := WarpVolumes(k, l, d, ReferenceWarpRules, nil)
+	ref, err := WarpVolumes(k, l, d.Memory(), ReferenceWarpRules, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact, err := WarpVolumes(k, l, d, ExactWarpRules, [][3]int64{{10, 0, 0}})
+	exact, err := WarpVolumes(k, l, d.Memory(), ExactWarpRules, [][3]int64{{10, 0, 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,11 +197,11 @@ func TestInstructionCache(t *testing.T) {
 		if c.d == "MI100" {
 			d = mi100
 		}
-		got, err := cache.Instructions(k, c.l, d, FuseInAddressOrder)
+		got, err := cache.Instructions(k, c.l, d.Memory(), FuseInAddressOrder)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := Instructions(k, c.l, d, FuseInAddressOrder)
+		want, err := Instructions(k, c.l, d.Memory(), FuseInAddressOrder)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +231,7 @@ func TestFieldIndexCarried(t *testing.T) {
 	for _, name := range []string{"lbm-d3q19-pull", "star3d-r1-staged"} {
 		k := exampleKernel(t, name)
 		l := k.NewLaunch([3]int64{64, 2, 2}, kernel.NoFold)
-		lists, err := Instructions(k, l, d, FuseInAddressOrder)
+		lists, err := Instructions(k, l, d.Memory(), FuseInAddressOrder)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,11 +245,11 @@ func TestFieldIndexCarried(t *testing.T) {
 			}
 		}
 		sample := [][3]int64{{0, 0, 0}, {1, 1, 1}}
-		w, err := WarpVolumesOf(lists, l, d, ExactWarpRules, sample, nil)
+		w, err := WarpVolumesOf(lists, l, d.Memory(), ExactWarpRules, sample, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		l1, err := L1CyclesOf(lists, l, d, ExactWarpRules, sample, func(FieldInstructions, [][3]int64) (float64, error) { return 0, nil }, nil)
+		l1, err := L1CyclesOf(lists, l, d.Memory(), ExactWarpRules, sample, func(FieldInstructions, [][3]int64) (float64, error) { return 0, nil }, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +262,7 @@ func TestFieldIndexCarried(t *testing.T) {
 			}
 		}
 		_, shared := SplitShared(lists)
-		s, err := StagingOf(shared, k, l, d, ExactWarpRules, sample)
+		s, err := StagingOf(shared, k, l, d.Memory(), ExactWarpRules, sample)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,7 +48,7 @@ type laneSums struct {
 // no boxes of threads.
 func enumeratedLaneSums(lists []FieldInstructions, l kernel.Launch, d *device.Device, sample [][3]int64) []laneSums {
 	guard := newPointGuard(l, true, lists)
-	model := cycleModel{d: d, wavefrontLanes: ExactWarpRules.WavefrontLanes}
+	model := cycleModel{d: d.Memory(), wavefrontLanes: ExactWarpRules.WavefrontLanes}
 	lanesOf := func(w warpTile, in *Instruction) []int64 {
 		var out []int64
 		for _, o := range w.lanes.offsets {
@@ -124,16 +124,16 @@ func TestCountedGuardsEqualEnumeration(t *testing.T) {
 		}
 		d := lookupDevice(t, devices[c%len(devices)])
 		label := fmt.Sprintf("case %d on %s, block %v fold %v %s", c, d.Name, block, fold, l.Tiling)
-		lists, err := Instructions(k, l, d, ExactWarpRules.Fusion)
+		lists, err := Instructions(k, l, d.Memory(), ExactWarpRules.Fusion)
 		if err != nil {
 			t.Fatalf("%s: %v", label, err)
 		}
 		want := enumeratedLaneSums(lists, l, d, sample)
-		warp, err := WarpVolumesOf(lists, l, d, ExactWarpRules, sample, &Budget{})
+		warp, err := WarpVolumesOf(lists, l, d.Memory(), ExactWarpRules, sample, &Budget{})
 		if err != nil {
 			t.Fatalf("%s: %v", label, err)
 		}
-		l1, err := L1CyclesOf(lists, l, d, ExactWarpRules, sample, func(FieldInstructions, [][3]int64) (float64, error) { return 0, nil }, &Budget{})
+		l1, err := L1CyclesOf(lists, l, d.Memory(), ExactWarpRules, sample, func(FieldInstructions, [][3]int64) (float64, error) { return 0, nil }, &Budget{})
 		if err != nil {
 			t.Fatalf("%s: %v", label, err)
 		}
@@ -181,14 +181,14 @@ func guardWork(t testing.TB, condition string, block, fold [3]int64, budget *Bud
 	d := lookupDevice(t, "A100-40GB")
 	l := k.NewLaunch(block, fold)
 	sample := interiorWave(t, k, l, d)
-	lists, err := Instructions(k, l, d, ExactWarpRules.Fusion)
+	lists, err := Instructions(k, l, d.Memory(), ExactWarpRules.Fusion)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := WarpVolumesOf(lists, l, d, ExactWarpRules, sample, budget); err != nil {
+	if _, err := WarpVolumesOf(lists, l, d.Memory(), ExactWarpRules, sample, budget); err != nil {
 		return err
 	}
-	_, err = L1CyclesOf(lists, l, d, ExactWarpRules, sample, func(FieldInstructions, [][3]int64) (float64, error) { return 0, nil }, budget)
+	_, err = L1CyclesOf(lists, l, d.Memory(), ExactWarpRules, sample, func(FieldInstructions, [][3]int64) (float64, error) { return 0, nil }, budget)
 	return err
 }
 

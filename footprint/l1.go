@@ -60,7 +60,7 @@ type L1Field struct {
 // sub-warp size as divisor. ExactWarpRules take all sub-warps of the sample
 // blocks with inactive lanes removed and the differences documented in
 // l1Combine.
-func L1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines) (L1Result, error) {
+func L1Cycles(k *kernel.Kernel, l kernel.Launch, d device.Memory, r WarpRules, sample [][3]int64, alloc AllocLines) (L1Result, error) {
 	lists, err := Instructions(k, l, d, r.Fusion)
 	if err != nil {
 		return L1Result{}, err
@@ -71,20 +71,20 @@ func L1Cycles(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, 
 // L1CyclesOf is L1Cycles for the kernel's instructions under l, computed
 // already (Instructions, InstructionCache), with its work charged to
 // budget as WarpVolumesOf charges it.
-func L1CyclesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines, budget *Budget) (L1Result, error) {
+func L1CyclesOf(lists []FieldInstructions, l kernel.Launch, d device.Memory, r WarpRules, sample [][3]int64, alloc AllocLines, budget *Budget) (L1Result, error) {
 	return l1Cycles(lists, l, d, r, sample, alloc, true, budget)
 }
 
 // l1Cycles is L1CyclesOf with memoisation switchable, for tests: without
 // it every warp of every sample block is measured lane by lane (no
 // blockClasses, no memo).
-func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, alloc AllocLines, memoise bool, budget *Budget) (L1Result, error) {
+func l1Cycles(lists []FieldInstructions, l kernel.Launch, d device.Memory, r WarpRules, sample [][3]int64, alloc AllocLines, memoise bool, budget *Budget) (L1Result, error) {
 	lists, _ = SplitShared(lists) // shared-memory reads are StagingOf's
 	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return L1Result{}, err
 	}
-	if d.L1Model == device.L1NV && d.LSUs < 1 {
-		return L1Result{}, fmt.Errorf("footprint: device %q has the NV L1 model but no LSU count", d.Name)
+	if d.Rules.Issue == device.IssueLSULanes && d.LSUs < 1 {
+		return L1Result{}, fmt.Errorf("footprint: device %q has the L1 issue rule %s but no LSU count", d.Name, device.IssueLSULanes)
 	}
 	guard := newPointGuard(l, r.ClipLanes, lists)
 	var warps *warpSet
@@ -130,8 +130,9 @@ func l1Cycles(lists []FieldInstructions, l kernel.Launch, d *device.Device, r Wa
 	var res L1Result
 	for _, fi := range lists {
 		var sum l1Sums
-		// §3.8.7, §8 item 9: scalar fields on CDNA have no per-access terms.
-		if !(fi.Field.Scalar && d.L1Model == device.L1CDNA) {
+		// §3.8.7, §8 item 9: scalar fields served by a scalar cache have
+		// no per-access terms.
+		if !(fi.Field.Scalar && d.Rules.ScalarLoads == device.ScalarCache) {
 			classes, err := instructionClasses(fi.Instructions, guard, model.modulus, memoise, budget)
 			for _, class := range classes {
 				if err != nil {
@@ -218,9 +219,10 @@ type l1Terms struct {
 
 // cycleModel computes the terms of the device's L1 model.
 type cycleModel struct {
-	d *device.Device
-	// wavefrontLanes (NV only) counts the data-pipe term per
-	// group of L1BankWidth/w consecutive lanes and adds the groups up: a
+	d device.Memory
+	// wavefrontLanes, on a device whose data-pipe rule is lane_groups,
+	// counts the data-pipe term per group of L1BankWidth/w consecutive
+	// lanes and adds the groups up: a
 	// wavefront delivers at most L1BankWidth bytes, so an access wider than
 	// 4 bytes is served a half-warp (8 B) or a quarter-warp (16 B) at a
 	// time, as the paper counts it (docs/metrics.md §3.8.9, §8 item 7).
@@ -287,10 +289,10 @@ func (c cycleModel) terms(lanes []int64, width int64) l1Terms {
 	}
 	var t l1Terms
 	// §3.8.5: the issue term.
-	switch c.d.L1Model {
-	case device.L1NV:
-		t.issue = float64(int64(c.d.SubWarpSize)*width) / float64(int64(c.d.LSUs)*4)
-	case device.L1CDNA:
+	switch c.d.Rules.Issue {
+	case device.IssueLSULanes:
+		t.issue = lsuIssueCycles(c.d, width)
+	case device.IssueCoalescedDwords:
 		t.issue = 4
 		if width == 4 && coalesced(words) {
 			t.issue = 1
@@ -300,7 +302,7 @@ func (c cycleModel) terms(lanes []int64, width int64) l1Terms {
 	// wavefrontLanes summed over the lane groups one wavefront serves.
 	nb := c.banks(width)
 	group := len(lanes)
-	if c.wavefrontLanes && c.d.L1Model == device.L1NV && width > 4 {
+	if c.wavefrontLanes && c.d.Rules.DataPipe == device.DataPipeLaneGroups && width > 4 {
 		group = int(nb)
 	}
 	for g := 0; g < len(lanes); g += group {
@@ -316,11 +318,12 @@ func (c cycleModel) terms(lanes []int64, width int64) l1Terms {
 	}
 	lines = distinct(lines)
 	t.lines = int64(len(lines))
-	if c.d.L1Model == device.L1NV && c.d.L1TagCyclesPerLine > 0 {
+	switch {
+	case c.d.L1TagCyclesPerLine > 0:
 		t.tag = c.d.L1TagCyclesPerLine * float64(max(1, t.lines))
-	} else if c.d.L1Model == device.L1NV {
+	case c.d.Rules.Tag == device.TagFourPerCycle:
 		t.tag = float64(intmath.CeilDiv(max(1, t.lines)+2, 4))
-	} else {
+	default: // device.TagParityBanks
 		var odd int64
 		for _, l := range lines {
 			odd += intmath.FloorMod(l, 2)

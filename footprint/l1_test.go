@@ -67,7 +67,7 @@ func TestL1CyclesCheckCases(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			k, d := c.kernel(t), lookupDevice(t, c.device)
 			l := k.NewLaunch(c.block, c.fold)
-			r, err := L1Cycles(k, l, d, ReferenceWarpRules, nil, bruteAllocLines(l, d, ReferenceWarpRules))
+			r, err := L1Cycles(k, l, d.Memory(), ReferenceWarpRules, nil, bruteAllocLines(l, d, ReferenceWarpRules))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +107,7 @@ func TestL1CyclesExactCheckCases(t *testing.T) {
 			k, d := c.kernel(t), lookupDevice(t, c.device)
 			l := k.NewLaunch(c.block, c.fold)
 			sample := interiorWave(t, k, l, d)
-			r, err := L1Cycles(k, l, d, ExactWarpRules, sample, bruteAllocLines(l, d, ExactWarpRules))
+			r, err := L1Cycles(k, l, d.Memory(), ExactWarpRules, sample, bruteAllocLines(l, d, ExactWarpRules))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +141,7 @@ func parseScanCell(t *testing.T, cell string) [3]float64 {
 func checkScanRow(t *testing.T, k *kernel.Kernel, l kernel.Launch, dev, cell string) {
 	t.Helper()
 	d := lookupDevice(t, dev)
-	r, err := L1Cycles(k, l, d, ReferenceWarpRules, nil, bruteAllocLines(l, d, ReferenceWarpRules))
+	r, err := L1Cycles(k, l, d.Memory(), ReferenceWarpRules, nil, bruteAllocLines(l, d, ReferenceWarpRules))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestCycleTermsWorkedExample(t *testing.T) {
 	// §3.8.8: on the A100 an 8-byte contiguous warp access, 128-byte
 	// aligned, has d = 32 units over 16 banks = 2, |Λ| = 2 lines → t = 1,
 	// q = 2; with stride 2 elements only the 8 even banks are used: d = 4.
-	m := cycleModel{d: lookupDevice(t, "A100-40GB")}
+	m := cycleModel{d: lookupDevice(t, "A100-40GB").Memory()}
 	lanes := func(stride int64) []int64 {
 		var a []int64
 		for i := range int64(32) {
@@ -220,7 +220,7 @@ func TestCycleTermsWorkedExample(t *testing.T) {
 		t.Errorf("stride 2: terms = %+v, want d = 4 over 4 lines (t = ⌈6/4⌉ = 2)", got)
 	}
 	// §3.8.5 on CDNA: a 4-byte access is coalesced only in lane order.
-	c := cycleModel{d: lookupDevice(t, "MI210")}
+	c := cycleModel{d: lookupDevice(t, "MI210").Memory()}
 	if got := c.terms([]int64{0, 4, 8, 12}, 4).issue; got != 1 {
 		t.Errorf("CDNA coalesced 4-byte issue = %v, want 1", got)
 	}
@@ -245,10 +245,10 @@ func TestCycleTermsHalfWarpWavefronts(t *testing.T) {
 			lanes = append(lanes, 8*(4098*r+c))
 		}
 	}
-	if got := (cycleModel{d: d}).terms(lanes, 8).bank; got != 2 {
+	if got := (cycleModel{d: d.Memory()}).terms(lanes, 8).bank; got != 2 {
 		t.Errorf("whole-warp bank term = %d, want 2", got)
 	}
-	if got := (cycleModel{d: d, wavefrontLanes: true}).terms(lanes, 8).bank; got != 4 {
+	if got := (cycleModel{d: d.Memory(), wavefrontLanes: true}).terms(lanes, 8).bank; got != 4 {
 		t.Errorf("half-warp bank term = %d, want 4", got)
 	}
 	// 4-byte accesses fill the 32 banks with one warp: no split. The same
@@ -259,7 +259,7 @@ func TestCycleTermsHalfWarpWavefronts(t *testing.T) {
 			words = append(words, 4*(4098*r+c))
 		}
 	}
-	if got := (cycleModel{d: d, wavefrontLanes: true}).terms(words, 4).bank; got != 2 {
+	if got := (cycleModel{d: d.Memory(), wavefrontLanes: true}).terms(words, 4).bank; got != 2 {
 		t.Errorf("4-byte bank term = %d, want 2", got)
 	}
 }
@@ -280,14 +280,14 @@ func TestCycleTermsTagCyclesPerLine(t *testing.T) {
 		column = append(column, 16*8+120000*i)
 		row = append(row, 1024+8*i)
 	}
-	m := cycleModel{d: v, wavefrontLanes: true}
+	m := cycleModel{d: v.Memory(), wavefrontLanes: true}
 	if got := m.terms(column, 8); got.lines != 32 || got.tag != 24 {
 		t.Errorf("V100 column: terms = %+v, want 32 lines and tag 24", got)
 	}
 	if got := m.terms(row, 8); got.lines != 2 || got.tag != 1.5 || got.bank != 2 {
 		t.Errorf("V100 row: terms = %+v, want 2 lines, tag 1.5, bank 2", got)
 	}
-	a := cycleModel{d: lookupDevice(t, "A100-40GB"), wavefrontLanes: true}
+	a := cycleModel{d: lookupDevice(t, "A100-40GB").Memory(), wavefrontLanes: true}
 	if got := a.terms(column, 8); got.tag != 9 {
 		t.Errorf("A100 column: tag = %v, want ⌈34/4⌉ = 9", got.tag)
 	}

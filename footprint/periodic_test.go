@@ -126,11 +126,11 @@ func TestAllocLinesWrappedEqualsBrute(t *testing.T) {
 		blocks := gridBlocks(l)
 		for _, mr := range methodRules {
 			e := &Engine{Mapper: &geometry.AccessMapper{Kernel: k, Geom: geometry.NewGeometry(l), PointGuard: mr.rules.ClipLanes}}
-			lists, err := Instructions(k, l, d, mr.rules.Fusion)
+			lists, err := Instructions(k, l, d.Memory(), mr.rules.Fusion)
 			if err != nil {
 				t.Fatal(err)
 			}
-			fast, brute := e.AllocLines(l, d, mr.rules), bruteAllocLines(l, d, mr.rules)
+			fast, brute := e.AllocLines(l, d.Memory(), mr.rules), bruteAllocLines(l, d, mr.rules)
 			for _, fi := range lists {
 				got, err := fast(fi, blocks)
 				if err != nil {

@@ -18,12 +18,14 @@ type WarpRules struct {
 	// FusedByteRange counts a fused vector access by its full byte range
 	// instead of its start address (§8 item 10).
 	FusedByteRange bool
-	// Fusion is how CDNA and RDNA accesses are fused into vector accesses.
+	// Fusion is how accesses are fused into vector accesses on a device
+	// whose fusion rule is adjacent (device.FuseAdjacent).
 	Fusion FusionRule
 	// ClampOneByte clamps the block and warp L1 load volumes to at least
 	// one byte, as the reference does (§8 item 28).
 	ClampOneByte bool
-	// WavefrontLanes counts the NV data-pipe term per group of
+	// WavefrontLanes counts the data-pipe term of a device whose data-pipe
+	// rule is lane_groups (device.DataPipeLaneGroups) per group of
 	// L1BankWidth/w lanes (a half or quarter warp for 8- and 16-byte
 	// accesses) instead of the worst bank over the sub-warp (§3.8.9).
 	WavefrontLanes bool
@@ -37,7 +39,7 @@ type WarpRules struct {
 }
 
 // FusionRule selects how the accesses of one field are fused into vector
-// accesses on CDNA and RDNA devices (docs/metrics.md §3.9).
+// accesses on a device whose fusion rule is adjacent (docs/metrics.md §3.9).
 type FusionRule int
 
 // The fusion rules.

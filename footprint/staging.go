@@ -98,15 +98,23 @@ func SharedWavefronts(lanes []int64, width, banks, bankBytes int64) int64 {
 }
 
 // SharedIssueCycles returns the cycles in which an SM's load/store units
-// take one warp instruction of width bytes per lane on d: on NVIDIA, whose
-// shared-memory instructions pass the same units as its L1 loads, the L1
-// model's issue term, sub-warp size × width / (LSUs × 4) (docs/metrics.md
-// §3.8.5: 2 cycles for a 4-byte load on a GA10x SM of 16 LSUs, 1 on an
-// A100's 32); elsewhere 0, the banks alone (AMD's LDS has its own pipe).
-func SharedIssueCycles(d *device.Device, width int64) float64 {
-	if d.L1Model != device.L1NV || d.LSUs < 1 {
+// take one shared-memory warp instruction of width bytes per lane on d:
+// where shared-memory instructions pass the L1's load/store units (the
+// rule shared_issue: lsu_lanes, NVIDIA), the L1's issue term lsuIssueCycles
+// (docs/metrics.md §3.8.5: 2 cycles for a 4-byte load on a GA10x SM of 16
+// LSUs, 1 on an A100's 32); where shared memory has a pipe of its own (AMD's
+// LDS), 0: the banks alone.
+func SharedIssueCycles(d device.Memory, width int64) float64 {
+	if d.Rules.SharedIssue != device.SharedLSULanes || d.LSUs < 1 {
 		return 0
 	}
+	return lsuIssueCycles(d, width)
+}
+
+// lsuIssueCycles is the issue term of the rule lsu_lanes for an access of
+// width bytes per lane: the load/store units take 4 bytes of one lane each
+// per cycle, sub-warp size × width / (LSUs × 4) cycles.
+func lsuIssueCycles(d device.Memory, width int64) float64 {
 	return float64(int64(d.SubWarpSize)*width) / float64(int64(d.LSUs)*4)
 }
 
@@ -119,14 +127,14 @@ func SharedIssueCycles(d *device.Device, width int64) float64 {
 // kernel's other loads do (docs/metrics.md §3.8). The warps are always the
 // sample blocks' own, whatever SampleBlockWarps says: the copy is a
 // block's.
-func StagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64) (StagingResult, error) {
+func StagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d device.Memory, r WarpRules, sample [][3]int64) (StagingResult, error) {
 	return stagingOf(shared, k, l, d, r, sample, true)
 }
 
 // stagingOf is StagingOf with the copy's memoisation switchable, so that
 // tests can compare it with the copy of every sample block: without it
 // each block is its own class (copyClasses).
-func stagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, memoise bool) (StagingResult, error) {
+func stagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d device.Memory, r WarpRules, sample [][3]int64, memoise bool) (StagingResult, error) {
 	var res StagingResult
 	if len(shared) == 0 {
 		return res, nil
@@ -134,7 +142,7 @@ func stagingOf(shared []FieldInstructions, k *kernel.Kernel, l kernel.Launch, d 
 	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return res, err
 	}
-	banks, bankBytes := d.SharedBankLayout()
+	banks, bankBytes := d.SharedBanks, d.SharedBankBytes
 	guard := newPointGuard(l, r.ClipLanes, shared)
 	active := int64(len(sample)) * l.ThreadsPerBlock()
 	if r.ClipLanes {
@@ -359,7 +367,7 @@ type copyCounts struct {
 // mapping; each step is one warp load from global memory of the lanes
 // whose element lies in the (clipped) tile, and one shared store of the
 // lanes whose element lies in the full tile.
-func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d *device.Device, clip bool, b [3]int64, weight int64, model cycleModel, banks, bankBytes int64) {
+func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d device.Memory, clip bool, b [3]int64, weight int64, model cycleModel, banks, bankBytes int64) {
 	var origin kernel.Point
 	for i := range 3 {
 		origin[i] = b[i] * t.Extent[i]

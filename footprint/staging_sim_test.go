@@ -136,7 +136,7 @@ type stagingCounts struct {
 // its averages to totals.
 func stagingTotals(k *kernel.Kernel, l kernel.Launch, d *device.Device) (stagingCounts, error) {
 	var c stagingCounts
-	lists, err := Instructions(k, l, d, ExactWarpRules.Fusion)
+	lists, err := Instructions(k, l, d.Memory(), ExactWarpRules.Fusion)
 	if err != nil {
 		return c, err
 	}
@@ -150,7 +150,7 @@ func stagingTotals(k *kernel.Kernel, l kernel.Launch, d *device.Device) (staging
 			}
 		}
 	}
-	r, err := StagingOf(shared, k, l, d, ExactWarpRules, sample)
+	r, err := StagingOf(shared, k, l, d.Memory(), ExactWarpRules, sample)
 	if err != nil {
 		return c, err
 	}
@@ -277,16 +277,16 @@ func TestStagingCopyClassesEqualEveryBlock(t *testing.T) {
 		g := c.l.Grid()
 		sample := lattice.Box{Hi: g}.Points()
 		for _, mr := range methodRules {
-			lists, err := Instructions(c.k, c.l, d, mr.rules.Fusion)
+			lists, err := Instructions(c.k, c.l, d.Memory(), mr.rules.Fusion)
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, shared := SplitShared(lists)
-			classes, err := stagingOf(shared, c.k, c.l, d, mr.rules, sample, true)
+			classes, err := stagingOf(shared, c.k, c.l, d.Memory(), mr.rules, sample, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			every, err := stagingOf(shared, c.k, c.l, d, mr.rules, sample, false)
+			every, err := stagingOf(shared, c.k, c.l, d.Memory(), mr.rules, sample, false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -73,12 +73,12 @@ func countedSteps(t *testing.T, c kerneltest.StepsCase, k *kernel.Kernel, d *dev
 			}
 		}
 	}
-	lists, err := Instructions(k, c.L, d, ExactWarpRules.Fusion)
+	lists, err := Instructions(k, c.L, d.Memory(), ExactWarpRules.Fusion)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, shared := SplitShared(lists)
-	staging, err := StagingOf(shared, k, c.L, d, ExactWarpRules, blocks)
+	staging, err := StagingOf(shared, k, c.L, d.Memory(), ExactWarpRules, blocks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func countedSteps(t *testing.T, c kerneltest.StepsCase, k *kernel.Kernel, d *dev
 			CopyLoads: round(sf.CopyLoads * warps),
 		}
 	}
-	store, err := WarpVolumes(k, c.L, d, ExactWarpRules, blocks)
+	store, err := WarpVolumes(k, c.L, d.Memory(), ExactWarpRules, blocks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func countedSteps(t *testing.T, c kerneltest.StepsCase, k *kernel.Kernel, d *dev
 				if !ok {
 					continue
 				}
-				w, err := WarpVolumes(kr, lr, d, ExactWarpRules, [][3]int64{{}})
+				w, err := WarpVolumes(kr, lr, d.Memory(), ExactWarpRules, [][3]int64{{}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -61,7 +61,7 @@ type WarpField struct {
 // warpL1Load counts CLFetchSize sectors of the device's warps (§8 items 3,
 // 5, 6, 10, 13 and 28).
 // The work is bounded by the default Budget.
-func WarpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64) (WarpResult, error) {
+func WarpVolumes(k *kernel.Kernel, l kernel.Launch, d device.Memory, r WarpRules, sample [][3]int64) (WarpResult, error) {
 	lists, err := Instructions(k, l, d, r.Fusion)
 	if err != nil {
 		return WarpResult{}, err
@@ -73,14 +73,14 @@ func WarpVolumes(k *kernel.Kernel, l kernel.Launch, d *device.Device, r WarpRule
 // computed already (Instructions, InstructionCache), with its work charged
 // to budget: the warps measured lane by lane, and the lanes tested against
 // guards (a nil budget is not bounded).
-func WarpVolumesOf(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, budget *Budget) (WarpResult, error) {
+func WarpVolumesOf(lists []FieldInstructions, l kernel.Launch, d device.Memory, r WarpRules, sample [][3]int64, budget *Budget) (WarpResult, error) {
 	return warpVolumes(lists, l, d, r, sample, true, budget)
 }
 
 // warpVolumes is WarpVolumesOf with memoisation switchable, so that tests
 // can compare it with plain enumeration: without it every warp of every
 // sample block is measured lane by lane (no blockClasses, no memo).
-func warpVolumes(lists []FieldInstructions, l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64, memoise bool, budget *Budget) (WarpResult, error) {
+func warpVolumes(lists []FieldInstructions, l kernel.Launch, d device.Memory, r WarpRules, sample [][3]int64, memoise bool, budget *Budget) (WarpResult, error) {
 	lists, _ = SplitShared(lists) // shared-memory reads move no global bytes (StagingOf)
 	if err := checkWarpInputs(l, d, r, sample); err != nil {
 		return WarpResult{}, err
@@ -171,10 +171,7 @@ func warpBoxesOver(block [3]int64, size int, blocks [3]int64) []warpTile {
 }
 
 // checkWarpInputs validates what the warp metrics need beyond a kernel.
-func checkWarpInputs(l kernel.Launch, d *device.Device, r WarpRules, sample [][3]int64) error {
-	if d == nil {
-		return errors.New("footprint: no device")
-	}
+func checkWarpInputs(l kernel.Launch, d device.Memory, r WarpRules, sample [][3]int64) error {
 	if err := l.Validate(); err != nil {
 		return fmt.Errorf("footprint: launch: %w", err)
 	}

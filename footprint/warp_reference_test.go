@@ -92,7 +92,7 @@ func TestReferenceOutputs(t *testing.T) {
 			d := lookupDevice(t, strings.ReplaceAll(r.DeviceKey, "_", "-"))
 			l := kernel.Launch{Block: r.Block, Fold: r.Fold, Domain: [3]int64{1, 1, 1}}
 			copy(l.Domain[:], r.Domain)
-			w, err := WarpVolumes(k, l, d, ReferenceWarpRules, nil)
+			w, err := WarpVolumes(k, l, d.Memory(), ReferenceWarpRules, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +100,7 @@ func TestReferenceOutputs(t *testing.T) {
 				t.Errorf("blockL1Load, blockL2Store, warpL1Load = %v, %v, %v, want %v, %v, %v",
 					w.BlockL1Load, w.BlockL2Store, w.WarpL1Load, r.Basic.BlockL1Load, r.Basic.BlockL2Store, r.Extra.WarpL1Load)
 			}
-			c, err := L1Cycles(k, l, d, ReferenceWarpRules, nil, bruteAllocLines(l, d, ReferenceWarpRules))
+			c, err := L1Cycles(k, l, d.Memory(), ReferenceWarpRules, nil, bruteAllocLines(l, d, ReferenceWarpRules))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -25,7 +25,7 @@ func TestWarpVolumesCheckCases(t *testing.T) {
 	for _, c := range checkCases() {
 		t.Run(c.name, func(t *testing.T) {
 			k, d := c.kernel(t), lookupDevice(t, c.device)
-			r, err := WarpVolumes(k, k.NewLaunch(c.block, c.fold), d, ReferenceWarpRules, nil)
+			r, err := WarpVolumes(k, k.NewLaunch(c.block, c.fold), d.Memory(), ReferenceWarpRules, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func TestWarpVolumesExactCheckCases(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			k, d := c.kernel(t), lookupDevice(t, c.device)
 			l := k.NewLaunch(c.block, c.fold)
-			r, err := WarpVolumes(k, l, d, ExactWarpRules, interiorWave(t, k, l, d))
+			r, err := WarpVolumes(k, l, d.Memory(), ExactWarpRules, interiorWave(t, k, l, d))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,14 +123,14 @@ func TestWarpVolumesExactHand(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			k := parseKernel(t, c.spec)
 			l := k.NewLaunch(c.block, c.fold)
-			r, err := WarpVolumes(k, l, a100, ExactWarpRules, c.sample)
+			r, err := WarpVolumes(k, l, a100.Memory(), ExactWarpRules, c.sample)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if r.BlockL1Load != c.l1Load {
 				t.Errorf("exact blockL1Load = %v, want %v", r.BlockL1Load, c.l1Load)
 			}
-			r, err = WarpVolumes(k, l, a100, ReferenceWarpRules, nil)
+			r, err = WarpVolumes(k, l, a100.Memory(), ReferenceWarpRules, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +153,7 @@ fields:
   - {name: B, element: 8, store: [[x, y, z]]}
 `)
 	l := k.NewLaunch([3]int64{32, 4, 1}, kernel.NoFold)
-	r, err := WarpVolumes(k, l, lookupDevice(t, "A100-40GB"), ReferenceWarpRules, nil)
+	r, err := WarpVolumes(k, l, lookupDevice(t, "A100-40GB").Memory(), ReferenceWarpRules, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,26 +217,26 @@ func checkMemoisedEqualsEnumerated(t *testing.T, label string, k *kernel.Kernel,
 	alloc := func(FieldInstructions, [][3]int64) (float64, error) { return 3, nil }
 	for _, mr := range methodRules {
 		m := mr.rules
-		lists, err := Instructions(k, l, d, m.Fusion)
+		lists, err := Instructions(k, l, d.Memory(), m.Fusion)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fast, err := warpVolumes(lists, l, d, m, sample, true, nil)
+		fast, err := warpVolumes(lists, l, d.Memory(), m, sample, true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		slow, err := warpVolumes(lists, l, d, m, sample, false, nil)
+		slow, err := warpVolumes(lists, l, d.Memory(), m, sample, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(fast, slow) {
 			t.Fatalf("%s, %s on %s, block %v fold %v %s: memoised volumes %+v, enumerated %+v\n%s", label, mr.name, d.Name, l.Block, l.Fold, l.Tiling, fast, slow, generalSpecOf(k))
 		}
-		fastL1, err := l1Cycles(lists, l, d, m, sample, alloc, true, nil)
+		fastL1, err := l1Cycles(lists, l, d.Memory(), m, sample, alloc, true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		slowL1, err := l1Cycles(lists, l, d, m, sample, alloc, false, nil)
+		slowL1, err := l1Cycles(lists, l, d.Memory(), m, sample, alloc, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,10 +259,10 @@ func BenchmarkWarpMetrics(b *testing.B) {
 		m := mr.rules
 		b.Run(mr.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := WarpVolumes(k, l, d, m, sample); err != nil {
+				if _, err := WarpVolumes(k, l, d.Memory(), m, sample); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := L1Cycles(k, l, d, m, sample, alloc); err != nil {
+				if _, err := L1Cycles(k, l, d.Memory(), m, sample, alloc); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -276,7 +276,7 @@ func TestMemoHits(t *testing.T) {
 	// sector, so all 3072 tiles share one memo entry.
 	k := exampleKernel(t, "star3d-r4")
 	l := k.NewLaunch([3]int64{256, 1, 2}, kernel.NoFold)
-	lists, err := Instructions(k, l, lookupDevice(t, "A100-40GB"), FuseAsReference)
+	lists, err := Instructions(k, l, lookupDevice(t, "A100-40GB").Memory(), FuseAsReference)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +355,7 @@ func TestThreadsAgreeWithExecutes(t *testing.T) {
 		{cut, [3]int64{16, 4, 1}, [3]int64{2, 1, 1}},
 	} {
 		l := c.k.NewLaunch(c.block, c.fold)
-		lists, err := Instructions(c.k, l, d, FuseInAddressOrder)
+		lists, err := Instructions(c.k, l, d.Memory(), FuseInAddressOrder)
 		if err != nil {
 			t.Fatal(err)
 		}

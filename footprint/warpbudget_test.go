@@ -35,7 +35,7 @@ func wideInputs(t *testing.T, fields int) ([]FieldInstructions, kernel.Launch, [
 	k := parseKernel(t, wideSpec(fields))
 	l := k.NewLaunch([3]int64{256, 1, 2}, [3]int64{1, 1, 1})
 	d := lookupDevice(t, "A100-40GB")
-	lists, err := Instructions(k, l, d, ExactWarpRules.Fusion)
+	lists, err := Instructions(k, l, d.Memory(), ExactWarpRules.Fusion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,11 +52,11 @@ func TestWarpMeasuresChargeBudget(t *testing.T) {
 	type measure func(lists []FieldInstructions, l kernel.Launch, sample [][3]int64, b *Budget) error
 	measures := map[string]measure{
 		"WarpVolumesOf": func(lists []FieldInstructions, l kernel.Launch, sample [][3]int64, b *Budget) error {
-			_, err := WarpVolumesOf(lists, l, d, ExactWarpRules, sample, b)
+			_, err := WarpVolumesOf(lists, l, d.Memory(), ExactWarpRules, sample, b)
 			return err
 		},
 		"L1CyclesOf": func(lists []FieldInstructions, l kernel.Launch, sample [][3]int64, b *Budget) error {
-			_, err := L1CyclesOf(lists, l, d, ExactWarpRules, sample, noAlloc, b)
+			_, err := L1CyclesOf(lists, l, d.Memory(), ExactWarpRules, sample, noAlloc, b)
 			return err
 		},
 	}

@@ -93,7 +93,7 @@ type Field struct {
 	Extent       [3]int64 // array extents used to linearise indices, x fastest
 	Offset       int64    // alignment α: elements between the base address and index (0,0,0)
 	Multiplicity int64    // number of identically accessed instances of the field
-	Scalar       bool     // access is uniform across a warp (CDNA scalar unit)
+	Scalar       bool     // access is uniform across a warp (a scalar cache serves it where the device's scalar_loads rule says so)
 	Loads        []Access // distinct load index tuples in canonical form
 	Stores       []Access // distinct store index tuples in canonical form
 	// Stage, when set, stages the field's loads in shared memory

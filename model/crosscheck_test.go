@@ -98,7 +98,7 @@ func compareCompulsory(t *testing.T, k *kernel.Kernel, l kernel.Launch, d *devic
 	if err != nil {
 		t.Fatal(err)
 	}
-	vols, err := e.BlockVolumes(d, shape.Blocks)
+	vols, err := e.BlockVolumes(d.Memory(), shape.Blocks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func compareCompulsory(t *testing.T, k *kernel.Kernel, l kernel.Launch, d *devic
 	if err != nil {
 		t.Fatal(err)
 	}
-	warp, err := footprint.WarpVolumes(k, l, d, footprint.ExactWarpRules, idx)
+	warp, err := footprint.WarpVolumes(k, l, d.Memory(), footprint.ExactWarpRules, idx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -200,7 +200,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	if instructions == nil {
 		instructions = footprint.NewInstructionCache()
 	}
-	lists, err := instructions.Instructions(k, l, dev, method.Warp.Fusion)
+	lists, err := instructions.Instructions(k, l, dev.Memory(), method.Warp.Fusion)
 	if err != nil {
 		return nil, err
 	}
@@ -404,17 +404,18 @@ func blockBasic(eng *footprint.Engine, lists []footprint.FieldInstructions, k *k
 	var b Basic
 	var staging footprint.StagingResult
 	fs := newFieldBasics(k, m)
-	vols, err := eng.BlockVolumes(dev, sample)
+	mem := dev.Memory()
+	vols, err := eng.BlockVolumes(mem, sample)
 	if err != nil {
 		return fs, staging, b, err
 	}
 	b.BlockL1LoadAlloc, b.BlockL1TLBPages = fs.addBlockVolumes(vols, k, dev)
-	warp, err := footprint.WarpVolumesOf(lists, l, dev, m.Warp, sampleIdx, eng.Budget)
+	warp, err := footprint.WarpVolumesOf(lists, l, mem, m.Warp, sampleIdx, eng.Budget)
 	if err != nil {
 		return fs, staging, b, err
 	}
 	_, shared := footprint.SplitShared(lists)
-	if staging, err = footprint.StagingOf(shared, k, l, dev, m.Warp, sampleIdx); err != nil {
+	if staging, err = footprint.StagingOf(shared, k, l, mem, m.Warp, sampleIdx); err != nil {
 		return fs, staging, b, err
 	}
 	fs.addWarp(warp, staging)
@@ -438,7 +439,7 @@ func blockBasic(eng *footprint.Engine, lists []footprint.FieldInstructions, k *k
 			return fs, staging, b, err
 		}
 	}
-	l1, err := footprint.L1CyclesOf(lists, l, dev, m.Warp, sampleIdx, eng.AllocLines(l, dev, m.Warp), eng.Budget)
+	l1, err := footprint.L1CyclesOf(lists, l, mem, m.Warp, sampleIdx, eng.AllocLines(l, mem, m.Warp), eng.Budget)
 	if err != nil {
 		return fs, staging, b, err
 	}
@@ -481,7 +482,7 @@ func (fs *fieldBasics) addWarp(warp footprint.WarpResult, staging footprint.Stag
 // addWarpSectors sets the load fields' sums of each warp's own L2→L1
 // footprint (Method.WarpReuseStays), where warps are boxes of threads.
 func (fs *fieldBasics) addWarpSectors(eng *footprint.Engine, k *kernel.Kernel, dev *device.Device, sample []lattice.Box) error {
-	sectors, ok, err := eng.WarpSectors(dev, sample)
+	sectors, ok, err := eng.WarpSectors(dev.Memory(), sample)
 	if err != nil || !ok {
 		return err
 	}

@@ -113,7 +113,7 @@ type InstructionMix struct {
 // CountInstructions returns the instruction mix of kernel k under launch l
 // on dev, per lattice update, with the vector-fusion rule of the method.
 func CountInstructions(k *kernel.Kernel, l kernel.Launch, dev *device.Device, rule footprint.FusionRule) (InstructionMix, error) {
-	lists, err := footprint.Instructions(k, l, dev, rule)
+	lists, err := footprint.Instructions(k, l, dev.Memory(), rule)
 	if err != nil {
 		return InstructionMix{}, err
 	}

@@ -192,7 +192,7 @@ func (fs *fieldBasics) countStepLoads(c stepCounting, unstaged []int, perLaunch 
 		return err
 	}
 	eng := &footprint.Engine{Mapper: &geometry.AccessMapper{Kernel: grown, Geom: c.eng.Mapper.Geom, PointGuard: c.eng.Mapper.PointGuard}, Budget: c.eng.Budget}
-	vols, err := eng.BlockVolumes(c.dev, c.sample)
+	vols, err := eng.BlockVolumes(c.dev.Memory(), c.sample)
 	if err != nil {
 		return err
 	}
@@ -286,11 +286,11 @@ func stepL1Load(c stepCounting, fi int, halo [3][2]int64) (float64, error) {
 				if err != nil {
 					return 0, err
 				}
-				lists, err := footprint.Instructions(rk, rl, c.dev, c.m.Warp.Fusion)
+				lists, err := footprint.Instructions(rk, rl, c.dev.Memory(), c.m.Warp.Fusion)
 				if err != nil {
 					return 0, err
 				}
-				w, err := footprint.WarpVolumesOf(lists, rl, c.dev, c.m.Warp, [][3]int64{{}}, c.eng.Budget)
+				w, err := footprint.WarpVolumesOf(lists, rl, c.dev.Memory(), c.m.Warp, [][3]int64{{}}, c.eng.Budget)
 				if err != nil {
 					return 0, err
 				}
