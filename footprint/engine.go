@@ -20,6 +20,9 @@ type Engine struct {
 
 	counters map[int64]*counter // by granularity, with their memories
 	pieces   map[pieceKey][]indexProgression
+	// partitions are the classes of the blocks last summed (SumOverBlocks)
+	// for each field and side.
+	partitions map[partitionKey]*blockPartition
 }
 
 // Request names one footprint: the loads or stores of one field at one
@@ -106,8 +109,9 @@ type blockClassifier struct {
 	guards []lattice.Box
 	// translations classifies the blocks' first points.
 	translations *translationClassifier
-	// shapes maps the affine shapes of classes (affineShape) to them.
-	shapes map[string]*blockClass
+	// shapes maps the affine shapes of classes (affineShape) to their
+	// indices in a blockPartition.
+	shapes map[string]int
 }
 
 // blockKey is the class of a block up to translation: the class of its
@@ -129,7 +133,7 @@ func newBlockClassifier(e *Engine, q Request) (c *blockClassifier, ok bool) {
 	if q.Space != geometry.LinearSpace {
 		return nil, false
 	}
-	c = &blockClassifier{mapper: e.Mapper, shapes: map[string]*blockClass{}}
+	c = &blockClassifier{mapper: e.Mapper, shapes: map[string]int{}}
 	period := [3]int64{1, 1, 1}
 	for _, a := range f.Accesses(q.Store) {
 		if g, partial, _ := a.Partial(e.Mapper.Geom.Domain); partial && !slices.Contains(c.guards, g) {
@@ -224,80 +228,190 @@ func (c *blockClassifier) affineShape(blockThreads lattice.Box) (shape string, o
 	return string(k), true
 }
 
-// blockClass is one class of translated block footprints in SumOverBlocks.
+// blockClass is one class of translated block footprints (blockClassifier):
+// a representative block and every member's base, the first access's byte
+// address at its first point, and weight. A member's footprint is the
+// representative's shifted by the difference of their bases.
 type blockClass struct {
-	base int64         // the representative's first access address
-	ps   []progression // the representative's footprint
-	gran int64
-	// ranges list the representative's footprint when listed is true.
-	ranges []byteRange
-	listed bool
-	// sizes holds the footprint sizes counted so far by base address modulo
-	// the granularity, on which the size of a translate depends.
-	sizes map[int64]int64
+	rep     lattice.Box
+	base    int64 // the representative's base
+	members []classMember
 }
 
-// SumOverBlocks returns Σ_b |F_q(b)| over the given blocks (thread boxes,
-// one per block). Blocks whose footprints are translates of each other form
-// a class (blockClassifier); each class lists its representative's
-// footprint once as byte ranges (listRanges) and counts a member's granules
-// from them in one pass (countShifted), once per base address modulo the
-// granularity; a representative with too many ranges is counted as
-// progressions shifted to each member. With floor or modulo terms the
-// classes are by phase modulo the addresses' period, and the classes of
-// blocks on which no term wraps share one representative per affine shape
-// (blockClassifier.affineShape), so the work depends on the periods and
-// the block shape, not on the number of blocks. Blocks with periods above
-// maxClassifierPeriod are counted one by one.
-func (e *Engine) SumOverBlocks(q Request, blocks []lattice.Box) (int64, error) {
+// classMember is one block of a blockClass.
+type classMember struct {
+	block  int // index into the partitioned blocks
+	base   int64
+	weight int64
+}
+
+// blockPartition is a list of weighted blocks sorted into classes of
+// translated footprints for one field's loads or stores in the linear
+// space. The classes do not depend on the granularity, so one partition
+// serves the counts at every granularity (sum); the engine keeps the
+// partition of the blocks it was last asked about, with its sums.
+type blockPartition struct {
+	mapper  geometry.AccessMapper // the mapper the classes were sorted under
+	blocks  []lattice.Box
+	classes []blockClass
+	sums    map[int64]int64 // the sums counted so far, by granularity
+}
+
+// partitionKey names the partitions an engine keeps: one per field and
+// side (loads or stores).
+type partitionKey struct {
+	field int
+	store bool
+}
+
+// partitionBlocks sorts the blocks, with their weights (nil: one each),
+// into the classes of request q's footprints (blockClassifier); ok is
+// false when q has no classifier, and blocks must be counted one by one.
+// Blocks whose classes share an affine shape (blockClassifier.affineShape)
+// join one class, their footprints being translates too.
+func (e *Engine) partitionBlocks(q Request, blocks []lattice.Box, weights []int64) (p *blockPartition, ok bool) {
 	classifier, ok := newBlockClassifier(e, q)
-	classes := map[blockKey]*blockClass{}
-	var sum int64
-	for _, b := range blocks {
-		if !ok {
-			n, err := e.CountGranules(q, []lattice.Box{b})
-			if err != nil {
-				return 0, err
-			}
-			sum += n
-			continue
-		}
+	if !ok {
+		return nil, false
+	}
+	p = &blockPartition{mapper: *e.Mapper, blocks: blocks, sums: map[int64]int64{}}
+	index := map[blockKey]int{}
+	for i, b := range blocks {
 		key, base := classifier.classify(b)
-		c := classes[key]
-		if c == nil {
+		c, seen := index[key]
+		if !seen {
 			shape, affine := classifier.affineShape(b)
-			if affine {
-				c = classifier.shapes[shape]
-			}
-			if c == nil {
-				ps, gran, err := e.progressions(q, []lattice.Box{b})
-				if err != nil {
-					return 0, err
-				}
-				c = &blockClass{base: base, ps: ps, gran: gran, sizes: map[int64]int64{}}
-				c.ranges, c.listed = e.counter(gran).listRanges(ps)
+			if c, seen = classifier.shapes[shape]; !seen || !affine {
+				c = len(p.classes)
+				p.classes = append(p.classes, blockClass{rep: b, base: base})
 				if affine {
 					classifier.shapes[shape] = c
 				}
 			}
-			classes[key] = c
+			index[key] = c
 		}
-		residue := intmath.FloorMod(base, c.gran)
-		n, hit := c.sizes[residue]
-		if !hit && c.listed {
-			n = e.counter(c.gran).countShifted(c.ranges, base-c.base)
-			c.sizes[residue] = n
-		} else if !hit {
-			shifted := make([]progression, len(c.ps))
-			for i, p := range c.ps {
-				p.base += base - c.base
-				shifted[i] = p
+		w := int64(1)
+		if weights != nil {
+			w = weights[i]
+		}
+		p.classes[c].members = append(p.classes[c].members, classMember{block: i, base: base, weight: w})
+	}
+	return p, true
+}
+
+// partition returns the engine's partition of blocks for request q,
+// sorting them anew unless the partition of q's field and side holds the
+// same blocks under the same mapper.
+func (e *Engine) partition(q Request, blocks []lattice.Box) (*blockPartition, bool) {
+	key := partitionKey{q.Field, q.Store}
+	if p := e.partitions[key]; p != nil && p.mapper == *e.Mapper && slices.Equal(p.blocks, blocks) {
+		return p, true
+	}
+	p, ok := e.partitionBlocks(q, slices.Clone(blocks), nil)
+	if !ok {
+		return nil, false
+	}
+	if e.partitions == nil {
+		e.partitions = map[partitionKey]*blockPartition{}
+	}
+	e.partitions[key] = p
+	return p, true
+}
+
+// residueGroup is the members of one class whose bases agree modulo a
+// granularity: first is the first of them, weight their total weight.
+type residueGroup struct {
+	first  classMember
+	weight int64
+}
+
+// residueGroups returns the members of class c grouped by their bases
+// modulo gran, in the order of their first members. Members whose bases
+// agree modulo gran have footprints shifted by a multiple of gran, and so
+// have the footprints of any sub-box of their threads taken at one offset
+// from their first threads: the class fixes the points relative to the
+// first thread and the guards' parts of them, and shifts every address by
+// one amount, the difference of the bases.
+func (c *blockClass) residueGroups(gran int64) []residueGroup {
+	var groups []residueGroup
+	index := map[int64]int{}
+	for _, m := range c.members {
+		r := intmath.FloorMod(m.base, gran)
+		if g, ok := index[r]; ok {
+			groups[g].weight += m.weight
+			continue
+		}
+		index[r] = len(groups)
+		groups = append(groups, residueGroup{first: m, weight: m.weight})
+	}
+	return groups
+}
+
+// sum returns Σ weight·|F_q(b)| over p's blocks. Each class lists its
+// representative's footprint once as byte ranges (listRanges) and counts
+// the granules of one member per residue group from them (countShifted):
+// the count of a translate depends only on the shift modulo the
+// granularity. A representative with too many ranges is counted as
+// progressions shifted to the member.
+func (e *Engine) sum(q Request, p *blockPartition) (int64, error) {
+	if n, ok := p.sums[q.Gran]; ok {
+		return n, nil
+	}
+	var total int64
+	for _, c := range p.classes {
+		ps, gran, err := e.progressions(q, []lattice.Box{c.rep})
+		if err != nil {
+			return 0, err
+		}
+		counter := e.counter(gran)
+		ranges, listed := counter.listRanges(ps)
+		for _, g := range c.residueGroups(gran) {
+			var n int64
+			if listed {
+				n = counter.countShifted(ranges, g.first.base-c.base)
+			} else {
+				shifted := make([]progression, len(ps))
+				for i, pr := range ps {
+					pr.base += g.first.base - c.base
+					shifted[i] = pr
+				}
+				if n, err = counter.count(shifted); err != nil {
+					return 0, err
+				}
 			}
-			var err error
-			if n, err = e.counter(c.gran).count(shifted); err != nil {
-				return 0, err
-			}
-			c.sizes[residue] = n
+			total += n * g.weight
+		}
+	}
+	p.sums[q.Gran] = total
+	return total, nil
+}
+
+// SumOverBlocks returns Σ_b |F_q(b)| over the given blocks (thread boxes,
+// one per block). Blocks whose footprints are translates of each other form
+// a class (blockClassifier, partitionBlocks), counted once per base address
+// modulo the granularity (Engine.sum). With floor or modulo terms the
+// classes are by phase modulo the addresses' period, and the classes of
+// blocks on which no term wraps share one representative per affine shape
+// (blockClassifier.affineShape), so the counting depends on the periods
+// and the block shape, not on the number of blocks. The engine keeps the
+// classes of the last blocks of each field and side, which the requests
+// at other granularities share. Blocks with periods above
+// maxClassifierPeriod, or outside the linear space, are counted one by one.
+func (e *Engine) SumOverBlocks(q Request, blocks []lattice.Box) (int64, error) {
+	if p, ok := e.partition(q, blocks); ok {
+		return e.sum(q, p)
+	}
+	return e.sumOneByOne(q, blocks)
+}
+
+// sumOneByOne returns Σ_b |F_q(b)| over the blocks, counting each on its
+// own.
+func (e *Engine) sumOneByOne(q Request, blocks []lattice.Box) (int64, error) {
+	var sum int64
+	for _, b := range blocks {
+		n, err := e.CountGranules(q, []lattice.Box{b})
+		if err != nil {
+			return 0, err
 		}
 		sum += n
 	}
