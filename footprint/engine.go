@@ -349,10 +349,10 @@ func (c *blockClass) residueGroups(gran int64) []residueGroup {
 
 // sum returns Σ weight·|F_q(b)| over p's blocks. Each class lists its
 // representative's footprint once as byte ranges (listRanges) and counts
-// the granules of one member per residue group from them (countShifted):
-// the count of a translate depends only on the shift modulo the
-// granularity. A representative with too many ranges is counted as
-// progressions shifted to the member.
+// every member's granules from them (shiftCounter). A representative with
+// too many ranges is counted as progressions shifted to one member per
+// residue group: the count of a translate depends only on the shift
+// modulo the granularity.
 func (e *Engine) sum(q Request, p *blockPartition) (int64, error) {
 	if n, ok := p.sums[q.Gran]; ok {
 		return n, nil
@@ -364,20 +364,22 @@ func (e *Engine) sum(q Request, p *blockPartition) (int64, error) {
 			return 0, err
 		}
 		counter := e.counter(gran)
-		ranges, listed := counter.listRanges(ps)
+		if ranges, listed := counter.listRanges(ps); listed {
+			shifted := newShiftCounter(ranges, gran)
+			for _, m := range c.members {
+				total += shifted.count(m.base-c.base) * m.weight
+			}
+			continue
+		}
 		for _, g := range c.residueGroups(gran) {
-			var n int64
-			if listed {
-				n = counter.countShifted(ranges, g.first.base-c.base)
-			} else {
-				shifted := make([]progression, len(ps))
-				for i, pr := range ps {
-					pr.base += g.first.base - c.base
-					shifted[i] = pr
-				}
-				if n, err = counter.count(shifted); err != nil {
-					return 0, err
-				}
+			shifted := make([]progression, len(ps))
+			for i, pr := range ps {
+				pr.base += g.first.base - c.base
+				shifted[i] = pr
+			}
+			n, err := counter.count(shifted)
+			if err != nil {
+				return 0, err
 			}
 			total += n * g.weight
 		}

@@ -777,7 +777,7 @@ const maxListedRanges = 1 << 15
 // listRanges returns the union of ps as sorted byte ranges, joined wherever
 // the gap between two is smaller than a granule: no granule fits in such a
 // gap under any shift, so the ranges have the granules of the union also
-// after every byte is shifted by the same amount (countShifted). ok is false
+// after every byte is shifted by the same amount (shiftCounter). ok is false
 // when more than maxListedRanges ranges would be listed.
 func (c *counter) listRanges(ps []progression) (out []byteRange, ok bool) {
 	ps = c.prepare(ps)
@@ -820,17 +820,40 @@ func (c *counter) listRanges(ps []progression) (out []byteRange, ok bool) {
 	return joined, true
 }
 
-// countShifted returns the granules of ranges (from listRanges) after every
-// byte is shifted by shift.
-func (c *counter) countShifted(ranges []byteRange, shift int64) int64 {
-	var n int64
-	next := int64(math.MinInt64) // first granule not yet counted
-	for _, r := range ranges {
-		lo, hi := max(intmath.FloorDiv(r.first+shift, c.gran), next), intmath.FloorDiv(r.last+shift, c.gran)
-		if hi >= lo {
-			n += hi - lo + 1
-			next = hi + 1
-		}
+// shiftCounter counts the granules of byte ranges listed by listRanges
+// after every byte is shifted by the same amount, in two binary searches a
+// shift. Two listed ranges are more than a granule apart, so no granule
+// holds bytes of both under any shift, and the count is the sum over the
+// ranges of ⌊(last+s)/G⌋ − ⌊(first+s)/G⌋ + 1. With
+// ⌊(x+s)/G⌋ = ⌊x/G⌋ + ⌊s/G⌋ + [x mod G + s mod G ≥ G], that is the count at
+// shift 0 plus the ranges whose last byte's offset in its granule is at
+// least G − (s mod G), less those whose first byte's offset is.
+type shiftCounter struct {
+	gran          int64
+	unshifted     int64   // the count at shift 0
+	firsts, lasts []int64 // the ranges' first and last bytes modulo the granule, sorted
+}
+
+// newShiftCounter returns the shiftCounter of ranges (from listRanges at
+// granules of gran bytes).
+func newShiftCounter(ranges []byteRange, gran int64) shiftCounter {
+	s := shiftCounter{gran: gran, firsts: make([]int64, len(ranges)), lasts: make([]int64, len(ranges))}
+	for i, r := range ranges {
+		s.unshifted += intmath.FloorDiv(r.last, gran) - intmath.FloorDiv(r.first, gran) + 1
+		s.firsts[i], s.lasts[i] = intmath.FloorMod(r.first, gran), intmath.FloorMod(r.last, gran)
 	}
-	return n
+	slices.Sort(s.firsts)
+	slices.Sort(s.lasts)
+	return s
+}
+
+// count returns the granules of the ranges after every byte is shifted by
+// shift.
+func (s shiftCounter) count(shift int64) int64 {
+	from := s.gran - intmath.FloorMod(shift, s.gran) // offsets from here on cross into the next granule
+	atLeast := func(offsets []int64) int64 {
+		i, _ := slices.BinarySearch(offsets, from)
+		return int64(len(offsets) - i)
+	}
+	return s.unshifted + atLeast(s.lasts) - atLeast(s.firsts)
 }
