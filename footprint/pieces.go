@@ -36,51 +36,57 @@ type indexAxis struct {
 // long periods on how often those terms wrap inside the boxes, never on the
 // boxes' size otherwise.
 func (e *Engine) indexProgressions(q Request, threads []lattice.Box) ([]indexProgression, error) {
-	f := e.field(q)
-	var out []indexProgression
-	var err error
+	boxes := make([][]indexProgression, 0, len(threads))
+	n := int64(0)
 	for _, t := range threads {
 		pb := e.Mapper.PointBox(t)
 		if pb.Empty() {
 			continue
 		}
-		key := pieceKey{q.Field, q.Store, pb}
-		if ips, ok := e.pieces[key]; ok {
-			if out, err = e.appendIndexProgressions(out, ips); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		var ips []indexProgression
-		for _, a := range f.Accesses(q.Store) {
-			box := pb
-			if g, partial, _ := a.Partial(e.Mapper.Geom.Domain); partial {
-				if box = box.Intersect(g); box.Empty() {
-					continue
-				}
-			}
-			if ips, err = e.appendPieces(ips, a, box); err != nil {
-				return nil, fmt.Errorf("field %q access %s: %w", f.Name, a.Text, err)
-			}
-		}
-		if e.pieces == nil || len(e.pieces) >= maxCachedBoxes {
-			e.pieces = map[pieceKey][]indexProgression{}
-		}
-		e.pieces[key] = ips
-		if out, err = e.appendIndexProgressions(out, ips); err != nil {
+		ips, err := e.boxPieces(q, pb)
+		if err != nil {
 			return nil, err
 		}
+		boxes = append(boxes, ips)
+		n += int64(len(ips))
+	}
+	if err := e.reserveGrowth(nil, n); err != nil {
+		return nil, err
+	}
+	out := make([]indexProgression, 0, n)
+	for _, ips := range boxes {
+		out = append(out, ips...)
 	}
 	return out, nil
 }
 
-// appendIndexProgressions appends ips to out, reserving the memory of a
-// grown out first.
-func (e *Engine) appendIndexProgressions(out, ips []indexProgression) ([]indexProgression, error) {
-	if err := e.reserveGrowth(out, int64(len(ips))); err != nil {
-		return nil, err
+// boxPieces returns the index progressions of request q's accesses over
+// the point box pb, cut into pieces on which each access is affine, from
+// the engine's cache where it holds them.
+func (e *Engine) boxPieces(q Request, pb lattice.Box) ([]indexProgression, error) {
+	key := pieceKey{q.Field, q.Store, pb}
+	if ips, ok := e.pieces[key]; ok {
+		return ips, nil
 	}
-	return append(out, ips...), nil
+	f := e.field(q)
+	var ips []indexProgression
+	var err error
+	for _, a := range f.Accesses(q.Store) {
+		box := pb
+		if g, partial, _ := a.Partial(e.Mapper.Geom.Domain); partial {
+			if box = box.Intersect(g); box.Empty() {
+				continue
+			}
+		}
+		if ips, err = e.appendPieces(ips, a, box); err != nil {
+			return nil, fmt.Errorf("field %q access %s: %w", f.Name, a.Text, err)
+		}
+	}
+	if e.pieces == nil || len(e.pieces) >= maxCachedBoxes {
+		e.pieces = map[pieceKey][]indexProgression{}
+	}
+	e.pieces[key] = ips
+	return ips, nil
 }
 
 // reserveGrowth reserves the memory of the slice that appending more index
@@ -346,8 +352,9 @@ func (e *Engine) progressions(q Request, threads []lattice.Box) ([]progression, 
 		return nil, 0, fmt.Errorf("field %q: %w", f.Name, err)
 	}
 	out := make([]progression, len(ips))
+	axes := make([]axis, len(ips)*len(indexProgression{}.axes)) // one backing array for every progression's axes
 	for k, ip := range ips {
-		p := progression{width: width, axes: make([]axis, 0, len(ip.axes))}
+		p := progression{width: width, axes: axes[k*len(ip.axes) : k*len(ip.axes) : (k+1)*len(ip.axes)]}
 		for d := range 3 {
 			p.base += weights[d] * (ip.base[d] - origin[d])
 		}
