@@ -115,10 +115,18 @@ type blockClassifier struct {
 }
 
 // blockKey is the class of a block up to translation: the class of its
-// origin and the description of its points (appendPointsKey).
+// origin and the description of its points (pointsKey).
 type blockKey struct {
 	class  translationClass
-	points string
+	points blockPoints
+}
+
+// blockPoints describes a block's lattice points relative to its origin: their
+// extents and, for each guard box, the part of them it keeps
+// (appendGuardKey); guards is empty without guard boxes.
+type blockPoints struct {
+	extents [3]int64
+	guards  string
 }
 
 // maxClassifierPeriod bounds the common period, per coordinate, of the
@@ -170,17 +178,21 @@ func (c *blockClassifier) classify(blockThreads lattice.Box) (key blockKey, base
 		origin[i] = blockThreads.Lo[i] * c.mapper.Geom.Fold[i]
 	}
 	key.class, base = c.translations.classify(origin)
-	key.points = string(appendPointsKey(nil, c.guards, origin, points))
+	key.points = pointsKey(c.guards, origin, points)
 	return key, base
 }
 
-// appendPointsKey appends to key the extents of a block's lattice points
-// and, for each guard box, the part of them it keeps (appendGuardKey).
-func appendPointsKey(key []byte, guards []lattice.Box, origin kernel.Point, points lattice.Box) []byte {
+// pointsKey describes the lattice points of a block with the given origin
+// relative to it, with the parts of them that each guard box keeps.
+func pointsKey(guards []lattice.Box, origin kernel.Point, box lattice.Box) blockPoints {
+	var p blockPoints
 	for i := range 3 {
-		key = binary.AppendVarint(key, max(0, points.Hi[i]-points.Lo[i]))
+		p.extents[i] = max(0, box.Hi[i]-box.Lo[i])
 	}
-	return appendGuardKey(key, guards, origin, points)
+	if len(guards) > 0 {
+		p.guards = string(appendGuardKey(nil, guards, origin, box))
+	}
+	return p
 }
 
 // appendGuardKey appends to key, for each guard box, the part of the

@@ -768,12 +768,13 @@ func (s *planeSum) addLongSegment(s0, s1 int64) error {
 	if err != nil {
 		return err
 	}
-	rest, err := s.newIn(e, e+length%s.T)
-	if err != nil {
-		return err
+	s.total += length / s.T * period
+	if length%s.T == 0 { // no planes left over
+		return nil
 	}
-	s.total += rest + length/s.T*period
-	return nil
+	rest, err := s.newIn(e, e+length%s.T)
+	s.total += rest
+	return err
 }
 
 // extend adds the planes [from, to) to the run, opening it at from.

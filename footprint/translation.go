@@ -145,16 +145,14 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 	}
 	classifier := newTranslationClassifier(addrs, modulus, period)
 	index := map[blockKey]int{}
-	var key []byte
 	for _, b := range sample {
 		var points lattice.Box
 		for i := range 3 {
 			points.Lo[i] = b[i] * l.Block[i] * l.Fold[i]
 			points.Hi[i] = min(points.Lo[i]+l.Block[i]*l.Fold[i], l.Domain[i])
 		}
-		key = appendPointsKey(key[:0], guards, kernel.Point(points.Lo), points)
 		class, _ := classifier.classify(kernel.Point{b[0] * l.Block[0], b[1] * l.Block[1], b[2] * l.Block[2]})
-		k := blockKey{class, string(key)}
+		k := blockKey{class, pointsKey(guards, kernel.Point(points.Lo), points)}
 		if i, ok := index[k]; ok {
 			weights[i]++
 			continue
