@@ -731,6 +731,9 @@ func (s *planeSum) newIn(a, b int64) (int64, error) {
 // w empty planes, across which no two planes meet, so that separate
 // clusters are counted apart.
 func (s *planeSum) sum() (int64, error) {
+	if s.w == 0 {
+		return s.sumApart()
+	}
 	for i := 0; i+1 < len(s.breaks); i++ {
 		s0, s1 := s.breaks[i], s.breaks[i+1]
 		var err error
@@ -750,6 +753,28 @@ func (s *planeSum) sum() (int64, error) {
 	}
 	if err := s.flush(); err != nil {
 		return 0, err
+	}
+	return s.total, nil
+}
+
+// sumApart is sum for planes of which no two share a granule (w = 0):
+// new(v) is then the granules of plane v alone. Within a segment plane
+// v+T is plane v shifted by T·P bytes, a multiple of the granule, so it
+// has as many granules, and each of the segment's first T planes stands
+// for every T-th plane from it on.
+func (s *planeSum) sumApart() (int64, error) {
+	for i := 0; i+1 < len(s.breaks); i++ {
+		if s.cover[i] == 0 {
+			continue
+		}
+		s0, s1 := s.breaks[i], s.breaks[i+1]
+		for k := range min(s.T, s1-s0) {
+			n, err := s.planes(s0+k, s0+k+1)
+			if err != nil {
+				return 0, err
+			}
+			s.total += n * ((s1 - s0 - k + s.T - 1) / s.T)
+		}
 	}
 	return s.total, nil
 }
