@@ -248,6 +248,21 @@ type blockClass struct {
 	rep     lattice.Box
 	base    int64 // the representative's base
 	members []classMember
+	// ranges are the representative's footprint as listed by listRanges
+	// at granules of rangesGran bytes; rangesGran is 0 before it is listed.
+	ranges     []byteRange
+	rangesGran int64
+}
+
+// finerRanges returns the representative's footprint as listRanges lists
+// it at granules of gran bytes, from the ranges the class listed at a
+// finer granularity joined at gran (joinRanges); ok is false when it has
+// none listed at gran or finer.
+func (c *blockClass) finerRanges(gran int64) (ranges []byteRange, ok bool) {
+	if c.rangesGran == 0 || c.rangesGran > gran {
+		return nil, false
+	}
+	return joinRanges(nil, c.ranges, gran), true
 }
 
 // classMember is one block of a blockClass.
@@ -360,8 +375,9 @@ func (c *blockClass) residueGroups(gran int64) []residueGroup {
 }
 
 // sum returns Σ weight·|F_q(b)| over p's blocks. Each class lists its
-// representative's footprint once as byte ranges (listRanges) and counts
-// every member's granules from them (shiftCounter). A representative with
+// representative's footprint once as byte ranges (listRanges; at a
+// coarser granularity the ranges of a finer one, joined) and counts every
+// member's granules from them (shiftCounter). A representative with
 // too many ranges is counted as progressions shifted to one member per
 // residue group: the count of a translate depends only on the shift
 // modulo the granularity.
@@ -370,20 +386,28 @@ func (e *Engine) sum(q Request, p *blockPartition) (int64, error) {
 		return n, nil
 	}
 	var total int64
-	for _, c := range p.classes {
-		ps, gran, err := e.progressions(q, []lattice.Box{c.rep})
-		if err != nil {
-			return 0, err
+	counter := e.counter(q.Gran) // the linear space counts at q.Gran
+	for i := range p.classes {
+		c := &p.classes[i]
+		var ps []progression
+		ranges, listed := c.finerRanges(q.Gran)
+		if !listed {
+			var err error
+			if ps, _, err = e.progressions(q, []lattice.Box{c.rep}); err != nil {
+				return 0, err
+			}
+			if ranges, listed = counter.listRanges(ps); listed {
+				c.ranges, c.rangesGran = ranges, q.Gran
+			}
 		}
-		counter := e.counter(gran)
-		if ranges, listed := counter.listRanges(ps); listed {
-			shifted := newShiftCounter(ranges, gran)
+		if listed {
+			shifted := newShiftCounter(ranges, q.Gran)
 			for _, m := range c.members {
 				total += shifted.count(m.base-c.base) * m.weight
 			}
 			continue
 		}
-		for _, g := range c.residueGroups(gran) {
+		for _, g := range c.residueGroups(q.Gran) {
 			shifted := make([]progression, len(ps))
 			for i, pr := range ps {
 				pr.base += g.first.base - c.base

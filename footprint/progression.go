@@ -862,15 +862,23 @@ func (c *counter) listRanges(ps []progression) (out []byteRange, ok bool) {
 		walk(len(p.axes)-1, p.base)
 	}
 	slices.SortFunc(out, func(a, b byteRange) int { return cmp.Compare(a.first, b.first) })
-	joined := out[:0]
-	for _, r := range out {
-		if k := len(joined) - 1; k >= 0 && r.first-joined[k].last <= c.gran {
-			joined[k].last = max(joined[k].last, r.last)
+	return joinRanges(out[:0], out, c.gran), true
+}
+
+// joinRanges appends to dst the byte ranges of sorted (by first byte),
+// joined wherever the gap between two is smaller than a granule of gran
+// bytes. The result is the union with every gap of fewer than gran bytes
+// filled, which does not depend on gaps filled before: ranges joined at a
+// finer granularity join at gran to the ranges listRanges lists at gran.
+func joinRanges(dst, sorted []byteRange, gran int64) []byteRange {
+	for _, r := range sorted {
+		if k := len(dst) - 1; k >= 0 && r.first-dst[k].last <= gran {
+			dst[k].last = max(dst[k].last, r.last)
 			continue
 		}
-		joined = append(joined, r)
+		dst = append(dst, r)
 	}
-	return joined, true
+	return dst
 }
 
 // shiftCounter counts the granules of byte ranges listed by listRanges
