@@ -123,7 +123,7 @@ func (e *Engine) sumOverWarps(q Request, blocks, warps []lattice.Box) (int64, er
 	for _, c := range p.classes {
 		for _, g := range c.residueGroups(q.Gran) {
 			for _, w := range warps {
-				boxes = append(boxes, w.Shift(blocks[g.first.block].Lo))
+				boxes = append(boxes, w.Shift(blocks[g.block].Lo))
 				weights = append(weights, g.weight)
 			}
 		}

@@ -265,11 +265,37 @@ func (c *blockClass) finerRanges(gran int64) (ranges []byteRange, ok bool) {
 	return joinRanges(nil, c.ranges, gran), true
 }
 
-// classMember is one block of a blockClass.
+// classMember is a run of blocks of a blockClass, consecutive in the
+// partitioned list, of one weight each, whose bases step by a constant
+// stride: the k-th (k < count) is block + k, with base base + k·stride.
+// The blocks of one row of a grid make one run.
 type classMember struct {
-	block  int // index into the partitioned blocks
-	base   int64
-	weight int64
+	block         int // index into the partitioned blocks of the first
+	base          int64
+	weight        int64
+	count, stride int64
+}
+
+// extends reports whether block i, with base and weight w, continues run m.
+func (m *classMember) extends(i int, base, w int64) bool {
+	return m.block+int(m.count) == i && m.weight == w && (m.count == 1 || base-m.base == m.count*m.stride)
+}
+
+// period returns the blocks after which the bases of run m repeat modulo
+// gran: gran / gcd(stride, gran).
+func (m *classMember) period(gran int64) int64 {
+	return gran / intmath.GCD(intmath.FloorMod(m.stride, gran), gran)
+}
+
+// each calls visit with the block index, the base and the number of
+// blocks of run m that each of its first blocks up to its period modulo
+// gran stands for: those every period later, whose bases agree with its
+// modulo gran.
+func (m *classMember) each(gran int64, visit func(block int, base, blocks int64)) {
+	period := m.period(gran)
+	for k := range min(m.count, period) {
+		visit(m.block+int(k), m.base+k*m.stride, (m.count-1-k)/period+1)
+	}
 }
 
 // blockPartition is a list of weighted blocks sorted into classes of
@@ -292,8 +318,9 @@ type partitionKey struct {
 }
 
 // partitionBlocks sorts the blocks, with their weights (nil: one each),
-// into the classes of request q's footprints (blockClassifier); ok is
-// false when q has no classifier, and blocks must be counted one by one.
+// into the classes of request q's footprints (blockClassifier), as runs
+// of consecutive blocks (classMember); ok is false when q has no
+// classifier, and blocks must be counted one by one.
 // Blocks whose classes share an affine shape (blockClassifier.affineShape)
 // join one class, their footprints being translates too.
 func (e *Engine) partitionBlocks(q Request, blocks []lattice.Box, weights []int64) (p *blockPartition, ok bool) {
@@ -303,8 +330,24 @@ func (e *Engine) partitionBlocks(q Request, blocks []lattice.Box, weights []int6
 	}
 	p = &blockPartition{mapper: *e.Mapper, blocks: blocks, sums: map[int64]int64{}}
 	index := map[blockKey]int{}
+	var lastKey blockKey
+	last := -1 // the class of the block before
 	for i, b := range blocks {
 		key, base := classifier.classify(b)
+		w := int64(1)
+		if weights != nil {
+			w = weights[i]
+		}
+		if last >= 0 && key == lastKey {
+			members := p.classes[last].members
+			if m := &members[len(members)-1]; m.extends(i, base, w) {
+				if m.count == 1 {
+					m.stride = base - m.base
+				}
+				m.count++
+				continue
+			}
+		}
 		c, seen := index[key]
 		if !seen {
 			shape, affine := classifier.affineShape(b)
@@ -317,11 +360,8 @@ func (e *Engine) partitionBlocks(q Request, blocks []lattice.Box, weights []int6
 			}
 			index[key] = c
 		}
-		w := int64(1)
-		if weights != nil {
-			w = weights[i]
-		}
-		p.classes[c].members = append(p.classes[c].members, classMember{block: i, base: base, weight: w})
+		p.classes[c].members = append(p.classes[c].members, classMember{block: i, base: base, weight: w, count: 1})
+		lastKey, last = key, c
 	}
 	return p, true
 }
@@ -345,15 +385,16 @@ func (e *Engine) partition(q Request, blocks []lattice.Box) (*blockPartition, bo
 	return p, true
 }
 
-// residueGroup is the members of one class whose bases agree modulo a
-// granularity: first is the first of them, weight their total weight.
+// residueGroup is the blocks of one class whose bases agree modulo a
+// granularity: the first of them, its base, and their total weight.
 type residueGroup struct {
-	first  classMember
+	block  int
+	base   int64
 	weight int64
 }
 
-// residueGroups returns the members of class c grouped by their bases
-// modulo gran, in the order of their first members. Members whose bases
+// residueGroups returns the blocks of class c grouped by their bases
+// modulo gran. Blocks whose bases
 // agree modulo gran have footprints shifted by a multiple of gran, and so
 // have the footprints of any sub-box of their threads taken at one offset
 // from their first threads: the class fixes the points relative to the
@@ -363,13 +404,15 @@ func (c *blockClass) residueGroups(gran int64) []residueGroup {
 	var groups []residueGroup
 	index := map[int64]int{}
 	for _, m := range c.members {
-		r := intmath.FloorMod(m.base, gran)
-		if g, ok := index[r]; ok {
-			groups[g].weight += m.weight
-			continue
-		}
-		index[r] = len(groups)
-		groups = append(groups, residueGroup{first: m, weight: m.weight})
+		m.each(gran, func(block int, base, blocks int64) {
+			r := intmath.FloorMod(base, gran)
+			if g, ok := index[r]; ok {
+				groups[g].weight += blocks * m.weight
+				return
+			}
+			index[r] = len(groups)
+			groups = append(groups, residueGroup{block: block, base: base, weight: blocks * m.weight})
+		})
 	}
 	return groups
 }
@@ -403,14 +446,16 @@ func (e *Engine) sum(q Request, p *blockPartition) (int64, error) {
 		if listed {
 			shifted := newShiftCounter(ranges, q.Gran)
 			for _, m := range c.members {
-				total += shifted.count(m.base-c.base) * m.weight
+				m.each(q.Gran, func(_ int, base, blocks int64) {
+					total += shifted.count(base-c.base) * blocks * m.weight
+				})
 			}
 			continue
 		}
 		for _, g := range c.residueGroups(q.Gran) {
 			shifted := make([]progression, len(ps))
 			for i, pr := range ps {
-				pr.base += g.first.base - c.base
+				pr.base += g.base - c.base
 				shifted[i] = pr
 			}
 			n, err := counter.count(shifted)
