@@ -145,6 +145,8 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 	}
 	classifier := newTranslationClassifier(addrs, modulus, period)
 	index := map[blockKey]int{}
+	var lastKey blockKey
+	last := -1 // the class of the block before, tried before the map
 	for _, b := range sample {
 		var points lattice.Box
 		for i := range 3 {
@@ -153,10 +155,16 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 		}
 		class, _ := classifier.classify(kernel.Point{b[0] * l.Block[0], b[1] * l.Block[1], b[2] * l.Block[2]})
 		k := blockKey{class, pointsKey(guards, kernel.Point(points.Lo), points)}
-		if i, ok := index[k]; ok {
-			weights[i]++
+		if last >= 0 && k == lastKey {
+			weights[last]++
 			continue
 		}
+		if i, ok := index[k]; ok {
+			weights[i]++
+			lastKey, last = k, i
+			continue
+		}
+		lastKey, last = k, len(reps)
 		index[k] = len(reps)
 		reps = append(reps, b)
 		weights = append(weights, 1)
