@@ -34,10 +34,9 @@ type indexAxis struct {
 // cut into pieces on which each access is affine (appendPieces).
 // Their number depends on the accesses, and for floor and modulo terms with
 // long periods on how often those terms wrap inside the boxes, never on the
-// boxes' size otherwise.
-func (e *Engine) indexProgressions(q Request, threads []lattice.Box) ([]indexProgression, error) {
-	boxes := make([][]indexProgression, 0, len(threads))
-	n := int64(0)
+// boxes' size otherwise. They come box by box, n in all.
+func (e *Engine) indexProgressions(q Request, threads []lattice.Box) (boxes [][]indexProgression, n int, err error) {
+	boxes = make([][]indexProgression, 0, len(threads))
 	for _, t := range threads {
 		pb := e.Mapper.PointBox(t)
 		if pb.Empty() {
@@ -45,19 +44,12 @@ func (e *Engine) indexProgressions(q Request, threads []lattice.Box) ([]indexPro
 		}
 		ips, err := e.boxPieces(q, pb)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		boxes = append(boxes, ips)
-		n += int64(len(ips))
+		n += len(ips)
 	}
-	if err := e.reserveGrowth(nil, n); err != nil {
-		return nil, err
-	}
-	out := make([]indexProgression, 0, n)
-	for _, ips := range boxes {
-		out = append(out, ips...)
-	}
-	return out, nil
+	return boxes, n, nil
 }
 
 // boxPieces returns the index progressions of request q's accesses over
@@ -69,9 +61,10 @@ func (e *Engine) boxPieces(q Request, pb lattice.Box) ([]indexProgression, error
 		return ips, nil
 	}
 	f := e.field(q)
-	var ips []indexProgression
+	accesses := f.Accesses(q.Store)
+	ips := make([]indexProgression, 0, len(accesses)) // one piece each where they are affine
 	var err error
-	for _, a := range f.Accesses(q.Store) {
+	for _, a := range accesses {
 		box := pb
 		if g, partial, _ := a.Partial(e.Mapper.Geom.Domain); partial {
 			if box = box.Intersect(g); box.Empty() {
@@ -319,8 +312,8 @@ func affinePiece(a kernel.Access, cut [3]subrange) indexProgression {
 // distinct granule tuples never share a granule of κ bytes; counting
 // one-byte elements there at κ counts the tuples.
 func (e *Engine) progressions(q Request, threads []lattice.Box) ([]progression, int64, error) {
-	ips, err := e.indexProgressions(q, threads)
-	if err != nil || len(ips) == 0 {
+	boxes, n, err := e.indexProgressions(q, threads)
+	if err != nil || n == 0 {
 		return nil, q.Gran, err
 	}
 	f := e.field(q)
@@ -336,7 +329,7 @@ func (e *Engine) progressions(q Request, threads []lattice.Box) ([]progression, 
 		if kappa < 1 {
 			return nil, 0, fmt.Errorf("field %q: element size %d B exceeds the granularity %d B of the multi-dimensional address space", f.Name, f.Element, q.Gran)
 		}
-		lo, hi := indexBounds(ips)
+		lo, hi := indexBounds(boxes)
 		origin = [3]int64{intmath.FloorDiv(lo[0], kappa) * kappa, lo[1], lo[2]}
 		cols := intmath.FloorDiv(hi[0]-origin[0], kappa) + 1
 		rows := hi[1] - lo[1] + 1
@@ -348,48 +341,54 @@ func (e *Engine) progressions(q Request, threads []lattice.Box) ([]progression, 
 	default:
 		return nil, 0, fmt.Errorf("unknown address space %d", q.Space)
 	}
-	if err := e.budget().reserve(int64(len(ips)) * int64(unsafe.Sizeof(progression{})+6*unsafe.Sizeof(axis{}))); err != nil {
+	if err := e.budget().reserve(int64(n) * int64(unsafe.Sizeof(progression{})+6*unsafe.Sizeof(axis{}))); err != nil {
 		return nil, 0, fmt.Errorf("field %q: %w", f.Name, err)
 	}
-	out := make([]progression, len(ips))
-	axes := make([]axis, len(ips)*len(indexProgression{}.axes)) // one backing array for every progression's axes
-	for k, ip := range ips {
-		p := progression{width: width, axes: axes[k*len(ip.axes) : k*len(ip.axes) : (k+1)*len(ip.axes)]}
-		for d := range 3 {
-			p.base += weights[d] * (ip.base[d] - origin[d])
-		}
-		for _, ax := range ip.axes {
-			if ax.count < 2 {
-				continue
-			}
-			var step int64
+	const axesPer = len(indexProgression{}.axes)
+	out := make([]progression, 0, n)
+	axes := make([]axis, n*axesPer) // one backing array for every progression's axes
+	for _, ips := range boxes {
+		for _, ip := range ips {
+			k := len(out)
+			p := progression{width: width, axes: axes[k*axesPer : k*axesPer : (k+1)*axesPer]}
 			for d := range 3 {
-				step += weights[d] * ax.step[d]
+				p.base += weights[d] * (ip.base[d] - origin[d])
 			}
-			p.axes = append(p.axes, axis{step: step, count: ax.count})
+			for _, ax := range ip.axes {
+				if ax.count < 2 {
+					continue
+				}
+				var step int64
+				for d := range 3 {
+					step += weights[d] * ax.step[d]
+				}
+				p.axes = append(p.axes, axis{step: step, count: ax.count})
+			}
+			out = append(out, p)
 		}
-		out[k] = p
 	}
 	return out, gran, nil
 }
 
 // indexBounds returns the smallest and largest value of each index over the
-// progressions.
-func indexBounds(ips []indexProgression) (lo, hi [3]int64) {
+// progressions of the boxes.
+func indexBounds(boxes [][]indexProgression) (lo, hi [3]int64) {
 	for d := range 3 {
 		lo[d], hi[d] = math.MaxInt64, math.MinInt64
 	}
-	for _, ip := range ips {
-		for d := range 3 {
-			a, b := ip.base[d], ip.base[d]
-			for _, ax := range ip.axes {
-				if s := ax.step[d] * (ax.count - 1); s < 0 {
-					a += s
-				} else {
-					b += s
+	for _, ips := range boxes {
+		for _, ip := range ips {
+			for d := range 3 {
+				a, b := ip.base[d], ip.base[d]
+				for _, ax := range ip.axes {
+					if s := ax.step[d] * (ax.count - 1); s < 0 {
+						a += s
+					} else {
+						b += s
+					}
 				}
+				lo[d], hi[d] = min(lo[d], a), max(hi[d], b)
 			}
-			lo[d], hi[d] = min(lo[d], a), max(hi[d], b)
 		}
 	}
 	return lo, hi
