@@ -241,9 +241,10 @@ func (c *blockClassifier) affineShape(blockThreads lattice.Box) (shape string, o
 }
 
 // blockClass is one class of translated block footprints (blockClassifier):
-// a representative block and every member's base, the first access's byte
-// address at its first point, and weight. A member's footprint is the
-// representative's shifted by the difference of their bases.
+// a representative block and its members, as runs (classMember) of blocks
+// with their bases, the first access's byte address at a block's first
+// point, and weights. A member's footprint is the representative's
+// shifted by the difference of their bases.
 type blockClass struct {
 	rep     lattice.Box
 	base    int64 // the representative's base
@@ -394,12 +395,12 @@ type residueGroup struct {
 }
 
 // residueGroups returns the blocks of class c grouped by their bases
-// modulo gran. Blocks whose bases
-// agree modulo gran have footprints shifted by a multiple of gran, and so
-// have the footprints of any sub-box of their threads taken at one offset
-// from their first threads: the class fixes the points relative to the
-// first thread and the guards' parts of them, and shifts every address by
-// one amount, the difference of the bases.
+// modulo gran. Blocks whose bases agree modulo gran have footprints
+// shifted by a multiple of gran, and so have the footprints of any sub-box
+// of their threads taken at one offset from their first threads: the
+// class fixes the points relative to the first thread and the guards'
+// parts of them, and shifts every address by one amount, the difference
+// of the bases.
 func (c *blockClass) residueGroups(gran int64) []residueGroup {
 	var groups []residueGroup
 	index := map[int64]int{}
