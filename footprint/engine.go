@@ -20,6 +20,7 @@ type Engine struct {
 
 	counters map[int64]*counter // by granularity, with their memories
 	pieces   map[pieceKey][]indexProgression
+	prepared map[preparedKey][]progression
 	// partitions are the classes of the blocks last summed (SumOverBlocks)
 	// for each field and side.
 	partitions map[partitionKey]*blockPartition
@@ -57,12 +58,51 @@ func (e *Engine) counter(gran int64) *counter {
 // request q. The footprint is a union of progressions (one per access and
 // residue class of its floor and modulo terms, see progressions), counted
 // exactly at a cost independent of the boxes' size (counter.count).
+//
+// In the linear space each box's progressions are prepared (normalised
+// and merged, counter.prepare) once and kept: preparing keeps a union's
+// granules, so the union of the boxes' prepared lists has the granules of
+// their footprint, and the unions of a wave's thread sets, which share
+// their boxes, merge a few progressions a box instead of one per access.
 func (e *Engine) CountGranules(q Request, threads []lattice.Box) (int64, error) {
-	ps, gran, err := e.progressions(q, threads)
-	if err != nil {
-		return 0, err
+	if q.Space != geometry.LinearSpace {
+		ps, gran, err := e.progressions(q, threads)
+		if err != nil {
+			return 0, err
+		}
+		return e.counter(gran).count(ps)
 	}
-	return e.counter(gran).count(ps)
+	counter := e.counter(q.Gran)
+	var ps []progression
+	for _, t := range threads {
+		pb := e.Mapper.PointBox(t)
+		if pb.Empty() {
+			continue
+		}
+		key := preparedKey{pieceKey{q.Field, q.Store, pb}, q.Gran}
+		prepared, ok := e.prepared[key]
+		if !ok {
+			raw, _, err := e.progressions(q, []lattice.Box{t})
+			if err != nil {
+				return 0, err
+			}
+			prepared = counter.prepare(raw)
+			if e.prepared == nil || len(e.prepared) >= maxCachedBoxes {
+				e.prepared = map[preparedKey][]progression{}
+			}
+			e.prepared[key] = prepared
+		}
+		ps = append(ps, prepared...)
+	}
+	return counter.count(ps)
+}
+
+// preparedKey names the prepared progressions of one field's loads or
+// stores over one box of lattice points at one granularity in the linear
+// space (CountGranules).
+type preparedKey struct {
+	pieces pieceKey
+	gran   int64
 }
 
 // CountCommonGranules returns the number of granules of request q that every
