@@ -371,7 +371,7 @@ func TestAdversarialCounterLong(t *testing.T) {
 	}
 }
 
-// TestAdversarialListRangesShift: listRanges + countShifted give the
+// TestAdversarialListRangesShift: listRanges + shiftCounter give the
 // granules of the union under any byte shift, the claim SumOverBlocks
 // relies on.
 func TestAdversarialListRangesShift(t *testing.T) {
@@ -385,14 +385,15 @@ func TestAdversarialListRangesShift(t *testing.T) {
 		if !ok {
 			continue
 		}
+		shifts := newShiftCounter(ranges, gran)
 		for range 3 {
 			shift := int64(r.IntN(1<<16) - 1<<15)
 			shifted := advClone(ps)
 			for i := range shifted {
 				shifted[i].base += shift
 			}
-			if got, want := cnt.countShifted(ranges, shift), advGranules(shifted, gran); got != want {
-				t.Fatalf("case %d gran %d shift %d: countShifted %d, enumeration %d for %+v", c, gran, shift, got, want, ps)
+			if got, want := shifts.count(shift), advGranules(shifted, gran); got != want {
+				t.Fatalf("case %d gran %d shift %d: shiftCounter %d, enumeration %d for %+v", c, gran, shift, got, want, ps)
 			}
 		}
 	}

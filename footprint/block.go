@@ -78,27 +78,57 @@ func WarpThreadBoxes(block [3]int64, warpSize int64) (boxes []lattice.Box, ok bo
 // field: sectors is indexed by the kernel's field index, 0 for a field
 // without loads. ok is false, and nothing is counted, when a warp of the
 // block shape is not a box of threads (WarpThreadBoxes).
+//
+// The sample blocks of one class of translated footprints whose bases
+// agree modulo the sector size (blockClass.residueGroups) have warps
+// whose footprints are translates by whole sectors, warp by warp, so the
+// warps of one block per group, weighted by the group's blocks, give the
+// sum over every block's warps.
 func (e *Engine) WarpSectors(dev device.Memory, sample []lattice.Box) (sectors []float64, ok bool, err error) {
 	warps, ok := WarpThreadBoxes(e.Mapper.Geom.Block, int64(dev.WarpSize))
 	if !ok || len(sample) == 0 {
 		return nil, false, nil
-	}
-	var boxes []lattice.Box
-	for _, b := range sample {
-		for _, w := range warps {
-			boxes = append(boxes, w.Shift(b.Lo))
-		}
 	}
 	sectors = make([]float64, len(e.Mapper.Kernel.Fields))
 	for fi, f := range e.Mapper.Kernel.Fields {
 		if len(f.Accesses(false)) == 0 {
 			continue
 		}
-		sum, err := e.SumOverBlocks(Request{Field: fi, Gran: dev.L1FetchBytes, Space: geometry.LinearSpace}, boxes)
+		q := Request{Field: fi, Gran: dev.L1FetchBytes, Space: geometry.LinearSpace}
+		sum, err := e.sumOverWarps(q, sample, warps)
 		if err != nil {
 			return nil, false, err
 		}
 		sectors[fi] = float64(sum) / float64(len(sample))
 	}
 	return sectors, true, nil
+}
+
+// sumOverWarps returns Σ_b Σ_w |F_q(w + b)| over the blocks and the warps
+// (thread boxes relative to a block's first thread): for one block of
+// each residue group of the blocks' classes, weighted by the group's
+// blocks (WarpSectors), or warp by warp where the blocks have no classes.
+func (e *Engine) sumOverWarps(q Request, blocks, warps []lattice.Box) (int64, error) {
+	var boxes []lattice.Box
+	p, ok := e.partition(q, blocks)
+	if !ok {
+		for _, b := range blocks {
+			for _, w := range warps {
+				boxes = append(boxes, w.Shift(b.Lo))
+			}
+		}
+		return e.sumOneByOne(q, boxes)
+	}
+	var weights []int64
+	for _, c := range p.classes {
+		for _, g := range c.residueGroups(q.Gran) {
+			for _, w := range warps {
+				boxes = append(boxes, w.Shift(blocks[g.block].Lo))
+				weights = append(weights, g.weight)
+			}
+		}
+	}
+	// The warps' request is the blocks', so it has classes too.
+	wp, _ := e.partitionBlocks(q, boxes, weights)
+	return e.sum(q, wp)
 }

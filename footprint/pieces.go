@@ -34,53 +34,52 @@ type indexAxis struct {
 // cut into pieces on which each access is affine (appendPieces).
 // Their number depends on the accesses, and for floor and modulo terms with
 // long periods on how often those terms wrap inside the boxes, never on the
-// boxes' size otherwise.
-func (e *Engine) indexProgressions(q Request, threads []lattice.Box) ([]indexProgression, error) {
-	f := e.field(q)
-	var out []indexProgression
-	var err error
+// boxes' size otherwise. They come box by box, n in all.
+func (e *Engine) indexProgressions(q Request, threads []lattice.Box) (boxes [][]indexProgression, n int, err error) {
+	boxes = make([][]indexProgression, 0, len(threads))
 	for _, t := range threads {
 		pb := e.Mapper.PointBox(t)
 		if pb.Empty() {
 			continue
 		}
-		key := pieceKey{q.Field, q.Store, pb}
-		if ips, ok := e.pieces[key]; ok {
-			if out, err = e.appendIndexProgressions(out, ips); err != nil {
-				return nil, err
-			}
-			continue
+		ips, err := e.boxPieces(q, pb)
+		if err != nil {
+			return nil, 0, err
 		}
-		var ips []indexProgression
-		for _, a := range f.Accesses(q.Store) {
-			box := pb
-			if g, partial, _ := a.Partial(e.Mapper.Geom.Domain); partial {
-				if box = box.Intersect(g); box.Empty() {
-					continue
-				}
-			}
-			if ips, err = e.appendPieces(ips, a, box); err != nil {
-				return nil, fmt.Errorf("field %q access %s: %w", f.Name, a.Text, err)
-			}
-		}
-		if e.pieces == nil || len(e.pieces) >= maxCachedBoxes {
-			e.pieces = map[pieceKey][]indexProgression{}
-		}
-		e.pieces[key] = ips
-		if out, err = e.appendIndexProgressions(out, ips); err != nil {
-			return nil, err
-		}
+		boxes = append(boxes, ips)
+		n += len(ips)
 	}
-	return out, nil
+	return boxes, n, nil
 }
 
-// appendIndexProgressions appends ips to out, reserving the memory of a
-// grown out first.
-func (e *Engine) appendIndexProgressions(out, ips []indexProgression) ([]indexProgression, error) {
-	if err := e.reserveGrowth(out, int64(len(ips))); err != nil {
-		return nil, err
+// boxPieces returns the index progressions of request q's accesses over
+// the point box pb, cut into pieces on which each access is affine, from
+// the engine's cache where it holds them.
+func (e *Engine) boxPieces(q Request, pb lattice.Box) ([]indexProgression, error) {
+	key := pieceKey{q.Field, q.Store, pb}
+	if ips, ok := e.pieces[key]; ok {
+		return ips, nil
 	}
-	return append(out, ips...), nil
+	f := e.field(q)
+	accesses := f.Accesses(q.Store)
+	ips := make([]indexProgression, 0, len(accesses)) // one piece each where they are affine
+	var err error
+	for _, a := range accesses {
+		box := pb
+		if g, partial, _ := a.Partial(e.Mapper.Geom.Domain); partial {
+			if box = box.Intersect(g); box.Empty() {
+				continue
+			}
+		}
+		if ips, err = e.appendPieces(ips, a, box); err != nil {
+			return nil, fmt.Errorf("field %q access %s: %w", f.Name, a.Text, err)
+		}
+	}
+	if e.pieces == nil || len(e.pieces) >= maxCachedBoxes {
+		e.pieces = map[pieceKey][]indexProgression{}
+	}
+	e.pieces[key] = ips
+	return ips, nil
 }
 
 // reserveGrowth reserves the memory of the slice that appending more index
@@ -313,8 +312,8 @@ func affinePiece(a kernel.Access, cut [3]subrange) indexProgression {
 // distinct granule tuples never share a granule of κ bytes; counting
 // one-byte elements there at κ counts the tuples.
 func (e *Engine) progressions(q Request, threads []lattice.Box) ([]progression, int64, error) {
-	ips, err := e.indexProgressions(q, threads)
-	if err != nil || len(ips) == 0 {
+	boxes, n, err := e.indexProgressions(q, threads)
+	if err != nil || n == 0 {
 		return nil, q.Gran, err
 	}
 	f := e.field(q)
@@ -330,7 +329,7 @@ func (e *Engine) progressions(q Request, threads []lattice.Box) ([]progression, 
 		if kappa < 1 {
 			return nil, 0, fmt.Errorf("field %q: element size %d B exceeds the granularity %d B of the multi-dimensional address space", f.Name, f.Element, q.Gran)
 		}
-		lo, hi := indexBounds(ips)
+		lo, hi := indexBounds(boxes)
 		origin = [3]int64{intmath.FloorDiv(lo[0], kappa) * kappa, lo[1], lo[2]}
 		cols := intmath.FloorDiv(hi[0]-origin[0], kappa) + 1
 		rows := hi[1] - lo[1] + 1
@@ -342,47 +341,54 @@ func (e *Engine) progressions(q Request, threads []lattice.Box) ([]progression, 
 	default:
 		return nil, 0, fmt.Errorf("unknown address space %d", q.Space)
 	}
-	if err := e.budget().reserve(int64(len(ips)) * int64(unsafe.Sizeof(progression{})+6*unsafe.Sizeof(axis{}))); err != nil {
+	if err := e.budget().reserve(int64(n) * int64(unsafe.Sizeof(progression{})+6*unsafe.Sizeof(axis{}))); err != nil {
 		return nil, 0, fmt.Errorf("field %q: %w", f.Name, err)
 	}
-	out := make([]progression, len(ips))
-	for k, ip := range ips {
-		p := progression{width: width, axes: make([]axis, 0, len(ip.axes))}
-		for d := range 3 {
-			p.base += weights[d] * (ip.base[d] - origin[d])
-		}
-		for _, ax := range ip.axes {
-			if ax.count < 2 {
-				continue
-			}
-			var step int64
+	const axesPer = len(indexProgression{}.axes)
+	out := make([]progression, 0, n)
+	axes := make([]axis, n*axesPer) // one backing array for every progression's axes
+	for _, ips := range boxes {
+		for _, ip := range ips {
+			k := len(out)
+			p := progression{width: width, axes: axes[k*axesPer : k*axesPer : (k+1)*axesPer]}
 			for d := range 3 {
-				step += weights[d] * ax.step[d]
+				p.base += weights[d] * (ip.base[d] - origin[d])
 			}
-			p.axes = append(p.axes, axis{step: step, count: ax.count})
+			for _, ax := range ip.axes {
+				if ax.count < 2 {
+					continue
+				}
+				var step int64
+				for d := range 3 {
+					step += weights[d] * ax.step[d]
+				}
+				p.axes = append(p.axes, axis{step: step, count: ax.count})
+			}
+			out = append(out, p)
 		}
-		out[k] = p
 	}
 	return out, gran, nil
 }
 
 // indexBounds returns the smallest and largest value of each index over the
-// progressions.
-func indexBounds(ips []indexProgression) (lo, hi [3]int64) {
+// progressions of the boxes.
+func indexBounds(boxes [][]indexProgression) (lo, hi [3]int64) {
 	for d := range 3 {
 		lo[d], hi[d] = math.MaxInt64, math.MinInt64
 	}
-	for _, ip := range ips {
-		for d := range 3 {
-			a, b := ip.base[d], ip.base[d]
-			for _, ax := range ip.axes {
-				if s := ax.step[d] * (ax.count - 1); s < 0 {
-					a += s
-				} else {
-					b += s
+	for _, ips := range boxes {
+		for _, ip := range ips {
+			for d := range 3 {
+				a, b := ip.base[d], ip.base[d]
+				for _, ax := range ip.axes {
+					if s := ax.step[d] * (ax.count - 1); s < 0 {
+						a += s
+					} else {
+						b += s
+					}
 				}
+				lo[d], hi[d] = min(lo[d], a), max(hi[d], b)
 			}
-			lo[d], hi[d] = min(lo[d], a), max(hi[d], b)
 		}
 	}
 	return lo, hi

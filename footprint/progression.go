@@ -316,17 +316,16 @@ func (c *counter) count(ps []progression) (int64, error) {
 	if len(ps) == 0 {
 		return 0, nil
 	}
+	if flat(ps) {
+		return c.countRanges(ps), nil
+	}
 	key := c.key(ps)
-	if n, ok := c.memo[key]; ok {
+	if n, ok := c.memo[string(key)]; ok {
 		return n, nil
 	}
 	ps = c.prepare(ps)
-	flat := true
-	for _, p := range ps {
-		flat = flat && len(p.axes) == 0
-	}
 	var n int64
-	if flat {
+	if flat(ps) {
 		n = c.countRanges(ps)
 	} else {
 		var err error
@@ -335,9 +334,20 @@ func (c *counter) count(ps []progression) (int64, error) {
 		}
 	}
 	if len(c.memo) < maxMemo {
-		c.memo[key] = n
+		c.memo[string(key)] = n
 	}
 	return n, nil
+}
+
+// flat reports whether every progression of ps is a byte range (has no
+// axis).
+func flat(ps []progression) bool {
+	for _, p := range ps {
+		if len(p.axes) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // prepare normalises ps and merges progressions whose union is one.
@@ -393,67 +403,75 @@ func (c *counter) mergeRanges(ps []progression) []progression {
 // mergeAlongAxis joins progressions that agree in width and in every axis
 // but the j-th one's count, and whose bases differ by k steps of that axis
 // with k no more than the first one's count: together they are one longer
-// progression.
+// progression. It sorts ps so that such progressions come together, in
+// the order of their bases (compareAlongAxis).
 func mergeAlongAxis(ps []progression, j int) []progression {
-	type keyed struct {
-		p       progression
-		ok      bool
-		residue int64  // base modulo the j-th step
-		others  string // width, steps and the other axes' counts
-	}
-	ks := make([]keyed, len(ps))
-	any := false
-	for i, p := range ps {
-		ks[i].p = p
-		if j >= len(p.axes) {
-			continue
-		}
-		buf := binary.AppendVarint(nil, p.width)
-		for i, a := range p.axes {
-			buf = binary.AppendVarint(buf, a.step)
-			if i != j {
-				buf = binary.AppendVarint(buf, a.count)
-			}
-		}
-		ks[i].ok, ks[i].residue, ks[i].others = true, intmath.FloorMod(p.base, p.axes[j].step), string(buf)
-		any = true
-	}
-	if !any {
+	if !slices.ContainsFunc(ps, func(p progression) bool { return j < len(p.axes) }) {
 		return ps
 	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		if a.ok != b.ok {
-			if a.ok {
-				return 1
-			}
-			return -1
-		}
-		if d := cmp.Compare(a.others, b.others); d != 0 {
-			return d
-		}
-		if d := cmp.Compare(a.residue, b.residue); d != 0 {
-			return d
-		}
-		return cmp.Compare(a.p.base, b.p.base)
-	})
+	slices.SortFunc(ps, func(a, b progression) int { return compareAlongAxis(a, b, j) })
 	out := ps[:0]
-	var last *keyed
-	for i := range ks {
-		k := &ks[i]
-		if n := len(out) - 1; k.ok && last != nil && last.ok && k.others == last.others && k.residue == last.residue {
+	for _, p := range ps {
+		if n := len(out) - 1; n >= 0 && j < len(p.axes) && sameBesidesAxis(out[n], p, j) {
 			prev := &out[n]
-			steps := (k.p.base - prev.base) / k.p.axes[j].step
-			if steps <= prev.axes[j].count {
+			if steps := (p.base - prev.base) / p.axes[j].step; steps <= prev.axes[j].count {
 				axes := slices.Clone(prev.axes)
-				axes[j].count = max(axes[j].count, steps+k.p.axes[j].count)
+				axes[j].count = max(axes[j].count, steps+p.axes[j].count)
 				prev.axes = axes
 				continue
 			}
 		}
-		out = append(out, k.p)
-		last = k
+		out = append(out, p)
 	}
 	return out
+}
+
+// compareAlongAxis orders progressions for mergeAlongAxis: those without a
+// j-th axis first, then by width, by the steps and the counts of the
+// other axes, by the base modulo the j-th step, and by the base.
+func compareAlongAxis(a, b progression, j int) int {
+	if ha, hb := j < len(a.axes), j < len(b.axes); ha != hb || !ha {
+		if ha == hb {
+			return 0
+		}
+		if ha {
+			return 1
+		}
+		return -1
+	}
+	if d := cmp.Compare(len(a.axes), len(b.axes)); d != 0 {
+		return d
+	}
+	if d := cmp.Compare(a.width, b.width); d != 0 {
+		return d
+	}
+	for i := range a.axes {
+		if d := cmp.Compare(a.axes[i].step, b.axes[i].step); d != 0 {
+			return d
+		}
+		if d := cmp.Compare(a.axes[i].count, b.axes[i].count); i != j && d != 0 {
+			return d
+		}
+	}
+	if d := cmp.Compare(intmath.FloorMod(a.base, a.axes[j].step), intmath.FloorMod(b.base, b.axes[j].step)); d != 0 {
+		return d
+	}
+	return cmp.Compare(a.base, b.base)
+}
+
+// sameBesidesAxis reports whether a and b, both with a j-th axis, agree
+// in width, in every step, in the counts of the other axes and in their
+// bases modulo the j-th step: whether mergeAlongAxis may join them.
+func sameBesidesAxis(a, b progression, j int) bool {
+	if len(a.axes) != len(b.axes) || a.width != b.width {
+		return false
+	}
+	for i := range a.axes {
+		if a.axes[i].step != b.axes[i].step || i != j && a.axes[i].count != b.axes[i].count {
+			return false
+		}
+	}
+	return intmath.FloorMod(a.base, a.axes[j].step) == intmath.FloorMod(b.base, b.axes[j].step)
 }
 
 // compareAxes orders axis lists.
@@ -494,7 +512,7 @@ func (c *counter) countRanges(ps []progression) int64 {
 
 // key encodes the union of ps up to a shift by whole granules and the
 // order of ps, which it sorts.
-func (c *counter) key(ps []progression) string {
+func (c *counter) key(ps []progression) []byte {
 	slices.SortFunc(ps, func(a, b progression) int {
 		if d := cmp.Compare(a.base, b.base); d != 0 {
 			return d
@@ -505,7 +523,11 @@ func (c *counter) key(ps []progression) string {
 		return compareAxes(a.axes, b.axes)
 	})
 	shift := intmath.FloorDiv(ps[0].base, c.gran) * c.gran
-	var buf []byte
+	size := 0
+	for _, p := range ps {
+		size += 3*binary.MaxVarintLen64 + 2*binary.MaxVarintLen64*len(p.axes)
+	}
+	buf := make([]byte, 0, size)
 	for _, p := range ps {
 		buf = binary.AppendVarint(buf, p.base-shift)
 		buf = binary.AppendVarint(buf, p.width)
@@ -515,7 +537,7 @@ func (c *counter) key(ps []progression) string {
 			buf = binary.AppendVarint(buf, a.count)
 		}
 	}
-	return string(buf)
+	return buf
 }
 
 // maxInterleave bounds the progressions one is split into to align its
@@ -669,8 +691,13 @@ func (s *planeSum) planes(from, to int64) (int64, error) {
 	}
 	i0, _ := slices.BinarySearch(s.maxEnd, from+1)
 	i1, _ := slices.BinarySearchFunc(s.members, to, func(m planeMember, v int64) int { return cmp.Compare(m.first, v) })
-	var parts []progression
-	for _, m := range s.members[i0:max(i0, i1)] {
+	meeting := s.members[i0:max(i0, i1)]
+	var n int64
+	for _, m := range meeting {
+		n += max(0, min(to, m.first+m.count)-max(from, m.first))
+	}
+	parts := make([]progression, 0, n)
+	for _, m := range meeting {
 		a, b := max(from, m.first), min(to, m.first+m.count)
 		if b <= a {
 			continue
@@ -704,6 +731,9 @@ func (s *planeSum) newIn(a, b int64) (int64, error) {
 // w empty planes, across which no two planes meet, so that separate
 // clusters are counted apart.
 func (s *planeSum) sum() (int64, error) {
+	if s.w == 0 {
+		return s.sumApart()
+	}
 	for i := 0; i+1 < len(s.breaks); i++ {
 		s0, s1 := s.breaks[i], s.breaks[i+1]
 		var err error
@@ -727,6 +757,28 @@ func (s *planeSum) sum() (int64, error) {
 	return s.total, nil
 }
 
+// sumApart is sum for planes of which no two share a granule (w = 0):
+// new(v) is then the granules of plane v alone. Within a segment plane
+// v+T is plane v shifted by T·P bytes, a multiple of the granule, so it
+// has as many granules, and each of the segment's first T planes stands
+// for every T-th plane from it on.
+func (s *planeSum) sumApart() (int64, error) {
+	for i := 0; i+1 < len(s.breaks); i++ {
+		if s.cover[i] == 0 {
+			continue
+		}
+		s0, s1 := s.breaks[i], s.breaks[i+1]
+		for k := range min(s.T, s1-s0) {
+			n, err := s.planes(s0+k, s0+k+1)
+			if err != nil {
+				return 0, err
+			}
+			s.total += n * ((s1 - s0 - k + s.T - 1) / s.T)
+		}
+	}
+	return s.total, nil
+}
+
 // addLongSegment adds the planes of the segment [s0, s1), longer than
 // w + 2T planes. The first w planes see the planes before the segment and
 // close the run; from then on new(v) has period T, and the sum over n
@@ -741,12 +793,13 @@ func (s *planeSum) addLongSegment(s0, s1 int64) error {
 	if err != nil {
 		return err
 	}
-	rest, err := s.newIn(e, e+length%s.T)
-	if err != nil {
-		return err
+	s.total += length / s.T * period
+	if length%s.T == 0 { // no planes left over
+		return nil
 	}
-	s.total += rest + length/s.T*period
-	return nil
+	rest, err := s.newIn(e, e+length%s.T)
+	s.total += rest
+	return err
 }
 
 // extend adds the planes [from, to) to the run, opening it at from.
@@ -777,7 +830,7 @@ const maxListedRanges = 1 << 15
 // listRanges returns the union of ps as sorted byte ranges, joined wherever
 // the gap between two is smaller than a granule: no granule fits in such a
 // gap under any shift, so the ranges have the granules of the union also
-// after every byte is shifted by the same amount (countShifted). ok is false
+// after every byte is shifted by the same amount (shiftCounter). ok is false
 // when more than maxListedRanges ranges would be listed.
 func (c *counter) listRanges(ps []progression) (out []byteRange, ok bool) {
 	ps = c.prepare(ps)
@@ -809,28 +862,59 @@ func (c *counter) listRanges(ps []progression) (out []byteRange, ok bool) {
 		walk(len(p.axes)-1, p.base)
 	}
 	slices.SortFunc(out, func(a, b byteRange) int { return cmp.Compare(a.first, b.first) })
-	joined := out[:0]
-	for _, r := range out {
-		if k := len(joined) - 1; k >= 0 && r.first-joined[k].last <= c.gran {
-			joined[k].last = max(joined[k].last, r.last)
-			continue
-		}
-		joined = append(joined, r)
-	}
-	return joined, true
+	return joinRanges(out[:0], out, c.gran), true
 }
 
-// countShifted returns the granules of ranges (from listRanges) after every
-// byte is shifted by shift.
-func (c *counter) countShifted(ranges []byteRange, shift int64) int64 {
-	var n int64
-	next := int64(math.MinInt64) // first granule not yet counted
-	for _, r := range ranges {
-		lo, hi := max(intmath.FloorDiv(r.first+shift, c.gran), next), intmath.FloorDiv(r.last+shift, c.gran)
-		if hi >= lo {
-			n += hi - lo + 1
-			next = hi + 1
+// joinRanges appends to dst the byte ranges of sorted (by first byte),
+// joined wherever the gap between two is smaller than a granule of gran
+// bytes. The result is the union with every gap of fewer than gran bytes
+// filled, which does not depend on gaps filled before: ranges joined at a
+// finer granularity join at gran to the ranges listRanges lists at gran.
+func joinRanges(dst, sorted []byteRange, gran int64) []byteRange {
+	for _, r := range sorted {
+		if k := len(dst) - 1; k >= 0 && r.first-dst[k].last <= gran {
+			dst[k].last = max(dst[k].last, r.last)
+			continue
 		}
+		dst = append(dst, r)
 	}
-	return n
+	return dst
+}
+
+// shiftCounter counts the granules of byte ranges listed by listRanges
+// after every byte is shifted by the same amount, in two binary searches a
+// shift. Two listed ranges are more than a granule apart, so no granule
+// holds bytes of both under any shift, and the count is the sum over the
+// ranges of ⌊(last+s)/G⌋ − ⌊(first+s)/G⌋ + 1. With
+// ⌊(x+s)/G⌋ = ⌊x/G⌋ + ⌊s/G⌋ + [x mod G + s mod G ≥ G], that is the count at
+// shift 0 plus the ranges whose last byte's offset in its granule is at
+// least G − (s mod G), less those whose first byte's offset is.
+type shiftCounter struct {
+	gran          int64
+	unshifted     int64   // the count at shift 0
+	firsts, lasts []int64 // the ranges' first and last bytes modulo the granule, sorted
+}
+
+// newShiftCounter returns the shiftCounter of ranges (from listRanges at
+// granules of gran bytes).
+func newShiftCounter(ranges []byteRange, gran int64) shiftCounter {
+	s := shiftCounter{gran: gran, firsts: make([]int64, len(ranges)), lasts: make([]int64, len(ranges))}
+	for i, r := range ranges {
+		s.unshifted += intmath.FloorDiv(r.last, gran) - intmath.FloorDiv(r.first, gran) + 1
+		s.firsts[i], s.lasts[i] = intmath.FloorMod(r.first, gran), intmath.FloorMod(r.last, gran)
+	}
+	slices.Sort(s.firsts)
+	slices.Sort(s.lasts)
+	return s
+}
+
+// count returns the granules of the ranges after every byte is shifted by
+// shift.
+func (s shiftCounter) count(shift int64) int64 {
+	from := s.gran - intmath.FloorMod(shift, s.gran) // offsets from here on cross into the next granule
+	atLeast := func(offsets []int64) int64 {
+		i, _ := slices.BinarySearch(offsets, from)
+		return int64(len(offsets) - i)
+	}
+	return s.unshifted + atLeast(s.lasts) - atLeast(s.firsts)
 }

@@ -145,20 +145,26 @@ func blockClasses(lists []FieldInstructions, l kernel.Launch, modulus int64, sam
 	}
 	classifier := newTranslationClassifier(addrs, modulus, period)
 	index := map[blockKey]int{}
-	var key []byte
+	var lastKey blockKey
+	last := -1 // the class of the block before, tried before the map
 	for _, b := range sample {
 		var points lattice.Box
 		for i := range 3 {
 			points.Lo[i] = b[i] * l.Block[i] * l.Fold[i]
 			points.Hi[i] = min(points.Lo[i]+l.Block[i]*l.Fold[i], l.Domain[i])
 		}
-		key = appendPointsKey(key[:0], guards, kernel.Point(points.Lo), points)
 		class, _ := classifier.classify(kernel.Point{b[0] * l.Block[0], b[1] * l.Block[1], b[2] * l.Block[2]})
-		k := blockKey{class, string(key)}
-		if i, ok := index[k]; ok {
-			weights[i]++
+		k := blockKey{class, pointsKey(guards, kernel.Point(points.Lo), points)}
+		if last >= 0 && k == lastKey {
+			weights[last]++
 			continue
 		}
+		if i, ok := index[k]; ok {
+			weights[i]++
+			lastKey, last = k, i
+			continue
+		}
+		lastKey, last = k, len(reps)
 		index[k] = len(reps)
 		reps = append(reps, b)
 		weights = append(weights, 1)
