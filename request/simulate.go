@@ -186,18 +186,12 @@ func SimError(l kernel.Launch, err error) error {
 		d := fittingDomain(l, tooMany.Limit/perBlock)
 		fit := kernel.Launch{Block: l.Block, Fold: l.Fold, Domain: d, Tiling: l.Tiling, Unstaged: l.Unstaged}
 		return inputErrorf("%s: the simulation is too large: %s thread memory accesses, more than the --max-accesses bound of %d; simulate a smaller --domain, e.g. %s (%d accesses)",
-			where, total, tooMany.Limit, Triple(d), launchBlocks(fit)*perBlock)
+			where, total, tooMany.Limit, Triple(d), fit.Blocks()*perBlock)
 	case errors.As(err, &tooWide):
 		return inputErrorf("%s: the simulation is too large: the infinite caches hold %d lines after wave %d, more than the simulator's bound of %d lines; simulate a smaller --domain, or leave out --infinite",
 			where, tooWide.Lines, tooWide.Wave, tooWide.Limit)
 	}
 	return inputErrorf("%s: %v", LaunchName(l), err)
-}
-
-// launchBlocks returns the thread blocks of launch l: its grid's volume.
-func launchBlocks(l kernel.Launch) int64 {
-	g := l.Grid()
-	return g[0] * g[1] * g[2]
 }
 
 // fittingDomain returns a domain within l's whose launch, with l's block
