@@ -269,7 +269,11 @@ func configurationFromFlags(c *ucli.Context) (*kernel.Kernel, *device.Device, ke
 	if err != nil {
 		return nil, nil, kernel.Launch{}, err
 	}
-	l, err := launchFlags(c).Of(k)
+	launch, err := launchFlags(c)
+	if err != nil {
+		return nil, nil, kernel.Launch{}, err
+	}
+	l, err := launch.Of(k)
 	if err != nil {
 		return nil, nil, kernel.Launch{}, err
 	}
@@ -297,10 +301,28 @@ func kernelAndDevice(c *ucli.Context) (*kernel.Kernel, *device.Device, error) {
 	return k, dev, nil
 }
 
-// launchFlags returns the launch of the --block, --fold, --tile,
-// --unstaged and --steps flags.
-func launchFlags(c *ucli.Context) request.Launch {
-	return request.Launch{Block: c.String("block"), Fold: c.String("fold"), Tile: c.String("tile"), Unstaged: c.Bool("unstaged"), Steps: c.String("steps")}
+// launchFlags returns the launch of the --block, --fold, --tile, --steps
+// (request.ParseLaunch) and --unstaged flags.
+func launchFlags(c *ucli.Context) (request.Launch, error) {
+	l, err := request.ParseLaunch(launchKeys(c, "block", "fold", "tile", "steps"))
+	l.Unstaged = c.Bool("unstaged")
+	return l, err
+}
+
+// launchKeys returns the values of the named launch flags of c by name, as
+// request.ParseLaunch takes them; a flag not given has its default value,
+// the request's (foldFlag, tileFlag).
+func launchKeys(c *ucli.Context, names ...string) map[string]string {
+	values := map[string]string{}
+	for _, name := range names {
+		values[name] = c.String(name)
+	}
+	return values
+}
+
+// foldFlag is the --fold flag of the commands that take one launch.
+func foldFlag() ucli.Flag {
+	return &ucli.StringFlag{Name: "fold", Value: request.Triple(request.DefaultLaunch().Fold), Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"}
 }
 
 // stepsFlag is the --steps flag of predict, simulate and cuda: the time steps per launch of a
@@ -309,12 +331,9 @@ var stepsFlag = &ucli.StringFlag{Name: "steps", Usage: "time steps per launch `T
 
 // tileFlag is the --tile flag of the commands that take one launch.
 func tileFlag() ucli.Flag {
-	return &choiceFlag{&ucli.StringFlag{Name: "tile", Value: kernel.TileConsecutive.String(),
+	return &choiceFlag{&ucli.StringFlag{Name: "tile", Value: request.DefaultLaunch().Tiling.String(),
 		Usage: "where a thread's fold points lie: `TILING` consecutive (neighbours, thread folding) or strided (one block size apart, as hand-written CUDA tiles)"}, request.TilingNames}
 }
 
 // unstagedFlag is the --unstaged flag of the commands that take one launch.
 var unstagedFlag = &ucli.BoolFlag{Name: "unstaged", Usage: "read the fields that the spec stages in shared memory (stage) from global memory instead"}
-
-// parseTile returns the tiling of the --tile flag.
-func parseTile(c *ucli.Context) (kernel.Tiling, error) { return request.ParseTile(c.String("tile")) }

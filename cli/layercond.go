@@ -63,7 +63,7 @@ Examples:
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,
 				&ucli.GenericFlag{Name: "block", Value: &repeatedFlag{}, Usage: "thread-block size `X,Y,Z`; repeatable, or several separated by ':' (default: 256,1,2 for 3-D domains, 256,2,1 for 2-D)"},
-				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
+				foldFlag(),
 				&ucli.StringFlag{Name: "sweep", Usage: "plane sizes or row lengths s: `A:B:xF`, A:B:+S, A:B:N or s1,s2,… (default " + layercond.DefaultSweep + " for planes, " + layercond.DefaultRowSweep + " for rows)"},
 				&ucli.Int64Flag{Name: "total", Value: layercond.PaperTotal, Usage: "lattice points X·Y·Z kept constant by the series, z = `N`/s² (2-D: y = N/s)"},
 				&ucli.Int64Flag{Name: "inner", Usage: "3-D kernels: sweep planes of a fixed row length `X` and a height s, z = TOTAL/(X·s), instead of square planes"},

@@ -46,13 +46,14 @@ func answersOf(parallel int, maxSimAccesses int64) map[string]answer {
 // command line's order: the values of the integer and boolean keys, the
 // estimate's options, the spec, the domain and the device, then the launch.
 func predictAnswer(ctx context.Context, values map[string]string, _ func(int, int)) ([]byte, []string, error) {
-	req := request.Predict{Launch: launchValues(values)}
+	var req request.Predict
 	registers, err := registersValue(values)
 	if err != nil {
 		return nil, nil, err
 	}
 	req.Registers = registers
-	if req.Launch.Unstaged, err = boolValue(values, "unstaged"); err != nil {
+	unstaged, err := boolValue(values, "unstaged")
+	if err != nil {
 		return nil, nil, err
 	}
 	if req.Options, err = estimateValues(values).Options(ctx); err != nil {
@@ -62,15 +63,19 @@ func predictAnswer(ctx context.Context, values map[string]string, _ func(int, in
 	if req.Kernel, req.Device, specNotes, err = kernelAndDevice(values, "predict", true); err != nil {
 		return nil, nil, err
 	}
-	rep, err := req.Run()
+	if req.Launch, err = request.ParseLaunch(values); err != nil {
+		return nil, nil, err
+	}
+	req.Launch.Unstaged = unstaged
+	p, err := req.Run()
 	if err != nil {
 		return nil, nil, err
 	}
 	var notes []string
-	for _, n := range rep.Notes[len(kernel.Lint(req.Kernel)):] { // the kernel's notes come first
+	for _, n := range p.LaunchNotes {
 		notes = append(notes, n.Text)
 	}
-	body, err := jsonOf(rep)
+	body, err := jsonOf(p.Report)
 	return body, append(notes, specNotes...), err
 }
 
@@ -78,13 +83,13 @@ func predictAnswer(ctx context.Context, values map[string]string, _ func(int, in
 // may hold at most maxAccesses thread memory accesses.
 func simulateAnswer(maxAccesses int64) answer {
 	return func(ctx context.Context, values map[string]string, _ func(int, int)) ([]byte, []string, error) {
-		launch := launchValues(values)
 		req := request.Simulate{L1Policy: sim.LRU.String(), L2Policy: sim.LRU.String(), Schedule: request.ScheduleLockstep, MaxAccesses: maxAccesses}
+		var unstaged bool
 		var err error
 		for _, b := range []struct {
 			key string
 			v   *bool
-		}{{"unstaged", &launch.Unstaged}, {"infinite", &req.Infinite}, {"split-l2", &req.SplitL2}} {
+		}{{"unstaged", &unstaged}, {"infinite", &req.Infinite}, {"split-l2", &req.SplitL2}} {
 			if *b.v, err = boolValue(values, b.key); err != nil {
 				return nil, nil, err
 			}
@@ -96,6 +101,11 @@ func simulateAnswer(maxAccesses int64) answer {
 		if req.Kernel, req.Device, specNotes, err = kernelAndDevice(values, "simulate", false); err != nil {
 			return nil, nil, err
 		}
+		launch, err := request.ParseLaunch(values) // simulate's keys have no steps: the spec's
+		if err != nil {
+			return nil, nil, err
+		}
+		launch.Unstaged = unstaged
 		if req.Launch, err = launch.Of(req.Kernel); err != nil {
 			return nil, nil, err
 		}
@@ -296,18 +306,6 @@ func boolValue(values map[string]string, key string) (bool, error) {
 		return false, badValue(key, v, "expected true or false")
 	}
 	return b, nil
-}
-
-// launchValues returns the launch of the keys block, fold, tile and steps
-// (an endpoint whose keys lack steps has the spec's), with the command
-// line's defaults; Unstaged is left to the caller, which parses it in the
-// order of the keys.
-func launchValues(values map[string]string) request.Launch {
-	l := request.Launch{Block: values["block"], Fold: request.DefaultFold, Tile: kernel.TileConsecutive.String()}
-	setValue(values, "fold", &l.Fold)
-	setValue(values, "tile", &l.Tile)
-	setValue(values, "steps", &l.Steps)
-	return l
 }
 
 // setValue sets *v to the value of key when the request has one.
