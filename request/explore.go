@@ -263,6 +263,13 @@ type Explore struct {
 	RegistersTable    []RegistersEntry
 }
 
+// DefaultExplore returns the explore request that names none of its
+// keys, without its sweep's configuration: at most
+// DefaultMaxConfigurations configurations.
+func DefaultExplore() Explore {
+	return Explore{MaxConfigurations: DefaultMaxConfigurations}
+}
+
 // Size returns the number of configurations to estimate (of the shard,
 // with Config.Shard), or an error when they are more than
 // MaxConfigurations.

@@ -175,11 +175,18 @@ const (
 type Estimate struct {
 	Method      string // exact or reference
 	Model       string // a name of model.ModelNames
-	MaxWork     int64  // the bound on the counting work (footprint.DefaultWorkBound)
+	MaxWork     int64  // the bound on the counting work (footprint.Budget.Limit)
 	MaxMemoryMB int64  // the bound on the memory, in MB (DefaultMaxMemoryMB)
 	// Instructions selects the instruction mix: compiled (the default)
 	// or counted, and the kernel source to compile.
 	Instructions Instructions
+}
+
+// DefaultEstimate returns the estimate of a request that names none of
+// its keys: method exact, the default model (model.DefaultModel), the
+// default bounds, and the instruction mix's own default (Instructions).
+func DefaultEstimate() Estimate {
+	return Estimate{Method: model.MethodExact.Name, Model: string(model.DefaultModel), MaxWork: footprint.DefaultWorkBound, MaxMemoryMB: DefaultMaxMemoryMB}
 }
 
 // Options returns the model options of e, under ctx: the estimates stop

@@ -33,6 +33,14 @@ type Simulate struct {
 	MaxAccesses int64
 }
 
+// DefaultSimulate returns the simulate request that names none of the
+// simulated machine's keys, without its kernel, device and launch: LRU
+// caches of the device's sizes, shared by all partitions, lockstep warps,
+// and at most sim.DefaultMaxAccesses thread memory accesses.
+func DefaultSimulate() Simulate {
+	return Simulate{L1Policy: sim.LRU.String(), L2Policy: sim.LRU.String(), Schedule: ScheduleLockstep, MaxAccesses: sim.DefaultMaxAccesses}
+}
+
 // Schedules of a simulate request (--schedule).
 const (
 	ScheduleLockstep = "lockstep"

@@ -14,11 +14,8 @@ import (
 	"github.com/polyvol/polyvol/chart"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/explore"
-	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/request"
-	"github.com/polyvol/polyvol/sim"
 )
 
 // answer computes the answer of one endpoint to a request's values under
@@ -83,7 +80,8 @@ func predictAnswer(ctx context.Context, values map[string]string, _ func(int, in
 // may hold at most maxAccesses thread memory accesses.
 func simulateAnswer(maxAccesses int64) answer {
 	return func(ctx context.Context, values map[string]string, _ func(int, int)) ([]byte, []string, error) {
-		req := request.Simulate{L1Policy: sim.LRU.String(), L2Policy: sim.LRU.String(), Schedule: request.ScheduleLockstep, MaxAccesses: maxAccesses}
+		req := request.DefaultSimulate()
+		req.MaxAccesses = maxAccesses
 		var unstaged bool
 		var err error
 		for _, b := range []struct {
@@ -203,7 +201,7 @@ func exploreAnswer(workers int) answer {
 		setValue(values, "tiles", &sweep.Tiles)
 		setValue(values, "staging", &sweep.Staging)
 		setValue(values, "steps", &sweep.Steps)
-		req := request.Explore{MaxConfigurations: request.DefaultMaxConfigurations}
+		req := request.DefaultExplore()
 		if req.Config, err = sweep.Apply(explore.Config{Estimate: opt, Workers: workers}); err != nil {
 			return nil, nil, err
 		}
@@ -255,7 +253,7 @@ func jsonOf(v any) ([]byte, error) {
 // request names no source file), with the command line's defaults and
 // bounds.
 func estimateValues(values map[string]string) request.Estimate {
-	est := request.Estimate{Method: model.MethodExact.Name, Model: string(model.DefaultModel), MaxWork: footprint.DefaultWorkBound, MaxMemoryMB: request.DefaultMaxMemoryMB}
+	est := request.DefaultEstimate()
 	setValue(values, "method", &est.Method)
 	setValue(values, "model", &est.Model)
 	setValue(values, "instructions", &est.Instructions.Mode)
