@@ -171,7 +171,8 @@ const (
 	MaxMaxMemoryMB     = 1 << 30
 )
 
-// Estimate holds the keys that select how a configuration is estimated.
+// Estimate holds the keys that select how a configuration is estimated
+// (DefaultEstimate for a request that names none); Options checks them.
 type Estimate struct {
 	Method      string // exact or reference
 	Model       string // a name of model.ModelNames
@@ -222,9 +223,9 @@ func ParseMethod(name string) (model.Method, error) {
 	return m, nil
 }
 
-// LaunchName names the configuration of l in messages: "block X,Y,Z fold
+// launchName names the configuration of l in messages: "block X,Y,Z fold
 // X,Y,Z", with the tiling when it is strided.
-func LaunchName(l kernel.Launch) string {
+func launchName(l kernel.Launch) string {
 	return "block " + Triple(l.Block) + " fold " + Triple(l.Fold) + l.Tiling.Suffix()
 }
 
@@ -233,7 +234,7 @@ func LaunchName(l kernel.Launch) string {
 // spec's own faults are the request's (an *Error whose message says what
 // to change), everything else is internal.
 func EstimateError(l kernel.Launch, err error) error {
-	where := LaunchName(l)
+	where := launchName(l)
 	if errors.Is(err, footprint.ErrMemoryBound) {
 		return inputErrorf("%s: counting the footprints needs more memory than --max-memory allows (%w); raise --max-memory, or simplify the accesses (coupled wrapped terms such as (x + y) %% N hold memory in proportion to N)",
 			where, err)

@@ -10,9 +10,10 @@ import (
 )
 
 // Predict is a request for the prediction of one configuration: the kernel
-// (with the request's domain) and the device as the front end loaded them,
-// the launch, the registers per thread and the estimate's options, whose
-// context the estimate stops at.
+// (with the request's domain) and the device as the front end loaded them
+// (LoadSpec, FindDevice), the launch (ParseLaunch), the registers per
+// thread and the estimate's options (Estimate.Options), whose context the
+// estimate stops at.
 type Predict struct {
 	Kernel *kernel.Kernel
 	Device *device.Device

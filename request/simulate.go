@@ -17,8 +17,9 @@ import (
 
 // Simulate is a request for the simulation of one configuration: the
 // kernel (with the request's domain), the device and the launch as the
-// front end resolved them, and the simulated machine's keys in their
-// string forms.
+// front end loaded and checked them (LoadSpec, FindDevice, Launch.Of),
+// and the simulated machine's keys in their string forms
+// (DefaultSimulate for a request that names none).
 type Simulate struct {
 	Kernel *kernel.Kernel
 	Device *device.Device
@@ -182,7 +183,7 @@ func (s Simulate) Notes() []string {
 func SimError(l kernel.Launch, err error) error {
 	var tooMany *sim.AccessLimitError
 	var tooWide *sim.LineLimitError
-	where := LaunchName(l) + " domain " + Triple(l.Domain)
+	where := launchName(l) + " domain " + Triple(l.Domain)
 	switch {
 	case errors.As(err, &tooMany):
 		perBlock := int64(tooMany.Threads) * int64(tooMany.Instructions)
@@ -199,7 +200,7 @@ func SimError(l kernel.Launch, err error) error {
 		return inputErrorf("%s: the simulation is too large: the infinite caches hold %d lines after wave %d, more than the simulator's bound of %d lines; simulate a smaller --domain, or leave out --infinite",
 			where, tooWide.Lines, tooWide.Wave, tooWide.Limit)
 	}
-	return inputErrorf("%s: %v", LaunchName(l), err)
+	return inputErrorf("%s: %v", launchName(l), err)
 }
 
 // fittingDomain returns a domain within l's whose launch, with l's block
