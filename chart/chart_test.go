@@ -166,10 +166,11 @@ func TestRooflineOfPrediction(t *testing.T) {
 	k, dev := loadExample(t, request.DefaultSpec, "")
 	for _, m := range []string{"overlap", "roofline"} {
 		opt := estimateOptions(t, m)
-		r, err := request.Predict{Kernel: k, Device: dev, Launch: request.Launch{Fold: request.DefaultFold, Tile: kernel.TileConsecutive.String()}, Options: opt}.Run()
+		p, err := request.Predict{Kernel: k, Device: dev, Launch: request.DefaultLaunch(), Options: opt}.Run()
 		if err != nil {
 			t.Fatal(err)
 		}
+		r := p.Report
 		var out bytes.Buffer
 		if err := request.WriteJSON(&out, r); err != nil {
 			t.Fatal(err)
@@ -536,10 +537,11 @@ func TestRooflineLayout(t *testing.T) {
 	peak := 2 * dev.FP64PerCycleSM * dev.ClockGHz * float64(dev.SMs) / 1000
 	for _, name := range []string{"star3d-r4", "lbm-d3q19-pull"} {
 		k, _ := loadExample(t, name, "")
-		r, err := request.Predict{Kernel: k, Device: dev, Launch: request.Launch{Fold: request.DefaultFold, Tile: kernel.TileConsecutive.String()}, Options: estimateOptions(t, "overlap")}.Run()
+		p, err := request.Predict{Kernel: k, Device: dev, Launch: request.DefaultLaunch(), Options: estimateOptions(t, "overlap")}.Run()
 		if err != nil {
 			t.Fatal(err)
 		}
+		r := p.Report
 		var svg bytes.Buffer
 		if err := Roofline(&svg, formatSVG, DefaultSize, r, dev, k.FPType); err != nil {
 			t.Fatal(err)

@@ -61,7 +61,7 @@ Examples:
    polyvol cuda star3d-r4 --block 512,2,1 --domain 1024,1024,512 -o lc.cu`,
 			Flags: []ucli.Flag{
 				&ucli.StringFlag{Name: "block", Aliases: []string{"b"}, Usage: "thread-block size `X,Y,Z`"},
-				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
+				foldFlag(),
 				tileFlag(),
 				unstagedFlag,
 				stepsFlag,
@@ -93,7 +93,11 @@ func runCuda(c *ucli.Context) error {
 	if k, err = applyDomain(c, k); err != nil {
 		return err
 	}
-	l, err := launchFlags(c).Of(k)
+	launch, err := launchFlags(c)
+	if err != nil {
+		return err
+	}
+	l, err := launch.Of(k)
 	if err != nil {
 		return err
 	}

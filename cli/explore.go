@@ -21,6 +21,7 @@ import (
 
 func init() {
 	register(func() *ucli.Command {
+		sweep := request.DefaultSweep()
 		return &ucli.Command{
 			Name:      "explore",
 			Usage:     "rank block shapes, folds and tilings by predicted GLup/s",
@@ -83,17 +84,17 @@ Examples:
 			Flags: append([]ucli.Flag{
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,
-				&ucli.StringFlag{Name: "threads", Value: strconv.Itoa(request.DefaultThreads), Usage: "`N` threads per block, a power of two; comma-separated counts sweep the block shapes of each (128,256)"},
+				&ucli.StringFlag{Name: "threads", Value: sweep.Threads, Usage: "`N` threads per block, a power of two; comma-separated counts sweep the block shapes of each (128,256)"},
 				&ucli.StringFlag{Name: "folds", DefaultText: request.FoldsFlag(explore.DefaultFolds) + ", less the folds along a dimension in which the domain has one point", Usage: "colon-separated thread foldings `X,Y,Z:...`"},
-				&ucli.StringFlag{Name: "tiles", Value: request.DefaultTiles, Usage: "comma-separated `TILINGS` tried with every fold: consecutive (a thread's fold points are neighbours), strided (one block size apart)"},
-				&ucli.StringFlag{Name: "staging", Value: request.StagingOn, Usage: "comma-separated `CHOICES` tried with every configuration of a kernel with staged fields: on (as the spec stages them), off (read from global memory)"},
+				&ucli.StringFlag{Name: "tiles", Value: sweep.Tiles, Usage: "comma-separated `TILINGS` tried with every fold: consecutive (a thread's fold points are neighbours), strided (one block size apart)"},
+				&ucli.StringFlag{Name: "staging", Value: sweep.Staging, Usage: "comma-separated `CHOICES` tried with every configuration of a kernel with staged fields: on (as the spec stages them), off (read from global memory)"},
 				&ucli.StringFlag{Name: "steps", DefaultText: "the spec's", Usage: "time steps per launch `T` tried with every configuration of a kernel with a state: comma-separated, each T or a range A:B (1:10, 1,2,4)"},
 				&ucli.BoolFlag{Name: "all-shapes", Usage: "keep the block shapes with threads along a dimension in which the domain has one point (left out by default: those threads are idle)"},
 				registersFlag(),
 				&ucli.StringFlag{Name: "registers-table", TakesFile: true, Usage: "registers per thread of compiled configurations from the CSV `FILE` (block,fold,tiling,registers)"},
 				&ucli.IntFlag{Name: "top", Value: 10, Usage: "`N` rows of the table (0: all; at most " + strconv.Itoa(request.MaxTop) + ")"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "`N` configurations evaluated in parallel"},
-				&ucli.IntFlag{Name: "max-configurations", Value: request.DefaultMaxConfigurations, Usage: "bound `N` on the configurations of a sweep (of a shard, with --shard), checked before any is estimated"},
+				&ucli.IntFlag{Name: "max-configurations", Value: request.DefaultExplore().MaxConfigurations, Usage: "bound `N` on the configurations of a sweep (of a shard, with --shard), checked before any is estimated"},
 				&ucli.StringFlag{Name: "shard", Usage: "evaluate slice `K/N` only (1 <= K <= N, or slurm: the Slurm array task) and write JSON for merge"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 				plotFlag("draw the ranking (heat map of block x and y, best configurations, spread)"),

@@ -15,7 +15,6 @@ import (
 
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/examples"
-	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/request"
@@ -200,12 +199,13 @@ func commandDevice(c *ucli.Context) (*device.Device, error) {
 // estimateFlags are the flags that select how a configuration is estimated,
 // with those that import a JSCoP SPEC.
 func estimateFlags() []ucli.Flag {
+	defaults := request.DefaultEstimate()
 	return append([]ucli.Flag{
-		&choiceFlag{&ucli.StringFlag{Name: "method", Value: "exact", Usage: "estimation `METHOD`: exact (exact counts) or reference (the rules of the paper's reference implementation; docs/method.md)"}, methodChoices},
-		&choiceFlag{&ucli.StringFlag{Name: "model", Value: string(model.DefaultModel), Usage: "performance `MODEL`: overlap (limiters that overlap imperfectly, and warps in flight; the most accurate on hardware), roofline (the paper's minimum of the limiters), latency (Volkov) or su2015"}, modelNames()},
+		&choiceFlag{&ucli.StringFlag{Name: "method", Value: defaults.Method, Usage: "estimation `METHOD`: exact (exact counts) or reference (the rules of the paper's reference implementation; docs/method.md)"}, methodChoices},
+		&choiceFlag{&ucli.StringFlag{Name: "model", Value: defaults.Model, Usage: "performance `MODEL`: overlap (limiters that overlap imperfectly, and warps in flight; the most accurate on hardware), roofline (the paper's minimum of the limiters), latency (Volkov) or su2015"}, modelNames()},
 		&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
-		&ucli.Int64Flag{Name: "max-work", Value: footprint.DefaultWorkBound, Usage: "bound `N` on the counting work of one configuration, in progressions handled (about 0.3 µs and up to 100 bytes each; at the default the worst inputs found take 2 s)"},
-		&ucli.Int64Flag{Name: "max-memory", Value: request.DefaultMaxMemoryMB, Usage: "bound `MB` on the memory one configuration's estimate adds to the process: counting stops once the estimates running hold more than this each"},
+		&ucli.Int64Flag{Name: "max-work", Value: defaults.MaxWork, Usage: "bound `N` on the counting work of one configuration, in progressions handled (about 0.3 µs and up to 100 bytes each; at the default the worst inputs found take 2 s)"},
+		&ucli.Int64Flag{Name: "max-memory", Value: defaults.MaxMemoryMB, Usage: "bound `MB` on the memory one configuration's estimate adds to the process: counting stops once the estimates running hold more than this each"},
 		&choiceFlag{&ucli.StringFlag{Name: "instructions", Usage: "where the instruction mix of the issue bound comes from: `SOURCE` compiled (clang 19 compiles the kernel for the device's architecture; counted, with a note, where none is installed) or counted (from the spec) (default: $POLYVOL_INSTRUCTIONS where set, else compiled for predict and counted for the sweeps of explore; a --source file is always compiled)"}, []string{request.InstructionsCompiled, request.InstructionsCounted}},
 		&ucli.StringFlag{Name: "source", Usage: "compile this CUDA or HIP `FILE` for the instruction mix instead of the kernel polyvol cuda writes; the launch is passed as the macros block_size_x/y/z, tile_size_x/y/z (the fold) and, with time steps, temporal_tiling_factor"},
 		&ucli.StringSliceFlag{Name: "macro", Usage: "a further macro `NAME=VALUE` (or NAME, defined as 1) of the --source file (repeatable)"},
@@ -269,7 +269,11 @@ func configurationFromFlags(c *ucli.Context) (*kernel.Kernel, *device.Device, ke
 	if err != nil {
 		return nil, nil, kernel.Launch{}, err
 	}
-	l, err := launchFlags(c).Of(k)
+	launch, err := launchFlags(c)
+	if err != nil {
+		return nil, nil, kernel.Launch{}, err
+	}
+	l, err := launch.Of(k)
 	if err != nil {
 		return nil, nil, kernel.Launch{}, err
 	}
@@ -297,10 +301,28 @@ func kernelAndDevice(c *ucli.Context) (*kernel.Kernel, *device.Device, error) {
 	return k, dev, nil
 }
 
-// launchFlags returns the launch of the --block, --fold, --tile,
-// --unstaged and --steps flags.
-func launchFlags(c *ucli.Context) request.Launch {
-	return request.Launch{Block: c.String("block"), Fold: c.String("fold"), Tile: c.String("tile"), Unstaged: c.Bool("unstaged"), Steps: c.String("steps")}
+// launchFlags returns the launch of the --block, --fold, --tile, --steps
+// (request.ParseLaunch) and --unstaged flags.
+func launchFlags(c *ucli.Context) (request.Launch, error) {
+	l, err := request.ParseLaunch(launchKeys(c, "block", "fold", "tile", "steps"))
+	l.Unstaged = c.Bool("unstaged")
+	return l, err
+}
+
+// launchKeys returns the values of the named launch flags of c by name, as
+// request.ParseLaunch takes them; a flag not given has its default value,
+// the request's (foldFlag, tileFlag).
+func launchKeys(c *ucli.Context, names ...string) map[string]string {
+	values := map[string]string{}
+	for _, name := range names {
+		values[name] = c.String(name)
+	}
+	return values
+}
+
+// foldFlag is the --fold flag of the commands that take one launch.
+func foldFlag() ucli.Flag {
+	return &ucli.StringFlag{Name: "fold", Value: request.Triple(request.DefaultLaunch().Fold), Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"}
 }
 
 // stepsFlag is the --steps flag of predict, simulate and cuda: the time steps per launch of a
@@ -309,12 +331,9 @@ var stepsFlag = &ucli.StringFlag{Name: "steps", Usage: "time steps per launch `T
 
 // tileFlag is the --tile flag of the commands that take one launch.
 func tileFlag() ucli.Flag {
-	return &choiceFlag{&ucli.StringFlag{Name: "tile", Value: kernel.TileConsecutive.String(),
+	return &choiceFlag{&ucli.StringFlag{Name: "tile", Value: request.DefaultLaunch().Tiling.String(),
 		Usage: "where a thread's fold points lie: `TILING` consecutive (neighbours, thread folding) or strided (one block size apart, as hand-written CUDA tiles)"}, request.TilingNames}
 }
 
 // unstagedFlag is the --unstaged flag of the commands that take one launch.
 var unstagedFlag = &ucli.BoolFlag{Name: "unstaged", Usage: "read the fields that the spec stages in shared memory (stage) from global memory instead"}
-
-// parseTile returns the tiling of the --tile flag.
-func parseTile(c *ucli.Context) (kernel.Tiling, error) { return request.ParseTile(c.String("tile")) }

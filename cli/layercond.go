@@ -18,6 +18,7 @@ import (
 
 func init() {
 	register(func() *ucli.Command {
+		defaults := request.DefaultLayercondKeys()
 		return &ucli.Command{
 			Name:      "layercond",
 			Usage:     "sweep the row length (2-D) or plane size (3-D) and find where row and layer reuse stops fitting in L2, and the blocks in L1",
@@ -63,18 +64,18 @@ Examples:
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,
 				&ucli.GenericFlag{Name: "block", Value: &repeatedFlag{}, Usage: "thread-block size `X,Y,Z`; repeatable, or several separated by ':' (default: 256,1,2 for 3-D domains, 256,2,1 for 2-D)"},
-				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
+				foldFlag(),
 				&ucli.StringFlag{Name: "sweep", Usage: "plane sizes or row lengths s: `A:B:xF`, A:B:+S, A:B:N or s1,s2,… (default " + layercond.DefaultSweep + " for planes, " + layercond.DefaultRowSweep + " for rows)"},
-				&ucli.Int64Flag{Name: "total", Value: layercond.PaperTotal, Usage: "lattice points X·Y·Z kept constant by the series, z = `N`/s² (2-D: y = N/s)"},
+				&ucli.Int64Flag{Name: "total", Value: defaults.Total, Usage: "lattice points X·Y·Z kept constant by the series, z = `N`/s² (2-D: y = N/s)"},
 				&ucli.Int64Flag{Name: "inner", Usage: "3-D kernels: sweep planes of a fixed row length `X` and a height s, z = TOTAL/(X·s), instead of square planes"},
-				&choiceFlag{&ucli.StringFlag{Name: "method", Value: "exact", Usage: "estimation `METHOD`: exact or reference (docs/method.md)"}, methodChoices},
-				&ucli.Float64Flag{Name: "cache-fraction", Value: layercond.DefaultCacheFraction, Usage: "share `F` of the L2 the sequential layer condition may use"},
+				&choiceFlag{&ucli.StringFlag{Name: "method", Value: defaults.Method, Usage: "estimation `METHOD`: exact or reference (docs/method.md)"}, methodChoices},
+				&ucli.Float64Flag{Name: "cache-fraction", Value: defaults.CacheFraction, Usage: "share `F` of the L2 the sequential layer condition may use"},
 				plotFlag("draw the DRAM (memLoadV3) and L2→L1 (L2LoadV2) volumes against s, one curve per block,"),
 				plotSizeFlag(),
 				&ucli.BoolFlag{Name: "wide", Usage: "print every column of the table: all DRAM volumes, layer footprints and oversubscriptions, and the L1 ones"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "`N` plane sizes estimated in parallel"},
-				&ucli.IntFlag{Name: "max-points", Value: layercond.MaxSweepSizes, Usage: "bound `N` on the plane sizes of the sweeps, all blocks together, checked before any is estimated"},
-				&ucli.Int64Flag{Name: "max-work", Value: layercond.DefaultSweepWork, Usage: "bound `N` on the counting work of all the sweeps' estimates together, in the units of predict's --max-work"},
+				&ucli.IntFlag{Name: "max-points", Value: defaults.MaxPoints, Usage: "bound `N` on the plane sizes of the sweeps, all blocks together, checked before any is estimated"},
+				&ucli.Int64Flag{Name: "max-work", Value: defaults.MaxWork, Usage: "bound `N` on the counting work of all the sweeps' estimates together, in the units of predict's --max-work"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 			}, importSpecFlags()...),
 			Action: runLayercond,

@@ -80,7 +80,7 @@ Examples:
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,
 				&ucli.StringFlag{Name: "block", Aliases: []string{"b"}, Usage: "thread-block size `X,Y,Z` (default: by domain dimensions)"},
-				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
+				foldFlag(),
 				tileFlag(),
 				unstagedFlag,
 				stepsFlag,
@@ -137,15 +137,13 @@ func runPredict(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := req.Run()
+	p, err := req.Run()
 	if err != nil {
 		return err
 	}
-	// The kernel's notes come first in r.Notes; noteKernel prints them after
-	// the command's output.
-	launchNotes := r.Notes[len(kernel.Lint(req.Kernel)):]
-	if !quiet {
-		for _, n := range launchNotes {
+	r := p.Report
+	if !quiet { // the kernel's notes noteKernel prints after the command's output
+		for _, n := range p.LaunchNotes {
 			fmt.Fprintf(c.App.ErrWriter, "polyvol: note: %s\n", n.Text)
 		}
 	}
@@ -202,7 +200,11 @@ func predictRequest(c *ucli.Context, opt model.Options) (request.Predict, error)
 	if err != nil {
 		return request.Predict{}, err
 	}
-	req := request.Predict{Kernel: k, Device: dev, Launch: launchFlags(c), Options: opt}
+	launch, err := launchFlags(c)
+	if err != nil {
+		return request.Predict{}, err
+	}
+	req := request.Predict{Kernel: k, Device: dev, Launch: launch, Options: opt}
 	if c.IsSet("registers") {
 		n := c.Int("registers")
 		req.Registers = &n

@@ -288,7 +288,7 @@ func writeRegionTables(c *ucli.Context, out regionReport, dev *device.Device, qu
 // predictStatement predicts one kernel of a region as predict predicts a
 // spec: its notes recorded, --registers applied, the launch of the flags
 // (the block by its dimensions without --block) and the notes of the
-// kernel and the launch (request.ReportNotes). It returns the kernel's report,
+// kernel and the launch (request.NewPrediction). It returns the kernel's report,
 // registers per thread and launch notes.
 func predictStatement(c *ucli.Context, s importer.RegionStatement, dev *device.Device, opt model.Options) (regionKernel, error) {
 	k := s.Result.Kernel
@@ -297,21 +297,12 @@ func predictStatement(c *ucli.Context, s importer.RegionStatement, dev *device.D
 	if err != nil {
 		return regionKernel{}, err
 	}
-	block := request.DefaultBlock(k)
-	if c.IsSet("block") {
-		if block, err = request.ParseTriple("block", c.String("block")); err != nil {
-			return regionKernel{}, err
-		}
-	}
-	fold, err := request.ParseTriple("fold", c.String("fold"))
+	launch, err := request.ParseLaunch(launchKeys(c, "block", "fold", "tile"))
 	if err != nil {
 		return regionKernel{}, err
 	}
-	l := k.NewLaunch(block, fold)
-	if l.Tiling, err = parseTile(c); err != nil {
-		return regionKernel{}, err
-	}
-	if err := l.Validate(); err != nil {
+	l, err := launch.Of(k)
+	if err != nil {
 		return regionKernel{}, usageErrorf("statement %s: %v", s.Name, err)
 	}
 	r, err := model.Estimate(k, l, dev, opt)
@@ -322,7 +313,7 @@ func predictStatement(c *ucli.Context, s importer.RegionStatement, dev *device.D
 		}
 		return regionKernel{}, fmt.Errorf("statement %s: %w", s.Name, err)
 	}
-	launchNotes := request.ReportNotes(r, k, l, dev)
+	launchNotes := request.NewPrediction(r, k, l, dev).LaunchNotes
 	return regionKernel{Statement: s.Name, Report: r, registers: k.Registers, launchNotes: launchNotes}, nil
 }
 

@@ -8,12 +8,12 @@ import (
 	"github.com/polyvol/polyvol/accuracy"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/request"
-	"github.com/polyvol/polyvol/sim"
 	ucli "github.com/urfave/cli/v2"
 )
 
 func init() {
 	register(func() *ucli.Command {
+		defaults := request.DefaultSimulate()
 		return &ucli.Command{
 			Name:      "simulate",
 			Usage:     "measure the volumes of one configuration with the trace-driven cache simulator",
@@ -55,18 +55,18 @@ Examples:
 				&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: defaultDevice, Usage: "GPU `NAME` (see 'polyvol devices')"},
 				deviceFileFlag,
 				&ucli.StringFlag{Name: "block", Aliases: []string{"b"}, Usage: "thread-block size `X,Y,Z` (default: by domain dimensions)"},
-				&ucli.StringFlag{Name: "fold", Value: "1,1,1", Usage: "thread folding `X,Y,Z`: lattice points per thread and dimension"},
+				foldFlag(),
 				tileFlag(),
 				unstagedFlag,
 				stepsFlag,
 				&ucli.StringFlag{Name: "domain", Usage: "override the spec's domain with `X,Y,Z` lattice points"},
 				&ucli.BoolFlag{Name: "infinite", Usage: "unbounded caches: only compulsory traffic remains"},
-				&choiceFlag{&ucli.StringFlag{Name: "l1-policy", Value: sim.LRU.String(), Usage: "L1 replacement `POLICY`: lru or plru (tree pseudo-LRU)"}, policyChoices},
-				&choiceFlag{&ucli.StringFlag{Name: "l2-policy", Value: sim.LRU.String(), Usage: "L2 replacement `POLICY`: lru or plru"}, policyChoices},
+				&choiceFlag{&ucli.StringFlag{Name: "l1-policy", Value: defaults.L1Policy, Usage: "L1 replacement `POLICY`: lru or plru (tree pseudo-LRU)"}, policyChoices},
+				&choiceFlag{&ucli.StringFlag{Name: "l2-policy", Value: defaults.L2Policy, Usage: "L2 replacement `POLICY`: lru or plru"}, policyChoices},
 				&ucli.BoolFlag{Name: "split-l2", Usage: "split the L2 into the device's partitions that duplicate lines (A100, H100)"},
-				&choiceFlag{&ucli.StringFlag{Name: "schedule", Value: request.ScheduleLockstep, Usage: "warp `ORDER` within a wave: lockstep (round-robin over all warps), block (block by block) or warp (warp by warp)"}, []string{request.ScheduleLockstep, request.ScheduleBlock, request.ScheduleWarp}},
+				&choiceFlag{&ucli.StringFlag{Name: "schedule", Value: defaults.Schedule, Usage: "warp `ORDER` within a wave: lockstep (round-robin over all warps), block (block by block) or warp (warp by warp)"}, []string{request.ScheduleLockstep, request.ScheduleBlock, request.ScheduleWarp}},
 				&ucli.BoolFlag{Name: "compare", Usage: "add the volumes that predict estimates for the same launch (method exact), and their ratio to the simulated ones"},
-				&ucli.Int64Flag{Name: "max-accesses", Value: sim.DefaultMaxAccesses, Usage: "refuse simulations of more than `N` thread memory accesses"},
+				&ucli.Int64Flag{Name: "max-accesses", Value: defaults.MaxAccesses, Usage: "refuse simulations of more than `N` thread memory accesses"},
 				formatFlag(formatTable, formatJSON, formatCSV),
 			},
 			Action: runSimulate,

@@ -7,30 +7,24 @@
 package geometry
 
 import (
-	"fmt"
-
 	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/lattice"
 )
 
-// Geometry is the thread and block layout of a launch: block size b, folding
-// f, lattice domain D and grid g. Thread coordinates are global:
-// x = blockIdx.x·b0 + threadIdx.x, and a thread covers the lattice points
-// f·t + j with 0 ≤ j < f.
+// Geometry is the thread and block layout of a launch: the launch's block
+// size b, folding f and lattice domain D, and its grid g
+// (kernel.Launch.Grid), which NewGeometry derives once. Thread coordinates
+// are global: x = blockIdx.x·b0 + threadIdx.x, and a thread covers the
+// lattice points f·t + j with 0 ≤ j < f.
 type Geometry struct {
-	Block, Fold, Domain, Grid [3]int64
+	kernel.Launch
+	Grid [3]int64 // the launch's grid in blocks
 }
 
 // NewGeometry returns the geometry of a launch.
 func NewGeometry(l kernel.Launch) Geometry {
-	return Geometry{Block: l.Block, Fold: l.Fold, Domain: l.Domain, Grid: l.Grid()}
+	return Geometry{Launch: l, Grid: l.Grid()}
 }
-
-// Blocks returns the number of blocks of the grid.
-func (g Geometry) Blocks() int64 { return g.Grid[0] * g.Grid[1] * g.Grid[2] }
-
-// ThreadsPerBlock returns B = b0·b1·b2.
-func (g Geometry) ThreadsPerBlock() int64 { return g.Block[0] * g.Block[1] * g.Block[2] }
 
 // LinearBlockID returns the launch-order id of block index b (x fastest).
 func (g Geometry) LinearBlockID(b [3]int64) int64 {
@@ -108,14 +102,4 @@ func (g Geometry) BlockRange(a, b int64) []lattice.Box {
 		out = append(out, box)
 	}
 	return out
-}
-
-// Validate reports an error for a geometry with a non-positive size.
-func (g Geometry) Validate() error {
-	for i := range 3 {
-		if g.Block[i] < 1 || g.Fold[i] < 1 || g.Domain[i] < 1 {
-			return fmt.Errorf("geometry: block, fold and domain must be positive, got block %v fold %v domain %v", g.Block, g.Fold, g.Domain)
-		}
-	}
-	return nil
 }

@@ -102,13 +102,15 @@ func TestBlockRange(t *testing.T) {
 	}
 }
 
+// TestValidate checks that the geometry refuses what its launch refuses
+// (kernel.Launch.Validate): a non-positive block, fold or domain entry.
 func TestValidate(t *testing.T) {
 	if err := testGeometry().Validate(); err != nil {
 		t.Errorf("a valid geometry: %v", err)
 	}
 	g := testGeometry()
 	g.Fold[1] = 0
-	want := "geometry: block, fold and domain must be positive, got block [32 4 2] fold [1 0 1] domain [100 20 7]"
+	want := "fold y = 0: must be at least 1"
 	if err := g.Validate(); err == nil || err.Error() != want {
 		t.Errorf("fold 1,0,1: %v, want %q", err, want)
 	}

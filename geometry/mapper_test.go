@@ -3,13 +3,14 @@ package geometry
 import (
 	"testing"
 
+	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/lattice"
 )
 
 // mapperGeometry folds y by 2 over 19 points: thread y = 9 covers the
 // point 18 (j = 0) but not 19 (j = 1).
 func mapperGeometry() Geometry {
-	return Geometry{Block: [3]int64{32, 4, 2}, Fold: [3]int64{1, 2, 1}, Domain: [3]int64{100, 19, 7}, Grid: [3]int64{4, 3, 4}}
+	return NewGeometry(kernel.Launch{Block: [3]int64{32, 4, 2}, Fold: [3]int64{1, 2, 1}, Domain: [3]int64{100, 19, 7}})
 }
 
 func TestGuardBox(t *testing.T) {

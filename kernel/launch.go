@@ -119,6 +119,12 @@ func (l Launch) GridNote() string {
 	return ""
 }
 
+// Blocks returns the number of blocks of the grid, g0·g1·g2.
+func (l Launch) Blocks() int64 {
+	g := l.Grid()
+	return g[0] * g[1] * g[2]
+}
+
 // ThreadsPerBlock returns B = b0·b1·b2.
 func (l Launch) ThreadsPerBlock() int64 { return l.Block[0] * l.Block[1] * l.Block[2] }
 

@@ -12,20 +12,21 @@ func TestGridCheckCases(t *testing.T) {
 		block, fold, domain  [3]int64
 		grid, threadDomain   [3]int64
 		threads, lupsPerThrd int64
+		blocks               int64 // the grid's volume
 	}{
-		{"C1", [3]int64{1024, 1, 1}, NoFold, [3]int64{1000000, 1, 1}, [3]int64{977, 1, 1}, [3]int64{1000000, 1, 1}, 1024, 1},
-		{"C2", [3]int64{512, 1, 1}, NoFold, [3]int64{15000, 15000, 1}, [3]int64{30, 15000, 1}, [3]int64{15000, 15000, 1}, 512, 1},
-		{"C3", [3]int64{256, 1, 2}, NoFold, [3]int64{640, 512, 512}, [3]int64{3, 512, 256}, [3]int64{640, 512, 512}, 512, 1},
-		{"C5", [3]int64{64, 4, 4}, [3]int64{1, 1, 2}, [3]int64{640, 512, 512}, [3]int64{10, 128, 64}, [3]int64{640, 512, 256}, 1024, 2},
-		{"odd fold", [3]int64{32, 1, 1}, [3]int64{3, 1, 1}, [3]int64{100, 1, 1}, [3]int64{2, 1, 1}, [3]int64{34, 1, 1}, 32, 3},
+		{"C1", [3]int64{1024, 1, 1}, NoFold, [3]int64{1000000, 1, 1}, [3]int64{977, 1, 1}, [3]int64{1000000, 1, 1}, 1024, 1, 977},
+		{"C2", [3]int64{512, 1, 1}, NoFold, [3]int64{15000, 15000, 1}, [3]int64{30, 15000, 1}, [3]int64{15000, 15000, 1}, 512, 1, 450000},
+		{"C3", [3]int64{256, 1, 2}, NoFold, [3]int64{640, 512, 512}, [3]int64{3, 512, 256}, [3]int64{640, 512, 512}, 512, 1, 393216},
+		{"C5", [3]int64{64, 4, 4}, [3]int64{1, 1, 2}, [3]int64{640, 512, 512}, [3]int64{10, 128, 64}, [3]int64{640, 512, 256}, 1024, 2, 81920},
+		{"odd fold", [3]int64{32, 1, 1}, [3]int64{3, 1, 1}, [3]int64{100, 1, 1}, [3]int64{2, 1, 1}, [3]int64{34, 1, 1}, 32, 3, 2},
 	}
 	for _, tc := range tests {
 		l := Launch{Block: tc.block, Fold: tc.fold, Domain: tc.domain}
 		if err := l.Validate(); err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 		}
-		if l.Grid() != tc.grid || l.ActiveThreads() != tc.threadDomain || l.ThreadsPerBlock() != tc.threads || l.LupsPerThread() != tc.lupsPerThrd {
-			t.Errorf("%s: grid %v, thread domain %v, %d threads, %d lups/thread", tc.name, l.Grid(), l.ActiveThreads(), l.ThreadsPerBlock(), l.LupsPerThread())
+		if l.Grid() != tc.grid || l.ActiveThreads() != tc.threadDomain || l.ThreadsPerBlock() != tc.threads || l.LupsPerThread() != tc.lupsPerThrd || l.Blocks() != tc.blocks {
+			t.Errorf("%s: grid %v, thread domain %v, %d threads, %d lups/thread, %d blocks", tc.name, l.Grid(), l.ActiveThreads(), l.ThreadsPerBlock(), l.LupsPerThread(), l.Blocks())
 		}
 	}
 }

@@ -1,8 +1,19 @@
 // Package request is the typed layer between polyvol's front ends (the
-// command line and the HTTP server) and the packages that estimate: it
-// says what kind of failure an error is, so that each front end answers it
-// in its own terms (an exit code, an HTTP status) without reading the
-// message.
+// command line, the HTTP server, and through the command line's JSON the
+// Python package) and the packages that estimate. A front end
+//
+//   - loads the kernel and the device: LoadSpec (Spec.Load with a domain)
+//     and FindDevice;
+//   - turns the keys it received, named as the command line's flags and in
+//     their string forms, into a typed request, starting from the
+//     request's defaults: ParseLaunch (DefaultLaunch), Estimate.Options
+//     (DefaultEstimate), Sweep.Apply (DefaultSweep, DefaultExplore),
+//     LayercondKeys.Layercond (DefaultLayercondKeys), and DefaultSimulate;
+//   - runs it: Predict.Run, Simulate.Run, Explore.Run, Layercond.Run;
+//   - writes the answer as JSON (WriteJSON), or answers the error in its
+//     own terms (an exit code, an HTTP status) without reading the
+//     message: KindOf says what kind of failure it is, FieldOf which key
+//     is at fault, and the message names the flag.
 package request
 
 import (
@@ -114,11 +125,11 @@ const MaxLine = 300
 // cut after the last whole part or word that fits and marked "…"
 // (printable.CutLine).
 func Line(err error) string {
-	return printable.CutLine(JoinLines(err), MaxLine-len("polyvol: "))
+	return printable.CutLine(joinLines(err), MaxLine-len("polyvol: "))
 }
 
-// JoinLines puts a multi-line error (errors.Join) on one line.
-func JoinLines(err error) string {
+// joinLines puts a multi-line error (errors.Join) on one line.
+func joinLines(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", "; ")
 }
 

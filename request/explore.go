@@ -69,29 +69,30 @@ type RegistersEntry struct {
 	Registers int `json:"registers"`
 }
 
-// Defaults of an explore request.
-const (
-	DefaultThreads = kernel.MaxThreadsPerBlock
-	// DefaultMaxConfigurations bounds a sweep: about a minute on 2 cores
-	// for the heaviest example kernels (lbm-d3q27-aos: 168 configurations
-	// in 3 s), 30 times the paper's sweep.
-	DefaultMaxConfigurations = 5000
-)
+// defaultThreads is the threads per block of the block shapes of a sweep
+// that names none (DefaultSweep).
+const defaultThreads = kernel.MaxThreadsPerBlock
+
+// DefaultMaxConfigurations bounds the configurations of an explore request
+// (DefaultExplore): about a minute on 2 cores for the heaviest example
+// kernels (lbm-d3q27-aos: 168 configurations in 3 s), 30 times the paper's
+// sweep.
+const DefaultMaxConfigurations = 5000
 
 // The staging choices of an explore request (--staging).
 const (
-	StagingOn  = "on"
-	StagingOff = "off"
+	stagingOn  = "on"
+	stagingOff = "off"
 )
 
-// DefaultTiles is the --tiles value that tries every tiling.
-var DefaultTiles = strings.Join(TilingNames, ",")
+// defaultTiles is the --tiles value that tries every tiling.
+var defaultTiles = strings.Join(TilingNames, ",")
 
 // Sweep holds the keys of an explore request that choose its
-// configurations, in their string forms; Threads is comma-separated
-// counts, Folds "" means the default folds
-// of the kernel's dimensions (explore.DefaultFoldsOf), Steps "" the spec's
-// steps.
+// configurations, in their string forms (DefaultSweep for a request that
+// names none): Threads is comma-separated counts, Folds "" means the
+// default folds of the kernel's dimensions (explore.DefaultFoldsOf), Steps
+// "" the spec's steps.
 type Sweep struct {
 	Threads, Folds, Tiles, Staging, Steps string
 	AllShapes                             bool
@@ -99,7 +100,7 @@ type Sweep struct {
 
 // DefaultSweep is the sweep of a request that names none of its keys.
 func DefaultSweep() Sweep {
-	return Sweep{Threads: strconv.Itoa(DefaultThreads), Tiles: DefaultTiles, Staging: StagingOn}
+	return Sweep{Threads: strconv.Itoa(defaultThreads), Tiles: defaultTiles, Staging: stagingOn}
 }
 
 // Apply returns cfg with the threads, folds, tilings, staging choices,
@@ -160,11 +161,11 @@ func ThreadsText(threads []int64) string {
 func parseStaging(s string) ([]bool, error) {
 	var unstaged []bool
 	for _, part := range strings.Split(s, ",") {
-		choice, err := ParseChoice("staging", strings.TrimSpace(part), StagingOn, StagingOff)
+		choice, err := ParseChoice("staging", strings.TrimSpace(part), stagingOn, stagingOff)
 		if err != nil {
 			return nil, err
 		}
-		u := choice == StagingOff
+		u := choice == stagingOff
 		if slices.Contains(unstaged, u) {
 			return nil, fieldErrorf("staging", "--staging %q: %s appears twice", s, choice)
 		}
@@ -263,6 +264,13 @@ type Explore struct {
 	RegistersTable    []RegistersEntry
 }
 
+// DefaultExplore returns the explore request that names none of its
+// keys, without its sweep's configuration: at most
+// DefaultMaxConfigurations configurations.
+func DefaultExplore() Explore {
+	return Explore{MaxConfigurations: DefaultMaxConfigurations}
+}
+
 // Size returns the number of configurations to estimate (of the shard,
 // with Config.Shard), or an error when they are more than
 // MaxConfigurations.
@@ -317,7 +325,7 @@ func (x Explore) Run(ctx context.Context) (*Exploration, error) {
 		}
 		return e, nil
 	}
-	if err := CheckSomeRanked(e); err != nil {
+	if err := checkSomeRanked(e); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -362,9 +370,9 @@ func threadCounts(threads []int) []int64 {
 	return counts
 }
 
-// CheckSomeRanked returns the input error of a whole sweep whose every
+// checkSomeRanked returns the input error of a whole sweep whose every
 // configuration was skipped: explore and merge give the same.
-func CheckSomeRanked(e *Exploration) error {
+func checkSomeRanked(e *Exploration) error {
 	if len(e.Rows) > 0 || len(e.Skipped) == 0 {
 		return nil
 	}

@@ -45,7 +45,7 @@ type importAnswer struct {
 }
 
 // ImportText imports text, a JSCoP (FormatJSCoP) or Kerncraft text
-// (ImportKerncraft), named file, as one kernel. Where the program runs
+// (importKerncraft), named file, as one kernel. Where the program runs
 // untrusted work in workers (supervise.EnableWorkers), ISL imports it in
 // one under importLimits, so that no file can crash or exhaust the
 // caller.
@@ -136,7 +136,7 @@ func importHere(req importRequest) *importAnswer {
 	case req.Format == FormatJSCoP:
 		ans.Result, err = jscop.Import(req.Text, req.File, req.Options)
 	default:
-		ans.Result, err = ImportKerncraft(req.Text, req.File, req.Options)
+		ans.Result, err = importKerncraft(req.Text, req.File, req.Options)
 	}
 	if err == nil {
 		return &ans

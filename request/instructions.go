@@ -24,9 +24,9 @@ const (
 // not depend on the compiler). A source file is always compiled.
 const InstructionsEnv = "POLYVOL_INSTRUCTIONS"
 
-// DefaultInstructions returns the mix of an estimate that chooses none:
+// defaultInstructions returns the mix of an estimate that chooses none:
 // $POLYVOL_INSTRUCTIONS where set, else compiled.
-func DefaultInstructions() (string, error) {
+func defaultInstructions() (string, error) {
 	mode := os.Getenv(InstructionsEnv)
 	switch mode {
 	case "":
@@ -42,7 +42,7 @@ func DefaultInstructions() (string, error) {
 // kernel polyvol cuda writes for the spec.
 type Instructions struct {
 	// Mode is InstructionsCompiled or InstructionsCounted; "" compiles
-	// where a SourceFile is given, else takes DefaultInstructions.
+	// where a SourceFile is given, else takes defaultInstructions.
 	Mode string
 	// SourceFile is the user's CUDA or HIP file; "" compiles the spec's
 	// generated kernel.
@@ -94,7 +94,7 @@ func (in Instructions) Provider(ctx context.Context) (model.CodeProvider, error)
 	}
 	if mode == "" {
 		var err error
-		if mode, err = DefaultInstructions(); err != nil {
+		if mode, err = defaultInstructions(); err != nil {
 			return nil, err
 		}
 	}

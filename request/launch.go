@@ -22,7 +22,6 @@ import (
 const (
 	DefaultSpec   = "star3d-r4" // the spec predict, simulate and layercond run when given none
 	DefaultDevice = "A100-40GB"
-	DefaultFold   = "1,1,1"
 )
 
 // DefaultBlock returns the block of a request without one: 256 threads
@@ -75,8 +74,8 @@ func ParseChoice(flag, value string, allowed ...string) (string, error) {
 // TilingNames are the values of --tile and the entries of --tiles.
 var TilingNames = []string{kernel.TileConsecutive.String(), kernel.TileStrided.String()}
 
-// ParseTile returns the tiling of a --tile value, one of TilingNames.
-func ParseTile(value string) (kernel.Tiling, error) {
+// parseTile returns the tiling of a --tile value, one of TilingNames.
+func parseTile(value string) (kernel.Tiling, error) {
 	s, err := ParseChoice("tile", value, TilingNames...)
 	if err != nil {
 		return 0, err
@@ -84,40 +83,72 @@ func ParseTile(value string) (kernel.Tiling, error) {
 	return kernel.ParseTiling(s)
 }
 
-// Launch holds the keys of one launch of a kernel.
+// Launch is the launch of one configuration as a request gives it, typed
+// but not yet checked against the kernel (Of checks it).
 type Launch struct {
-	Block    string // X,Y,Z; "" for DefaultBlock
-	Fold     string // X,Y,Z
-	Tile     string // one of TilingNames
-	Unstaged bool   // read the staged fields from global memory
-	Steps    string // time steps per launch; "" for the spec's (kernel.Kernel.Steps)
+	Block    [3]int64      // threads per block; zero for the kernel's DefaultBlock
+	Fold     [3]int64      // lattice points per thread and dimension
+	Tiling   kernel.Tiling // where a thread's fold points lie
+	Unstaged bool          // read the staged fields from global memory
+	Steps    int64         // time steps per launch; 0 for the spec's (kernel.Kernel.Steps)
 }
 
-// Of returns the launch of k that l names, validated.
-func (l Launch) Of(k *kernel.Kernel) (kernel.Launch, error) {
-	block := DefaultBlock(k)
+// DefaultLaunch returns the launch of a request that gives none of its
+// keys: DefaultBlock, no folding (kernel.NoFold), consecutive tiling, the
+// staged fields staged, and the spec's time steps.
+func DefaultLaunch() Launch {
+	return Launch{Fold: kernel.NoFold, Tiling: kernel.TileConsecutive}
+}
+
+// ParseLaunch returns the launch of a request's keys block, fold, tile and
+// steps in their string forms (X,Y,Z, one of TilingNames, a whole number),
+// by name without dashes: the command line's flags, or the HTTP API's keys
+// of the same names. A key that keys lacks, an empty block and empty steps
+// keep DefaultLaunch's values; keys of anything else are ignored. Errors
+// name the flag at fault. Unstaged, a boolean that each front end reads
+// as it reads its other booleans, is left to the caller.
+func ParseLaunch(keys map[string]string) (Launch, error) {
+	l := DefaultLaunch()
 	var err error
-	if l.Block != "" {
-		if block, err = ParseTriple("block", l.Block); err != nil {
-			return kernel.Launch{}, err
+	if v := keys["block"]; v != "" {
+		if l.Block, err = ParseTriple("block", v); err != nil {
+			return Launch{}, err
 		}
 	}
-	fold, err := ParseTriple("fold", l.Fold)
-	if err != nil {
-		return kernel.Launch{}, err
+	if v, ok := keys["fold"]; ok {
+		if l.Fold, err = ParseTriple("fold", v); err != nil {
+			return Launch{}, err
+		}
 	}
-	out := k.NewLaunch(block, fold)
-	if out.Tiling, err = ParseTile(l.Tile); err != nil {
-		return kernel.Launch{}, err
+	if v, ok := keys["tile"]; ok {
+		if l.Tiling, err = parseTile(v); err != nil {
+			return Launch{}, err
+		}
 	}
-	out.Unstaged = l.Unstaged
+	if v := keys["steps"]; v != "" {
+		if l.Steps, err = strconv.ParseInt(v, 10, 64); err != nil || l.Steps < 1 {
+			return Launch{}, fieldErrorf("steps", "--steps %q: expected a whole number of time steps from 1 to %d", v, kernel.MaxSteps)
+		}
+	}
+	return l, nil
+}
+
+// Of returns the launch of kernel k that l describes, with k's domain,
+// after checking it: the hardware's and polyvol's limits
+// (kernel.Launch.Validate), then the time steps (kernel.Kernel.CheckSteps),
+// l's and, where l leaves them to the spec, the spec's.
+func (l Launch) Of(k *kernel.Kernel) (kernel.Launch, error) {
+	block := l.Block
+	if block == [3]int64{} {
+		block = DefaultBlock(k)
+	}
+	out := k.NewLaunch(block, l.Fold)
+	out.Tiling, out.Unstaged = l.Tiling, l.Unstaged
 	if err := out.Validate(); err != nil {
 		return kernel.Launch{}, &Error{Err: err}
 	}
-	if l.Steps != "" {
-		if out.Steps, err = strconv.ParseInt(l.Steps, 10, 64); err != nil || out.Steps < 1 {
-			return kernel.Launch{}, fieldErrorf("steps", "--steps %q: expected a whole number of time steps from 1 to %d", l.Steps, kernel.MaxSteps)
-		}
+	if l.Steps != 0 {
+		out.Steps = l.Steps
 		if err := k.CheckSteps(out); err != nil {
 			return kernel.Launch{}, fieldErrorf("steps", "--steps: %v", err)
 		}
@@ -140,15 +171,23 @@ const (
 	MaxMaxMemoryMB     = 1 << 30
 )
 
-// Estimate holds the keys that select how a configuration is estimated.
+// Estimate holds the keys that select how a configuration is estimated
+// (DefaultEstimate for a request that names none); Options checks them.
 type Estimate struct {
 	Method      string // exact or reference
 	Model       string // a name of model.ModelNames
-	MaxWork     int64  // the bound on the counting work (footprint.DefaultWorkBound)
+	MaxWork     int64  // the bound on the counting work (footprint.Budget.Limit)
 	MaxMemoryMB int64  // the bound on the memory, in MB (DefaultMaxMemoryMB)
 	// Instructions selects the instruction mix: compiled (the default)
 	// or counted, and the kernel source to compile.
 	Instructions Instructions
+}
+
+// DefaultEstimate returns the estimate of a request that names none of
+// its keys: method exact, the default model (model.DefaultModel), the
+// default bounds, and the instruction mix's own default (Instructions).
+func DefaultEstimate() Estimate {
+	return Estimate{Method: model.MethodExact.Name, Model: string(model.DefaultModel), MaxWork: footprint.DefaultWorkBound, MaxMemoryMB: DefaultMaxMemoryMB}
 }
 
 // Options returns the model options of e, under ctx: the estimates stop
@@ -184,9 +223,9 @@ func ParseMethod(name string) (model.Method, error) {
 	return m, nil
 }
 
-// LaunchName names the configuration of l in messages: "block X,Y,Z fold
+// launchName names the configuration of l in messages: "block X,Y,Z fold
 // X,Y,Z", with the tiling when it is strided.
-func LaunchName(l kernel.Launch) string {
+func launchName(l kernel.Launch) string {
 	return "block " + Triple(l.Block) + " fold " + Triple(l.Fold) + l.Tiling.Suffix()
 }
 
@@ -195,7 +234,7 @@ func LaunchName(l kernel.Launch) string {
 // spec's own faults are the request's (an *Error whose message says what
 // to change), everything else is internal.
 func EstimateError(l kernel.Launch, err error) error {
-	where := LaunchName(l)
+	where := launchName(l)
 	if errors.Is(err, footprint.ErrMemoryBound) {
 		return inputErrorf("%s: counting the footprints needs more memory than --max-memory allows (%w); raise --max-memory, or simplify the accesses (coupled wrapped terms such as (x + y) %% N hold memory in proportion to N)",
 			where, err)

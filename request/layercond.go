@@ -54,7 +54,7 @@ type LayercondKeys struct {
 
 // DefaultLayercondKeys are the keys of a request that names none of them.
 func DefaultLayercondKeys() LayercondKeys {
-	return LayercondKeys{Method: model.MethodExact.Name, Fold: DefaultFold,
+	return LayercondKeys{Method: model.MethodExact.Name, Fold: Triple(DefaultLaunch().Fold),
 		MaxPoints: layercond.MaxSweepSizes, MaxWork: layercond.DefaultSweepWork, Total: layercond.PaperTotal, CacheFraction: layercond.DefaultCacheFraction}
 }
 

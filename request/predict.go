@@ -1,6 +1,8 @@
 package request
 
 import (
+	"slices"
+
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/explore"
 	"github.com/polyvol/polyvol/kernel"
@@ -8,9 +10,10 @@ import (
 )
 
 // Predict is a request for the prediction of one configuration: the kernel
-// (with the request's domain) and the device as the front end loaded them,
-// the launch, the registers per thread and the estimate's options, whose
-// context the estimate stops at.
+// (with the request's domain) and the device as the front end loaded them
+// (LoadSpec, FindDevice), the launch (ParseLaunch), the registers per
+// thread and the estimate's options (Estimate.Options), whose context the
+// estimate stops at.
 type Predict struct {
 	Kernel *kernel.Kernel
 	Device *device.Device
@@ -20,9 +23,19 @@ type Predict struct {
 	Options   model.Options
 }
 
-// Run validates the launch and the registers and estimates the
-// configuration; the report carries the launch's notes (model.LaunchNotes).
-func (p Predict) Run() (*model.Report, error) {
+// Prediction is the answer of a predict request: the estimate's report,
+// whose Notes the JSON lists (KernelNotes, then LaunchNotes), and the two
+// kinds of notes apart, for a front end that says them at different
+// places.
+type Prediction struct {
+	Report      *model.Report
+	KernelNotes []model.Note // on the kernel (kernel.Lint)
+	LaunchNotes []model.Note // on its launch and the report (model.LaunchNotes)
+}
+
+// Run checks the launch (Launch.Of) and the registers and estimates the
+// configuration.
+func (p Predict) Run() (*Prediction, error) {
 	l, err := p.Launch.Of(p.Kernel)
 	if err != nil {
 		return nil, err
@@ -37,17 +50,16 @@ func (p Predict) Run() (*model.Report, error) {
 	if err != nil {
 		return nil, EstimateError(l, err)
 	}
-	ReportNotes(r, k, l, p.Device)
-	return r, nil
+	return NewPrediction(r, k, l, p.Device), nil
 }
 
-// ReportNotes sets r.Notes, the notes the JSON lists: those on kernel k
-// (kernel.Lint), then those on the report of its launch l on dev
-// (model.LaunchNotes). It returns the launch's notes.
-func ReportNotes(r *model.Report, k *kernel.Kernel, l kernel.Launch, dev *device.Device) []model.Note {
-	launch := model.LaunchNotes(k, l, r, dev, k.Registers, k.SharedBytes)
-	r.Notes = append(kernel.Lint(k), launch...)
-	return launch
+// NewPrediction returns the prediction of report r of kernel k under
+// launch l on dev, with the notes on k and on l, which it also sets as
+// r.Notes.
+func NewPrediction(r *model.Report, k *kernel.Kernel, l kernel.Launch, dev *device.Device) *Prediction {
+	p := &Prediction{Report: r, KernelNotes: kernel.Lint(k), LaunchNotes: model.LaunchNotes(k, l, r, dev, k.Registers, k.SharedBytes)}
+	r.Notes = append(slices.Clip(p.KernelNotes), p.LaunchNotes...)
+	return p
 }
 
 // WithRegisters returns k with n registers per thread instead of the

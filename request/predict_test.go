@@ -31,10 +31,11 @@ func TestPredictRunMatchesEstimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	regs := 96
-	got, err := Predict{Kernel: k, Device: dev, Launch: Launch{Block: "128,2,2", Fold: "1,1,2", Tile: "strided"}, Registers: &regs, Options: opt}.Run()
+	p, err := Predict{Kernel: k, Device: dev, Launch: Launch{Block: [3]int64{128, 2, 2}, Fold: [3]int64{1, 1, 2}, Tiling: kernel.TileStrided}, Registers: &regs, Options: opt}.Run()
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := p.Report
 	k96 := *k
 	k96.Registers = regs
 	l := k.NewLaunch([3]int64{128, 2, 2}, [3]int64{1, 1, 2})
@@ -63,8 +64,11 @@ func TestRequestErrorsNameTheirKey(t *testing.T) {
 		{"method", `--method: model: unknown method "fast" (expected "reference" or "exact")`, func() error { e := ok; e.Method = "fast"; _, err := e.Options(context.Background()); return err }()},
 		{"max-work", "--max-work 0: expected a positive number", func() error { e := ok; e.MaxWork = 0; _, err := e.Options(context.Background()); return err }()},
 		{"max-memory", "--max-memory 0: expected 1 to 1073741824 (MB)", func() error { e := ok; e.MaxMemoryMB = 0; _, err := e.Options(context.Background()); return err }()},
-		{"tile", `--tile "diagonal": expected one of consecutive, strided`, func() error { _, err := (Launch{Fold: DefaultFold, Tile: "diagonal"}).Of(k); return err }()},
-		{"fold", "", func() error { _, err := (Launch{Fold: "1,x", Tile: "consecutive"}).Of(k); return err }()},
+		{"tile", `--tile "diagonal": expected one of consecutive, strided`, func() error { _, err := ParseLaunch(map[string]string{"tile": "diagonal"}); return err }()},
+		{"fold", `--fold "1,x": entry 2 (y): "x" is not an integer`, func() error { _, err := ParseLaunch(map[string]string{"fold": "1,x"}); return err }()},
+		{"block", `--block "3,x": entry 2 (y): "x" is not an integer`, func() error { _, err := ParseLaunch(map[string]string{"block": "3,x"}); return err }()},
+		{"steps", `--steps "0": expected a whole number of time steps from 1 to 1024`, func() error { _, err := ParseLaunch(map[string]string{"steps": "0"}); return err }()},
+		{"steps", "--steps: steps 2: the spec names no state (the staged field that each step advances), so it performs one step per launch", func() error { _, err := Launch{Fold: kernel.NoFold, Steps: 2}.Of(k); return err }()},
 		{"registers", "--registers 0: expected 1 to 255 registers per thread", func() error { _, err := WithRegisters(k, 0); return err }()},
 	} {
 		if c.err == nil || FieldOf(c.err) != c.field || KindOf(c.err) != KindInput || (c.msg != "" && c.err.Error() != c.msg) {
@@ -129,7 +133,7 @@ func TestPredictStopsWithContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	predict := func(opt model.Options) error {
-		_, err := Predict{Kernel: k, Device: dev, Launch: Launch{Block: "256,1,2", Fold: DefaultFold, Tile: "consecutive"}, Options: opt}.Run()
+		_, err := Predict{Kernel: k, Device: dev, Launch: Launch{Block: [3]int64{256, 1, 2}, Fold: kernel.NoFold}, Options: opt}.Run()
 		return err
 	}
 	const stopAt, whole = 200_000, 1_000_000

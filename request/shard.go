@@ -25,14 +25,14 @@ import (
 	"github.com/polyvol/polyvol/model"
 )
 
-// MaxShardBytes bounds the size of a shard's JSON: a row takes about
+// maxShardBytes bounds the size of a shard's JSON: a row takes about
 // 5.5 KB, so a shard may hold about 6,000 (a larger sweep needs more
 // shards), and reading one stays near 100 MB.
-const MaxShardBytes = 32 << 20
+const maxShardBytes = 32 << 20
 
-// ExploreFormats are the output formats of explore (table, JSON and CSV),
+// exploreFormats are the output formats of explore (table, JSON and CSV),
 // which a shard names as the format its merge renders by default.
-var ExploreFormats = []string{"table", "json", "csv"}
+var exploreFormats = []string{"table", "json", "csv"}
 
 // MaxTop bounds the table rows of explore and merge (--top): a table of a
 // million rows is more than any sweep has (block shapes of at most 1024
@@ -122,16 +122,16 @@ func shardDigest(e *Exploration) (string, error) {
 }
 
 // ReadShard decodes one shard, the JSON output of explore --shard of this
-// polyvol's version, of at most MaxShardBytes from r, and checks that it
+// polyvol's version, of at most maxShardBytes from r, and checks that it
 // is internally consistent (its digest matches its rows, which are
 // exactly the configurations of its slice of the sweep); name names it in
 // the input errors. Unknown keys and text after the JSON object are
 // errors. The JSON is decoded as it is read, so that garbage such as
 // /dev/zero fails at its first byte.
 func ReadShard(r io.Reader, name string) (*Exploration, error) {
-	in := &countingReader{r: io.LimitReader(r, MaxShardBytes+1)}
+	in := &countingReader{r: io.LimitReader(r, maxShardBytes+1)}
 	tooLarge := func() error {
-		return inputErrorf("%s: larger than %d MiB; not a shard of polyvol explore", name, MaxShardBytes>>20)
+		return inputErrorf("%s: larger than %d MiB; not a shard of polyvol explore", name, maxShardBytes>>20)
 	}
 	dec := json.NewDecoder(in)
 	dec.DisallowUnknownFields()
@@ -140,13 +140,13 @@ func ReadShard(r io.Reader, name string) (*Exploration, error) {
 		Exploration
 	}
 	if err := dec.Decode(&versioned); err != nil {
-		if in.n > MaxShardBytes {
+		if in.n > maxShardBytes {
 			return nil, tooLarge()
 		}
 		return nil, inputErrorf("%s: not an explore --shard output: %v", name, describeJSONError(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		if in.n > MaxShardBytes {
+		if in.n > maxShardBytes {
 			return nil, tooLarge()
 		}
 		return nil, inputErrorf("%s: not an explore --shard output: more text follows its JSON object", name)
@@ -167,8 +167,8 @@ func ReadShard(r io.Reader, name string) (*Exploration, error) {
 	if e.Shard.Count < 1 || e.Shard.Index < 1 || e.Shard.Index > e.Shard.Count {
 		return nil, inputErrorf("%s: shard %d/%d: expected 1 <= K <= N", name, e.Shard.Index, e.Shard.Count)
 	}
-	if !slices.Contains(ExploreFormats, e.Shard.Format) {
-		return nil, inputErrorf("%s: shard.format %q: expected %s, %s or %s, the formats of explore --format", name, Excerpt(e.Shard.Format), ExploreFormats[0], ExploreFormats[1], ExploreFormats[2])
+	if !slices.Contains(exploreFormats, e.Shard.Format) {
+		return nil, inputErrorf("%s: shard.format %q: expected %s, %s or %s, the formats of explore --format", name, Excerpt(e.Shard.Format), exploreFormats[0], exploreFormats[1], exploreFormats[2])
 	}
 	if err := CheckTop(e.Shard.Top); err != nil {
 		return nil, inputErrorf("%s: shard.top %d: %v, the range of explore --top", name, e.Shard.Top, err)
@@ -191,7 +191,7 @@ func ReadShard(r io.Reader, name string) (*Exploration, error) {
 // prove that they are one sweep, tiled exactly once: every shard 1..N
 // appears once, and all carry the same sweep fingerprint and header. As
 // the unsharded sweep does (Explore.Run), Merge fails when every
-// configuration was skipped (CheckSomeRanked).
+// configuration was skipped (checkSomeRanked).
 func Merge(shards []*Exploration, names []string) (*Exploration, error) {
 	if len(shards) == 0 {
 		return nil, inputErrorf("no shards to merge; give the shards of one exploration")
@@ -226,7 +226,7 @@ func Merge(shards []*Exploration, names []string) (*Exploration, error) {
 	}
 	explore.Rank(all.Rows)
 	explore.SortSkipped(all.Skipped)
-	if err := CheckSomeRanked(all); err != nil {
+	if err := checkSomeRanked(all); err != nil {
 		return nil, err
 	}
 	return all, nil

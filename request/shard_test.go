@@ -36,7 +36,7 @@ func smallSweep(t testing.TB) Explore {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sweep := Sweep{Threads: "64", Folds: "1,1,1:1,2,1", Tiles: DefaultTiles, Staging: StagingOn, AllShapes: true}
+	sweep := Sweep{Threads: "64", Folds: "1,1,1:1,2,1", Tiles: defaultTiles, Staging: stagingOn, AllShapes: true}
 	cfg, err := sweep.Apply(explore.Config{Kernel: k, Device: dev, Estimate: opt, Workers: 2})
 	if err != nil {
 		t.Fatal(err)

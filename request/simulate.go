@@ -17,8 +17,9 @@ import (
 
 // Simulate is a request for the simulation of one configuration: the
 // kernel (with the request's domain), the device and the launch as the
-// front end resolved them, and the simulated machine's keys in their
-// string forms.
+// front end loaded and checked them (LoadSpec, FindDevice, Launch.Of),
+// and the simulated machine's keys in their string forms
+// (DefaultSimulate for a request that names none).
 type Simulate struct {
 	Kernel *kernel.Kernel
 	Device *device.Device
@@ -31,6 +32,14 @@ type Simulate struct {
 	L1Policy, L2Policy, Schedule string
 	// MaxAccesses bounds the thread memory accesses of the run.
 	MaxAccesses int64
+}
+
+// DefaultSimulate returns the simulate request that names none of the
+// simulated machine's keys, without its kernel, device and launch: LRU
+// caches of the device's sizes, shared by all partitions, lockstep warps,
+// and at most sim.DefaultMaxAccesses thread memory accesses.
+func DefaultSimulate() Simulate {
+	return Simulate{L1Policy: sim.LRU.String(), L2Policy: sim.LRU.String(), Schedule: ScheduleLockstep, MaxAccesses: sim.DefaultMaxAccesses}
 }
 
 // Schedules of a simulate request (--schedule).
@@ -174,7 +183,7 @@ func (s Simulate) Notes() []string {
 func SimError(l kernel.Launch, err error) error {
 	var tooMany *sim.AccessLimitError
 	var tooWide *sim.LineLimitError
-	where := LaunchName(l) + " domain " + Triple(l.Domain)
+	where := launchName(l) + " domain " + Triple(l.Domain)
 	switch {
 	case errors.As(err, &tooMany):
 		perBlock := int64(tooMany.Threads) * int64(tooMany.Instructions)
@@ -186,18 +195,12 @@ func SimError(l kernel.Launch, err error) error {
 		d := fittingDomain(l, tooMany.Limit/perBlock)
 		fit := kernel.Launch{Block: l.Block, Fold: l.Fold, Domain: d, Tiling: l.Tiling, Unstaged: l.Unstaged}
 		return inputErrorf("%s: the simulation is too large: %s thread memory accesses, more than the --max-accesses bound of %d; simulate a smaller --domain, e.g. %s (%d accesses)",
-			where, total, tooMany.Limit, Triple(d), launchBlocks(fit)*perBlock)
+			where, total, tooMany.Limit, Triple(d), fit.Blocks()*perBlock)
 	case errors.As(err, &tooWide):
 		return inputErrorf("%s: the simulation is too large: the infinite caches hold %d lines after wave %d, more than the simulator's bound of %d lines; simulate a smaller --domain, or leave out --infinite",
 			where, tooWide.Lines, tooWide.Wave, tooWide.Limit)
 	}
-	return inputErrorf("%s: %v", LaunchName(l), err)
-}
-
-// launchBlocks returns the thread blocks of launch l: its grid's volume.
-func launchBlocks(l kernel.Launch) int64 {
-	g := l.Grid()
-	return g[0] * g[1] * g[2]
+	return inputErrorf("%s: %v", launchName(l), err)
 }
 
 // fittingDomain returns a domain within l's whose launch, with l's block

@@ -184,10 +184,10 @@ func KernelAt(k *kernel.Kernel, d [3]int64) (*kernel.Kernel, error) {
 	return out, nil
 }
 
-// ImportKerncraft imports a Kerncraft text: kernel code when its name is
+// importKerncraft imports a Kerncraft text: kernel code when its name is
 // FILE.c (kerncraft.IsCode), or when it is standard input that is not
 // empty and has no top-level key (YAML), else a kernel description.
-func ImportKerncraft(data []byte, name string, opt importer.Options) (*importer.Result, error) {
+func importKerncraft(data []byte, name string, opt importer.Options) (*importer.Result, error) {
 	if kerncraft.IsCode(name) || name == StdinName && len(bytes.TrimSpace(data)) > 0 && len(topKeys(data)) == 0 {
 		return kerncraft.ImportCode(data, name, opt)
 	}

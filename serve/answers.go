@@ -14,11 +14,8 @@ import (
 	"github.com/polyvol/polyvol/chart"
 	"github.com/polyvol/polyvol/device"
 	"github.com/polyvol/polyvol/explore"
-	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/kernel"
-	"github.com/polyvol/polyvol/model"
 	"github.com/polyvol/polyvol/request"
-	"github.com/polyvol/polyvol/sim"
 )
 
 // answer computes the answer of one endpoint to a request's values under
@@ -46,13 +43,14 @@ func answersOf(parallel int, maxSimAccesses int64) map[string]answer {
 // command line's order: the values of the integer and boolean keys, the
 // estimate's options, the spec, the domain and the device, then the launch.
 func predictAnswer(ctx context.Context, values map[string]string, _ func(int, int)) ([]byte, []string, error) {
-	req := request.Predict{Launch: launchValues(values)}
+	var req request.Predict
 	registers, err := registersValue(values)
 	if err != nil {
 		return nil, nil, err
 	}
 	req.Registers = registers
-	if req.Launch.Unstaged, err = boolValue(values, "unstaged"); err != nil {
+	unstaged, err := boolValue(values, "unstaged")
+	if err != nil {
 		return nil, nil, err
 	}
 	if req.Options, err = estimateValues(values).Options(ctx); err != nil {
@@ -62,15 +60,19 @@ func predictAnswer(ctx context.Context, values map[string]string, _ func(int, in
 	if req.Kernel, req.Device, specNotes, err = kernelAndDevice(values, "predict", true); err != nil {
 		return nil, nil, err
 	}
-	rep, err := req.Run()
+	if req.Launch, err = request.ParseLaunch(values); err != nil {
+		return nil, nil, err
+	}
+	req.Launch.Unstaged = unstaged
+	p, err := req.Run()
 	if err != nil {
 		return nil, nil, err
 	}
 	var notes []string
-	for _, n := range rep.Notes[len(kernel.Lint(req.Kernel)):] { // the kernel's notes come first
+	for _, n := range p.LaunchNotes {
 		notes = append(notes, n.Text)
 	}
-	body, err := jsonOf(rep)
+	body, err := jsonOf(p.Report)
 	return body, append(notes, specNotes...), err
 }
 
@@ -78,13 +80,14 @@ func predictAnswer(ctx context.Context, values map[string]string, _ func(int, in
 // may hold at most maxAccesses thread memory accesses.
 func simulateAnswer(maxAccesses int64) answer {
 	return func(ctx context.Context, values map[string]string, _ func(int, int)) ([]byte, []string, error) {
-		launch := launchValues(values)
-		req := request.Simulate{L1Policy: sim.LRU.String(), L2Policy: sim.LRU.String(), Schedule: request.ScheduleLockstep, MaxAccesses: maxAccesses}
+		req := request.DefaultSimulate()
+		req.MaxAccesses = maxAccesses
+		var unstaged bool
 		var err error
 		for _, b := range []struct {
 			key string
 			v   *bool
-		}{{"unstaged", &launch.Unstaged}, {"infinite", &req.Infinite}, {"split-l2", &req.SplitL2}} {
+		}{{"unstaged", &unstaged}, {"infinite", &req.Infinite}, {"split-l2", &req.SplitL2}} {
 			if *b.v, err = boolValue(values, b.key); err != nil {
 				return nil, nil, err
 			}
@@ -96,6 +99,11 @@ func simulateAnswer(maxAccesses int64) answer {
 		if req.Kernel, req.Device, specNotes, err = kernelAndDevice(values, "simulate", false); err != nil {
 			return nil, nil, err
 		}
+		launch, err := request.ParseLaunch(values) // simulate's keys have no steps: the spec's
+		if err != nil {
+			return nil, nil, err
+		}
+		launch.Unstaged = unstaged
 		if req.Launch, err = launch.Of(req.Kernel); err != nil {
 			return nil, nil, err
 		}
@@ -193,7 +201,7 @@ func exploreAnswer(workers int) answer {
 		setValue(values, "tiles", &sweep.Tiles)
 		setValue(values, "staging", &sweep.Staging)
 		setValue(values, "steps", &sweep.Steps)
-		req := request.Explore{MaxConfigurations: request.DefaultMaxConfigurations}
+		req := request.DefaultExplore()
 		if req.Config, err = sweep.Apply(explore.Config{Estimate: opt, Workers: workers}); err != nil {
 			return nil, nil, err
 		}
@@ -245,7 +253,7 @@ func jsonOf(v any) ([]byte, error) {
 // request names no source file), with the command line's defaults and
 // bounds.
 func estimateValues(values map[string]string) request.Estimate {
-	est := request.Estimate{Method: model.MethodExact.Name, Model: string(model.DefaultModel), MaxWork: footprint.DefaultWorkBound, MaxMemoryMB: request.DefaultMaxMemoryMB}
+	est := request.DefaultEstimate()
 	setValue(values, "method", &est.Method)
 	setValue(values, "model", &est.Model)
 	setValue(values, "instructions", &est.Instructions.Mode)
@@ -296,18 +304,6 @@ func boolValue(values map[string]string, key string) (bool, error) {
 		return false, badValue(key, v, "expected true or false")
 	}
 	return b, nil
-}
-
-// launchValues returns the launch of the keys block, fold, tile and steps
-// (an endpoint whose keys lack steps has the spec's), with the command
-// line's defaults; Unstaged is left to the caller, which parses it in the
-// order of the keys.
-func launchValues(values map[string]string) request.Launch {
-	l := request.Launch{Block: values["block"], Fold: request.DefaultFold, Tile: kernel.TileConsecutive.String()}
-	setValue(values, "fold", &l.Fold)
-	setValue(values, "tile", &l.Tile)
-	setValue(values, "steps", &l.Steps)
-	return l
 }
 
 // setValue sets *v to the value of key when the request has one.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/polyvol/polyvol/geometry"
 	"github.com/polyvol/polyvol/isl"
+	"github.com/polyvol/polyvol/kernel"
 	"github.com/polyvol/polyvol/lattice"
 )
 
@@ -22,9 +23,12 @@ func TestBlockRangeEqualsEnumeration(t *testing.T) {
 	}
 	defer ctx.Close()
 	for c := range 200 {
-		g := geometry.Geometry{Block: [3]int64{1 + int64(r.IntN(3)), 1 + int64(r.IntN(3)), 1 + int64(r.IntN(2))}, Fold: [3]int64{1, 1, 1}}
-		g.Grid = [3]int64{1 + int64(r.IntN(6)), 1 + int64(r.IntN(5)), 1 + int64(r.IntN(4))}
-		g.Domain = [3]int64{g.Grid[0] * g.Block[0], g.Grid[1] * g.Block[1], g.Grid[2] * g.Block[2]}
+		block := [3]int64{1 + int64(r.IntN(3)), 1 + int64(r.IntN(3)), 1 + int64(r.IntN(2))}
+		grid := [3]int64{1 + int64(r.IntN(6)), 1 + int64(r.IntN(5)), 1 + int64(r.IntN(4))}
+		g := geometry.NewGeometry(kernel.Launch{Block: block, Fold: kernel.NoFold, Domain: [3]int64{grid[0] * block[0], grid[1] * block[1], grid[2] * block[2]}})
+		if g.Grid != grid {
+			t.Fatalf("case %d: grid %v, want %v", c, g.Grid, grid)
+		}
 		a := int64(r.IntN(int(g.Blocks())))
 		b := a + int64(r.IntN(int(g.Blocks()-a)+1))
 		var want []lattice.Box
@@ -93,7 +97,7 @@ func TestWarpMapEqualsEnumeration(t *testing.T) {
 	}
 	defer ctx.Close()
 	for _, blk := range [][3]int64{{32, 1, 1}, {24, 3, 2}, {5, 7, 3}, {64, 2, 1}} {
-		g := geometry.Geometry{Block: blk, Fold: [3]int64{1, 1, 1}, Grid: [3]int64{3, 2, 2}}
+		g := geometry.NewGeometry(kernel.Launch{Block: blk, Fold: kernel.NoFold, Domain: [3]int64{3 * blk[0], 2 * blk[1], 2 * blk[2]}}) // a grid of 3×2×2 blocks
 		at := [3]int64{1, 1, 1}
 		sc := ctx.NewScope()
 		got, err := sc.ReadMap(WarpMapISL(g, at, 32))
