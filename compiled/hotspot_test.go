@@ -37,18 +37,7 @@ import (
 // half the loads and the NVIDIA count.
 func TestHotspotSourceByHand(t *testing.T) {
 	c := testCompiler(t)
-	spec, err := examples.Read("hotspot")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := kernel.Parse(spec, "hotspot.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, err := examples.Sources.ReadFile("sources/hotspot.cu")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, code := hotspotSpecAndSource(t)
 	cases := []struct {
 		steps                               int64
 		shPower                             string
@@ -106,18 +95,7 @@ func TestHotspotSourceByHand(t *testing.T) {
 // shrinking windows skip, which a kept loop cannot leave out.
 func TestHotspotTimeLoop(t *testing.T) {
 	c := testCompiler(t)
-	spec, err := examples.Read("hotspot")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := kernel.Parse(spec, "hotspot.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, err := examples.Sources.ReadFile("sources/hotspot.cu")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, code := hotspotSpecAndSource(t)
 	cases := []struct {
 		unroll string
 		trips  int64 // of the time loop; 0: none kept
@@ -153,4 +131,23 @@ func TestHotspotTimeLoop(t *testing.T) {
 			}
 		}
 	}
+}
+
+// hotspotSpecAndSource returns the hotspot example's kernel and the text
+// of its CUDA source.
+func hotspotSpecAndSource(t *testing.T) (*kernel.Kernel, []byte) {
+	t.Helper()
+	spec, err := examples.Read("hotspot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.Parse(spec, "hotspot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := examples.Sources.ReadFile("sources/hotspot.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, code
 }

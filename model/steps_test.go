@@ -54,14 +54,7 @@ fields:
 // row, 5 in the edge columns, for g = 1 and 2. DRAM sees P's 256 × 256
 // floats once per launch, the union of all blocks' regions.
 func TestStepVolumesByHand(t *testing.T) {
-	k, err := kernel.Parse([]byte(star5Steps), "star5.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := device.Lookup("A100-40GB")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, dev := star5StepsOnA100(t)
 	// Per growth g: P's warp sectors per region row inside and in the edge
 	// columns, its distinct sectors per row likewise, and the region's rows
 	// inside and in the edge rows.
@@ -125,14 +118,7 @@ func TestStepVolumesByHand(t *testing.T) {
 // their regions, grown by 0 and by 0 or 1 halos, are among T = 3's (grown
 // by 0, 1 and 2). Another block shape counts regions of its own.
 func TestStepRegionCacheAcrossSteps(t *testing.T) {
-	k, err := kernel.Parse([]byte(star5Steps), "star5.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := device.Lookup("A100-40GB")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, dev := star5StepsOnA100(t)
 	shared := NewStepRegionCache()
 	estimate := func(block [3]int64, steps int64, cache *StepRegionCache) *Report {
 		t.Helper()
@@ -161,4 +147,18 @@ func TestStepRegionCacheAcrossSteps(t *testing.T) {
 	if len(shared.done) == afterThree {
 		t.Errorf("block 64×2 counted no region of its own")
 	}
+}
+
+// star5StepsOnA100 returns the kernel of star5Steps and the A100.
+func star5StepsOnA100(t *testing.T) (*kernel.Kernel, *device.Device) {
+	t.Helper()
+	k, err := kernel.Parse([]byte(star5Steps), "star5.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := device.Lookup("A100-40GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, dev
 }
