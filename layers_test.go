@@ -4,7 +4,9 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,17 +17,17 @@ import (
 // package may import packages of lower layers only, never one of its own
 // layer or above. The folder of a file tells its layer.
 var layers = [][]string{
-	{"intmath", "lattice", "isl", "yamldoc", "examples", "printable", "procmem", "similar"}, // leaves: arithmetic, boxes, the ISL binding, YAML positions, embedded data, printable names and lines, process memory, name suggestions
-	{"kernel", "device", "measured", "supervise"},                                           // what is estimated, on what, and what hardware measured; the supervisor of the command and of the workers that run untrusted work
-	{"geometry", "sim", "pool", "relation", "kernel/kerneltest", "cudagen"},                 // the launch's threads and points; the independent simulator; the worker pool; the reader of ISL maps into accesses; random kernels for the tests; CUDA programs of a spec
-	{"sets", "footprint", "compiled"},                                                       // ISL sets of threads and addresses, the tests' oracle; counting in plain Go; the instruction mix of the code clang compiles
-	{"waves"},                                                                               // wave shapes and wave-level counts
-	{"model"},                                                                               // orchestration of one estimate and the performance models
-	{"explore", "layercond", "accuracy", "importer", "importer/jscop", "importer/kerncraft"}, // applications of estimates
-	{"request"},      // requests of the front ends: specs, devices, launches, predict, kinds of errors, JSON
-	{"chart"},        // the images of the reports: rooflines, heat maps, layer-condition curves
-	{"serve", "cli"}, // front ends
-	{"."},            // the polyvol command
+	{"intmath", "lattice", "isl", "yamldoc", "examples", "printable", "procmem", "similar", "pool"}, // leaves: arithmetic, boxes, the ISL binding, YAML positions, embedded data, printable names and lines, process memory, name suggestions, the one worker pool
+	{"kernel", "device", "measured", "supervise"},                                                   // what is estimated, on what, and what hardware measured; the supervisor of the command and of the workers that run untrusted work
+	{"geometry", "sim", "relation", "kernel/kerneltest", "cudagen"},                                 // the launch's threads and points; the independent simulator; the reader of ISL maps into accesses; random kernels for the tests; CUDA programs of a spec
+	{"sets", "footprint", "compiled", "importer", "importer/jscop", "importer/kerncraft"},           // ISL sets of threads and addresses, the tests' oracle; counting in plain Go; the instruction mix of the code clang compiles; the readers of Polly's and Kerncraft's kernels
+	{"waves"},                            // wave shapes and wave-level counts
+	{"model"},                            // orchestration of one estimate and the performance models
+	{"explore", "layercond", "accuracy"}, // applications of estimates
+	{"request"},                          // requests of the front ends: specs, devices, launches, predict, kinds of errors, JSON
+	{"chart"},                            // the images of the reports: rooflines, heat maps, layer-condition curves
+	{"serve", "cli"},                     // front ends
+	{"."},                                // the polyvol command
 }
 
 // exceptions are imports within a layer that the picture allows.
@@ -160,5 +162,51 @@ func TestEstimatorsNeedNoISL(t *testing.T) {
 			}
 			t.Errorf("package %s depends on %s: %s", root, banned, strings.Join(chain, " → "))
 		}
+	}
+}
+
+// TestReadmeLayers checks that the README's package table (its rows of the
+// form "| N | `pkg`, ... | ... |") names the packages of each layer of the
+// picture above, N counted from 1, every package once; the command (".")
+// has no row.
+func TestReadmeLayers(t *testing.T) {
+	text, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("^\\| ([0-9]+) \\| ([^|]*) \\|")
+	name := regexp.MustCompile("`([^`]+)`")
+	named := map[string]int{} // layer (0-based) of each package the table names
+	for _, line := range strings.Split(string(text), "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		layer, _ := strconv.Atoi(m[1])
+		for _, n := range name.FindAllStringSubmatch(m[2], -1) {
+			if at, dup := named[n[1]]; dup {
+				t.Errorf("README: package %s named in layers %d and %d", n[1], at+1, layer)
+			}
+			named[n[1]] = layer - 1
+		}
+	}
+	if len(named) == 0 {
+		t.Fatal("README: no package table rows found")
+	}
+	for i, layer := range layers {
+		for _, p := range layer {
+			at, ok := named[p]
+			switch {
+			case p == ".":
+			case !ok:
+				t.Errorf("README: package %s (layer %d of layers_test.go) has no row", p, i+1)
+			case at != i:
+				t.Errorf("README: package %s is in layer %d, layers_test.go has it in layer %d", p, at+1, i+1)
+			}
+			delete(named, p)
+		}
+	}
+	for p, at := range named {
+		t.Errorf("README: layer %d names %s, which layers_test.go does not have", at+1, p)
 	}
 }
