@@ -22,13 +22,13 @@ fields:
 """
 
 # A coupled wrap (x + y) % N, whose counting holds memory in proportion to
-# N: beyond the default --max-memory (testdata/hostile/spec-coupled-wrap-6400.yaml).
+# N: beyond the default --max-memory (testdata/hostile/spec-coupled-wrap-12800.yaml).
 COUPLED_WRAP = {
     "name": "coupled-wrap",
-    "domain": [6400, 6400, 6400],
+    "domain": [12800, 12800, 12800],
     "flops": 1,
     "fields": [
-        {"name": "A", "element": 8, "load": [["(x + y) % 6400", "y", "z"]]},
+        {"name": "A", "element": 8, "load": [["(x + y) % 12800", "y", "z"]]},
         {"name": "B", "element": 8, "store": [["x", "y", "z"]]},
     ],
 }
