@@ -40,8 +40,9 @@ import (
 //     (the previous blocks' overlap, the warps' own sectors, the grid
 //     resident in L1) are the one-step ones multiplied by c;
 //   - the shared-memory reads, the flops and the other instructions of an
-//     update happen at every computed point: the flops per update are
-//     multiplied by c. A warp issues them for all its lanes where one of
+//     update happen at every computed point: the flops per update (and
+//     the latency models' chain of dependent FP instructions, which they
+//     give) are multiplied by c. A warp issues them for all its lanes where one of
 //     them is at a point of the step's region, and a region that is not a
 //     multiple of the block leaves lanes idle at its last fold points;
 //     the idle lanes hold the issue slot, the FP pipe and the shared
