@@ -93,8 +93,12 @@ func TestHotspotSpecGrid(t *testing.T) {
 // double-precision operations and six conversions, from the kernel
 // compiled for sm_86), 2 FP64 lanes per SM, 48 SMs at 1.56 GHz:
 // 48 · 1.56 · 2 / 12 = 12.48 GLup/s at one step. With two steps, block
-// 32 × 8 computes 34 × 10 points at step 1 and 32 × 8 at step 2 for its
-// 256 useful updates a step, so the bound falls by 2 · 256 / 596.
+// 32 × 8 (eight warps, a row of 32 threads each) computes 34 × 10 points
+// at step 1, fold 2 × 2 strided: fold column 1 reaches columns 32 and 33
+// (threads x < 2, in every warp), fold row 1 rows 8 and 9 (threads y < 2,
+// two warps), so its warps issue 8 + 8 + 2 + 2 = 20 warps' lanes, 640;
+// step 2 computes the block's 256 points, 256 lanes. Per lane of its 256
+// useful updates a step the bound falls by 2 · 256 / 896.
 func TestHotspotFP64Bound(t *testing.T) {
 	k, dev := hotspotOnA4000(t, false)
 	for _, c := range []struct {
@@ -102,7 +106,7 @@ func TestHotspotFP64Bound(t *testing.T) {
 		want  float64
 	}{
 		{1, 48 * 1.56 * 2 / 12.0},
-		{2, 48 * 1.56 * 2 / 12.0 * 2 * 256 / 596},
+		{2, 48 * 1.56 * 2 / 12.0 * 2 * 256 / 896},
 	} {
 		l := HotspotConfig{Block: [2]int64{32, 8}, Tile: [2]int64{1, 1}, Steps: c.steps}.Launch(k)
 		r, err := model.Estimate(k, l, dev, model.Options{Method: model.MethodExact})

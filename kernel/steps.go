@@ -80,6 +80,9 @@ type StepWork struct {
 	// Computed is Σ over t = 1 … T of the points of the block's region
 	// grown by T − t halos: the updates the block computes.
 	Computed int64
+
+	launch Launch
+	halo   [3][2]int64 // the state's (StepHalo)
 }
 
 // Useful returns the useful updates of a launch: T × Points.
@@ -97,28 +100,45 @@ func (w StepWork) RedundantShare() float64 {
 	return float64(w.Computed-w.Useful()) / float64(w.Computed)
 }
 
+// Region returns the region that step t (1 ≤ t ≤ T) computes: the block's
+// points grown by T − t halos.
+func (w StepWork) Region(t int64) StepRegion {
+	return StepRegionOf(w.launch, w.halo, w.Steps-t)
+}
+
+// IssuedPerUseful returns the lanes that the block's warps of warpSize
+// threads issue over the launch's steps (StepRegion.IssuedLanes, summed
+// over t = 1 … T) over T times the lanes that they issue for the block's
+// own points: 1 for one step, ComputedPerUseful where every warp of every
+// step has all its lanes at a point of the step's region, and more where
+// a region that is not a multiple of the block leaves lanes idle in warps
+// that issue for the others. A block whose threads are not a multiple of
+// the warp size issues its last warp's idle lanes at every step alike, so
+// they cancel: per update of the block's own points they cost what they
+// cost at one step.
+func (w StepWork) IssuedPerUseful(warpSize int64) float64 {
+	var issued int64
+	for t := int64(1); t <= w.Steps; t++ {
+		issued += w.Region(t).IssuedLanes(w.launch.Block, w.launch.Tiling, warpSize)
+	}
+	own := w.Region(w.Steps).IssuedLanes(w.launch.Block, w.launch.Tiling, warpSize)
+	return float64(issued) / float64(w.Steps*own)
+}
+
 // StepWorkOf returns the work of one block of l in k's launch of
 // l.StepCount() time steps, grown by the state's halo (StepHalo; no growth
 // without a state).
 func (k *Kernel) StepWorkOf(l Launch) (StepWork, error) {
-	w := StepWork{Steps: l.StepCount()}
-	var halo [3][2]int64
+	w := StepWork{Steps: l.StepCount(), launch: l}
 	if s := k.StateField(); s != nil {
 		var err error
-		if halo, err = StepHalo(s); err != nil {
+		if w.halo, err = StepHalo(s); err != nil {
 			return w, fmt.Errorf("state %q: %w", s.Name, err)
 		}
 	}
-	region := func(grow int64) int64 {
-		n := int64(1)
-		for c := range 3 {
-			n *= l.Block[c]*l.Fold[c] + grow*(halo[c][0]+halo[c][1])
-		}
-		return n
-	}
-	w.Points = region(0)
+	w.Points = w.Region(w.Steps).Points()
 	for t := int64(1); t <= w.Steps; t++ {
-		w.Computed += region(w.Steps - t)
+		w.Computed += w.Region(t).Points()
 	}
 	return w, nil
 }
@@ -259,6 +279,46 @@ func (r StepRegion) Offset(q, j, block [3]int64, tiling Tiling) ([3]int64, bool)
 		off[c] = r.Lo[c] + i
 	}
 	return off, true
+}
+
+// Points returns the points of the region: the product of its sizes.
+func (r StepRegion) Points() int64 { return r.Size[0] * r.Size[1] * r.Size[2] }
+
+// IssuedLanes returns the lanes that the warps of a block of the given
+// size (warpSize consecutive linear thread indices each, ActiveWarpsIn)
+// issue to compute the region under tiling: for each of the region's fold
+// points j (0 ≤ j < Fold), the warps with a thread whose point j lies in
+// the region (Offset), times warpSize. A warp issues an instruction for
+// all its lanes where one of them is active, and skips a point where none
+// is.
+func (r StepRegion) IssuedLanes(block [3]int64, tiling Tiling, warpSize int64) int64 {
+	// Under either tiling a thread's point j grows with the thread's index
+	// in each coordinate, so the threads whose point j lies in the region
+	// are a box [0, e): e per coordinate, with the fold points that share it.
+	var extents [3]map[int64]int64
+	for c := range 3 {
+		extents[c] = map[int64]int64{}
+		for jc := range r.Fold[c] {
+			var q, j [3]int64
+			j[c] = jc
+			for q[c] < block[c] {
+				if _, ok := r.Offset(q, j, block, tiling); !ok {
+					break
+				}
+				q[c]++
+			}
+			extents[c][q[c]]++
+		}
+	}
+	var warps int64
+	for ex, nx := range extents[0] {
+		for ey, ny := range extents[1] {
+			for ez, nz := range extents[2] {
+				warps += nx * ny * nz * ActiveWarpsIn(block, [3]int64{ex, ey, ez}, warpSize)
+			}
+		}
+	}
+	return warps * warpSize
 }
 
 // ShiftAccess returns access a at the point p + delta in place of p, for

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -196,6 +198,153 @@ func TestStepRegionByHand(t *testing.T) {
 		}
 		if computed != w.Computed {
 			t.Errorf("%s: the steps take %d points, StepWork computes %d", tiling, computed, w.Computed)
+		}
+	}
+}
+
+// bruteIssuedLanes counts the lanes that the warps of l's block issue for
+// region r thread by thread: the pairs (fold point, warp) where a thread of
+// the warp (its linear index over warpSize) has its point in the region,
+// times warpSize.
+func bruteIssuedLanes(r StepRegion, l Launch, warpSize int64) int64 {
+	issued := map[[4]int64]bool{}
+	b := l.Block
+	forEachOffset(b, func(q [3]int64) {
+		warp := (q[0] + b[0]*q[1] + b[0]*b[1]*q[2]) / warpSize
+		forEachOffset(r.Fold, func(j [3]int64) {
+			if _, ok := r.Offset(q, j, b, l.Tiling); ok {
+				issued[[4]int64{j[0], j[1], j[2], warp}] = true
+			}
+		})
+	})
+	return int64(len(issued)) * warpSize
+}
+
+// TestIssuedLanesByHand counts the issued lanes of the 5-point star (halo
+// 1 on each side) over two steps by hand, under both tilings.
+//
+// Block 1×32, fold 1×1, warps of 32: one warp. Step 1 computes the block
+// grown by one halo, 3×34 points, with fold 3×2 (⌈3/1⌉, ⌈34/32⌉). At fold
+// row 0 all 32 threads have a point (rows 0…31, or 0, 2, …, 62 < 68 under
+// the consecutive tiling's 2y, 2y + 1); at fold row 1 two (rows 32 and
+// 33), or seventeen (2y + 1 < 34): the warp issues at all 3·2 fold points,
+// 6·32 = 192 lanes for 102 points. Step 2 computes the block's own 32
+// points: 32 lanes. Per lane of T = 2 updates of the block's 32 points:
+// (192 + 32) / (2·32) = 3.5, where the computed points are (102 + 32) / 64.
+//
+// Block 8×8, strided: two warps, rows 0…3 and 4…7. Step 1's region 10×10
+// has fold 2×2; fold column 1 reaches columns 8 and 9 (threads x < 2), fold
+// row 1 rows 8 and 9 (threads y < 2, all in warp 0): the fold points (0, 0)
+// and (1, 0) issue both warps, (0, 1) and (1, 1) warp 0 alone, 6·32 = 192
+// lanes; step 2 64: (192 + 64) / (2·64) = 2. Consecutive, thread y takes
+// rows 2y and 2y + 1 < 10, so y < 5: both warps at every fold point, 8·32
+// = 256 lanes, (256 + 64) / 128 = 2.5.
+func TestIssuedLanesByHand(t *testing.T) {
+	k, err := Parse([]byte(star5Spec), "star5.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		block              [3]int64
+		tiling             Tiling
+		step1              int64
+		issued, computedPU float64
+	}{
+		{[3]int64{1, 32, 1}, TileStrided, 192, 3.5, 134.0 / 64},
+		{[3]int64{1, 32, 1}, TileConsecutive, 192, 3.5, 134.0 / 64},
+		{[3]int64{8, 8, 1}, TileStrided, 192, 2, 164.0 / 128},
+		{[3]int64{8, 8, 1}, TileConsecutive, 256, 2.5, 164.0 / 128},
+	} {
+		l := k.NewLaunch(c.block, NoFold)
+		l.Tiling, l.Steps = c.tiling, 2
+		w, err := k.StepWorkOf(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := w.Region(1).IssuedLanes(l.Block, l.Tiling, 32); got != c.step1 {
+			t.Errorf("block %v %s: step 1 issues %d lanes, want %d", c.block, c.tiling, got, c.step1)
+		}
+		if got := w.IssuedPerUseful(32); got != c.issued {
+			t.Errorf("block %v %s: issued per useful %g, want %g", c.block, c.tiling, got, c.issued)
+		}
+		if got := w.ComputedPerUseful(); got != c.computedPU {
+			t.Errorf("block %v %s: computed per useful %g, want %g", c.block, c.tiling, got, c.computedPU)
+		}
+	}
+}
+
+// TestIssuedLanesBruteForce checks StepRegion.IssuedLanes against a count
+// thread by thread (bruteIssuedLanes) on random blocks, folds, halos,
+// growths, tilings and warp sizes, and StepWork.IssuedPerUseful against
+// the brute-force counts of its steps for a 2-D state of random halos; it
+// equals ComputedPerUseful where every step's warps are full.
+func TestIssuedLanesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	tilings := []Tiling{TileConsecutive, TileStrided}
+	warpSizes := []int64{4, 32, 64}
+	for range 300 {
+		var l Launch
+		var halo [3][2]int64
+		for c := range 3 {
+			l.Block[c] = 1 + rng.Int64N(12)
+			l.Fold[c] = 1 + rng.Int64N(3)
+			halo[c] = [2]int64{rng.Int64N(3), rng.Int64N(3)}
+		}
+		l.Tiling = tilings[rng.IntN(2)]
+		ws := warpSizes[rng.IntN(len(warpSizes))]
+		r := StepRegionOf(l, halo, rng.Int64N(4))
+		if got, want := r.IssuedLanes(l.Block, l.Tiling, ws), bruteIssuedLanes(r, l, ws); got != want {
+			t.Errorf("block %v fold %v %s halo %v region %+v, warp %d: %d issued lanes, brute force %d", l.Block, l.Fold, l.Tiling, halo, r, ws, got, want)
+		}
+	}
+	for range 60 {
+		var h [4]int64
+		for i := range h {
+			h[i] = rng.Int64N(3)
+		}
+		spec := fmt.Sprintf(`name: grown
+domain: [64, 64]
+state: A
+fields:
+  - name: A
+    element: 4
+    extent: [72, 72]
+    offset: 292
+    stage: {copy: block}
+    load: [[x, y], [x - %d, y], [x + %d, y], [x, y - %d], [x, y + %d]]
+  - name: B
+    element: 4
+    store: [[x, y]]
+`, h[0], h[1], h[2], h[3])
+		k, err := Parse([]byte(spec), "grown.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := k.NewLaunch([3]int64{1 + rng.Int64N(40), 1 + rng.Int64N(12), 1}, [3]int64{1 + rng.Int64N(3), 1 + rng.Int64N(3), 1})
+		l.Tiling, l.Steps = tilings[rng.IntN(2)], 1+rng.Int64N(5)
+		ws := warpSizes[rng.IntN(len(warpSizes))]
+		w, err := k.StepWorkOf(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var issued int64
+		full := true
+		for step := int64(1); step <= l.Steps; step++ {
+			r := w.Region(step)
+			n := bruteIssuedLanes(r, l, ws)
+			issued += n
+			full = full && n == r.Points()
+		}
+		own := bruteIssuedLanes(w.Region(l.Steps), l, ws)
+		got, want := w.IssuedPerUseful(ws), float64(issued)/float64(l.Steps*own)
+		if got != want {
+			t.Errorf("halo %v block %v fold %v %s T %d warp %d: issued per useful %g, brute force %g", h, l.Block, l.Fold, l.Tiling, l.Steps, ws, got, want)
+		}
+		if full && got != w.ComputedPerUseful() {
+			t.Errorf("halo %v block %v fold %v %s T %d warp %d: full warps issue %g per useful, computed %g", h, l.Block, l.Fold, l.Tiling, l.Steps, ws, got, w.ComputedPerUseful())
+		}
+		if got < w.ComputedPerUseful()*float64(w.Points)/float64(own) {
+			t.Errorf("halo %v block %v fold %v %s T %d warp %d: issued per useful %g below the computed points' %g", h, l.Block, l.Fold, l.Tiling, l.Steps, ws, got, w.ComputedPerUseful())
 		}
 	}
 }

@@ -230,3 +230,22 @@ func (l Launch) ActiveThreads() [3]int64 {
 	}
 	return a
 }
+
+// ActiveWarpsIn counts the warps of a block of shape b (warpSize
+// consecutive linear thread indices threadIdx.x + b_0·threadIdx.y +
+// b_0·b_1·threadIdx.z each) that hold a thread of the box [0, e) of active
+// threads.
+func ActiveWarpsIn(b, e [3]int64, warpSize int64) int64 {
+	var n int64
+	threads := b[0] * b[1] * b[2]
+	for w := int64(0); w*warpSize < threads; w++ {
+		for id := w * warpSize; id < min((w+1)*warpSize, threads); id++ {
+			x, y, z := id%b[0], (id/b[0])%b[1], id/(b[0]*b[1])
+			if x < e[0] && y < e[1] && z < e[2] {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}

@@ -314,8 +314,9 @@ func TestCompiledPipe(t *testing.T) {
 }
 
 // TestCompiledPipeSteps: a launch of several time steps keeps the flops
-// bound of the spec's flops (times computed per useful update), whatever
-// the code's static FP64 count, which includes the guarded halo updates.
+// bound of the spec's flops (times the lanes issued per useful update),
+// whatever the code's static FP64 count, which includes the guarded halo
+// updates.
 func TestCompiledPipeSteps(t *testing.T) {
 	dev, err := device.Lookup("RTX-A4000")
 	if err != nil {

@@ -93,12 +93,16 @@ type LaunchInfo struct {
 	// Unstaged: the spec's staged fields are read from global memory
 	// (kernel.Launch.Unstaged); left out when false or nothing is staged.
 	Unstaged bool `json:"unstaged,omitempty"`
-	// Steps is the time steps per launch (kernel.Launch.StepCount) and
+	// Steps is the time steps per launch (kernel.Launch.StepCount),
 	// ComputedPerUseful the updates computed per useful one
-	// (kernel.StepWork): left out for a kernel without a state. Volumes,
-	// cycles, flops and GLup/s are per time step and useful update.
+	// (kernel.StepWork) and IssuedPerUseful the lanes that the warps issue
+	// over the steps per lane of the block's own updates
+	// (kernel.StepWork.IssuedPerUseful): left out for a kernel without a
+	// state. Volumes, cycles, flops and GLup/s are per time step and useful
+	// update.
 	Steps             int64    `json:"steps,omitempty"`
 	ComputedPerUseful float64  `json:"computedPerUseful,omitempty"`
+	IssuedPerUseful   float64  `json:"issuedPerUseful,omitempty"`
 	Domain            [3]int64 `json:"domain"`
 	Grid              [3]int64 `json:"grid"`
 	ThreadsPerBlock   int64    `json:"threadsPerBlock"`
@@ -204,7 +208,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	if err != nil {
 		return nil, err
 	}
-	steps, err := stepScalesOf(k, l)
+	steps, err := stepScalesOf(k, l, dev)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +232,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		},
 	}
 	if k.StateField() != nil {
-		rep.Launch.Steps, rep.Launch.ComputedPerUseful = l.StepCount(), steps.perPoint
+		rep.Launch.Steps, rep.Launch.ComputedPerUseful, rep.Launch.IssuedPerUseful = l.StepCount(), steps.perPoint, steps.perLane
 	}
 	launch := derivedLaunch(k, l, method, W, shape, beta, steps)
 	if code != nil {
@@ -236,7 +240,8 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 		if l.StepCount() == 1 {
 			// Over several steps the code's static counts include the
 			// guarded halo updates that most lanes skip; the spec's
-			// flops times computed per useful update count them exactly.
+			// flops times the lanes issued per useful update count them
+			// exactly.
 			launch.FlinsPerLup, launch.FPBytes = compiledPipe(code, l, *dev)
 		}
 	}
@@ -346,7 +351,7 @@ func derivedLaunch(k *kernel.Kernel, l kernel.Launch, m Method, W int64, shape w
 		BlocksPerSM:     int(beta),
 		BlocksPerWave:   int(waveBlocks(m, W, shape)),
 		FlopsPerLup:     k.Flops * steps.perPoint,
-		FlinsPerLup:     math.Ceil(k.FlopsPerThread(l.Fold)/2) / float64(lambda) * steps.perPoint,
+		FlinsPerLup:     math.Ceil(k.FlopsPerThread(l.Fold)/2) / float64(lambda) * steps.perLane,
 		FPBytes:         k.FPType,
 	}
 }
@@ -361,7 +366,7 @@ func addIssueBound(rep *Report, lists []footprint.FieldInstructions, staging foo
 		mix = compiledMix(code, l)
 	} else {
 		var err error
-		if mix, err = countInstructions(lists, staging, k, l); err != nil {
+		if mix, err = countInstructions(lists, staging, k, l, dev); err != nil {
 			return err
 		}
 		mix.Note = unavailable

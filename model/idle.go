@@ -120,28 +120,11 @@ func CountIdleThreads(l kernel.Launch, warpSize int64) IdleThreads {
 		for _, ky := range kinds[1] {
 			for _, kz := range kinds[2] {
 				n := kx[1] * ky[1] * kz[1]
-				t.ActiveWarps += n * activeWarps(b, [3]int64{kx[0], ky[0], kz[0]}, warpSize)
+				t.ActiveWarps += n * kernel.ActiveWarpsIn(b, [3]int64{kx[0], ky[0], kz[0]}, warpSize)
 			}
 		}
 	}
 	return t
-}
-
-// activeWarps counts the warps of a block of shape b whose threads include
-// one of the box [0, e) of active threads.
-func activeWarps(b, e [3]int64, warpSize int64) int64 {
-	var n int64
-	threads := b[0] * b[1] * b[2]
-	for w := int64(0); w*warpSize < threads; w++ {
-		for id := w * warpSize; id < min((w+1)*warpSize, threads); id++ {
-			x, y, z := id%b[0], (id/b[0])%b[1], id/(b[0]*b[1])
-			if x < e[0] && y < e[1] && z < e[2] {
-				n++
-				break
-			}
-		}
-	}
-	return n
 }
 
 // IdleNote describes the idle threads of a launch for a note on standard

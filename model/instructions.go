@@ -117,7 +117,7 @@ func CountInstructions(k *kernel.Kernel, l kernel.Launch, dev *device.Device, ru
 	if err != nil {
 		return InstructionMix{}, err
 	}
-	return countInstructions(lists, footprint.StagingResult{}, k, l)
+	return countInstructions(lists, footprint.StagingResult{}, k, l, dev)
 }
 
 // compiledMix is the instruction mix per lattice update of code, the
@@ -199,14 +199,15 @@ func blocksPerSM(method Method, dev *device.Device, B int64, k *kernel.Kernel, c
 	return beta, limiter, note, err
 }
 
-// countInstructions is CountInstructions of k's instructions under l
-// (footprint.Instructions).
-func countInstructions(lists []footprint.FieldInstructions, staging footprint.StagingResult, k *kernel.Kernel, l kernel.Launch) (InstructionMix, error) {
+// countInstructions is CountInstructions of k's instructions under l on
+// dev (footprint.Instructions).
+func countInstructions(lists []footprint.FieldInstructions, staging footprint.StagingResult, k *kernel.Kernel, l kernel.Launch, dev *device.Device) (InstructionMix, error) {
 	mix := InstructionMix{Source: SourceCounted}
 	lambda := float64(l.LupsPerThread())
 	// A launch of several time steps (applySteps): the copy and the store
-	// once per launch, the rest at every computed point.
-	steps, err := stepScalesOf(k, l)
+	// once per launch, the rest at every computed point, issued by the
+	// steps' warps for all their lanes.
+	steps, err := stepScalesOf(k, l, dev)
 	if err != nil {
 		return mix, err
 	}
@@ -222,18 +223,18 @@ func countInstructions(lists []footprint.FieldInstructions, staging footprint.St
 	if k.StateField() != nil {
 		// Each step writes its points' next values to the second buffer
 		// and ends with a barrier.
-		mix.Shared += lambda*steps.perPoint + 1
+		mix.Shared += lambda*steps.perLane + 1
 	}
 	for _, fi := range lists {
 		m := float64(max(fi.Field.Multiplicity, 1))
 		n := m * float64(len(fi.Instructions))
 		if fi.Shared {
 			// Reads of the tile: one base, no bounds check.
-			mix.Shared += n * steps.perPoint
-			mix.Address += m * AddressInstructionsPerBase * steps.perPoint
+			mix.Shared += n * steps.perLane
+			mix.Address += m * AddressInstructionsPerBase * steps.perLane
 			continue
 		}
-		scale := steps.perPoint
+		scale := steps.perLane
 		if fi.Store {
 			scale = steps.perLaunch
 			mix.Stores += n * scale
@@ -252,10 +253,10 @@ func countInstructions(lists []footprint.FieldInstructions, staging footprint.St
 	if err != nil {
 		return mix, err
 	}
-	mix.Guard += float64(compares) * steps.perPoint
+	mix.Guard += float64(compares) * steps.perLane
 	dims := spannedDims(k)
-	mix.FP = math.Ceil(k.FlopsPerThread(l.Fold)/2) * steps.perPoint
-	mix.Index = IndexInstructionsPerDim * float64(len(dims)) * steps.perPoint
+	mix.FP = math.Ceil(k.FlopsPerThread(l.Fold)/2) * steps.perLane
+	mix.Index = IndexInstructionsPerDim * float64(len(dims)) * steps.perLane
 	switch k.BoundsCheck {
 	case kernel.BoundsPoint:
 		mix.Guard = lambda * float64(len(dims)+1)

@@ -98,7 +98,8 @@ func loopsNote(loops []compiled.Loop, target string) string {
 }
 
 // StepsNote describes report r of kernel k under launch l where k has a
-// state: the redundant share of the computed updates, the shared memory
+// state: the redundant share of the computed updates, the lanes that the
+// steps' warps issue per useful update's (idle lanes included), the shared memory
 // per block (kernel.StagedSharedBytes) and what limits the blocks per SM;
 // "" for a kernel without a state.
 func StepsNote(k *kernel.Kernel, l kernel.Launch, r *Report) string {
@@ -107,6 +108,6 @@ func StepsNote(k *kernel.Kernel, l kernel.Launch, r *Report) string {
 	if li.Steps == 0 || err != nil { // the estimate has counted the tiles
 		return ""
 	}
-	return fmt.Sprintf("%d time steps per launch: %.1f %% of the computed updates are redundant (%.3g computed per useful update; volumes, flops and GLup/s are per step and useful update); %d bytes of shared memory per block, the state's tile twice; %d blocks per SM, limited by %s",
-		li.Steps, 100*(1-1/li.ComputedPerUseful), li.ComputedPerUseful, sharedBytes, li.BlocksPerSM, li.OccupancyLimiter)
+	return fmt.Sprintf("%d time steps per launch: %.1f %% of the computed updates are redundant (%.3g computed per useful update, %.3g lanes issued by the warps, idle ones included, per useful update's lane; volumes, flops and GLup/s are per step and useful update); %d bytes of shared memory per block, the state's tile twice; %d blocks per SM, limited by %s",
+		li.Steps, 100*(1-1/li.ComputedPerUseful), li.ComputedPerUseful, li.IssuedPerUseful, sharedBytes, li.BlocksPerSM, li.OccupancyLimiter)
 }

@@ -15,8 +15,10 @@ import (
 // Time steps per launch (kernel.StepWork): the counts of one launch are
 // those of the kernel's one-step estimate with every staged tile grown to
 // the launch's (kernel.TileOf), turned into counts per time step and
-// useful lattice update. With T steps and c = Computed / Useful
-// (kernel.StepWork.ComputedPerUseful):
+// useful lattice update. With T steps, c = Computed / Useful
+// (kernel.StepWork.ComputedPerUseful) and i the lanes that the block's
+// warps issue over the steps per lane of the block's own updates
+// (kernel.StepWork.IssuedPerUseful, at the device's warp size):
 //
 //   - the staged tiles' copy and the store happen once per launch: their
 //     volumes and cycles are divided by T;
@@ -38,10 +40,21 @@ import (
 //     (the previous blocks' overlap, the warps' own sectors, the grid
 //     resident in L1) are the one-step ones multiplied by c;
 //   - the shared-memory reads, the flops and the other instructions of an
-//     update happen at every computed point: multiplied by c;
+//     update happen at every computed point: the flops per update (and
+//     the latency models' chain of dependent FP instructions, which they
+//     give) are multiplied by c. A warp issues them for all its lanes where one of
+//     them is at a point of the step's region, and a region that is not a
+//     multiple of the block leaves lanes idle at its last fold points;
+//     the idle lanes hold the issue slot, the FP pipe and the shared
+//     memory's cycle as the active ones do, so the instruction mix, the
+//     floating-point instructions of the flops bound and the shared reads'
+//     cycles are multiplied by i. The one-step counts charge the block's
+//     own warps as they are (the issue bound divides by their active
+//     lanes), which i keeps: it is 1 for one step, c where every step's
+//     warps are full;
 //   - each computed point's next value of the state is written to the
 //     second shared buffer, a shared store that costs what the state's
-//     mean read costs (its reads' cycles over their number), times c.
+//     mean read costs (its reads' cycles over their number), times i.
 //
 // A kernel without a state is left as it is.
 
@@ -50,15 +63,16 @@ import (
 type stepScales struct {
 	perLaunch float64 // the copy and the store: 1 / T
 	perPoint  float64 // every computed point: Computed / Useful
+	perLane   float64 // every issued lane of the steps' warps: IssuedPerUseful
 }
 
-// stepScalesOf returns the factors of k's launch l.
-func stepScalesOf(k *kernel.Kernel, l kernel.Launch) (stepScales, error) {
+// stepScalesOf returns the factors of k's launch l on dev.
+func stepScalesOf(k *kernel.Kernel, l kernel.Launch, dev *device.Device) (stepScales, error) {
 	w, err := k.StepWorkOf(l)
 	if err != nil {
 		return stepScales{}, err
 	}
-	return stepScales{perLaunch: 1 / float64(w.Steps), perPoint: w.ComputedPerUseful()}, nil
+	return stepScales{perLaunch: 1 / float64(w.Steps), perPoint: w.ComputedPerUseful(), perLane: w.IssuedPerUseful(int64(dev.WarpSize))}, nil
 }
 
 // stepCounting is what the counts of the unstaged fields' loads over the
@@ -134,7 +148,7 @@ func (fs *fieldBasics) applySteps(c stepCounting, staging footprint.StagingResul
 	if k.StateField() == nil {
 		return nil
 	}
-	s, err := stepScalesOf(k, l)
+	s, err := stepScalesOf(k, l, c.dev)
 	if err != nil {
 		return err
 	}
@@ -167,7 +181,7 @@ func (fs *fieldBasics) applySteps(c stepCounting, staging footprint.StagingResul
 		if k.Fields[sf.Field].Stage.State {
 			reads += sf.LoadCycles / float64(len(k.Fields[sf.Field].Loads)) // the write of the next value
 		}
-		f.SharedCycles = sf.StoreCycles*s.perLaunch + reads*s.perPoint
+		f.SharedCycles = sf.StoreCycles*s.perLaunch + reads*s.perLane
 	}
 	return nil
 }

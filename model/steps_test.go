@@ -111,6 +111,56 @@ func TestStepVolumesByHand(t *testing.T) {
 	}
 }
 
+// TestStepIssuedLanesByHand checks that star5Steps under block 32×4 (four
+// warps, a row of 32 threads each; consecutive tiling) charges the
+// instructions and the flops bound per issued lane, the flops per update per
+// computed point. Step t computes the block grown by g = T − t halos,
+// (32 + 2g) × (4 + 2g) points with fold 2 × 2 for g = 1, 2. Thread x takes
+// columns 2x and 2x + 1, so x < 16 + g have a point; thread y rows 2y and
+// 2y + 1 < 4 + 2g, so y < 2 + g: for g = 1 three warps at each of the four
+// fold points, 12·32 = 384 lanes, for g = 2 all four, 512 lanes; the
+// block's own points 128. Per lane of T updates of the block's 128 points:
+// T = 2: (384 + 128) / 256 = 2; T = 3: (512 + 384 + 128) / 384 = 8/3. The
+// counted mix has ⌈10/2⌉ = 5 FP instructions per point, the flops bound
+// 5·i FP32 instructions per useful update.
+func TestStepIssuedLanesByHand(t *testing.T) {
+	k, dev := star5StepsOnA100(t)
+	for _, c := range []struct {
+		steps            int64
+		issued, computed float64
+	}{
+		{1, 1, 1},
+		{2, 2, (34*6 + 128) / 256.0},
+		{3, 8.0 / 3, (36*8 + 34*6 + 128) / 384.0},
+	} {
+		l := k.NewLaunch([3]int64{32, 4, 1}, kernel.NoFold)
+		l.Steps = c.steps
+		rep, err := Estimate(k, l, dev, Options{Method: MethodExact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bound, _ := FlopsBound(5*c.issued, 4, *dev)
+		var perfFlops float64
+		if rep.Derived.PerfFlops != nil {
+			perfFlops = *rep.Derived.PerfFlops
+		}
+		for _, v := range []struct {
+			what      string
+			got, want float64
+		}{
+			{"issued per useful update", rep.Launch.IssuedPerUseful, c.issued},
+			{"computed per useful update", rep.Launch.ComputedPerUseful, c.computed},
+			{"flops per useful update", rep.Launch.FlopsPerLup, 10 * c.computed},
+			{"FP instructions of the mix", rep.Instructions.FP, 5 * c.issued},
+			{"flops bound", perfFlops, bound},
+		} {
+			if math.Abs(v.got-v.want) > 1e-9*v.want {
+				t.Errorf("T = %d: %s %g, want %g", c.steps, v.what, v.got, v.want)
+			}
+		}
+	}
+}
+
 // TestStepRegionCacheAcrossSteps estimates star5Steps under block 32×4 at
 // T = 3, 1 and 2 with one StepRegionCache, as an exploration over the
 // steps does, and checks that each report equals the estimate with a cache

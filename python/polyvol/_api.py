@@ -73,10 +73,13 @@ class Launch:
     waves: float
     occupancy_limiter: Optional[str]
     unstaged: bool = False  # the spec's staged fields read from global memory
-    # Time steps per launch and updates computed per useful one, of a kernel
-    # with a state (temporal blocking); None for a kernel without one.
+    # Time steps per launch, updates computed per useful one, and lanes that
+    # the warps issue over the steps per useful update's (idle lanes of
+    # partly covered warps included), of a kernel with a state (temporal
+    # blocking); None for a kernel without one.
     steps: Optional[int] = None
     computed_per_useful: Optional[float] = None
+    issued_per_useful: Optional[float] = None
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Launch":
@@ -94,6 +97,7 @@ class Launch:
             unstaged=bool(d.get("unstaged", False)),
             steps=int(d["steps"]) if "steps" in d else None,
             computed_per_useful=float(d["computedPerUseful"]) if "computedPerUseful" in d else None,
+            issued_per_useful=float(d["issuedPerUseful"]) if "issuedPerUseful" in d else None,
         )
 
 

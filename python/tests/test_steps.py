@@ -12,9 +12,12 @@ SWEEP = dict(device="RTX-A4000", threads=256, folds=[(1, 1, 1)], tiles=["consecu
 def test_predict_steps():
     one = polyvol.predict("hotspot", device="RTX-A4000", block=(32, 8), fold=(2, 2), tile="strided")
     four = polyvol.predict("hotspot", device="RTX-A4000", block=(32, 8), fold=(2, 2), tile="strided", steps=4)
-    assert one.launch.steps == 1 and one.launch.computed_per_useful == 1
+    assert one.launch.steps == 1 and one.launch.computed_per_useful == 1 and one.launch.issued_per_useful == 1
     # Four steps recompute the neighbours' halo: more than one update per useful one.
     assert four.launch.steps == 4 and four.launch.computed_per_useful > 1
+    # The grown regions (70 x 22 points at the first step) are not multiples of
+    # the block's 32 x 8 threads: their last fold points leave lanes idle.
+    assert four.launch.issued_per_useful > four.launch.computed_per_useful
     assert four.to_row()["steps"] == 4
     assert polyvol.predict("vec-copy").launch.steps is None
 
