@@ -174,7 +174,7 @@ func TestReadmeLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile("^\\| ([0-9]+) \\| ([^|]*) \\|")
+	row := regexp.MustCompile(`^\| ([0-9]+) \| ([^|]*) \|`)
 	name := regexp.MustCompile("`([^`]+)`")
 	named := map[string]int{} // layer (0-based) of each package the table names
 	for _, line := range strings.Split(string(text), "\n") {
