@@ -96,7 +96,7 @@ func TestHotspotSpecGrid(t *testing.T) {
 // 32 × 8 (eight warps, a row of 32 threads each) computes 34 × 10 points
 // at step 1, fold 2 × 2 strided: fold column 1 reaches columns 32 and 33
 // (threads x < 2, in every warp), fold row 1 rows 8 and 9 (threads y < 2,
-// two warps), so its warps issue 8 + 8 + 2 + 2 = 20 warps' lanes, 640;
+// two warps), so 20 warps (8 + 8 + 2 + 2) issue it: 640 lanes;
 // step 2 computes the block's 256 points, 256 lanes. Per lane of its 256
 // useful updates a step the bound falls by 2 · 256 / 896.
 func TestHotspotFP64Bound(t *testing.T) {

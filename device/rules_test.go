@@ -9,7 +9,7 @@ import (
 // its family as the L1 cycle model of docs/metrics.md §3.8–3.9 states
 // them per family (NV: LSU issue term, ⌈(lines+2)/4⌉ tags, wavefronts of
 // lane groups, shared memory through the LSUs; CDNA: fusion, scalar cache,
-// issue 1 or 4, two tag banks; RDNA: fusion, no issue term, two tag
+// issue cycles 1 or 4, two tag banks; RDNA: fusion, no issue term, two tag
 // banks), and that each rule has a source.
 func TestDatabaseRules(t *testing.T) {
 	want := map[L1Model]L1Rules{

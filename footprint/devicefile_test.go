@@ -15,15 +15,15 @@ import (
 // threads: four sub-warps whose lane i reads the bytes at 8i (+4), 128
 // bytes in two 64-byte lines.
 //
-//   - MI100 (CDNA): the two accesses fuse into one 8-byte access; issue 4
+//   - MI100 (CDNA): the two accesses fuse into one 8-byte access; issue cycles 4
 //     (not 4-byte coalesced words), data pipe 16 units ⌊8i/8⌋ over 64/8 = 8
 //     banks = 2, tag max(1 even, 1 odd line) = 1: c = 4 per sub-warp, 16
 //     cycles over 64 threads = 0.25; data pipe 8/64, tag 4/64.
-//   - NV rules: two 4-byte instructions; issue 16·4/(16 LSUs·4) = 1, data
+//   - NV rules: two 4-byte instructions; issue cycles 16·4/(16 LSUs·4) = 1, data
 //     pipe units 2i (or 2i+1) over 64/4 = 16 banks, two per bank = 2, tag
 //     ⌈(2+2)/4⌉ = 1: c = 2, 2·4·2 = 16 cycles over 64 threads = 0.25; data
 //     pipe 16/64, tag 8/64.
-//   - CDNA without fusion: two 4-byte instructions, each issue 4 (the
+//   - CDNA without fusion: two 4-byte instructions, each of issue cycles 4 (the
 //     words at 8i are not consecutive), data pipe 2, tag 1: c = 4, 32 cycles
 //     over 64 threads = 0.5; data pipe 16/64, tag 8/64.
 func TestRulesFromDeviceFile(t *testing.T) {
