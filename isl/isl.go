@@ -286,15 +286,17 @@ func (c *Ctx) freeOrphans() {
 }
 
 // adoptOrphan is the runtime cleanup of a collected wrapper: it hands the C
-// object to its context, which frees it on its own goroutine.
+// object to its context, which frees it on its own goroutine. The handover
+// comes before the report, so that whoever hears of the leak finds the
+// object already queued for freeing.
 func adoptOrphan(o orphan) {
-	if report := leakReport.Load(); report != nil && o.site != "" {
-		(*report)(o.site)
-	}
 	o.ctx.orphanMu.Lock()
 	o.ctx.orphans = append(o.ctx.orphans, o.release)
 	o.ctx.nOrphans.Add(1)
 	o.ctx.orphanMu.Unlock()
+	if report := leakReport.Load(); report != nil && o.site != "" {
+		(*report)(o.site)
+	}
 }
 
 type orphan struct {
