@@ -1,8 +1,8 @@
 """The Kernel Tuner replay: python -m polyvol.replay on the cache files of
 testdata/kernel_tuner, its pieces, and the table of docs/python.md.
 
-test_docs_table_is_current recomputes the whole replay (a few minutes on 2
-cores); set POLYVOL_SKIP_REPLAY=1 to skip it locally.
+test_docs_table_is_current recomputes the sampled replay (about 3 minutes on
+2 busy cores); set POLYVOL_SKIP_REPLAY=1 to skip it locally.
 """
 
 from __future__ import annotations
@@ -29,14 +29,46 @@ sys.modules[spec.name] = replay  # dataclasses look their module up
 spec.loader.exec_module(replay)
 
 
-def test_bounds_check_follows_the_launch_tile():
-    specs = {"none": "N", "access": "A"}
-    c = {"block_size_x": 64, "block_size_y": 4, "tile_size_x": 2, "tile_size_y": 4}
-    assert replay.spec_of(specs, c) == "N"  # 128 and 16 divide 4096
-    assert replay.spec_of(specs, dict(c, block_size_x=48)) == "A"  # 96 does not
-    assert replay.spec_of(specs, dict(c, tile_size_y=3)) == "A"  # 12 does not
-    assert "\nbounds_check: access\n" in replay.convolution_spec("access")
-    assert "\nbounds_check: none\n" not in replay.convolution_spec("access")
+def test_spec_follows_the_launch_tile_and_staging():
+    specs = {(s, p, b): f"{s}{p}{b}" for s in (False, True) for p in (False, True) for b in ("none", "access")}
+    c = {"block_size_x": 64, "block_size_y": 4, "tile_size_x": 2, "tile_size_y": 4, "use_shmem": 0, "use_padding": 0}
+    assert replay.spec_of(specs, c) == "FalseFalsenone"  # 128 and 16 divide 4096
+    assert replay.spec_of(specs, dict(c, block_size_x=48)) == "FalseFalseaccess"  # 96 does not
+    assert replay.spec_of(specs, dict(c, tile_size_y=3)) == "FalseFalseaccess"  # 12 does not
+    assert replay.spec_of(specs, dict(c, use_shmem=1)) == "TrueFalsenone"
+    assert replay.spec_of(specs, dict(c, use_shmem=1, use_padding=1, tile_size_x=3)) == "TrueTrueaccess"
+    for staged, padded in ((False, False), (True, False), (True, True)):
+        text = replay.convolution_spec("access", staged, padded)
+        assert "\nbounds_check: access\n" in text and "\nbounds_check: none\n" not in text
+        assert ("stage: {copy: block, pad: banks}" in text) == padded
+        assert ("stage: {copy: block, pad: 0}" in text) == (staged and not padded)
+        assert ("stage:" in text) == staged
+
+
+def test_rows_restrict_polyvol_order():
+    # Four configurations: two read global memory, two stage; polyvol
+    # predicts the staged failure first, then b, d, a.
+    entries = {
+        k: {"block_size_x": 32, "block_size_y": y, "tile_size_x": 1, "tile_size_y": 1, "read_only": 0, "use_shmem": s, "use_padding": 0,
+            "time": t}
+        for k, y, s, t in (("a", 1, 0, 1.0), ("b", 2, 0, 2.0), ("c", 1, 1, "RuntimeFailedConfig"), ("d", 2, 1, 4.0))
+    }
+    r = replay.Replay(
+        keys=list("abcd"), times={k: measured_ms(e) for k, e in entries.items()}, predicted=list("cbda"),
+        glups={"a": 1.0, "b": 3.0, "c": 4.0, "d": 2.0},
+    )
+    every = replay._rows(r, entries, lambda e: True)
+    assert (every.sampled, every.launches, every.failed, every.best_ms, every.rank_of_best) == (4, 4, 1, 1.0, 4)
+    assert [over for _, over in every.picks] == [math.inf, 2.0, 4.0]
+    direct = replay._rows(r, entries, lambda e: e["use_shmem"] == 0)
+    assert (direct.sampled, direct.launches, direct.failed, direct.best_ms, direct.rank_of_best) == (2, 2, 0, 1.0, 2)
+    assert [over for _, over in direct.picks] == [2.0, 1.0]
+    assert direct.picks[0][0] == "32x2 tile 1x1 read_only=0" and every.picks[2][0] == "32x2 tile 1x1 staged read_only=0"
+
+
+def test_sample_names_its_ordinal():
+    got = [replay._ordinal(n) for n in (1, 2, 3, 4, 9, 11, 12, 13, 21, 22, 103, 111)]
+    assert got == ["1st", "2nd", "3rd", "4th", "9th", "11th", "12th", "13th", "21st", "22nd", "103rd", "111th"]
 
 
 def test_best_after_skips_failures():
@@ -155,6 +187,10 @@ def test_docs_table_is_current():
     assert replay.docs_table(replay.DOC.read_text(encoding="utf-8")) == table, (
         "docs/python.md's replay table is stale: run python/scripts/replay_kernel_tuner.py --write"
     )
-    for r in results:
-        assert r.sampled > 0 and r.best_ms >= r.full_best_ms
-        assert all(v >= 1.0 for v in r.polyvol.values())
+    for g in results:
+        assert g.all.sampled > g.direct.sampled > 0 and g.direct.best_ms >= g.all.best_ms
+        for r in (g.all, g.direct):
+            assert r.unpredicted == 0  # polyvol predicts every configuration, staged or not
+            assert r.best_ms >= r.full_best_ms and all(v >= 1.0 for v in r.polyvol.values())
+            assert all(v == 1.0 for k, v in r.polyvol.items() if k >= r.rank_of_best)
+            assert all(v > 1.0 for k, v in r.polyvol.items() if k < r.rank_of_best)
