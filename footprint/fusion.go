@@ -184,11 +184,12 @@ func foldInstructions(f *kernel.Field, accesses []kernel.Access, l kernel.Launch
 	at := map[string]int{} // canonical index tuple → instruction
 	var out []Instruction
 	for _, j := range kernel.FoldOffsets(l.Fold) {
+		point, err := l.ThreadAccesses(accesses, j)
+		if err != nil {
+			return nil, err
+		}
 		for ai, a := range accesses {
-			b, err := l.ThreadAccess(a, j)
-			if err != nil {
-				return nil, err
-			}
+			b := point[ai]
 			guard, partial := guards[ai], isPartial[ai]
 			key := b.String()
 			if n, seen := at[key]; seen {
