@@ -426,6 +426,7 @@ func instructionClasses(insts []Instruction, guard *pointGuard, modulus func(wid
 // range (method Exact, §8 item 10).
 func sectorCounter(insts []Instruction, guard *pointGuard, granule int64, fullRange, memoise bool, budget *Budget) (*warpMeasure[int64], error) {
 	var ids []int64
+	var seen distinctCounter
 	return newWarpMeasure(insts, guard, granule, memoise, budget, func(lanes [][]int64) int64 {
 		ids = ids[:0]
 		for i, addrs := range lanes {
@@ -439,6 +440,6 @@ func sectorCounter(insts []Instruction, guard *pointGuard, granule int64, fullRa
 				}
 			}
 		}
-		return int64(len(distinct(ids)))
+		return seen.count(ids)
 	})
 }
