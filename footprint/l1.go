@@ -134,18 +134,9 @@ func l1Cycles(lists []FieldInstructions, l kernel.Launch, d device.Memory, r War
 		// no per-access terms.
 		if !(fi.Field.Scalar && d.Rules.ScalarLoads == device.ScalarCache) {
 			classes, err := instructionClasses(fi.Instructions, guard, model.modulus, memoise, budget)
-			for _, class := range classes {
-				if err != nil {
-					break
-				}
-				in := fi.Instructions[class.first]
-				var c *warpMeasure[l1Terms]
-				c, err = newWarpMeasure([]Instruction{in}, guard, model.modulus(in.Width), memoise, budget, func(lanes [][]int64) l1Terms {
-					return model.terms(lanes[0], in.Width)
-				})
-				if err == nil {
-					err = c.each(warps, func(t l1Terms, weight int64) { sum.add(t, weight*class.count) })
-				}
+			if err == nil {
+				err = eachClass(fi.Instructions, classes, guard, model.modulus, memoise, budget, warps, model.terms,
+					func(k int, t l1Terms, weight int64) { sum.add(t, weight*classes[k].count) })
 			}
 			if err != nil {
 				return L1Result{}, fmt.Errorf("footprint: L1 cycles of field %q: %w", fi.Field.Name, err)

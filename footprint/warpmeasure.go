@@ -430,16 +430,24 @@ func sectorCounter(insts []Instruction, guard *pointGuard, granule int64, fullRa
 	return newWarpMeasure(insts, guard, granule, memoise, budget, func(lanes [][]int64) int64 {
 		ids = ids[:0]
 		for i, addrs := range lanes {
-			last := int64(0)
-			if fullRange {
-				last = insts[i].Width - 1
-			}
-			for _, a := range addrs {
-				for g := intmath.FloorDiv(a, granule); g <= intmath.FloorDiv(a+last, granule); g++ {
-					ids = append(ids, g)
-				}
-			}
+			ids = appendGranules(ids, addrs, insts[i].Width, granule, fullRange)
 		}
 		return seen.count(ids)
 	})
+}
+
+// appendGranules appends to ids the granules of granule bytes that the
+// lanes at the given addresses touch: at each lane's start address only,
+// or with fullRange over its width bytes.
+func appendGranules(ids, addrs []int64, width, granule int64, fullRange bool) []int64 {
+	last := int64(0)
+	if fullRange {
+		last = width - 1
+	}
+	for _, a := range addrs {
+		for g := intmath.FloorDiv(a, granule); g <= intmath.FloorDiv(a+last, granule); g++ {
+			ids = append(ids, g)
+		}
+	}
+	return ids
 }
