@@ -190,17 +190,36 @@ func (l Launch) ThreadAccess(a Access, j [3]int64) (Access, error) {
 }
 
 // ThreadAccesses returns ThreadAccess of every access of lattice point j,
-// in order, building the point's coordinate expressions once.
+// in order, building the point's coordinate expressions once. An affine
+// index c·(x, y, z) + k becomes c·sub + k, and c·sub is substituted once
+// for all indices with the coefficients c: a stencil's indices differ in
+// their constants only. Both orders of adding the terms give one
+// canonical expression (Expr.Add).
 func (l Launch) ThreadAccesses(accesses []Access, j [3]int64) ([]Access, error) {
 	sub, err := l.PointExprs(j)
 	if err != nil {
 		return nil, err
 	}
+	linear := map[[3]int64]Expr{}
+	substitute := func(e Expr) (Expr, error) {
+		coef, k, affine := e.Linear()
+		if !affine {
+			return e.Substitute(sub)
+		}
+		v, seen := linear[coef]
+		if !seen {
+			if v, err = (Expr{lin: coef}).Substitute(sub); err != nil {
+				return Expr{}, err
+			}
+			linear[coef] = v
+		}
+		return v.Add(Const(k))
+	}
 	out := make([]Access, len(accesses))
 	for k, a := range accesses {
 		out[k].Text = a.Text
 		for i, e := range a.Index {
-			if out[k].Index[i], err = e.Substitute(sub); err != nil {
+			if out[k].Index[i], err = substitute(e); err != nil {
 				return nil, fmt.Errorf("access %s at point offset %v of a %s tile %v: %w", a.Text, j, l.Tiling, l.Fold, err)
 			}
 		}
