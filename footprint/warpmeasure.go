@@ -2,6 +2,7 @@ package footprint
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
@@ -428,7 +429,11 @@ func sectorCounter(insts []Instruction, guard *pointGuard, granule int64, fullRa
 	var ids []int64
 	var seen distinctCounter
 	return newWarpMeasure(insts, guard, granule, memoise, budget, func(lanes [][]int64) int64 {
-		ids = ids[:0]
+		n := 0
+		for _, addrs := range lanes {
+			n += len(addrs)
+		}
+		ids = slices.Grow(ids[:0], n)
 		for i, addrs := range lanes {
 			ids = appendGranules(ids, addrs, insts[i].Width, granule, fullRange)
 		}
