@@ -190,28 +190,28 @@ func (l Launch) ThreadAccess(a Access, j [3]int64) (Access, error) {
 }
 
 // ThreadAccesses returns ThreadAccess of every access of lattice point j,
-// in order, building the point's coordinate expressions once. An affine
-// index c·(x, y, z) + k becomes c·sub + k, and c·sub is substituted once
-// for all indices with the coefficients c: a stencil's indices differ in
-// their constants only. Both orders of adding the terms give one
-// canonical expression (Expr.Add).
+// in order, building the point's coordinate expressions once. An index
+// e = v + k, with k its constant, becomes v[sub] + k, and v[sub] is
+// substituted once for all indices with the variable part v: a stencil's
+// indices differ in their constants only. Both orders of adding the
+// terms give one canonical expression (Expr.Add).
 func (l Launch) ThreadAccesses(accesses []Access, j [3]int64) ([]Access, error) {
 	sub, err := l.PointExprs(j)
 	if err != nil {
 		return nil, err
 	}
-	linear := map[[3]int64]Expr{}
+	variable := map[string]Expr{}
+	var key []byte
 	substitute := func(e Expr) (Expr, error) {
-		coef, k, affine := e.Linear()
-		if !affine {
-			return e.Substitute(sub)
-		}
-		v, seen := linear[coef]
+		k := e.konst
+		e.konst = 0
+		key = e.AppendKey(key[:0])
+		v, seen := variable[string(key)]
 		if !seen {
-			if v, err = (Expr{lin: coef}).Substitute(sub); err != nil {
+			if v, err = e.Substitute(sub); err != nil {
 				return Expr{}, err
 			}
-			linear[coef] = v
+			variable[string(key)] = v
 		}
 		return v.Add(Const(k))
 	}
