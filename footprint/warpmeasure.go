@@ -113,13 +113,15 @@ func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64
 		if family == len(w.origins) {
 			w.origins = append(w.origins, i)
 			w.originAddrs = append(w.originAddrs, a)
+			// A translate has its origin's floor and modulo terms, so its
+			// period.
+			p, ok := in.Address.Period()
+			periodic = periodic && ok
+			for i := range 3 {
+				period[i] = min(intmath.LCM(period[i], p[i]), maxMemoPeriod+1) // capped: only ≤ maxMemoPeriod matters
+			}
 		}
 		w.origin[i], w.offset[i] = w.origins[family], d
-		p, ok := in.Address.Period()
-		periodic = periodic && ok
-		for i := range 3 {
-			period[i] = min(intmath.LCM(period[i], p[i]), maxMemoPeriod+1) // capped: only ≤ maxMemoPeriod matters
-		}
 		s, err := guard.threads(in, budget)
 		if err != nil {
 			return nil, err
@@ -145,10 +147,11 @@ func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64
 	// Warps whose bases agree modulo the period see every instruction's
 	// addresses shifted by one amount each (the period's defining
 	// property), so quasi-affine addresses are memoised like affine ones,
-	// with the base's phase in the key.
+	// with the base's phase in the key. The origins' classes fix every
+	// address's: the others lie constant offsets from them.
 	if memoise && (affine || periodic && period[0]*period[1]*period[2] <= maxMemoPeriod) {
 		w.memo = make(map[memoKey]T)
-		w.classes = newTranslationClassifier(w.addrs, modulus, period)
+		w.classes = newTranslationClassifier(w.originAddrs, modulus, period)
 		if !affine {
 			w.shapes = make(map[shapeKey]T)
 		}
