@@ -181,16 +181,19 @@ func foldInstructions(f *kernel.Field, accesses []kernel.Access, l kernel.Launch
 			return nil, fmt.Errorf("access %s: %w", a.Text, err)
 		}
 	}
-	at := map[string]int{} // canonical index tuple → instruction
+	at := map[string]int{} // canonical index tuple (Expr.AppendKey) → instruction
+	var tuple []byte
 	var out []Instruction
 	for _, j := range kernel.FoldOffsets(l.Fold) {
+		point, err := l.ThreadAccesses(accesses, j)
+		if err != nil {
+			return nil, err
+		}
 		for ai, a := range accesses {
-			b, err := l.ThreadAccess(a, j)
-			if err != nil {
-				return nil, err
-			}
+			b := point[ai]
 			guard, partial := guards[ai], isPartial[ai]
-			key := b.String()
+			tuple = b.Index[2].AppendKey(b.Index[1].AppendKey(b.Index[0].AppendKey(tuple[:0])))
+			key := string(tuple)
 			if n, seen := at[key]; seen {
 				if partial {
 					out[n].Guarded = append(out[n].Guarded, GuardedPoint{j, guard})

@@ -35,10 +35,11 @@ func pinStores(r *rand.Rand, k *kernel.Kernel) {
 }
 
 // laneSums are the per-field sums of the warp measures that the lane-by-lane
-// oracle adds up.
+// oracle adds up; warpSectors are the sectors of all of a field's
+// instructions together per warp (WarpL1Load).
 type laneSums struct {
-	sectors, bank, lines int64
-	tag                  float64
+	sectors, bank, lines, warpSectors int64
+	tag                               float64
 }
 
 // enumeratedLaneSums is the oracle for the guarded warps: every hardware
@@ -66,6 +67,18 @@ func enumeratedLaneSums(lists []FieldInstructions, l kernel.Launch, d *device.De
 		if fi.Store {
 			granule = d.L1WriteBytes
 		}
+		for _, w := range hardwareWarps(l.Block, d.WarpSize, sample, nil) {
+			var ids []int64
+			for i := range fi.Instructions {
+				in := &fi.Instructions[i]
+				for _, a := range lanesOf(w, in) {
+					for g := intmath.FloorDiv(a, d.L1FetchBytes); g <= intmath.FloorDiv(a+in.Width-1, d.L1FetchBytes); g++ {
+						ids = append(ids, g)
+					}
+				}
+			}
+			s.warpSectors += int64(len(distinct(ids)))
+		}
 		for i := range fi.Instructions {
 			in := &fi.Instructions[i]
 			for _, w := range hardwareWarps(l.Block, d.WarpSize, sample, nil) {
@@ -89,7 +102,8 @@ func enumeratedLaneSums(lists []FieldInstructions, l kernel.Launch, d *device.De
 	return sums
 }
 
-// TestCountedGuardsEqualEnumeration checks the warp volumes and L1 cycles
+// TestCountedGuardsEqualEnumeration checks the warp volumes (warpL1Load
+// included, which measures all of a field's loads together) and L1 cycles
 // of random guarded kernels, whose executing lanes are counted from boxes
 // of threads and memoised, against the lane-by-lane oracle
 // (enumeratedLaneSums): partial loads and stores of one-sided bounds,
@@ -146,6 +160,9 @@ func TestCountedGuardsEqualEnumeration(t *testing.T) {
 			}
 			if w := mult * float64(want[i].sectors*granule) / float64(len(sample)); got != w {
 				t.Fatalf("%s, field %s store %v: %v bytes per block, enumerated %v\n%s", label, fi.Field.Name, fi.Store, got, w, generalSpecOf(k))
+			}
+			if w := mult * float64(want[i].warpSectors*d.L1FetchBytes) / float64(len(sample)); !fi.Store && warp.Fields[i].WarpL1Load != w {
+				t.Fatalf("%s, field %s: warpL1Load %v bytes per block, enumerated %v\n%s", label, fi.Field.Name, warp.Fields[i].WarpL1Load, w, generalSpecOf(k))
 			}
 			f := l1.Fields[i]
 			if bank, lines := mult*float64(want[i].bank)/threads, mult*float64(want[i].lines)/threads; f.DataPipe != bank || f.Lines != lines || !near(f.Tag, mult*want[i].tag/threads, 1e-9) {

@@ -134,18 +134,9 @@ func l1Cycles(lists []FieldInstructions, l kernel.Launch, d device.Memory, r War
 		// no per-access terms.
 		if !(fi.Field.Scalar && d.Rules.ScalarLoads == device.ScalarCache) {
 			classes, err := instructionClasses(fi.Instructions, guard, model.modulus, memoise, budget)
-			for _, class := range classes {
-				if err != nil {
-					break
-				}
-				in := fi.Instructions[class.first]
-				var c *warpMeasure[l1Terms]
-				c, err = newWarpMeasure([]Instruction{in}, guard, model.modulus(in.Width), memoise, budget, func(lanes [][]int64) l1Terms {
-					return model.terms(lanes[0], in.Width)
-				})
-				if err == nil {
-					err = c.each(warps, func(t l1Terms, weight int64) { sum.add(t, weight*class.count) })
-				}
+			if err == nil {
+				err = eachClass(fi.Instructions, classes, guard, model.modulus, memoise, budget, warps, model.terms,
+					func(k int, t l1Terms, weight int64) { sum.add(t, weight*classes[k].count) })
 			}
 			if err != nil {
 				return L1Result{}, fmt.Errorf("footprint: L1 cycles of field %q: %w", fi.Field.Name, err)
@@ -373,4 +364,45 @@ func distinct(v []int64) []int64 {
 		slices.Sort(v)
 	}
 	return slices.Compact(v)
+}
+
+// distinctCounter counts distinct values, keeping its bitmap between
+// calls so that counting warp after warp does not allocate.
+type distinctCounter struct {
+	bits []uint64
+}
+
+// denseSpan bounds the span of the values, per value, up to which count
+// marks them in a bitmap instead of sorting them: clearing and scanning
+// the bitmap then costs at most a few operations per value.
+const denseSpan = 256
+
+// count returns the number of distinct values of v, which it may reorder.
+// Where the values span at most denseSpan·len(v), each sets its bit,
+// offset by the least value, in a bitmap, and the set bits are the
+// distinct values; elsewhere v is sorted and compacted (distinct).
+func (c *distinctCounter) count(v []int64) int64 {
+	if len(v) == 0 {
+		return 0
+	}
+	lo, hi := slices.Min(v), slices.Max(v)
+	if span := uint64(hi - lo); hi-lo < 0 || span/denseSpan >= uint64(len(v)) {
+		return int64(len(distinct(v)))
+	}
+	words := int((hi-lo)/64 + 1)
+	if cap(c.bits) < words {
+		c.bits = make([]uint64, words)
+	}
+	bits := c.bits[:words]
+	clear(bits)
+	var n int64
+	for _, a := range v {
+		o := a - lo
+		w, b := o/64, uint64(1)<<(o%64)
+		if bits[w]&b == 0 {
+			bits[w] |= b
+			n++
+		}
+	}
+	return n
 }

@@ -3,6 +3,8 @@ package footprint
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
@@ -290,5 +292,34 @@ func TestCycleTermsTagCyclesPerLine(t *testing.T) {
 	a := cycleModel{d: lookupDevice(t, "A100-40GB").Memory(), wavefrontLanes: true}
 	if got := a.terms(column, 8); got.tag != 9 {
 		t.Errorf("A100 column: tag = %v, want ⌈34/4⌉ = 9", got.tag)
+	}
+}
+
+// TestDistinctCounterCountsDistinctValues checks distinctCounter against a
+// set of the values, on lists dense enough for its bitmap and sparse
+// enough for sorting, negative values, extreme spans and one counter
+// reused across lists of different spans.
+func TestDistinctCounterCountsDistinctValues(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	var c distinctCounter
+	for n := range 300 {
+		span := []int64{1, 3, 64, 1000, 1 << 20, math.MaxInt64}[n%6]
+		v := make([]int64, 1+r.IntN(200))
+		for i := range v {
+			v[i] = r.Int64N(span) - span/2
+		}
+		if n%7 == 0 {
+			v = append(v, math.MinInt64, math.MaxInt64)
+		}
+		set := map[int64]bool{}
+		for _, a := range v {
+			set[a] = true
+		}
+		if got := c.count(slices.Clone(v)); got != int64(len(set)) {
+			t.Fatalf("%d values of span %d: counted %d distinct, want %d", len(v), span, got, len(set))
+		}
+	}
+	if got := c.count(nil); got != 0 {
+		t.Errorf("no values: counted %d distinct", got)
 	}
 }

@@ -1,6 +1,7 @@
 package footprint
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/polyvol/polyvol/kernel"
@@ -25,6 +26,11 @@ type pointGuard struct {
 	launch kernel.Launch
 	// clip: points outside the domain do not execute (method Exact).
 	clip bool
+	// known holds the threads of each list of points and guarded points
+	// met (appendPointsKey): instructions needed by the same points, as a
+	// stencil's hundreds of loads are by a few, share them.
+	known map[string]threadSet
+	key   []byte // scratch of threads
 }
 
 // newPointGuard returns the lane guard of launch l for the instruction
@@ -78,10 +84,16 @@ const (
 // for a nil guard. Each point j contributes the box of threads whose point
 // j lies in the domain (with clipping) and, for a guarded point, in its
 // guard's box (kernel.Launch.FirstThread); boxes that are empty or inside
-// another are left out. It takes one unit of work per point.
+// another are left out. The threads depend on the points alone, so they
+// are kept for the next instruction with the same points. It takes one
+// unit of work per point of each list it has not met.
 func (g *pointGuard) threads(in *Instruction, budget *Budget) (threadSet, error) {
 	if g == nil || !g.clip && len(in.Points) > 0 {
 		return threadSet{every: true}, nil
+	}
+	g.key = appendPointsKey(g.key[:0], in)
+	if s, ok := g.known[string(g.key)]; ok {
+		return s, nil
 	}
 	if err := budget.spend(int64(len(in.Points) + len(in.Guarded))); err != nil {
 		return threadSet{}, err
@@ -103,7 +115,29 @@ func (g *pointGuard) threads(in *Instruction, budget *Budget) (threadSet, error)
 		}
 		add(g.threadBox(u.J, points))
 	}
-	return threadSet{boxes: outerBoxes(boxes)}, nil
+	s := threadSet{boxes: outerBoxes(boxes)}
+	if g.known == nil {
+		g.known = map[string]threadSet{}
+	}
+	g.known[string(g.key)] = s
+	return s, nil
+}
+
+// appendPointsKey appends to key what tells the points and guarded points of in
+// apart.
+func appendPointsKey(key []byte, in *Instruction) []byte {
+	key = binary.AppendUvarint(key, uint64(len(in.Points)))
+	for _, j := range in.Points {
+		for i := range 3 {
+			key = binary.AppendVarint(key, j[i])
+		}
+	}
+	for _, u := range in.Guarded {
+		for i := range 3 {
+			key = binary.AppendVarint(binary.AppendVarint(binary.AppendVarint(key, u.J[i]), u.Box.Lo[i]), u.Box.Hi[i])
+		}
+	}
+	return key
 }
 
 // threadBox returns the box of threads whose point j lies in points.

@@ -376,7 +376,8 @@ func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d de
 	B := l.ThreadsPerBlock()
 	warp := int64(d.WarpSize)
 	steps, element := copySteps(f.Stage.Copy, t.Size, l.Block)
-	var global, shared []int64
+	var global, shared, sectors []int64
+	var seen distinctCounter
 	// The allocation lines the copy touches, in the order first met;
 	// consecutive lanes mostly share a line, which is kept once.
 	var lines []int64
@@ -412,13 +413,13 @@ func (c *copyCounts) block(f *kernel.Field, t kernel.Tile, l kernel.Launch, d de
 			}
 			if len(global) > 0 {
 				c.loads += weight
-				c.sectors += distinctGranules(global, f.Element, d.L1FetchBytes) * weight
+				sectors = appendGranules(sectors[:0], global, f.Element, d.L1FetchBytes, true)
+				c.sectors += seen.count(sectors) * weight
 				c.l1.add(model.terms(global, f.Element), weight)
 			}
 		}
 	}
-	slices.Sort(lines)
-	c.lines += int64(len(slices.Compact(lines))) * weight
+	c.lines += seen.count(lines) * weight
 }
 
 // copyClasses groups the sample blocks whose copies (copyCounts.block)
@@ -484,16 +485,4 @@ func copySteps(m kernel.CopyMapping, size, block [3]int64) (steps int64, element
 		}
 		return e, true
 	}
-}
-
-// distinctGranules counts the distinct granules of gran bytes that the
-// lanes' width-byte accesses cover.
-func distinctGranules(lanes []int64, width, gran int64) int64 {
-	ids := make([]int64, 0, len(lanes)*2)
-	for _, a := range lanes {
-		for g := intmath.FloorDiv(a, gran); g <= intmath.FloorDiv(a+width-1, gran); g++ {
-			ids = append(ids, g)
-		}
-	}
-	return int64(len(distinct(ids)))
 }

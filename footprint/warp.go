@@ -118,16 +118,17 @@ func warpVolumes(lists []FieldInstructions, l kernel.Launch, d device.Memory, r 
 			granule = d.L1WriteBytes
 		}
 		var sectors int64
-		classes, err := instructionClasses(fi.Instructions, guard, func(int64) int64 { return granule }, memoise, budget)
-		for _, class := range classes {
-			if err != nil {
-				break
-			}
-			var c *warpMeasure[int64]
-			c, err = sectorCounter(fi.Instructions[class.first:class.first+1], guard, granule, fullRange, memoise, budget)
-			if err == nil {
-				err = c.each(warps, func(n, weight int64) { sectors += n * weight * class.count })
-			}
+		modulus := func(int64) int64 { return granule }
+		classes, err := instructionClasses(fi.Instructions, guard, modulus, memoise, budget)
+		if err == nil {
+			var seen distinctCounter
+			var ids []int64
+			err = eachClass(fi.Instructions, classes, guard, modulus, memoise, budget, warps,
+				func(lanes []int64, width int64) int64 {
+					ids = appendGranules(ids[:0], lanes, width, granule, fullRange)
+					return seen.count(ids)
+				},
+				func(k int, n, weight int64) { sectors += n * weight * classes[k].count })
 		}
 		if err != nil {
 			return WarpResult{}, fmt.Errorf("footprint: warps of field %q: %w", fi.Field.Name, err)

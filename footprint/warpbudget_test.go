@@ -13,7 +13,7 @@ import (
 // to x + 99 of 2-byte elements, and one store field, on 600³ points. The
 // loads lie at 100 distinct distances modulo the L1 model's period (256
 // bytes), so that no two loads of a field are measured as one
-// (instructionClasses): 300 fields make a spec of 710 KB whose warp
+// (instructionClasses): 1000 fields make a spec of 2.4 MB whose warp
 // measures need more work than the default budget allows.
 func wideSpec(fields int) string {
 	var b strings.Builder
@@ -44,7 +44,7 @@ func wideInputs(t *testing.T, fields int) ([]FieldInstructions, kernel.Launch, [
 
 // The warp measures of every field and load are charged to the budget:
 // the work grows with the fields, a budget that covers one field's does
-// not cover two, and the default budget stops the 300-field spec with
+// not cover two, and the default budget stops the 1000-field spec with
 // ErrWorkBound instead of counting for a minute.
 func TestWarpMeasuresChargeBudget(t *testing.T) {
 	d := lookupDevice(t, "A100-40GB")
@@ -62,7 +62,7 @@ func TestWarpMeasuresChargeBudget(t *testing.T) {
 	}
 	one, lOne, sOne := wideInputs(t, 1)
 	two, lTwo, sTwo := wideInputs(t, 2)
-	wide, lWide, sWide := wideInputs(t, 300)
+	wide, lWide, sWide := wideInputs(t, 1000)
 	for name, m := range measures {
 		var b1, b2 Budget
 		if err := m(one, lOne, sOne, &b1); err != nil {
@@ -79,7 +79,7 @@ func TestWarpMeasuresChargeBudget(t *testing.T) {
 		}
 		var b Budget
 		if err := m(wide, lWide, sWide, &b); !errors.Is(err, ErrWorkBound) {
-			t.Errorf("%s, 300 fields of 100 loads under the default budget: %v, want ErrWorkBound", name, err)
+			t.Errorf("%s, 1000 fields of 100 loads under the default budget: %v, want ErrWorkBound", name, err)
 		}
 		if b.Used() > 2*DefaultWorkBound {
 			t.Errorf("%s went on to %d units after passing the bound %d", name, b.Used(), DefaultWorkBound)

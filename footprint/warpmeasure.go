@@ -2,6 +2,7 @@ package footprint
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/polyvol/polyvol/intmath"
 	"github.com/polyvol/polyvol/kernel"
@@ -20,15 +21,26 @@ import (
 // memoised on the pattern, the class and the lanes, and lanes are
 // enumerated only on a miss; the enumeration is charged to the budget.
 type warpMeasure[T any] struct {
-	insts   []Instruction
-	addrs   []laneAddress
-	modulus int64
-	measure func(lanes [][]int64) T
-	budget  *Budget
-	memo    map[memoKey]T // nil: no memoisation
-	// threads are the threads that execute each instruction; threadsKey
-	// tells their lists apart (appendThreadsKey).
+	insts []Instruction
+	addrs []laneAddress
+	// origin is, for each address, the first address of which it is a
+	// translate (translates), and offset its constant distance from it:
+	// addrs[i] = addrs[origin[i]] + offset[i] at every thread. origins
+	// lists the distinct origins in order, addrs[0] first.
+	origin      []int
+	offset      []int64
+	origins     []int
+	originAddrs []laneAddress // the origins' addresses
+	modulus     int64
+	measure     func(lanes [][]int64) T
+	budget      *Budget
+	memo        map[memoKey]T // nil: no memoisation
+	// threads are the distinct sets of threads that execute the
+	// instructions, and threadsOf the index of each instruction's set in
+	// threads; threadsKey tells the lists of sets apart
+	// (appendThreadsKey).
 	threads    []threadSet
+	threadsOf  []int
 	threadsKey string
 	// idle is the measure on a warp where no lane executes.
 	idle T
@@ -44,10 +56,14 @@ type warpMeasure[T any] struct {
 	shapes map[shapeKey]T
 	lanes  [][]int64 // scratch: the active lane addresses per instruction
 	// states and marks are scratch of the warp last asked about (activity):
-	// which lanes execute each instruction, and for someLanes each lane's
-	// mark.
+	// which lanes execute each set of threads, and for someLanes each
+	// lane's mark.
 	states []laneState
 	marks  [][]bool
+	// forms is scratch of enumerate: the address of each origin on the
+	// warp's lanes.
+	forms []laneAddress
+	key   []byte // scratch of affineShape
 }
 
 // shapeKey is the memo key of a warp of quasi-affine instructions on which
@@ -81,28 +97,48 @@ const laneWork = 32
 // guard guards, memoised when memoise is true and the addresses allow it.
 func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64, memoise bool, budget *Budget, measure func([][]int64) T) (*warpMeasure[T], error) {
 	w := &warpMeasure[T]{insts: insts, modulus: modulus, measure: measure, budget: budget,
-		lanes: make([][]int64, len(insts)), states: make([]laneState, len(insts)), marks: make([][]bool, len(insts))}
+		lanes: make([][]int64, len(insts)), origin: make([]int, len(insts)), offset: make([]int64, len(insts)),
+		threadsOf: make([]int, len(insts))}
 	period := [3]int64{1, 1, 1}
 	affine, periodic := true, true
+	var families translates
 	var key []byte
+	sets := map[string]int{}
 	for i := range insts {
 		in := &insts[i]
 		a := newLaneAddress(in.Address)
 		affine = affine && a.affine
 		w.addrs = append(w.addrs, a)
-		p, ok := in.Address.Period()
-		periodic = periodic && ok
-		for i := range 3 {
-			period[i] = min(intmath.LCM(period[i], p[i]), maxMemoPeriod+1) // capped: only ≤ maxMemoPeriod matters
+		family, d := families.of(in.Address)
+		if family == len(w.origins) {
+			w.origins = append(w.origins, i)
+			w.originAddrs = append(w.originAddrs, a)
+			// A translate has its origin's floor and modulo terms, so its
+			// period.
+			p, ok := in.Address.Period()
+			periodic = periodic && ok
+			for i := range 3 {
+				period[i] = min(intmath.LCM(period[i], p[i]), maxMemoPeriod+1) // capped: only ≤ maxMemoPeriod matters
+			}
 		}
+		w.origin[i], w.offset[i] = w.origins[family], d
 		s, err := guard.threads(in, budget)
 		if err != nil {
 			return nil, err
 		}
-		w.threads = append(w.threads, s)
-		key = appendThreadsKey(key, s)
+		one := string(appendThreadsKey(nil, s))
+		k, seen := sets[one]
+		if !seen {
+			k = len(w.threads)
+			sets[one] = k
+			w.threads = append(w.threads, s)
+			key = append(key, one...)
+		}
+		w.threadsOf[i] = k
 	}
 	w.threadsKey = string(key)
+	w.states, w.marks = make([]laneState, len(w.threads)), make([][]bool, len(w.threads))
+	w.forms = make([]laneAddress, len(insts))
 	w.idle = measure(w.lanes)
 	w.rigid = affine
 	for _, a := range w.addrs {
@@ -111,10 +147,11 @@ func newWarpMeasure[T any](insts []Instruction, guard *pointGuard, modulus int64
 	// Warps whose bases agree modulo the period see every instruction's
 	// addresses shifted by one amount each (the period's defining
 	// property), so quasi-affine addresses are memoised like affine ones,
-	// with the base's phase in the key.
+	// with the base's phase in the key. The origins' classes fix every
+	// address's: the others lie constant offsets from them.
 	if memoise && (affine || periodic && period[0]*period[1]*period[2] <= maxMemoPeriod) {
 		w.memo = make(map[memoKey]T)
-		w.classes = newTranslationClassifier(w.addrs, modulus, period)
+		w.classes = newTranslationClassifier(w.originAddrs, modulus, period)
 		if !affine {
 			w.shapes = make(map[shapeKey]T)
 		}
@@ -246,20 +283,22 @@ func (w *warpMeasure[T]) mark(i int, t warpTile) laneState {
 }
 
 // affineShape describes warp t's lane addresses up to a shift by a
-// multiple of the modulus when no floor or modulo term of the
-// instructions wraps on the box of its lanes, so that every address is
-// affine there (kernel.Expr.OnBox): the lane pattern, each address's
-// coefficients, and the distances of the addresses from the first and the
+// multiple of the modulus when no floor or modulo term of the origins'
+// addresses wraps on the box of its lanes, so that every address is
+// affine there (kernel.Expr.OnBox): the lane pattern, each origin's
+// coefficients, and the distances of the origins from the first and the
 // first modulo the modulus, all of the affine forms at the warp's base,
-// and the lanes that execute (active). Warps of different phases with one
-// shape see the same lane addresses up to such a shift. ok is false when
-// a term wraps, or without shape memo.
+// and the lanes that execute (active). Every other address is its
+// origin's plus a constant offset, the same on every warp, so warps of
+// different phases with one shape see the same lane addresses up to such
+// a shift. ok is false when a term wraps, or without shape memo.
 func (w *warpMeasure[T]) affineShape(t warpTile, active string) (shape shapeKey, ok bool) {
 	if w.shapes == nil {
 		return shapeKey{}, false
 	}
 	lo, hi := t.bounds()
-	k, first, ok := appendAffineShape(nil, w.addrs, lo, hi, t.base)
+	k, first, ok := appendAffineShape(w.key[:0], w.originAddrs, lo, hi, t.base)
+	w.key = k
 	if !ok {
 		return shapeKey{}, false
 	}
@@ -305,19 +344,26 @@ func (w *warpMeasure[T]) each(ws *warpSet, visit func(v T, weight int64)) error 
 
 // enumerate evaluates the measure lane by lane, on every lane with full
 // true, else on the lanes that activity found executing each instruction.
+// An address is its origin's plus its offset at every thread, so each
+// origin's form on the warp's box (laneAddress.onBox) serves all its
+// translates.
 func (w *warpMeasure[T]) enumerate(t warpTile, full bool) (T, error) {
 	if err := w.budget.spend(int64(len(t.lanes.offsets)*len(w.insts))/laneWork + 1); err != nil {
 		var zero T
 		return zero, err
 	}
 	lo, hi := t.bounds()
+	for _, r := range w.origins {
+		w.forms[r] = w.addrs[r].onBox(lo, hi)
+	}
 	for i := range w.insts {
 		lanes := w.lanes[i][:0]
-		if full || w.states[i] != noLane {
-			addr := w.addrs[i].onBox(lo, hi)
+		set := w.threadsOf[i]
+		if full || w.states[set] != noLane {
+			addr, offset := &w.forms[w.origin[i]], w.offset[i]
 			for k, o := range t.lanes.offsets {
-				if full || w.states[i] == everyLane || w.marks[i][k] {
-					lanes = append(lanes, addr.at(kernel.Point{t.base[0] + o[0], t.base[1] + o[1], t.base[2] + o[2]}))
+				if full || w.states[set] == everyLane || w.marks[set][k] {
+					lanes = append(lanes, addr.at(kernel.Point{t.base[0] + o[0], t.base[1] + o[1], t.base[2] + o[2]})+offset)
 				}
 			}
 		}
@@ -384,19 +430,32 @@ func instructionClasses(insts []Instruction, guard *pointGuard, modulus func(wid
 // range (method Exact, §8 item 10).
 func sectorCounter(insts []Instruction, guard *pointGuard, granule int64, fullRange, memoise bool, budget *Budget) (*warpMeasure[int64], error) {
 	var ids []int64
+	var seen distinctCounter
 	return newWarpMeasure(insts, guard, granule, memoise, budget, func(lanes [][]int64) int64 {
-		ids = ids[:0]
-		for i, addrs := range lanes {
-			last := int64(0)
-			if fullRange {
-				last = insts[i].Width - 1
-			}
-			for _, a := range addrs {
-				for g := intmath.FloorDiv(a, granule); g <= intmath.FloorDiv(a+last, granule); g++ {
-					ids = append(ids, g)
-				}
-			}
+		n := 0
+		for _, addrs := range lanes {
+			n += len(addrs)
 		}
-		return int64(len(distinct(ids)))
+		ids = slices.Grow(ids[:0], n)
+		for i, addrs := range lanes {
+			ids = appendGranules(ids, addrs, insts[i].Width, granule, fullRange)
+		}
+		return seen.count(ids)
 	})
+}
+
+// appendGranules appends to ids the granules of granule bytes that the
+// lanes at the given addresses touch: at each lane's start address only,
+// or with fullRange over its width bytes.
+func appendGranules(ids, addrs []int64, width, granule int64, fullRange bool) []int64 {
+	last := int64(0)
+	if fullRange {
+		last = width - 1
+	}
+	for _, a := range addrs {
+		for g := intmath.FloorDiv(a, granule); g <= intmath.FloorDiv(a+last, granule); g++ {
+			ids = append(ids, g)
+		}
+	}
+	return ids
 }

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"slices"
@@ -98,6 +99,20 @@ func (e Expr) Equal(o Expr) bool {
 		}
 	}
 	return true
+}
+
+// AppendKey appends to b a binary key of e's canonical form: two
+// expressions have the same key exactly when they are Equal.
+func (e Expr) AppendKey(b []byte) []byte {
+	for _, c := range e.lin {
+		b = binary.AppendVarint(b, c)
+	}
+	b = binary.AppendUvarint(binary.AppendVarint(b, e.konst), uint64(len(e.divs)))
+	for _, t := range e.divs {
+		b = binary.AppendUvarint(binary.AppendVarint(b, t.coef), uint64(len(t.atom.key)))
+		b = append(b, t.atom.key...)
+	}
+	return b
 }
 
 // DistanceFrom reports whether e − o is a constant, and which: whether the

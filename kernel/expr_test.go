@@ -640,3 +640,35 @@ func TestOnBoxEqualsExpr(t *testing.T) {
 		t.Errorf("OnBox = %s (%v), want 2*x + 4096*y + 1", s, err)
 	}
 }
+
+// TestAppendKeyTellsCanonicalFormsApart checks that two expressions have
+// the same AppendKey exactly when their canonical forms agree (Equal, and
+// the same rendering), on expressions written in different ways and
+// differing in a coefficient, a constant, a divisor, floor against modulo,
+// and the argument of a floor.
+func TestAppendKeyTellsCanonicalFormsApart(t *testing.T) {
+	sources := []string{
+		"x", "x + 0", "1*x", "x + 1", "1 + x", "2*x", "x + y", "y + x",
+		"floor(x / 4)", "floor(x / 4) + 0", "floor(x / 8)", "x mod 4", "x % 4",
+		"floor((x + 1) / 4)", "floor((1 + x) / 4)", "2*floor(x / 4) + 3",
+		"3 + floor(x / 4)*2", "2*floor(x / 4) + 3 + x mod 4", "x mod 4 + 2*floor(x / 4) + 3",
+		"floor(x / 4) + floor(y / 4)", "floor(y / 4) + floor(x / 4)", "4*floor(x / 4) + x mod 4",
+		"-x", "0", "z - z",
+	}
+	exprs := make([]Expr, len(sources))
+	for i, s := range sources {
+		e, err := ParseExpr(s)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		exprs[i] = e
+	}
+	for i, a := range exprs {
+		for j, b := range exprs {
+			same := string(a.AppendKey(nil)) == string(b.AppendKey(nil))
+			if same != a.Equal(b) || same != (a.String() == b.String()) {
+				t.Errorf("%q and %q: same key %v, Equal %v, renderings %q and %q", sources[i], sources[j], same, a.Equal(b), a.String(), b.String())
+			}
+		}
+	}
+}

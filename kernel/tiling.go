@@ -182,22 +182,54 @@ func (l Launch) pointExpr(i int, j int64) (Expr, error) {
 // every x, y and z of its index and guards replaced by the point's
 // coordinates (PointExprs).
 func (l Launch) ThreadAccess(a Access, j [3]int64) (Access, error) {
-	sub, err := l.PointExprs(j)
+	out, err := l.ThreadAccesses([]Access{a}, j)
 	if err != nil {
 		return Access{}, err
 	}
-	out := Access{Text: a.Text}
-	for i, e := range a.Index {
-		if out.Index[i], err = e.Substitute(sub); err != nil {
-			return Access{}, fmt.Errorf("access %s at point offset %v of a %s tile %v: %w", a.Text, j, l.Tiling, l.Fold, err)
-		}
+	return out[0], nil
+}
+
+// ThreadAccesses returns ThreadAccess of every access of lattice point j,
+// in order, building the point's coordinate expressions once. An index
+// e = v + k, with k its constant, becomes v[sub] + k, and v[sub] is
+// substituted once for all indices with the variable part v: a stencil's
+// indices differ in their constants only. Both orders of adding the
+// terms give one canonical expression (Expr.Add).
+func (l Launch) ThreadAccesses(accesses []Access, j [3]int64) ([]Access, error) {
+	sub, err := l.PointExprs(j)
+	if err != nil {
+		return nil, err
 	}
-	for _, g := range a.Guards {
-		t, err := g.Substitute(sub)
-		if err != nil {
-			return Access{}, fmt.Errorf("access %s at point offset %v of a %s tile %v: %w", a.Text, j, l.Tiling, l.Fold, err)
+	variable := map[string]Expr{}
+	var key []byte
+	substitute := func(e Expr) (Expr, error) {
+		k := e.konst
+		e.konst = 0
+		key = e.AppendKey(key[:0])
+		v, seen := variable[string(key)]
+		if !seen {
+			if v, err = e.Substitute(sub); err != nil {
+				return Expr{}, err
+			}
+			variable[string(key)] = v
 		}
-		out.Guards = append(out.Guards, t)
+		return v.Add(Const(k))
+	}
+	out := make([]Access, len(accesses))
+	for k, a := range accesses {
+		out[k].Text = a.Text
+		for i, e := range a.Index {
+			if out[k].Index[i], err = substitute(e); err != nil {
+				return nil, fmt.Errorf("access %s at point offset %v of a %s tile %v: %w", a.Text, j, l.Tiling, l.Fold, err)
+			}
+		}
+		for _, g := range a.Guards {
+			t, err := g.Substitute(sub)
+			if err != nil {
+				return nil, fmt.Errorf("access %s at point offset %v of a %s tile %v: %w", a.Text, j, l.Tiling, l.Fold, err)
+			}
+			out[k].Guards = append(out[k].Guards, t)
+		}
 	}
 	return out, nil
 }
