@@ -277,11 +277,13 @@ func normalized(p progression, gran int64) bool {
 
 // counter counts the granules of unions of progressions at one granularity.
 // It remembers the counts of the unions it has seen, up to a shift by whole
-// granules, which leaves a count unchanged.
+// granules, which leaves a count unchanged, and where shared is not nil
+// looks up and records them there too (CountMemo).
 type counter struct {
 	gran   int64
 	budget *Budget
 	memo   map[string]int64
+	shared *CountMemo
 }
 
 // newCounter returns a counter of granules of gran bytes charging budget.
@@ -323,6 +325,11 @@ func (c *counter) count(ps []progression) (int64, error) {
 	if n, ok := c.memo[string(key)]; ok {
 		return n, nil
 	}
+	if found, ok := c.shared.lookup(c.gran, key); ok {
+		c.remember(key, found.granules)
+		return found.granules, c.budget.spend(found.work)
+	}
+	before := c.budget.Used()
 	ps = c.prepare(ps)
 	var n int64
 	if flat(ps) {
@@ -333,10 +340,17 @@ func (c *counter) count(ps []progression) (int64, error) {
 			return 0, err
 		}
 	}
+	c.remember(key, n)
+	c.shared.record(c.gran, key, sharedCount{granules: n, work: c.budget.Used() - before})
+	return n, nil
+}
+
+// remember keeps the count n of the union of key in the counter's own
+// memory while it has room.
+func (c *counter) remember(key []byte, n int64) {
 	if len(c.memo) < maxMemo {
 		c.memo[string(key)] = n
 	}
-	return n, nil
 }
 
 // flat reports whether every progression of ps is a byte range (has no
