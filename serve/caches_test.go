@@ -20,10 +20,14 @@ func TestPredictWithKeptCachesEqualsFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	methods, blocks := []string{"exact", "reference"}, []string{"32,4,2", "64,2,1", "16,8,4"}
+	if testing.Short() {
+		methods, blocks = methods[:1], blocks[:1]
+	}
 	var requests []map[string]string
 	for _, dev := range []string{"A100-40GB", "MI100"} {
-		for _, method := range []string{"exact", "reference"} {
-			for _, block := range []string{"32,4,2", "64,2,1", "16,8,4"} {
+		for _, method := range methods {
+			for _, block := range blocks {
 				for _, fold := range []string{"1,1,1", "1,1,4"} {
 					for _, spec := range []map[string]string{{keyExample: "star3d-r4"}, {keySpec: string(text)}, {keySpec: string(text), "domain": "96,80,64"}} {
 						v := map[string]string{"device": dev, "method": method, "block": block, "fold": fold, "tile": "strided", "instructions": "counted"}
@@ -35,9 +39,6 @@ func TestPredictWithKeptCachesEqualsFresh(t *testing.T) {
 				}
 			}
 		}
-	}
-	if testing.Short() {
-		requests = requests[:8]
 	}
 	for _, v := range requests {
 		body, notes, err := predictAnswer(context.Background(), v, nil)
