@@ -16,6 +16,7 @@ import "sync"
 type CountMemo struct {
 	mu     sync.RWMutex
 	byGran map[int64]map[string]sharedCount
+	bytes  int64 // held by the keys, sharedCountOverhead included
 }
 
 // sharedCount is one remembered count: the granules of a union and the
@@ -24,11 +25,13 @@ type sharedCount struct {
 	granules, work int64
 }
 
-// maxSharedCounts bounds the counts a CountMemo remembers at one
-// granularity; when it holds that many it forgets them all and starts
-// again, so that it holds at most about maxSharedCounts keys of a few
-// hundred bytes each per granularity.
-const maxSharedCounts = 1 << 15
+// maxSharedCountBytes bounds the memory of a CountMemo's counts: when a
+// new one would take it past this, it forgets them all and starts again.
+const maxSharedCountBytes = 32 << 20
+
+// sharedCountOverhead is about what a count takes beside its key's bytes:
+// the map entry, the string header and the count.
+const sharedCountOverhead = 64
 
 // NewCountMemo returns an empty memory.
 func NewCountMemo() *CountMemo {
@@ -53,12 +56,19 @@ func (m *CountMemo) record(gran int64, key []byte, c sharedCount) {
 	if m == nil {
 		return
 	}
+	size := int64(len(key)) + sharedCountOverhead
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.bytes+size > maxSharedCountBytes {
+		m.byGran, m.bytes = map[int64]map[string]sharedCount{}, 0
+	}
 	counts := m.byGran[gran]
-	if counts == nil || len(counts) >= maxSharedCounts {
+	if counts == nil {
 		counts = map[string]sharedCount{}
 		m.byGran[gran] = counts
+	}
+	if _, ok := counts[string(key)]; !ok {
+		m.bytes += size
 	}
 	counts[string(key)] = c
 }

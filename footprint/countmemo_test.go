@@ -71,26 +71,35 @@ func TestSharedCountStopsAtTheBound(t *testing.T) {
 	}
 }
 
-// TestCountMemoForgetsWhenFull fills one granularity's counts to the bound
-// and checks that the next one starts them afresh, while another
-// granularity's stay.
+// TestCountMemoForgetsWhenFull fills the memory with counts of long keys
+// to its bound and checks that the next count makes it forget them all,
+// at every granularity, and keep the new one.
 func TestCountMemoForgetsWhenFull(t *testing.T) {
 	m := NewCountMemo()
 	m.record(64, []byte("other"), sharedCount{granules: 7})
-	for i := range maxSharedCounts {
-		m.record(32, []byte{byte(i), byte(i >> 8), byte(i >> 16)}, sharedCount{granules: int64(i)})
+	key := func(i int) []byte {
+		k := make([]byte, 1000)
+		k[0], k[1], k[2] = byte(i), byte(i>>8), byte(i>>16)
+		return k
 	}
-	if c, ok := m.lookup(32, []byte{5, 0, 0}); !ok || c.granules != 5 {
-		t.Fatalf("before the bound: got %+v, %v, want 5 granules", c, ok)
+	fit := int((maxSharedCountBytes - (5 + sharedCountOverhead)) / (1000 + sharedCountOverhead))
+	for i := range fit {
+		m.record(32, key(i), sharedCount{granules: int64(i)})
 	}
-	m.record(32, []byte("next"), sharedCount{granules: 1})
-	if _, ok := m.lookup(32, []byte{5, 0, 0}); ok {
-		t.Error("past the bound the earlier counts are still held")
-	}
-	if c, ok := m.lookup(32, []byte("next")); !ok || c.granules != 1 {
-		t.Errorf("past the bound: got %+v, %v for the new count, want 1 granule", c, ok)
+	if c, ok := m.lookup(32, key(fit-1)); !ok || c.granules != int64(fit-1) {
+		t.Fatalf("within the bound: got %+v, %v for the last count, want %d granules", c, ok, fit-1)
 	}
 	if c, ok := m.lookup(64, []byte("other")); !ok || c.granules != 7 {
-		t.Errorf("another granularity's count: got %+v, %v, want 7 granules", c, ok)
+		t.Fatalf("within the bound: got %+v, %v for another granularity's count, want 7 granules", c, ok)
+	}
+	m.record(32, key(fit), sharedCount{granules: 1})
+	if _, ok := m.lookup(32, key(5)); ok {
+		t.Error("past the bound an earlier count is still held")
+	}
+	if _, ok := m.lookup(64, []byte("other")); ok {
+		t.Error("past the bound another granularity's count is still held")
+	}
+	if c, ok := m.lookup(32, key(fit)); !ok || c.granules != 1 || m.bytes != 1000+sharedCountOverhead {
+		t.Errorf("past the bound: got %+v, %v for the new count and %d bytes held, want 1 granule and %d bytes", c, ok, m.bytes, 1000+sharedCountOverhead)
 	}
 }
