@@ -41,10 +41,10 @@ type loadedSpec struct {
 	regions      *model.StepRegionCache
 }
 
-// Bounds of the caches kept between requests: the specs (each a kernel of
-// a few kilobytes), the devices, and the estimates whose instruction lists
-// and step regions a spec's caches gather (a few kilobytes each) before
-// they start afresh; footprint.CountMemo bounds the counts itself.
+// Bounds of the caches kept between requests: the specs, the devices, and
+// the estimates whose instruction lists and step regions (one entry per
+// distinct launch at most) a spec's caches gather before they start
+// afresh; footprint.CountMemo bounds the counts itself.
 const (
 	maxCachedSpecs       = 16
 	maxCachedDevices     = 64
