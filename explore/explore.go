@@ -467,6 +467,9 @@ func Run(c context.Context, cfg Config) (*Result, error) {
 	if estimate.StepRegions == nil { // and the step regions that launches of other steps count too
 		estimate.StepRegions = model.NewStepRegionCache()
 	}
+	if estimate.Counts == nil { // and the granule counts of their footprints
+		estimate.Counts = footprint.NewCountMemo()
+	}
 	estimate.Context = c // an estimate in progress stops with the exploration
 	reports := make([]*model.Report, len(launches))
 	skips := make([]string, len(launches)) // why launch i was skipped

@@ -17,6 +17,9 @@ type Engine struct {
 	// Budget bounds the engine's counting work; a nil Budget is replaced by
 	// one with the default bound on first use.
 	Budget *Budget
+	// Counts, when not nil, shares the granule counts of the engine's
+	// counters with other engines (CountMemo); nil keeps them to this one.
+	Counts *CountMemo
 
 	counters map[int64]*counter // by granularity, with their memories
 	pieces   map[pieceKey][]indexProgression
@@ -49,6 +52,7 @@ func (e *Engine) counter(gran int64) *counter {
 	c := e.counters[gran]
 	if c == nil {
 		c = newCounter(gran, e.budget())
+		c.shared = e.Counts
 		e.counters[gran] = c
 	}
 	return c

@@ -277,11 +277,13 @@ func normalized(p progression, gran int64) bool {
 
 // counter counts the granules of unions of progressions at one granularity.
 // It remembers the counts of the unions it has seen, up to a shift by whole
-// granules, which leaves a count unchanged.
+// granules, which leaves a count unchanged, and where shared is not nil
+// looks up and records them there too (CountMemo).
 type counter struct {
 	gran   int64
 	budget *Budget
 	memo   map[string]int64
+	shared *CountMemo
 }
 
 // newCounter returns a counter of granules of gran bytes charging budget.
@@ -323,6 +325,11 @@ func (c *counter) count(ps []progression) (int64, error) {
 	if n, ok := c.memo[string(key)]; ok {
 		return n, nil
 	}
+	if found, ok := c.shared.lookup(c.gran, key); ok {
+		c.remember(key, found.granules)
+		return found.granules, c.budget.spend(found.work)
+	}
+	before := c.budget.Used()
 	ps = c.prepare(ps)
 	var n int64
 	if flat(ps) {
@@ -333,10 +340,17 @@ func (c *counter) count(ps []progression) (int64, error) {
 			return 0, err
 		}
 	}
+	c.remember(key, n)
+	c.shared.record(c.gran, key, sharedCount{granules: n, work: c.budget.Used() - before})
+	return n, nil
+}
+
+// remember keeps the count n of the union of key in the counter's own
+// memory while it has room.
+func (c *counter) remember(key []byte, n int64) {
 	if len(c.memo) < maxMemo {
 		c.memo[string(key)] = n
 	}
-	return n, nil
 }
 
 // flat reports whether every progression of ps is a byte range (has no
@@ -848,6 +862,7 @@ func (c *counter) listRanges(ps []progression) (out []byteRange, ok bool) {
 		}
 	}
 	out = make([]byteRange, 0, n)
+	ends := make([]int, 0, len(ps)) // where each progression's ranges end in out
 	for _, p := range ps {
 		var walk func(d int, base int64)
 		walk = func(d int, base int64) {
@@ -860,9 +875,63 @@ func (c *counter) listRanges(ps []progression) (out []byteRange, ok bool) {
 			}
 		}
 		walk(len(p.axes)-1, p.base)
+		ends = append(ends, len(out))
 	}
-	slices.SortFunc(out, func(a, b byteRange) int { return cmp.Compare(a.first, b.first) })
+	out = sortRuns(out, ends)
 	return joinRanges(out[:0], out, c.gran), true
+}
+
+// byFirst orders byte ranges by their first byte.
+func byFirst(a, b byteRange) int { return cmp.Compare(a.first, b.first) }
+
+// sortRuns sorts ranges by their first byte (byFirst), given as runs that
+// end at ends, one for each progression, whose walk lists its ranges
+// mostly in order already: each run is sorted where it is not, and the
+// runs are merged pairwise, in about log2(len(ends)) passes. Ranges with
+// one first byte may come in another order than a sort of the whole
+// would give, which joinRanges does not see: it joins them all into one,
+// whatever their order, to their largest last byte.
+func sortRuns(ranges []byteRange, ends []int) []byteRange {
+	start := 0
+	for _, end := range ends {
+		if run := ranges[start:end]; !slices.IsSortedFunc(run, byFirst) {
+			slices.SortFunc(run, byFirst)
+		}
+		start = end
+	}
+	if len(ends) < 2 {
+		return ranges
+	}
+	scratch := make([]byteRange, len(ranges))
+	for len(ends) > 1 {
+		merged := make([]int, 0, (len(ends)+1)/2)
+		start := 0
+		for i := 0; i < len(ends); i += 2 {
+			if i+1 == len(ends) { // an odd run out waits for the next pass
+				copy(scratch[start:ends[i]], ranges[start:ends[i]])
+				merged = append(merged, ends[i])
+				break
+			}
+			mergeByFirst(scratch[start:start], ranges[start:ends[i]], ranges[ends[i]:ends[i+1]])
+			merged = append(merged, ends[i+1])
+			start = ends[i+1]
+		}
+		ranges, scratch, ends = scratch, ranges, merged
+	}
+	return ranges
+}
+
+// mergeByFirst appends to dst the sorted (byFirst) ranges a and b merged
+// in that order; dst has room for them all.
+func mergeByFirst(dst, a, b []byteRange) []byteRange {
+	for len(a) > 0 && len(b) > 0 {
+		if b[0].first < a[0].first {
+			dst, b = append(dst, b[0]), b[1:]
+		} else {
+			dst, a = append(dst, a[0]), a[1:]
+		}
+	}
+	return append(append(dst, a...), b...)
 }
 
 // joinRanges appends to dst the byte ranges of sorted (by first byte),

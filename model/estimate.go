@@ -45,6 +45,11 @@ type Options struct {
 	// time steps between the estimates of a sweep (explore over --steps);
 	// Estimate makes one of its own when it is nil.
 	StepRegions *StepRegionCache
+	// Counts shares the granule counts of the estimates' footprints between
+	// the estimates of a sweep, or the requests of a long-lived process
+	// (footprint.CountMemo, exact); nil keeps each estimate's counts to
+	// itself.
+	Counts *footprint.CountMemo
 	// Code compiles the kernel of the estimate and reads its instruction
 	// mix and registers (package compiled's Provider); nil, or a compile
 	// that is not to be had (an error wrapping compiled.ErrUnavailable),
@@ -199,7 +204,7 @@ func Estimate(k *kernel.Kernel, l kernel.Launch, dev *device.Device, opt Options
 	W := beta * int64(dev.SMs)
 	budget := opt.budget()
 	defer budget.Track()()
-	eng := &footprint.Engine{Mapper: &geometry.AccessMapper{Kernel: global, Geom: g, PointGuard: method.ClipToDomain}, Budget: budget}
+	eng := &footprint.Engine{Mapper: &geometry.AccessMapper{Kernel: global, Geom: g, PointGuard: method.ClipToDomain}, Budget: budget, Counts: opt.Counts}
 	instructions := opt.Instructions
 	if instructions == nil {
 		instructions = footprint.NewInstructionCache()

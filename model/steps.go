@@ -205,7 +205,7 @@ func (fs *fieldBasics) countStepLoads(c stepCounting, unstaged []int, perLaunch 
 	if err != nil {
 		return err
 	}
-	eng := &footprint.Engine{Mapper: &geometry.AccessMapper{Kernel: grown, Geom: c.eng.Mapper.Geom, PointGuard: c.eng.Mapper.PointGuard}, Budget: c.eng.Budget}
+	eng := &footprint.Engine{Mapper: &geometry.AccessMapper{Kernel: grown, Geom: c.eng.Mapper.Geom, PointGuard: c.eng.Mapper.PointGuard}, Budget: c.eng.Budget, Counts: c.eng.Counts}
 	vols, err := eng.BlockVolumes(c.dev.Memory(), c.sample)
 	if err != nil {
 		return err

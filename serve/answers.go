@@ -64,6 +64,7 @@ func predictAnswer(ctx context.Context, values map[string]string, _ func(int, in
 		return nil, nil, err
 	}
 	req.Launch.Unstaged = unstaged
+	req.Options = caches.shareEstimates(req.Options, req.Kernel)
 	p, err := req.Run()
 	if err != nil {
 		return nil, nil, err
@@ -195,6 +196,7 @@ func exploreAnswer(workers int) answer {
 		if err != nil {
 			return nil, nil, err
 		}
+		opt.Counts = caches.counts // the process's granule counts, exact for every kernel
 		sweep := request.DefaultSweep()
 		setValue(values, "threads", &sweep.Threads)
 		setValue(values, "folds", &sweep.Folds)
@@ -319,16 +321,20 @@ func setValue(values map[string]string, key string, v *string) {
 // without one), as the command, which takes -D or not, loads them.
 func kernelAndDevice(values map[string]string, command string, takesDefines bool) (*kernel.Kernel, *device.Device, []string, error) {
 	spec := request.Spec{Example: request.DefaultSpec}
+	key := specKey{command: command, takesDefines: takesDefines}
 	if text, ok := values[keySpec]; ok {
 		spec = request.Spec{Text: []byte(text), File: request.StdinName, Label: request.StdinName, Path: "-", Command: command, TakesDefines: takesDefines}
+		key.text = text
 	} else if name, ok := values[keyExample]; ok {
 		spec.Example = name
 	}
+	key.example = spec.Example
 	var domain *string
 	if d, ok := values["domain"]; ok {
 		domain = &d
+		key.hasDomain, key.domain = true, d
 	}
-	k, notes, err := request.LoadSpec(spec, domain)
+	k, notes, err := caches.spec(key, func() (*kernel.Kernel, []string, error) { return request.LoadSpec(spec, domain) })
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -337,7 +343,7 @@ func kernelAndDevice(values map[string]string, command string, takesDefines bool
 	if err := request.CheckDeviceName("--device", name); err != nil {
 		return nil, nil, nil, err
 	}
-	dev, err := request.FindDevice(name, nil)
+	dev, err := caches.device(name)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -83,9 +83,10 @@ func ExactShape(g geometry.Geometry, blocksPerWave int64) Shape {
 	a := max(0, min(nb-W, (g.Grid[2]/2)*layer+layer/2-W/2))
 	row := a - a%g.Grid[0]
 	threads := func(lo, hi int64) []lattice.Box {
-		var out []lattice.Box
-		for _, bb := range g.BlockRange(max(lo, 0), hi) {
-			out = append(out, g.ThreadBox(bb))
+		blocks := g.BlockRange(max(lo, 0), hi)
+		out := make([]lattice.Box, len(blocks))
+		for i, bb := range blocks {
+			out[i] = g.ThreadBox(bb)
 		}
 		return out
 	}
@@ -98,6 +99,7 @@ func ExactShape(g geometry.Geometry, blocksPerWave int64) Shape {
 	if g.Grid[2] > 1 { // and a grid of one block layer no layer reuse
 		s.Z = threads(a-layer, a)
 	}
+	s.Blocks = make([]lattice.Box, 0, W)
 	for id := a; id < a+W; id++ {
 		s.Blocks = append(s.Blocks, g.BlockThreads(g.BlockIndex(id)))
 	}
