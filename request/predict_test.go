@@ -107,14 +107,14 @@ func (c *cancelAfter) Err() error {
 }
 
 // TestPredictStopsWithContext checks that a single predict stops when its
-// context ends mid-estimate: a spec of 10 fields of 100 loads, whose warps
+// context ends mid-estimate: a spec of 40 fields of 100 loads, whose warps
 // cost more than 1 000 000 units of counting work, stops with
 // context.Canceled inside the warp measures once its context ends at
 // 200 000 units, having charged no more than one warp's lanes after it.
 func TestPredictStopsWithContext(t *testing.T) {
 	var spec strings.Builder
 	spec.WriteString("name: wide\ndomain: [600, 600, 600]\nfields:\n")
-	for f := range 10 {
+	for f := range 40 {
 		// 100 loads x + 0 … x + 99 of 2-byte elements: distinct distances
 		// modulo the L1 model's period, so that none is measured with
 		// another.
