@@ -58,7 +58,7 @@ KS = (5, 10, 20, 50)
 SEEDS = 20
 #: Every EVERY-th distinct launch (block, tile and staging) is replayed, so
 #: that the test that recomputes the table stays within a few minutes on 2
-#: cores (the whole space, 1768 launches per GPU, takes about 8).
+#: cores (the whole space, 1768 launches per GPU, takes about 7).
 EVERY = 3
 #: How many of polyvol's first picks the table lists per GPU.
 PICKS = 3
