@@ -167,13 +167,12 @@ func (s *classSweep[T]) measureOn(f *classFamily[T], i int, t warpTile) error {
 	state := f.threads.cover(lo, hi)
 	active := ""
 	if state == someLanes {
-		if err := s.budget.spend(int64(len(t.lanes.offsets)*len(f.threads.boxes))/laneWork + 1); err != nil {
+		var err error
+		if f.marks, state, err = markLanes(f.threads, t, f.marks, s.budget); err != nil {
 			return err
 		}
-		var key []byte
-		state, key = f.mark(t)
 		if state == someLanes {
-			active = string(key)
+			active = string(appendMarks(nil, f.marks))
 		}
 	}
 	if state == noLane {
@@ -223,31 +222,4 @@ func (s *classSweep[T]) measureOn(f *classFamily[T], i int, t warpTile) error {
 		f.results[k][i] = v
 	}
 	return nil
-}
-
-// mark marks the lanes of warp t that execute the family's instructions
-// and returns their state and, for some lanes, the marks as a key.
-func (f *classFamily[T]) mark(t warpTile) (laneState, []byte) {
-	f.marks = f.marks[:0]
-	var key []byte
-	var bits byte
-	n := 0
-	for k, o := range t.lanes.offsets {
-		m := f.threads.contains(kernel.Point{t.base[0] + o[0], t.base[1] + o[1], t.base[2] + o[2]})
-		f.marks = append(f.marks, m)
-		if m {
-			n++
-			bits |= 1 << (k % 8)
-		}
-		if k%8 == 7 || k == len(t.lanes.offsets)-1 {
-			key, bits = append(key, bits), 0
-		}
-	}
-	switch n {
-	case 0:
-		return noLane, nil
-	case len(f.marks):
-		return everyLane, nil
-	}
-	return someLanes, key
 }

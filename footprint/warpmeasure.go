@@ -226,10 +226,10 @@ func (w *warpMeasure[T]) activity(t warpTile) (active string, state laneState, e
 	for i, s := range w.threads {
 		st := s.cover(lo, hi)
 		if st == someLanes {
-			if err := w.budget.spend(int64(len(t.lanes.offsets)*len(s.boxes))/laneWork + 1); err != nil {
+			var err error
+			if w.marks[i], st, err = markLanes(s, t, w.marks[i], w.budget); err != nil {
 				return "", 0, err
 			}
-			st = w.mark(i, t)
 		}
 		w.states[i] = st
 		every = every && st == everyLane
@@ -244,42 +244,50 @@ func (w *warpMeasure[T]) activity(t warpTile) (active string, state laneState, e
 	var key []byte
 	for i, st := range w.states {
 		key = append(key, byte(st))
-		if st != someLanes {
-			continue
-		}
-		var bits byte
-		for k, m := range w.marks[i] {
-			if m {
-				bits |= 1 << (k % 8)
-			}
-			if k%8 == 7 || k == len(w.marks[i])-1 {
-				key, bits = append(key, bits), 0
-			}
+		if st == someLanes {
+			key = appendMarks(key, w.marks[i])
 		}
 	}
 	return string(key), someLanes, nil
 }
 
-// mark marks the lanes of warp t that execute instruction i and returns
+// markLanes marks, in marks (reused), the lanes of warp t that lie in the
+// threads s, charging budget for the tests, and returns the marks and
 // their state.
-func (w *warpMeasure[T]) mark(i int, t warpTile) laneState {
-	marks := w.marks[i][:0]
+func markLanes(s threadSet, t warpTile, marks []bool, budget *Budget) ([]bool, laneState, error) {
+	if err := budget.spend(int64(len(t.lanes.offsets)*len(s.boxes))/laneWork + 1); err != nil {
+		return marks, 0, err
+	}
+	marks = marks[:0]
 	n := 0
 	for _, o := range t.lanes.offsets {
-		m := w.threads[i].contains(kernel.Point{t.base[0] + o[0], t.base[1] + o[1], t.base[2] + o[2]})
+		m := s.contains(kernel.Point{t.base[0] + o[0], t.base[1] + o[1], t.base[2] + o[2]})
 		marks = append(marks, m)
 		if m {
 			n++
 		}
 	}
-	w.marks[i] = marks
 	switch n {
 	case 0:
-		return noLane
+		return marks, noLane, nil
 	case len(marks):
-		return everyLane
+		return marks, everyLane, nil
 	}
-	return someLanes
+	return marks, someLanes, nil
+}
+
+// appendMarks appends to key the lane marks, eight to a byte.
+func appendMarks(key []byte, marks []bool) []byte {
+	var bits byte
+	for k, m := range marks {
+		if m {
+			bits |= 1 << (k % 8)
+		}
+		if k%8 == 7 || k == len(marks)-1 {
+			key, bits = append(key, bits), 0
+		}
+	}
+	return key
 }
 
 // affineShape describes warp t's lane addresses up to a shift by a
