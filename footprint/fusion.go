@@ -127,8 +127,10 @@ type instructionKey struct {
 	fuse   bool
 	rule   FusionRule
 	// unstaged is the launch's; a staged field's tile also depends on the
-	// block (block is then set).
+	// block and on the launch's steps, whose halos it holds (block and
+	// steps are then set).
 	unstaged bool
+	steps    int64
 }
 
 // NewInstructionCache returns an empty cache.
@@ -145,6 +147,9 @@ func (c *InstructionCache) Instructions(k *kernel.Kernel, l kernel.Launch, d dev
 	key := instructionKey{k: k, fold: l.Fold, tiling: l.Tiling, domain: l.Domain, fuse: fuses(d), rule: rule, unstaged: l.Unstaged}
 	if l.Tiling == kernel.TileStrided || l.StagedFields(k) {
 		key.block = l.Block
+	}
+	if l.StagedFields(k) {
+		key.steps = l.StepCount()
 	}
 	c.mu.Lock()
 	lists, ok := c.done[key]

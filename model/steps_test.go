@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/polyvol/polyvol/device"
+	"github.com/polyvol/polyvol/footprint"
 	"github.com/polyvol/polyvol/kernel"
 )
 
@@ -211,4 +212,33 @@ func star5StepsOnA100(t *testing.T) (*kernel.Kernel, *device.Device) {
 		t.Fatal(err)
 	}
 	return k, dev
+}
+
+// TestInstructionCacheAcrossSteps estimates the hotspot on the RTX A4000
+// at T = 3 and then T = 2 with one InstructionCache, as an exploration
+// over the steps does, and checks that each report equals the estimate
+// without the cache: a staged field's tile, and so its shared loads'
+// addresses, grow with the steps.
+func TestInstructionCacheAcrossSteps(t *testing.T) {
+	k := loadExample(t, "hotspot")
+	dev, err := device.Lookup("RTX-A4000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := footprint.NewInstructionCache()
+	for _, steps := range []int64{3, 2} {
+		l := k.NewLaunch([3]int64{16, 16, 1}, [3]int64{4, 1, 1})
+		l.Steps = steps
+		got, err := Estimate(k, l, dev, Options{Method: MethodExact, Instructions: shared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Estimate(k, l, dev, Options{Method: MethodExact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("T = %d: the estimate with the shared instruction cache differs from its own:\n%+v\nwant\n%+v", steps, got.Basic, want.Basic)
+		}
+	}
 }
